@@ -1,0 +1,185 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <systemd/sd-bus.h>
+
+#include "ctl.h"
+#include "strv.h"
+
+#define BUS_NAME "org.fsgate.fsgate1"
+#define BUS_PATH "/org/fsgate/fsgate1"
+#define BUS_IFACE "org.fsgate.fsgate1.Manager"
+
+static void bus_unrefp(sd_bus **b) {
+        sd_bus_flush_close_unref(*b);
+}
+static void message_unrefp(sd_bus_message **m) {
+        sd_bus_message_unref(*m);
+}
+
+static int connect_bus(const CtlOptions *o, sd_bus **ret, FsgError *e) {
+        int r = sd_bus_open_system(ret);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_UNREACHABLE, "Failed to connect to the system bus: %s", strerror(-r));
+        /* Lets the desktop's (or a pkttyagent's) polkit agent ask for a password. */
+        (void) sd_bus_set_allow_interactive_authorization(*ret, o->ask_password);
+        return 0;
+}
+
+static int bus_failed(const sd_bus_error *error, int r, FsgError *e) {
+        if (sd_bus_error_is_set(error))
+                return fsg_error(e, fsg_error_from_dbus_name(error->name), "%s", error->message ?: error->name);
+        return fsg_error(e, FSG_ERR_FAILED, "D-Bus call failed: %s", strerror(-r));
+}
+
+static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgError *e, const char *method,
+                const char *types, ...) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        va_list ap;
+        int r;
+
+        if (connect_bus(o, bus, e) < 0)
+                return -1;
+        r = sd_bus_message_new_method_call(*bus, &m, BUS_NAME, BUS_PATH, BUS_IFACE, method);
+        if (r >= 0) {
+                va_start(ap, types);
+                r = sd_bus_message_appendv(m, types, ap);
+                va_end(ap);
+        }
+        if (r >= 0)
+                r = sd_bus_message_set_allow_interactive_authorization(m, o->ask_password);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to build D-Bus message: %s", strerror(-r));
+        /* Generous: a person may be typing a password into a polkit agent. */
+        r = sd_bus_call(*bus, m, 600 * 1000000ULL, &error, reply);
+        if (r < 0) {
+                r = bus_failed(&error, r, e);
+                sd_bus_error_free(&error);
+                return r;
+        }
+        return 0;
+}
+
+static int read_entry(sd_bus_message *m, FsgEntry *x) {
+        const char *module, *state, *origin, *source;
+        int a, b, l, mo, r;
+
+        r = sd_bus_message_enter_container(m, 'r', "sassssbbbb");
+        if (r <= 0)
+                return r;
+        r = sd_bus_message_read(m, "s", &module);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read_strv(m, &x->types);
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(m, "sssbbbb", &state, &origin, &source, &a, &b, &l, &mo);
+        if (r < 0)
+                return r;
+        x->module = strdup(module);
+        x->source = strdup(source);
+        if (!x->module || !x->source)
+                return -ENOMEM;
+        if (x->types && !x->types[0])
+                x->types = strv_free(x->types);
+        x->denied = streq(state, "denied");
+        x->origin = fsg_origin_from_string(origin);
+        x->available = a;
+        x->builtin = b;
+        x->loaded = l;
+        x->mounted = mo;
+        r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
+}
+
+static int state_new(size_t n, FsgState **ret) {
+        FsgState *s = calloc(1, sizeof(FsgState));
+        if (!s || !(s->entries = calloc(n + 1, sizeof(FsgEntry)))) {
+                free(s);
+                return -ENOMEM;
+        }
+        *ret = s;
+        return 0;
+}
+
+static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        size_t cap = 64;
+        int r;
+
+        if (call(o, &bus, &reply, e, "ListFilesystems", "") < 0)
+                return -1;
+        if (state_new(cap, &s) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        r = sd_bus_message_enter_container(reply, 'a', "(sassssbbbb)");
+        while (r >= 0) {
+                if (s->n == cap) {
+                        FsgEntry *t = realloc(s->entries, sizeof(FsgEntry) * (cap *= 2));
+                        if (!t)
+                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                        s->entries = t;
+                }
+                memset(&s->entries[s->n], 0, sizeof(FsgEntry));
+                r = read_entry(reply, &s->entries[s->n]);
+                if (r <= 0)
+                        break;
+                s->n++;
+        }
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        int r;
+
+        if (call(o, &bus, &reply, e, "GetFilesystem", "s", name) < 0)
+                return -1;
+        if (state_new(1, &s) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        r = read_entry(reply, &s->entries[0]);
+        if (r <= 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply");
+        s->n = 1;
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
+static int bus_change(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
+        static const char * const methods[] = { [FSG_OP_ALLOW] = "Allow", [FSG_OP_DENY] = "Deny", [FSG_OP_RESET] = "Reset" };
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        return call(o, &bus, &reply, e, methods[op], "st", name, flags);
+}
+
+static int bus_load(const CtlOptions *o, const char *name, FsgError *e) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        return call(o, &bus, &reply, e, "Load", "s", name);
+}
+
+static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        int r;
+
+        if (call(o, &bus, &reply, e, "ExemptLoaded", "") < 0)
+                return -1;
+        r = sd_bus_message_read_strv(reply, ret);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
+        return 0;
+}
+
+const CtlBackend ctl_backend_bus = {
+        .list = bus_list,
+        .get = bus_get,
+        .change = bus_change,
+        .load = bus_load,
+        .exempt = bus_exempt,
+};

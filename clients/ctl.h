@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "state.h"
+#include "store.h"
+
+typedef struct CtlOptions {
+        const char *root;            /* offline when set */
+        const char *kernel_release;
+        bool json;
+        bool ask_password;
+} CtlOptions;
+
+/* One backend per way of reaching the truth; both fill the core's own types, so the
+ * output code cannot tell them apart. */
+typedef struct CtlBackend {
+        int (*list)(const CtlOptions *o, FsgState **ret, FsgError *e);
+        int (*get)(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e);
+        int (*change)(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e);
+        int (*load)(const CtlOptions *o, const char *name, FsgError *e);
+        int (*exempt)(const CtlOptions *o, char ***ret, FsgError *e);
+} CtlBackend;
+
+extern const CtlBackend ctl_backend_bus;
+extern const CtlBackend ctl_backend_offline;
+
+void ctl_print_table(const FsgState *s);
+void ctl_print_json(const FsgState *s, bool single);
+void ctl_print_status(const FsgEntry *x);
+void ctl_print_strv_json(char **l);

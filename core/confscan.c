@@ -1,0 +1,349 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "confscan.h"
+#include "name.h"
+#include "strv.h"
+
+const FsgConfDir fsg_conf_dirs[] = {
+        { "/etc/modprobe.d",           FSG_ORIGIN_ADMIN   },
+        { "/run/modprobe.d",           FSG_ORIGIN_RUNTIME },
+        { "/usr/local/lib/modprobe.d", FSG_ORIGIN_LOCAL   },
+        { "/usr/lib/modprobe.d",       FSG_ORIGIN_VENDOR  },
+        { "/lib/modprobe.d",           FSG_ORIGIN_VENDOR  },
+};
+const size_t fsg_n_conf_dirs = ELEMENTSOF(fsg_conf_dirs);
+
+static const char * const origin_names[_FSG_ORIGIN_MAX] = {
+        [FSG_ORIGIN_DEFAULT] = "default",
+        [FSG_ORIGIN_VENDOR]  = "vendor",
+        [FSG_ORIGIN_LOCAL]   = "local",
+        [FSG_ORIGIN_RUNTIME] = "runtime",
+        [FSG_ORIGIN_ADMIN]   = "admin",
+        [FSG_ORIGIN_CMDLINE] = "cmdline",
+};
+
+const char *fsg_origin_to_string(FsgOrigin o) {
+        return o < _FSG_ORIGIN_MAX ? origin_names[o] : "default";
+}
+
+FsgOrigin fsg_origin_from_string(const char *s) {
+        for (FsgOrigin o = 0; o < _FSG_ORIGIN_MAX; o++)
+                if (streq(s, origin_names[o]))
+                        return o;
+        return FSG_ORIGIN_DEFAULT;
+}
+
+/* kmod reads *.conf and *.alias, skipping hidden files (our temp files start with '.'). */
+static bool conf_name_wanted(const char *fn) {
+        size_t l = strlen(fn);
+        if (fn[0] == '.')
+                return false;
+        return (l >= 6 && streq(fn + l - 5, ".conf")) || (l >= 7 && streq(fn + l - 6, ".alias"));
+}
+
+void fsg_rules_free(FsgRule *rules, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                free(rules[i].name);
+                free(rules[i].value);
+        }
+        free(rules);
+}
+
+static int rule_add(FsgRule **rules, size_t *n, FsgRuleKind kind, const char *name, const char *value, size_t file) {
+        FsgRule *t = realloc(*rules, sizeof(FsgRule) * (*n + 1));
+        if (!t)
+                return -ENOMEM;
+        *rules = t;
+        t[*n] = (FsgRule) { .kind = kind, .name = strdup(name), .value = value ? strdup(value) : NULL, .file = file };
+        if (!t[*n].name || (value && !t[*n].value)) {
+                free(t[*n].name);
+                free(t[*n].value);
+                return -ENOMEM;
+        }
+        fsg_name_normalize(t[*n].name);
+        if (kind == FSG_RULE_ALIAS)
+                fsg_name_normalize(t[*n].value);
+        (*n)++;
+        return 0;
+}
+
+static int parse_line(char *line, size_t file, FsgRule **rules, size_t *n) {
+        char *save = NULL, *cmd, *a, *b;
+
+        if (line[0] == '\0' || line[0] == '#')
+                return 0;
+        cmd = strtok_r(line, "\t ", &save);
+        if (!cmd)
+                return 0;
+        a = strtok_r(NULL, "\t ", &save);
+        if (!a)
+                return 0; /* kmod logs a syntax error and goes on */
+        if (streq(cmd, "blacklist"))
+                return rule_add(rules, n, FSG_RULE_BLACKLIST, a, NULL, file);
+        if (streq(cmd, "install")) {
+                b = strtok_r(NULL, "", &save);
+                return b ? rule_add(rules, n, FSG_RULE_INSTALL, a, b, file) : 0;
+        }
+        if (streq(cmd, "alias")) {
+                b = strtok_r(NULL, "\t ", &save);
+                return b ? rule_add(rules, n, FSG_RULE_ALIAS, a, b, file) : 0;
+        }
+        return 0;
+}
+
+int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL, *joined = NULL;
+        size_t cap = 0, jl = 0;
+        ssize_t l;
+
+        f = fopen(fullpath, "re");
+        if (!f)
+                return errno == ENOENT ? 0 : -errno;
+
+        /* A line ending in a backslash continues on the next one, joined without the newline. */
+        while ((l = getline(&line, &cap, f)) >= 0) {
+                bool cont;
+                char *t;
+
+                if (l > 0 && line[l - 1] == '\n')
+                        line[--l] = 0;
+                cont = l > 0 && line[l - 1] == '\\';
+                if (cont)
+                        line[--l] = 0;
+                t = realloc(joined, jl + l + 1);
+                if (!t)
+                        return -ENOMEM;
+                joined = t;
+                memcpy(joined + jl, line, l + 1);
+                jl += l;
+                if (cont)
+                        continue;
+                if (parse_line(joined, file_index, rules, n_rules) < 0)
+                        return -ENOMEM;
+                jl = 0;
+        }
+        if (jl > 0 && parse_line(joined, file_index, rules, n_rules) < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static int cmp_files(const void *a, const void *b) {
+        return strcmp(((const FsgConfFile *) a)->name, ((const FsgConfFile *) b)->name);
+}
+
+static FsgConfFile *find_file(FsgConfig *cfg, const char *name) {
+        for (size_t i = 0; i < cfg->n_files; i++)
+                if (streq(cfg->files[i].name, name))
+                        return &cfg->files[i];
+        return NULL;
+}
+
+static int file_add(FsgConfig *cfg, const FsgContext *c, const char *dir, const char *name, FsgOrigin origin, bool mask) {
+        FsgConfFile *t = realloc(cfg->files, sizeof(FsgConfFile) * (cfg->n_files + 1));
+        FsgConfFile *f;
+
+        if (!t)
+                return -ENOMEM;
+        cfg->files = t;
+        f = &t[cfg->n_files];
+        *f = (FsgConfFile) { .origin = origin, .mask = mask };
+        f->name = strdup(name);
+        if (!f->name || asprintf(&f->path, "%s/%s", dir, name) < 0 ||
+            asprintf(&f->fullpath, "%s%s/%s", c->root, dir, name) < 0)
+                return -ENOMEM; /* the partially filled slot is not counted; config freed by caller */
+        cfg->n_files++;
+        return 0;
+}
+
+static int note_named_module(FsgConfig *cfg, const char *fn) {
+        size_t pl = strlen(FSG_FILE_PREFIX), sl = strlen(FSG_FILE_SUFFIX), l = strlen(fn);
+        _cleanup_free_ char *m = NULL;
+
+        if (l <= pl + sl || strncmp(fn, FSG_FILE_PREFIX, pl) != 0 || !streq(fn + l - sl, FSG_FILE_SUFFIX))
+                return 0;
+        m = strndup(fn + pl, l - pl - sl);
+        if (!m)
+                return -ENOMEM;
+        if (!fsg_name_is_valid(m))
+                return 0;
+        fsg_name_normalize(m);
+        return strv_extend_unique(&cfg->named_modules, m);
+}
+
+static int scan_dir(FsgConfig *cfg, const FsgContext *c, const FsgConfDir *d, const FsgOverride *ov) {
+        _cleanup_free_ char *full = fsg_path(c, d->path);
+        _cleanup_closedir_ DIR *dir = NULL;
+        struct dirent *de;
+        int r;
+
+        if (!full)
+                return -ENOMEM;
+        dir = opendir(full);
+        if (!dir)
+                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+
+        while ((errno = 0, de = readdir(dir))) {
+                _cleanup_free_ char *sys = NULL;
+                FsgConfFile *seen;
+                struct stat st;
+                bool mask;
+
+                if (!conf_name_wanted(de->d_name))
+                        continue;
+                if (fstatat(dirfd(dir), de->d_name, &st, 0) < 0 || S_ISDIR(st.st_mode))
+                        continue;
+                r = note_named_module(cfg, de->d_name);
+                if (r < 0)
+                        return r;
+                if (asprintf(&sys, "%s/%s", d->path, de->d_name) < 0)
+                        return -ENOMEM;
+
+                mask = !S_ISREG(st.st_mode) || st.st_size == 0;
+                if (ov && streq(ov->path, sys)) {
+                        if (!ov->as_mask)
+                                continue;
+                        mask = true;
+                }
+
+                seen = find_file(cfg, de->d_name);
+                if (seen) {
+                        if (!seen->shadowed && !(seen->shadowed = fsg_path(c, sys)))
+                                return -ENOMEM;
+                        continue;
+                }
+                r = file_add(cfg, c, d->path, de->d_name, d->origin, mask);
+                if (r < 0)
+                        return r;
+        }
+        return errno > 0 ? -errno : 0;
+}
+
+/* The override may name a file that does not exist yet (a mask we are about to write). */
+static int inject_override(FsgConfig *cfg, const FsgContext *c, const FsgOverride *ov, const FsgConfDir *d) {
+        size_t dl = strlen(d->path);
+        const char *name;
+
+        if (!ov || !ov->as_mask || strncmp(ov->path, d->path, dl) != 0 || ov->path[dl] != '/')
+                return 0;
+        name = ov->path + dl + 1;
+        if (find_file(cfg, name))
+                return 0;
+        return file_add(cfg, c, d->path, name, d->origin, true);
+}
+
+static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
+        _cleanup_free_ char *p = fsg_path(c, "/proc/cmdline"), *buf = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        size_t cap = 0;
+        char *save = NULL;
+
+        if (!p)
+                return -ENOMEM;
+        f = fopen(p, "re");
+        if (!f || getline(&buf, &cap, f) < 0)
+                return 0;
+        for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+                char *s2 = NULL;
+                if (strncmp(w, "modprobe.blacklist=", 19) != 0)
+                        continue;
+                for (char *m = strtok_r(w + 19, ",", &s2); m; m = strtok_r(NULL, ",", &s2)) {
+                        if (!fsg_name_is_valid(m))
+                                continue;
+                        fsg_name_normalize(m);
+                        if (strv_extend_unique(&cfg->cmdline_blacklist, m) < 0)
+                                return -ENOMEM;
+                }
+        }
+        return 0;
+}
+
+int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
+        _cleanup_(fsg_config_freep) FsgConfig *cfg = calloc(1, sizeof(FsgConfig));
+        struct stat seen_dirs[8];
+        size_t n_seen = 0;
+        int r;
+
+        if (!cfg)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+
+        for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
+                _cleanup_free_ char *full = fsg_path(c, fsg_conf_dirs[i].path);
+                struct stat st;
+                bool dup = false;
+
+                /* /lib is a symlink to /usr/lib on merged systems: read each directory once. */
+                if (full && stat(full, &st) == 0) {
+                        for (size_t j = 0; j < n_seen; j++)
+                                dup = dup || (seen_dirs[j].st_dev == st.st_dev && seen_dirs[j].st_ino == st.st_ino);
+                        if (dup)
+                                continue;
+                        seen_dirs[n_seen++] = st;
+                }
+                r = scan_dir(cfg, c, &fsg_conf_dirs[i], ov);
+                if (r >= 0)
+                        r = inject_override(cfg, c, ov, &fsg_conf_dirs[i]);
+                if (r < 0)
+                        return fsg_error_errno(e, -r, "Failed to read %s%s", c->root, fsg_conf_dirs[i].path);
+        }
+        qsort(cfg->files, cfg->n_files, sizeof(FsgConfFile), cmp_files);
+
+        for (size_t i = 0; i < cfg->n_files; i++) {
+                if (cfg->files[i].mask)
+                        continue;
+                r = fsg_conf_parse_file(cfg->files[i].fullpath, i, &cfg->rules, &cfg->n_rules);
+                if (r < 0)
+                        return fsg_error_errno(e, -r, "Failed to read %s", cfg->files[i].path);
+        }
+        r = parse_cmdline(cfg, c);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+
+        *ret = TAKE_PTR(cfg);
+        return 0;
+}
+
+FsgConfig *fsg_config_free(FsgConfig *cfg) {
+        if (!cfg)
+                return NULL;
+        for (size_t i = 0; i < cfg->n_files; i++) {
+                free(cfg->files[i].name);
+                free(cfg->files[i].path);
+                free(cfg->files[i].fullpath);
+                free(cfg->files[i].shadowed);
+        }
+        free(cfg->files);
+        fsg_rules_free(cfg->rules, cfg->n_rules);
+        strv_free(cfg->cmdline_blacklist);
+        strv_free(cfg->named_modules);
+        free(cfg);
+        return NULL;
+}
+
+char **fsg_config_kmod_paths(const FsgConfig *cfg) {
+        char **l = calloc(cfg->n_files + 1, sizeof(char *));
+        size_t n = 0;
+
+        if (!l)
+                return NULL;
+        for (size_t i = 0; i < cfg->n_files; i++) {
+                if (cfg->files[i].mask)
+                        continue;
+                l[n] = strdup(cfg->files[i].fullpath);
+                if (!l[n++])
+                        return strv_free(l);
+        }
+        return l;
+}
+
+bool fsg_config_blacklists(const FsgConfig *cfg, const char *module) {
+        if (strv_contains(cfg->cmdline_blacklist, module))
+                return true;
+        for (size_t i = 0; i < cfg->n_rules; i++)
+                if (cfg->rules[i].kind == FSG_RULE_BLACKLIST && streq(cfg->rules[i].name, module))
+                        return true;
+        return false;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "context.h"
+
+/* What decides an entry, in the order kmod reads the directories (highest precedence last
+ * in this enum so that a larger value wins attribution ties). */
+typedef enum FsgOrigin {
+        FSG_ORIGIN_DEFAULT,
+        FSG_ORIGIN_VENDOR,
+        FSG_ORIGIN_LOCAL,
+        FSG_ORIGIN_RUNTIME,
+        FSG_ORIGIN_ADMIN,
+        FSG_ORIGIN_CMDLINE,
+        _FSG_ORIGIN_MAX,
+} FsgOrigin;
+
+const char *fsg_origin_to_string(FsgOrigin o);
+FsgOrigin fsg_origin_from_string(const char *s);
+
+typedef struct FsgConfFile {
+        char *name;        /* basename */
+        char *path;        /* as the system sees it, e.g. /etc/modprobe.d/x.conf */
+        char *fullpath;    /* root-prefixed, for opening */
+        FsgOrigin origin;
+        bool mask;         /* symlink to /dev/null or empty: hides same-named files below */
+        char *shadowed;    /* fullpath of the next file below with the same basename, or NULL */
+} FsgConfFile;
+
+typedef enum FsgRuleKind {
+        FSG_RULE_BLACKLIST,
+        FSG_RULE_INSTALL,
+        FSG_RULE_ALIAS,
+} FsgRuleKind;
+
+typedef struct FsgRule {
+        FsgRuleKind kind;
+        char *name;        /* normalized module name (or alias for FSG_RULE_ALIAS) */
+        char *value;       /* alias target (normalized) or install command */
+        size_t file;       /* index into FsgConfig.files */
+} FsgRule;
+
+typedef struct FsgConfig {
+        FsgConfFile *files;       /* effective files, sorted by basename like kmod */
+        size_t n_files;
+        FsgRule *rules;           /* from the effective, non-mask files, in kmod's read order */
+        size_t n_rules;
+        char **cmdline_blacklist; /* modprobe.blacklist= on ROOT/proc/cmdline */
+        char **named_modules;     /* M from every 60-blacklist_fs-M.conf in any directory */
+} FsgConfig;
+
+/* A hypothetical change to one file, to ask "what would the state be if ...". */
+typedef struct FsgOverride {
+        const char *path;  /* system path, e.g. /etc/modprobe.d/60-blacklist_fs-hfs.conf */
+        bool as_mask;      /* true: as if a /dev/null symlink; false: as if absent */
+} FsgOverride;
+
+int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e);
+FsgConfig *fsg_config_free(FsgConfig *cfg);
+static inline void fsg_config_freep(FsgConfig **c) {
+        fsg_config_free(*c);
+}
+
+/* The rules of one file, parsed the way kmod parses it (continuations, '#' at column 0). */
+int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
+void fsg_rules_free(FsgRule *rules, size_t n);
+
+/* NULL-terminated list of the fullpaths kmod should read, in order. */
+char **fsg_config_kmod_paths(const FsgConfig *cfg);
+
+bool fsg_config_blacklists(const FsgConfig *cfg, const char *module);
+
+/* The directories in kmod's precedence order (kmod 30, plus /usr/lib as kmod 32 reads it). */
+typedef struct FsgConfDir {
+        const char *path;
+        FsgOrigin origin;
+} FsgConfDir;
+extern const FsgConfDir fsg_conf_dirs[];
+extern const size_t fsg_n_conf_dirs;
+
+#define FSG_FILE_PREFIX "60-blacklist_fs-"
+#define FSG_FILE_SUFFIX ".conf"

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "macro.h"
+
+/* Every failure a client can act on has its own code; the daemon maps each to one
+ * D-Bus error name and the CLI to one exit status, so the three never drift apart. */
+typedef enum FsgErrorCode {
+        FSG_OK = 0,
+        FSG_ERR_FAILED,            /* generic fault: I/O, memory */
+        FSG_ERR_INVALID_ARGS,
+        FSG_ERR_INVALID_NAME,
+        FSG_ERR_NO_SUCH_FILESYSTEM,
+        FSG_ERR_NOT_A_FILESYSTEM,
+        FSG_ERR_BUILTIN,
+        FSG_ERR_IN_USE,
+        FSG_ERR_FOREIGN_CONFIG,
+        FSG_ERR_OVERRIDDEN,
+        FSG_ERR_READ_ONLY,
+        FSG_ERR_LOAD_FAILED,
+        FSG_ERR_CONCURRENT_CHANGE,
+        FSG_ERR_ACCESS_DENIED,     /* polkit said no (clients only) */
+        FSG_ERR_UNREACHABLE,       /* the service could not be reached (clients only) */
+        _FSG_ERR_MAX,
+} FsgErrorCode;
+
+typedef struct FsgError {
+        FsgErrorCode code;
+        char message[512];
+} FsgError;
+
+/* Records the error (if e is non-NULL) and returns -1, so callers can `return fsg_error(...)`. */
+int fsg_error(FsgError *e, FsgErrorCode code, const char *fmt, ...) _printf_(3, 4);
+/* Like fsg_error() but picks ReadOnly for errno values that mean the directory cannot be written. */
+int fsg_error_errno(FsgError *e, int err, const char *fmt, ...) _printf_(3, 4);
+
+const char *fsg_error_dbus_name(FsgErrorCode code);
+/* The reverse, for clients: unknown names map to FSG_ERR_FAILED. */
+FsgErrorCode fsg_error_from_dbus_name(const char *name);
+int fsg_error_exit_status(FsgErrorCode code);

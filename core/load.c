@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <libkmod.h>
+
+#include "store.h"
+
+/* "Allow once": insert the module for this boot only. KMOD_PROBE_IGNORE_COMMAND skips
+ * install lines and, since we load by name rather than by alias, the blacklist does not
+ * apply either — the same as an admin typing "modprobe --ignore-install NAME". */
+int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        static const char * const no_config[] = { "/dev/null/none", NULL };
+        struct kmod_ctx *k = NULL;
+        struct kmod_module *m = NULL;
+        const FsgEntry *x;
+        int r;
+
+        if (fsg_state_build(c, NULL, &s, e) < 0 || fsg_state_resolve(c, s, name, &x, e) < 0)
+                return -1;
+        if (ret_module && !(*ret_module = strdup(x->module)))
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        if (x->builtin || x->loaded)
+                return 0;
+        if (!x->available)
+                return fsg_error(e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module,
+                                 c->kver ?: "(none)");
+
+        k = kmod_new(c->moddir, no_config);
+        if (!k)
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to set up libkmod");
+        r = kmod_module_new_from_name(k, x->module, &m);
+        if (r >= 0)
+                r = kmod_module_probe_insert_module(m, KMOD_PROBE_IGNORE_COMMAND, NULL, NULL, NULL, NULL);
+        if (m)
+                kmod_module_unref(m);
+        kmod_unref(k);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_LOAD_FAILED, "Failed to load %s: %s", x->module, strerror(-r));
+        if (r > 0)
+                return fsg_error(e, FSG_ERR_LOAD_FAILED, "Failed to load %s (kmod refused, code %d)", x->module, r);
+        return 0;
+}

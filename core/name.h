@@ -1,0 +1,14 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+/* The kernel's MODULE_NAME_LEN is 64 including the NUL; filesystem types are shorter still. */
+#define FSG_NAME_MAX 55
+
+/* A plausible module or filesystem type name: 1..FSG_NAME_MAX characters of [A-Za-z0-9_-].
+ * Everything a file name or a shell could misread ('/', '.', whitespace, quotes) is refused. */
+bool fsg_name_is_valid(const char *s);
+
+/* kmod treats '-' and '_' in module names as the same character. */
+void fsg_name_normalize(char *s);

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "confscan.h"
+
+/* One filesystem module as the D-Bus entry (sassssbbbb) describes it. */
+typedef struct FsgEntry {
+        char *module;
+        char **types;
+        bool denied;
+        FsgOrigin origin;
+        char *source;        /* system path of the deciding file, "" for default/cmdline */
+        bool available;
+        bool builtin;
+        bool loaded;
+        bool mounted;
+} FsgEntry;
+
+typedef struct FsgState {
+        FsgEntry *entries;   /* sorted by module name */
+        size_t n;
+} FsgState;
+
+/* Computes every entry from kmod (module tree, aliases, install commands) plus our own scan
+ * of modprobe.d (precedence, masks, attribution). ov, if set, asks "what if". */
+int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e);
+FsgState *fsg_state_free(FsgState *s);
+static inline void fsg_state_freep(FsgState **s) {
+        fsg_state_free(*s);
+}
+
+/* By module name (either '-' or '_') or by filesystem type. */
+const FsgEntry *fsg_state_find(const FsgState *s, const char *name);
+
+/* Validates a caller's name and finds its entry, with the error a caller can act on:
+ * InvalidName, NotAFilesystem (a module of the tree without "fs-" aliases), NoSuchFilesystem. */
+int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e);
+
+static inline const char *fsg_entry_state_string(const FsgEntry *x) {
+        return x->denied ? "denied" : "allowed";
+}

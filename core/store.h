@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdint.h>
+
+#include "conffile.h"
+#include "state.h"
+
+#define FSG_FLAG_RUNTIME  UINT64_C(0x1)
+#define FSG_FLAG_LOAD_NOW UINT64_C(0x2)
+#define FSG_FLAG_FORCE    UINT64_C(0x4)
+
+typedef enum FsgOp {
+        FSG_OP_ALLOW,
+        FSG_OP_DENY,
+        FSG_OP_RESET,
+} FsgOp;
+
+/* The polkit action a change needs. */
+typedef enum FsgAction {
+        FSG_ACTION_NONE,
+        FSG_ACTION_ALLOW,
+        FSG_ACTION_DENY,
+        FSG_ACTION_LOAD,
+} FsgAction;
+
+const char *fsg_action_id(FsgAction a);
+
+typedef enum FsgWrite {
+        FSG_WRITE_NOTHING,   /* nothing would change: reply at once */
+        FSG_WRITE_MASK,
+        FSG_WRITE_DENY,
+        FSG_WRITE_REMOVE,
+} FsgWrite;
+
+typedef struct FsgPlan {
+        FsgOp op;
+        uint64_t flags;
+        char module[64];
+        FsgWrite write;
+        FsgAction action;
+        char target[256];    /* system path of the file to write */
+} FsgPlan;
+
+/* Validates a request and decides what it would write and which authorization it needs,
+ * without touching anything. Unknown flags, names and every refusal are errors here. */
+int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);
+
+/* Under the lock: plans again (the files may have changed since), refuses if the needed
+ * authorization differs from the one granted, and writes. */
+int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e);
+
+/* Every denied, non-builtin module that is loaded or mounted gets a persistent allow.
+ * Returns the modules allowed; ones refused (e.g. by a foreign file) are reported in
+ * *ret_failed with the reason. */
+int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, FsgError *e);
+
+/* Loads the module now, ignoring blacklist and install commands, changing no config. */
+int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e);
+
+/* Serializes writers (daemon and offline CLI alike) with flock on /etc/modprobe.d. */
+int fsg_lock(const FsgContext *c, int *ret_fd, FsgError *e);

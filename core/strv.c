@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strv.h"
+
+char **strv_free(char **l) {
+        if (!l)
+                return NULL;
+        for (char **i = l; *i; i++)
+                free(*i);
+        free(l);
+        return NULL;
+}
+
+size_t strv_length(char * const *l) {
+        size_t n = 0;
+        if (l)
+                while (l[n])
+                        n++;
+        return n;
+}
+
+bool strv_contains(char * const *l, const char *s) {
+        if (l)
+                for (char * const *i = l; *i; i++)
+                        if (strcmp(*i, s) == 0)
+                                return true;
+        return false;
+}
+
+int strv_push(char ***l, char *s) {
+        size_t n = strv_length(*l);
+        char **t;
+
+        if (!s)
+                return -ENOMEM;
+        t = realloc(*l, sizeof(char *) * (n + 2));
+        if (!t) {
+                free(s);
+                return -ENOMEM;
+        }
+        t[n] = s;
+        t[n + 1] = NULL;
+        *l = t;
+        return 0;
+}
+
+int strv_extend(char ***l, const char *s) {
+        return strv_push(l, strdup(s));
+}
+
+int strv_extend_unique(char ***l, const char *s) {
+        if (strv_contains(*l, s))
+                return 0;
+        return strv_extend(l, s);
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char * const *) a, *(char * const *) b);
+}
+
+void strv_sort(char **l) {
+        qsort(l, strv_length(l), sizeof(char *), cmp_str);
+}

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* NULL-terminated string arrays, as in systemd. */
+char **strv_free(char **l);
+size_t strv_length(char * const *l);
+bool strv_contains(char * const *l, const char *s);
+int strv_push(char ***l, char *s);          /* takes ownership of s, even on failure */
+int strv_extend(char ***l, const char *s);  /* copies s */
+int strv_extend_unique(char ***l, const char *s);
+void strv_sort(char **l);
+
+static inline void strv_freep(char ***l) {
+        strv_free(*l);
+}
+#define _cleanup_strv_free_ __attribute__((cleanup(strv_freep)))

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <signal.h>
+#include <syslog.h>
+
+#include "conffile.h"
+#include "log.h"
+#include "manager.h"
+#include "store.h"
+
+int manager_new(const char *root, const char *kver, Manager **ret) {
+        Manager *m = calloc(1, sizeof(Manager));
+        FsgError e = {};
+        int r;
+
+        if (!m)
+                return -ENOMEM;
+        if (fsg_context_new(root, kver, &m->ctx, &e) < 0) {
+                log_plain(LOG_ERR, "%s", e.message);
+                free(m);
+                return -EINVAL;
+        }
+        r = sd_event_default(&m->event);
+        if (r < 0) {
+                manager_free(m);
+                return r;
+        }
+        *ret = m;
+        return 0;
+}
+
+Manager *manager_free(Manager *m) {
+        if (!m)
+                return NULL;
+        sd_bus_slot_unref(m->vtable_slot);
+        sd_bus_flush_close_unref(m->bus);
+        sd_event_unref(m->event);
+        fsg_context_free(m->ctx);
+        free(m);
+        return NULL;
+}
+
+/* A writer killed between creating its temp file and the rename leaves the temp behind;
+ * nobody else can be writing while we hold the lock, so every temp is stale. */
+static void clean_stale_temp_files(Manager *m) {
+        static const char * const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d" };
+        _cleanup_close_ int lock = -1;
+
+        if (fsg_lock(m->ctx, &lock, NULL) < 0)
+                return;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *p = fsg_path(m->ctx, dirs[i]);
+                if (p)
+                        fsg_clean_temp_files(p);
+        }
+}
+
+int manager_connect(Manager *m) {
+        int r;
+
+        clean_stale_temp_files(m);
+        r = sd_bus_open_system(&m->bus);
+        if (r < 0)
+                return log_plain(LOG_ERR, "Failed to connect to the system bus: %s", strerror(-r)), r;
+        r = sd_bus_add_object_vtable(m->bus, &m->vtable_slot, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, manager_vtable, m);
+        if (r < 0)
+                return log_plain(LOG_ERR, "Failed to add object: %s", strerror(-r)), r;
+        r = sd_bus_attach_event(m->bus, m->event, 0);
+        if (r < 0)
+                return r;
+        r = sd_bus_request_name(m->bus, FSGATE_BUS_NAME, 0);
+        if (r < 0)
+                return log_plain(LOG_ERR, "Failed to acquire %s: %s", FSGATE_BUS_NAME, strerror(-r)), r;
+        return 0;
+}
+
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* Bus-activated: stay while busy, leave after idle_usec of silence. The name is released
+ * before exiting and what arrived meanwhile is still answered, so no call is lost. */
+int manager_run(Manager *m, uint64_t idle_usec) {
+        sigset_t ss;
+        int r;
+
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        sigprocmask(SIG_BLOCK, &ss, NULL);
+        (void) sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, NULL);
+        (void) sd_event_add_signal(m->event, NULL, SIGINT, on_signal, NULL);
+
+        for (;;) {
+                r = sd_event_get_state(m->event);
+                if (r < 0)
+                        return r;
+                if (r == SD_EVENT_FINISHED)
+                        break;
+                r = sd_event_run(m->event, idle_usec ? idle_usec : UINT64_MAX);
+                if (r < 0)
+                        return r;
+                if (r == 0 && idle_usec && m->n_pending == 0) {
+                        log_plain(LOG_DEBUG, "Idle, exiting");
+                        break;
+                }
+        }
+        (void) sd_bus_release_name(m->bus, FSGATE_BUS_NAME);
+        while (sd_bus_process(m->bus, NULL) > 0)
+                ;
+        return 0;
+}

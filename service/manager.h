@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "context.h"
+
+#define FSGATE_BUS_NAME "org.fsgate.fsgate1"
+#define FSGATE_BUS_PATH "/org/fsgate/fsgate1"
+#define FSGATE_BUS_IFACE "org.fsgate.fsgate1.Manager"
+
+typedef struct Manager {
+        sd_event *event;
+        sd_bus *bus;
+        sd_bus_slot *vtable_slot;
+        FsgContext *ctx;
+        unsigned n_pending;     /* authorizations in flight: no idle exit while > 0 */
+} Manager;
+
+int manager_new(const char *root, const char *kver, Manager **ret);
+Manager *manager_free(Manager *m);
+int manager_connect(Manager *m);
+int manager_run(Manager *m, uint64_t idle_usec);
+extern const sd_bus_vtable manager_vtable[];

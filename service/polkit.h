@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "manager.h"
+
+/* Called once with the verdict: granted > 0, or a filled error explaining the refusal. */
+typedef void (*PolkitDone)(Manager *m, sd_bus_message *call, bool granted, const sd_bus_error *error, void *userdata);
+
+/* Asks polkit, asynchronously, whether the sender of call may do action_id on module.
+ * Root callers are granted without asking. Any failure to get an answer refuses (fail
+ * closed). done runs exactly once, possibly before this returns. */
+int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char *module,
+                       const char *message, PolkitDone done, void *userdata);

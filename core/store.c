@@ -133,7 +133,7 @@ int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, Fs
                                          "%s is built into kernel %s and cannot be denied", x->module, c->kver);
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
-                if (kind == FSG_FILE_FSGATE || kind == FSG_FILE_SUSE_NEVER)
+                if ((kind == FSG_FILE_FSGATE || kind == FSG_FILE_SUSE_NEVER) && etc_kind == FSG_FILE_ABSENT)
                         break;
                 /* Already denied by something that outlives a reboot (or by anything, for a
                  * runtime deny): nothing to add. */

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "confscan.h"
+#include "strv.h"
+#include "test-util.h"
+
+static FsgConfig *load(const char *root, const FsgOverride *ov) {
+        FsgContext *c = NULL;
+        FsgConfig *cfg = NULL;
+        FsgError e = {};
+
+        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT(fsg_config_load(c, ov, &cfg, &e) == 0);
+        fsg_context_free(c);
+        return cfg;
+}
+
+static const FsgConfFile *file_named(const FsgConfig *cfg, const char *name) {
+        for (size_t i = 0; i < cfg->n_files; i++)
+                if (streq(cfg->files[i].name, name))
+                        return &cfg->files[i];
+        return NULL;
+}
+
+TEST(test_parse_like_kmod) {
+        char *root = scratch_root_new(false);
+        FsgConfig *cfg;
+
+        write_file(root, "usr/lib/modprobe.d/a.conf",
+                   "# blacklist commented\n"
+                   "  # blacklist indented_comment\n"
+                   "blacklist \\\n"
+                   "hfs\n"
+                   "blacklist\tusb-storage   \n"
+                   "install minix /bin/false\n"
+                   "alias fs-ufs off\n"
+                   "blacklist\n"
+                   "options hfs foo=1\n");
+        write_file(root, "usr/lib/modprobe.d/b.txt", "blacklist jfs\n");
+        cfg = load(root, NULL);
+        ASSERT(fsg_config_blacklists(cfg, "hfs"));
+        ASSERT(fsg_config_blacklists(cfg, "usb_storage"));
+        ASSERT(!fsg_config_blacklists(cfg, "commented"));
+        ASSERT(!fsg_config_blacklists(cfg, "indented_comment"));
+        ASSERT(!fsg_config_blacklists(cfg, "jfs")); /* not a .conf file */
+        ASSERT(cfg->n_rules == 4);
+        ASSERT(cfg->rules[2].kind == FSG_RULE_INSTALL && streq(cfg->rules[2].name, "minix"));
+        ASSERT_STREQ(cfg->rules[2].value, "/bin/false");
+        ASSERT(cfg->rules[3].kind == FSG_RULE_ALIAS && streq(cfg->rules[3].name, "fs_ufs"));
+        ASSERT_STREQ(cfg->rules[3].value, "off");
+        fsg_config_free(cfg);
+        scratch_root_free(root);
+}
+
+TEST(test_precedence_and_masks) {
+        char *root = scratch_root_new(false);
+        const FsgConfFile *f;
+        FsgConfig *cfg;
+
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-ufs.conf", "blacklist ufs\n");
+        write_file(root, "run/modprobe.d/60-blacklist_fs-ufs.conf", "blacklist ufs\nblacklist jfs\n");
+        write_file(root, "usr/local/lib/modprobe.d/10-x.conf", "blacklist minix\n");
+        make_symlink(root, "etc/modprobe.d/60-blacklist_fs-hfs.conf", "/dev/null");
+
+        cfg = load(root, NULL);
+        ASSERT(!fsg_config_blacklists(cfg, "hfs"));
+        ASSERT(fsg_config_blacklists(cfg, "jfs"));
+        ASSERT(fsg_config_blacklists(cfg, "minix"));
+        f = file_named(cfg, "60-blacklist_fs-hfs.conf");
+        ASSERT(f && f->mask && f->origin == FSG_ORIGIN_ADMIN);
+        ASSERT(f->shadowed && strstr(f->shadowed, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf"));
+        f = file_named(cfg, "60-blacklist_fs-ufs.conf");
+        ASSERT(f && !f->mask && f->origin == FSG_ORIGIN_RUNTIME);
+        ASSERT_STREQ(f->path, "/run/modprobe.d/60-blacklist_fs-ufs.conf");
+        f = file_named(cfg, "10-x.conf");
+        ASSERT(f && f->origin == FSG_ORIGIN_LOCAL);
+        ASSERT(strv_contains(cfg->named_modules, "hfs") && strv_contains(cfg->named_modules, "ufs"));
+        /* Sorted by basename, as kmod reads them. */
+        for (size_t i = 1; i < cfg->n_files; i++)
+                ASSERT(strcmp(cfg->files[i - 1].name, cfg->files[i].name) < 0);
+        fsg_config_free(cfg);
+
+        /* "What if": the admin mask gone brings the vendor deny back; a mask on /run hides it. */
+        cfg = load(root, &(FsgOverride) { .path = "/etc/modprobe.d/60-blacklist_fs-hfs.conf", .as_mask = false });
+        ASSERT(fsg_config_blacklists(cfg, "hfs"));
+        fsg_config_free(cfg);
+        cfg = load(root, &(FsgOverride) { .path = "/etc/modprobe.d/60-blacklist_fs-ufs.conf", .as_mask = true });
+        ASSERT(!fsg_config_blacklists(cfg, "ufs") && !fsg_config_blacklists(cfg, "jfs"));
+        fsg_config_free(cfg);
+        scratch_root_free(root);
+}
+
+TEST(test_empty_file_masks) {
+        char *root = scratch_root_new(false);
+        FsgConfig *cfg;
+
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
+        write_file(root, "etc/modprobe.d/60-blacklist_fs-hfs.conf", "");
+        cfg = load(root, NULL);
+        ASSERT(!fsg_config_blacklists(cfg, "hfs"));
+        fsg_config_free(cfg);
+        scratch_root_free(root);
+}
+
+TEST(test_cmdline) {
+        char *root = scratch_root_new(false);
+        FsgConfig *cfg;
+
+        write_file(root, "proc/cmdline", "BOOT_IMAGE=/vmlinuz quiet modprobe.blacklist=hfs,ufs-x modprobe.blacklist=jfs\n");
+        cfg = load(root, NULL);
+        ASSERT(fsg_config_blacklists(cfg, "hfs"));
+        ASSERT(fsg_config_blacklists(cfg, "ufs_x"));
+        ASSERT(fsg_config_blacklists(cfg, "jfs"));
+        ASSERT(!fsg_config_blacklists(cfg, "quiet"));
+        fsg_config_free(cfg);
+        scratch_root_free(root);
+}
+
+int main(void) {
+        RUN(test_parse_like_kmod);
+        RUN(test_precedence_and_masks);
+        RUN(test_empty_file_masks);
+        RUN(test_cmdline);
+        return 0;
+}

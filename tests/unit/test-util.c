@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include "test-util.h"
+
+static void mkdirs(const char *root, const char *rel) {
+        char *p;
+        ASSERT(asprintf(&p, "%s/%s", root, rel) > 0);
+        for (char *s = p + strlen(root) + 1; *s; s++)
+                if (*s == '/') {
+                        *s = 0;
+                        (void) mkdir(p, 0755);
+                        *s = '/';
+                }
+        (void) mkdir(p, 0755);
+        free(p);
+}
+
+char *scratch_root_new(bool with_kernel) {
+        char tmpl[] = "/tmp/fsgate-unit-XXXXXX";
+        char *root = mkdtemp(tmpl), *cmd;
+
+        ASSERT(root);
+        root = strdup(root);
+        ASSERT(chmod(root, 0755) == 0);
+        if (with_kernel) {
+                const char *script = getenv("FSGATE_MAKE_SCRATCH_ROOT");
+                ASSERT(script);
+                ASSERT(asprintf(&cmd, "%s %s >/dev/null", script, root) > 0);
+                ASSERT(system(cmd) == 0);
+                free(cmd);
+        } else {
+                static const char * const dirs[] = { "etc/modprobe.d", "run/modprobe.d", "usr/local/lib/modprobe.d",
+                                                     "usr/lib/modprobe.d", "proc" };
+                for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                        mkdirs(root, dirs[i]);
+        }
+        return root;
+}
+
+void scratch_root_free(char *root) {
+        char *cmd;
+        ASSERT(asprintf(&cmd, "rm -rf '%s'", root) > 0);
+        ASSERT(system(cmd) == 0);
+        free(cmd);
+        free(root);
+}
+
+void write_file(const char *root, const char *rel, const char *content) {
+        char *p, *dir;
+        FILE *f;
+
+        ASSERT(asprintf(&p, "%s/%s", root, rel) > 0);
+        dir = strdup(rel);
+        *strrchr(dir, '/') = 0;
+        mkdirs(root, dir);
+        free(dir);
+        f = fopen(p, "we");
+        ASSERT(f);
+        fputs(content, f);
+        ASSERT(fclose(f) == 0);
+        free(p);
+}
+
+void make_symlink(const char *root, const char *rel, const char *target) {
+        char *p;
+        ASSERT(asprintf(&p, "%s/%s", root, rel) > 0);
+        (void) unlink(p);
+        ASSERT(symlink(target, p) == 0);
+        free(p);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "macro.h"
+
+/* Fails loudly with the expression and location; a unit test stops at the first failure. */
+#define ASSERT(expr)                                                                            \
+        do {                                                                                    \
+                if (!(expr)) {                                                                  \
+                        fprintf(stderr, "%s:%d: assertion failed: %s\n", __FILE__, __LINE__, #expr); \
+                        abort();                                                                \
+                }                                                                               \
+        } while (0)
+
+#define ASSERT_STREQ(a, b)                                                                      \
+        do {                                                                                    \
+                const char *_a = (a), *_b = (b);                                                \
+                if (!streq_ptr(_a, _b)) {                                               \
+                        fprintf(stderr, "%s:%d: \"%s\" != \"%s\"\n", __FILE__, __LINE__, _a ?: "(null)", _b ?: "(null)"); \
+                        abort();                                                                \
+                }                                                                               \
+        } while (0)
+
+#define TEST(name) static void name(void)
+#define RUN(name) do { name(); printf("ok %s\n", #name); } while (0)
+
+/* Scratch roots: a fresh temp dir with the modprobe.d layout, optionally with the cached
+ * Debian kernel's module tree (made by tests/kernel/make-scratch-root.sh). */
+char *scratch_root_new(bool with_kernel);
+void scratch_root_free(char *root);
+void write_file(const char *root, const char *rel, const char *content);
+void make_symlink(const char *root, const char *rel, const char *target);

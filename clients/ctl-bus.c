@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <systemd/sd-bus.h>
 
+#include "ctl-agent.h"
 #include "ctl.h"
 #include "strv.h"
 
@@ -49,8 +50,11 @@ static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgEr
                 r = sd_bus_message_set_allow_interactive_authorization(m, o->ask_password);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to build D-Bus message: %s", strerror(-r));
+        if (o->ask_password && !streq(method, "ListFilesystems") && !streq(method, "GetFilesystem"))
+                ctl_agent_open();
         /* Generous: a person may be typing a password into a polkit agent. */
         r = sd_bus_call(*bus, m, 600 * 1000000ULL, &error, reply);
+        ctl_agent_close();
         if (r < 0) {
                 r = bus_failed(&error, r, e);
                 sd_bus_error_free(&error);

@@ -72,6 +72,10 @@ int main(int argc, char *argv[]) {
                 fprintf(stderr, "Missing command; see fsgatectl --help\n");
                 return 2;
         }
+        if (o.kernel_release && !o.root) {
+                fprintf(stderr, "--kernel-release only applies offline, with --root\n");
+                return 2;
+        }
         verb = argv[optind++];
         be = o.root ? &ctl_backend_offline : &ctl_backend_bus;
 

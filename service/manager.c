@@ -100,7 +100,9 @@ static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error)
         return r;
 }
 
-static const char *polkit_message(FsgAction a) {
+static const char *polkit_message(FsgAction a, const char *module) {
+        if (!*module)
+                return "Authentication is required to let the kernel keep loading every filesystem module in use now.";
         switch (a) {
         case FSG_ACTION_ALLOW: return "Authentication is required to let the kernel load the $(module) filesystem module automatically.";
         case FSG_ACTION_DENY:  return "Authentication is required to stop the kernel from loading the $(module) filesystem module automatically.";
@@ -185,7 +187,7 @@ static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
                 return;
         }
         a = req->actions[req->next];
-        (void) polkit_check_async(m, call, fsg_action_id(a), req->module, polkit_message(a), on_authorized, req);
+        (void) polkit_check_async(m, call, fsg_action_id(a), req->module, polkit_message(a, req->module), on_authorized, req);
 }
 
 static int start_request(Manager *m, sd_bus_message *call, const Request *template) {
@@ -272,19 +274,19 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("KernelRelease", "s", property_kernel_release, 0, SD_BUS_VTABLE_PROPERTY_CONST),
-        SD_BUS_METHOD_WITH_NAMES("ListFilesystems", "", SD_BUS_PARAM(), "a(sassssbbbb)", SD_BUS_PARAM(filesystems),
+        SD_BUS_METHOD_WITH_NAMES("ListFilesystems", "", "", "a(sassssbbbb)", SD_BUS_PARAM(filesystems),
                                  method_list, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetFilesystem", "s", SD_BUS_PARAM(name), "(sassssbbbb)", SD_BUS_PARAM(filesystem),
                                  method_get, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_NAMES("Allow", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "", SD_BUS_PARAM(),
+        SD_BUS_METHOD_WITH_NAMES("Allow", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "", "",
                                  method_allow, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_NAMES("Deny", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "", SD_BUS_PARAM(),
+        SD_BUS_METHOD_WITH_NAMES("Deny", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "", "",
                                  method_deny, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_NAMES("Reset", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "", SD_BUS_PARAM(),
+        SD_BUS_METHOD_WITH_NAMES("Reset", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "", "",
                                  method_reset, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_NAMES("Load", "s", SD_BUS_PARAM(name), "", SD_BUS_PARAM(),
+        SD_BUS_METHOD_WITH_NAMES("Load", "s", SD_BUS_PARAM(name), "", "",
                                  method_load, SD_BUS_VTABLE_UNPRIVILEGED),
-        SD_BUS_METHOD_WITH_NAMES("ExemptLoaded", "", SD_BUS_PARAM(), "as", SD_BUS_PARAM(modules),
+        SD_BUS_METHOD_WITH_NAMES("ExemptLoaded", "", "", "as", SD_BUS_PARAM(modules),
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_SIGNAL_WITH_NAMES("FilesystemChanged", "sss",
                                  SD_BUS_PARAM(module) SD_BUS_PARAM(state) SD_BUS_PARAM(origin), 0),

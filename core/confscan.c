@@ -289,7 +289,8 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
                 if (r < 0)
                         return fsg_error_errno(e, -r, "Failed to read %s%s", c->root, fsg_conf_dirs[i].path);
         }
-        qsort(cfg->files, cfg->n_files, sizeof(FsgConfFile), cmp_files);
+        if (cfg->n_files > 0)
+                qsort(cfg->files, cfg->n_files, sizeof(FsgConfFile), cmp_files);
 
         for (size_t i = 0; i < cfg->n_files; i++) {
                 if (cfg->files[i].mask)

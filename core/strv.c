@@ -62,5 +62,6 @@ static int cmp_str(const void *a, const void *b) {
 }
 
 void strv_sort(char **l) {
-        qsort(l, strv_length(l), sizeof(char *), cmp_str);
+        if (l)
+                qsort(l, strv_length(l), sizeof(char *), cmp_str);
 }

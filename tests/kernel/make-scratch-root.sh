@@ -11,6 +11,7 @@
 #   ROOT/etc/modprobe.d, ROOT/run/modprobe.d, ROOT/usr/local/lib/modprobe.d,
 #   ROOT/usr/lib/modprobe.d      empty (existing files in them are left alone)
 #   ROOT/proc/{modules,mounts,cmdline}  plain files describing a small booted system
+#   ROOT/dev/null                the character device (target of masking symlinks)
 # With --with-kmod, the host's kmod binary (as usr/bin/kmod, with usr/sbin/modprobe etc.
 # pointing to it), its shared libraries and a shell, true and false are copied in, so that
 # `chroot ROOT /usr/sbin/modprobe -n -v fs-hfs` works.
@@ -114,6 +115,14 @@ for f in "$src"/modules.*; do
         rm -f -- "$dst/${f##*/}"
         cp -- "$f" "$dst/"
 done
+
+# /dev/null, the target of masking symlinks (modprobe.d, systemd), exists on a real system.
+mkdir -p "$root/dev"
+if [[ ! -c $root/dev/null ]]; then
+        rm -f -- "$root/dev/null"
+        mknod -m 666 "$root/dev/null" c 1 3 2>/dev/null ||
+                echo "$me: warning: cannot create $root/dev/null (mknod not permitted)" >&2
+fi
 
 # A small booted system, as fsgate and kmod see it through /proc.
 : >"$root/proc/modules"

@@ -151,8 +151,7 @@ static int attribute_allowed(FsgEntry *x, const FsgConfig *cfg) {
         return 0;
 }
 
-static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t,
-                      char * const *loaded, char * const *mounted) {
+static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t) {
         _cleanup_strv_free_ char **denied_types = NULL;
         _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
         const char *path;
@@ -166,9 +165,6 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
         if (!x->builtin && kmod_module_new_from_name(k, x->module, &m) >= 0 &&
             (path = kmod_module_get_path(m)))
                 x->available = access(path, F_OK) == 0;
-        x->loaded = strv_contains(loaded, x->module);
-        for (char **ty = x->types; ty && *ty; ty++)
-                x->mounted = x->mounted || strv_contains(mounted, *ty);
 
         x->source = strdup("");
         if (!x->source)
@@ -208,7 +204,7 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *t = NULL;
         _cleanup_(kmod_unrefp) struct kmod_ctx *k = NULL;
-        _cleanup_strv_free_ char **modules = NULL, **loaded = NULL, **mounted = NULL;
+        _cleanup_strv_free_ char **modules = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         int r;
 
@@ -216,8 +212,6 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
                 return -1;
         if (kmod_open(c, cfg, &k) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to set up libkmod");
-        if (fsg_read_loaded_modules(c, &loaded) < 0 || fsg_read_mounted_types(c, &mounted) < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc", c->root);
 
         for (size_t i = 0; i < t->n; i++)
                 if (strv_extend_unique(&modules, t->modules[i]) < 0)
@@ -237,15 +231,38 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
                 x->module = strdup(*m);
                 if (!x->module)
                         goto oom;
-                r = entry_fill(x, k, cfg, t, loaded, mounted);
+                r = entry_fill(x, k, cfg, t);
                 if (r < 0)
                         goto oom;
         }
         qsort(s->entries, s->n, sizeof(FsgEntry), cmp_entries);
+        if (fsg_state_update_usage(c, s) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc", c->root);
         *ret = TAKE_PTR(s);
         return 0;
 oom:
         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+}
+
+/* Loaded and mounted change without any file event we could watch, so a cached state
+ * gets them read again for every answer. */
+int fsg_state_update_usage(const FsgContext *c, FsgState *s) {
+        _cleanup_strv_free_ char **loaded = NULL, **mounted = NULL;
+        int r;
+
+        r = fsg_read_loaded_modules(c, &loaded);
+        if (r >= 0)
+                r = fsg_read_mounted_types(c, &mounted);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s->n; i++) {
+                FsgEntry *x = &s->entries[i];
+                x->loaded = strv_contains(loaded, x->module);
+                x->mounted = false;
+                for (char **ty = x->types; ty && *ty; ty++)
+                        x->mounted = x->mounted || strv_contains(mounted, *ty);
+        }
+        return 0;
 }
 
 FsgState *fsg_state_free(FsgState *s) {

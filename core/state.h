@@ -25,6 +25,9 @@ typedef struct FsgState {
  * of modprobe.d (precedence, masks, attribution). ov, if set, asks "what if". */
 int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e);
 FsgState *fsg_state_free(FsgState *s);
+
+/* Sets loaded/mounted from ROOT/proc/modules and ROOT/proc/mounts. */
+int fsg_state_update_usage(const FsgContext *c, FsgState *s);
 static inline void fsg_state_freep(FsgState **s) {
         fsg_state_free(*s);
 }

@@ -19,6 +19,10 @@ int manager_new(const char *root, const char *kver, Manager **ret) {
                 free(m);
                 return -EINVAL;
         }
+        m->inotify_fd = -1;
+        r = manager_cache_init(m);
+        if (r < 0)
+                log_plain(LOG_WARNING, "inotify unavailable (%s): every answer rebuilds the state", strerror(-r));
         r = sd_event_default(&m->event);
         if (r < 0) {
                 manager_free(m);
@@ -34,6 +38,7 @@ Manager *manager_free(Manager *m) {
         sd_bus_slot_unref(m->vtable_slot);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
+        manager_cache_done(m);
         fsg_context_free(m->ctx);
         free(m);
         return NULL;

@@ -46,10 +46,10 @@ static int append_entry(sd_bus_message *reply, const FsgEntry *x) {
 }
 
 static int emit_changed(Manager *m, const char *module) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        const FsgState *s;
         const FsgEntry *x;
 
-        if (fsg_state_build(m->ctx, NULL, &s, NULL) < 0 || !(x = fsg_state_find(s, module)))
+        if (manager_state(m, &s, NULL) < 0 || !(x = fsg_state_find(s, module)))
                 return -EIO;
         return sd_bus_emit_signal(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "FilesystemChanged", "sss",
                                   x->module, fsg_entry_state_string(x), fsg_origin_to_string(x->origin));
@@ -57,12 +57,12 @@ static int emit_changed(Manager *m, const char *module) {
 
 static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        const FsgState *s;
         sd_bus_message *reply = NULL;
         FsgError e = {};
         int r;
 
-        if (fsg_state_build(m->ctx, NULL, &s, &e) < 0)
+        if (manager_state(m, &s, &e) < 0)
                 return reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
@@ -79,7 +79,7 @@ static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error
 
 static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        const FsgState *s;
         sd_bus_message *reply = NULL;
         const FsgEntry *x;
         const char *name;
@@ -89,7 +89,7 @@ static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error)
         r = sd_bus_message_read(call, "s", &name);
         if (r < 0)
                 return r;
-        if (fsg_state_build(m->ctx, NULL, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
+        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
                 return reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
@@ -233,7 +233,7 @@ static int method_reset(sd_bus_message *call, void *userdata, sd_bus_error *erro
 
 static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        const FsgState *s;
         Request req = { .kind = REQUEST_LOAD, .actions = { FSG_ACTION_LOAD }, .n_actions = 1 };
         const FsgEntry *x;
         const char *name;
@@ -243,7 +243,7 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
         r = sd_bus_message_read(call, "s", &name);
         if (r < 0)
                 return r;
-        if (fsg_state_build(m->ctx, NULL, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
+        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
                 return reply_error(call, &e);
         if (x->loaded || x->builtin)
                 return sd_bus_reply_method_return(call, NULL);

@@ -4,7 +4,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "context.h"
+#include "state.h"
 
 #define FSGATE_BUS_NAME "org.fsgate.fsgate1"
 #define FSGATE_BUS_PATH "/org/fsgate/fsgate1"
@@ -16,6 +16,9 @@ typedef struct Manager {
         sd_bus_slot *vtable_slot;
         FsgContext *ctx;
         unsigned n_pending;     /* authorizations in flight: no idle exit while > 0 */
+        FsgState *cache;        /* see state-cache.c */
+        int inotify_fd;
+        uint64_t n_rebuilds;
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);
@@ -23,3 +26,8 @@ Manager *manager_free(Manager *m);
 int manager_connect(Manager *m);
 int manager_run(Manager *m, uint64_t idle_usec);
 extern const sd_bus_vtable manager_vtable[];
+
+int manager_cache_init(Manager *m);
+void manager_cache_done(Manager *m);
+/* The current state, rebuilt only when the configuration changed. Owned by the manager. */
+int manager_state(Manager *m, const FsgState **ret, FsgError *e);

@@ -95,14 +95,17 @@ static int parse_line(char *line, size_t file, FsgRule **rules, size_t *n) {
 }
 
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules) {
-        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_fclose_ FILE *f = fopen(fullpath, "re");
+
+        if (!f)
+                return errno == ENOENT ? 0 : -errno;
+        return fsg_conf_parse(f, file_index, rules, n_rules);
+}
+
+int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules) {
         _cleanup_free_ char *line = NULL, *joined = NULL;
         size_t cap = 0, jl = 0;
         ssize_t l;
-
-        f = fopen(fullpath, "re");
-        if (!f)
-                return errno == ENOENT ? 0 : -errno;
 
         /* A line ending in a backslash continues on the next one, joined without the newline. */
         while ((l = getline(&line, &cap, f)) >= 0) {

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdio.h>
+
 #include "context.h"
 
 /* What decides an entry, in the order kmod reads the directories (highest precedence last
@@ -63,6 +65,7 @@ static inline void fsg_config_freep(FsgConfig **c) {
 
 /* The rules of one file, parsed the way kmod parses it (continuations, '#' at column 0). */
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
+int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules);
 void fsg_rules_free(FsgRule *rules, size_t n);
 
 /* NULL-terminated list of the fullpaths kmod should read, in order. */

@@ -40,7 +40,7 @@ static const int exit_status[_FSG_ERR_MAX] = {
         [FSG_ERR_UNREACHABLE]        = 8,
 };
 
-static int error_va(FsgError *e, FsgErrorCode code, const char *fmt, va_list ap) {
+_printf_(3, 0) static int error_va(FsgError *e, FsgErrorCode code, const char *fmt, va_list ap) {
         if (e) {
                 e->code = code;
                 vsnprintf(e->message, sizeof(e->message), fmt, ap);

@@ -6,6 +6,7 @@
 #include "confscan.h"
 #include "name.h"
 #include "strv.h"
+#include "utf8.h"
 
 const FsgConfDir fsg_conf_dirs[] = {
         { "/etc/modprobe.d",           FSG_ORIGIN_ADMIN   },
@@ -154,10 +155,18 @@ static int file_add(FsgConfig *cfg, const FsgContext *c, const char *dir, const 
         cfg->files = t;
         f = &t[cfg->n_files];
         *f = (FsgConfFile) { .origin = origin, .mask = mask };
+        _cleanup_free_ char *sys = NULL;
+        if (asprintf(&sys, "%s/%s", dir, name) < 0)
+                return -ENOMEM;
         f->name = strdup(name);
-        if (!f->name || asprintf(&f->path, "%s/%s", dir, name) < 0 ||
-            asprintf(&f->fullpath, "%s%s/%s", c->root, dir, name) < 0)
-                return -ENOMEM; /* the partially filled slot is not counted; config freed by caller */
+        f->path = fsg_utf8_escape(sys); /* a file name is any bytes; D-Bus strings are UTF-8 */
+        f->fullpath = fsg_path(c, sys);
+        if (!f->name || !f->path || !f->fullpath) {
+                free(f->name);
+                free(f->path);
+                free(f->fullpath);
+                return -ENOMEM;
+        }
         cfg->n_files++;
         return 0;
 }
@@ -175,6 +184,15 @@ static int note_named_module(FsgConfig *cfg, const char *fn) {
                 return 0;
         fsg_name_normalize(m);
         return strv_extend_unique(&cfg->named_modules, m);
+}
+
+static bool is_dev_null_link(int dfd, const char *name) {
+        char target[16];
+        ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+        if (n < 0)
+                return false;
+        target[n] = 0;
+        return streq(target, "/dev/null");
 }
 
 static int scan_dir(FsgConfig *cfg, const FsgContext *c, const FsgConfDir *d, const FsgOverride *ov) {
@@ -197,15 +215,23 @@ static int scan_dir(FsgConfig *cfg, const FsgContext *c, const FsgConfDir *d, co
 
                 if (!conf_name_wanted(de->d_name))
                         continue;
-                if (fstatat(dirfd(dir), de->d_name, &st, 0) < 0 || S_ISDIR(st.st_mode))
-                        continue;
+                if (asprintf(&sys, "%s/%s", d->path, de->d_name) < 0)
+                        return -ENOMEM;
+                /* Follow symlinks the way the system under the root would, never onto the host. */
+                if (is_dev_null_link(dirfd(dir), de->d_name))
+                        mask = true;
+                else {
+                        _cleanup_free_ char *target = fsg_path(c, sys);
+                        if (!target)
+                                return -ENOMEM;
+                        if (stat(target, &st) < 0 || S_ISDIR(st.st_mode))
+                                continue;
+                        mask = !S_ISREG(st.st_mode) || st.st_size == 0;
+                }
                 r = note_named_module(cfg, de->d_name);
                 if (r < 0)
                         return r;
-                if (asprintf(&sys, "%s/%s", d->path, de->d_name) < 0)
-                        return -ENOMEM;
 
-                mask = !S_ISREG(st.st_mode) || st.st_size == 0;
                 if (ov && streq(ov->path, sys)) {
                         if (!ov->as_mask)
                                 continue;

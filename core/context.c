@@ -5,9 +5,75 @@
 
 #include "context.h"
 
+/* Resolves abs the way the system under the root sees it: an absolute symlink target starts
+ * again at the root, ".." stops at the root, so nothing read or written escapes it (an image
+ * may well hold "etc/modprobe.d -> /somewhere"). The part that does not exist yet is
+ * appended as it is. */
+static char *chase(const FsgContext *c, const char *abs, bool follow_last) {
+        _cleanup_free_ char *done = strdup(""), *todo = strdup(abs);
+        unsigned links = 0;
+        char *p;
+
+        if (!done || !todo)
+                return NULL;
+        for (;;) {
+                char *comp = todo, *rest, *cand = NULL, *full = NULL, target[4096];
+                struct stat st;
+                ssize_t n;
+
+                while (*comp == '/')
+                        comp++;
+                if (!*comp)
+                        break;
+                rest = strchrnul(comp, '/');
+                if (asprintf(&cand, "%s/%.*s", done, (int) (rest - comp), comp) < 0)
+                        return NULL;
+                if (rest - comp == 1 && comp[0] == '.') {
+                        free(cand);
+                } else if (rest - comp == 2 && comp[0] == '.' && comp[1] == '.') {
+                        free(cand);
+                        *(strrchr(done, '/') ?: done) = 0;
+                } else if (asprintf(&full, "%s%s", c->root, cand) < 0 || lstat(full, &st) < 0 ||
+                           !S_ISLNK(st.st_mode) || (!*rest && !follow_last)) {
+                        free(full);
+                        free(done);
+                        done = cand;
+                } else {
+                        n = readlink(full, target, sizeof(target) - 1);
+                        free(full);
+                        free(cand);
+                        if (n < 0 || ++links > 40)
+                                return NULL;
+                        target[n] = 0;
+                        if (target[0] == '/')
+                                done[0] = 0;
+                        if (asprintf(&p, "%s%s", target, rest) < 0)
+                                return NULL;
+                        free(todo);
+                        todo = p;
+                        continue;
+                }
+                memmove(todo, rest, strlen(rest) + 1);
+        }
+        if (asprintf(&p, "%s%s", c->root, *done ? done : "/") < 0)
+                return NULL;
+        return p;
+}
+
 char *fsg_path(const FsgContext *c, const char *abs) {
         char *p;
-        if (asprintf(&p, "%s%s", c->root, abs) < 0)
+        if (*c->root)
+                return chase(c, abs, true);
+        if (asprintf(&p, "%s", abs) < 0)
+                return NULL;
+        return p;
+}
+
+char *fsg_path_nofollow(const FsgContext *c, const char *abs) {
+        char *p;
+        if (*c->root)
+                return chase(c, abs, false);
+        if (asprintf(&p, "%s", abs) < 0)
                 return NULL;
         return p;
 }

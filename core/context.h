@@ -16,5 +16,8 @@ static inline void fsg_context_freep(FsgContext **c) {
         fsg_context_free(*c);
 }
 
-/* root + abs; abs must start with '/'. Returns NULL on OOM. */
+/* abs as a path on the host: below the root, with symlinks resolved inside the root.
+ * abs must start with '/'. Returns NULL on OOM or a symlink loop. The _nofollow variant
+ * leaves a final symlink alone (for classifying our own files, masks included). */
 char *fsg_path(const FsgContext *c, const char *abs);
+char *fsg_path_nofollow(const FsgContext *c, const char *abs);

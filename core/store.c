@@ -100,13 +100,15 @@ int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, Fs
         snprintf(p->module, sizeof(p->module), "%s", x->module);
         snprintf(p->target, sizeof(p->target), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, target_dir(flags), x->module);
 
-        full = fsg_path(c, p->target);
+        full = fsg_path_nofollow(c, p->target);
         if (!full)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         kind = fsg_file_classify(full, x->module);
         if (runtime) {
                 /* The same basename in /etc hides ours in /run. */
-                if (asprintf(&etc_full, "%s/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, c->root, x->module) < 0)
+                _cleanup_free_ char *etc = NULL;
+                if (asprintf(&etc, "/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) < 0 ||
+                    !(etc_full = fsg_path_nofollow(c, etc)))
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                 etc_kind = fsg_file_classify(etc_full, x->module);
         }
@@ -179,8 +181,9 @@ static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
         const char *name = strrchr(p->target, '/') + 1;
         int r;
 
-        if (asprintf(&dir, "%s%.*s", c->root, (int) (name - 1 - p->target), p->target) < 0)
-                dir = NULL;
+        _cleanup_free_ char *sysdir = strndup(p->target, name - 1 - p->target);
+        if (sysdir)
+                dir = fsg_path(c, sysdir);
         if (!dir)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         if (p->write != FSG_WRITE_REMOVE) {

@@ -8,6 +8,7 @@
 #include "state.h"
 #include "store.h"
 #include "strv.h"
+#include "utf8.h"
 
 /* Every handler reads the same way: arguments → validate and plan (named errors, nothing
  * touched) → return early if nothing would change → polkit → apply → signal → reply. */
@@ -28,7 +29,9 @@ typedef struct Request {
 } Request;
 
 static int reply_error(sd_bus_message *call, const FsgError *e) {
-        return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(e->code), "%s", e->message);
+        /* Messages quote paths and names, which need not be UTF-8; D-Bus strings must be. */
+        _cleanup_free_ char *msg = fsg_utf8_escape(e->message);
+        return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(e->code), "%s", msg ?: "Out of memory");
 }
 
 static int append_entry(sd_bus_message *reply, const FsgEntry *x) {

@@ -35,7 +35,11 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 query_finish(q, false, &error);
                 goto out;
         }
-        r = sd_bus_message_read(reply, "(bb", &authorized, &challenge);
+        r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
+        if (r > 0)
+                r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
+        else if (r == 0)
+                r = -EBADMSG;
         if (r < 0) {
                 sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED, "Malformed answer from polkit; refusing");
                 query_finish(q, false, &error);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
 #include "confscan.h"
 #include "strv.h"
 #include "test-util.h"
@@ -116,7 +117,43 @@ TEST(test_cmdline) {
         scratch_root_free(root);
 }
 
+TEST(test_paths_stay_below_root) {
+        char *root = scratch_root_new(false), *p, *expect;
+        FsgContext *c = NULL;
+        FsgError e = {};
+
+        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT(asprintf(&p, "%s/etc/modprobe.d", root) > 0);
+        ASSERT(rmdir(p) == 0);
+        free(p);
+        make_symlink(root, "etc/modprobe.d", "/elsewhere/conf");  /* absolute: restarts at the root */
+        make_symlink(root, "lib", "usr/lib");                     /* relative, as on merged /usr */
+        p = fsg_path(c, "/etc/modprobe.d/x.conf");
+        ASSERT(asprintf(&expect, "%s/elsewhere/conf/x.conf", root) > 0);
+        ASSERT_STREQ(p, expect);
+        free(p);
+        free(expect);
+        p = fsg_path(c, "/lib/modprobe.d/../../../../../etc");
+        ASSERT(asprintf(&expect, "%s/etc", root) > 0);
+        ASSERT(strncmp(p, root, strlen(root)) == 0);
+        free(p);
+        free(expect);
+        p = fsg_path(c, "/lib/modprobe.d");
+        ASSERT(asprintf(&expect, "%s/usr/lib/modprobe.d", root) > 0);
+        ASSERT_STREQ(p, expect);
+        free(p);
+        free(expect);
+        make_symlink(root, "etc/loop", "/etc/loop");
+        ASSERT(fsg_path(c, "/etc/loop/x") == NULL);               /* ELOOP, not a hang */
+        p = fsg_path_nofollow(c, "/etc/loop");
+        ASSERT(p && strstr(p, "/etc/loop"));
+        free(p);
+        fsg_context_free(c);
+        scratch_root_free(root);
+}
+
 int main(void) {
+        RUN(test_paths_stay_below_root);
         RUN(test_parse_like_kmod);
         RUN(test_precedence_and_masks);
         RUN(test_empty_file_masks);

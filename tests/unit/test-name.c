@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "name.h"
+#include "utf8.h"
 #include "test-util.h"
 
 TEST(test_valid) {
@@ -31,7 +32,25 @@ TEST(test_normalize) {
         ASSERT_STREQ(s, "usb_storage_x");
 }
 
+TEST(test_utf8) {
+        char *e;
+
+        ASSERT(fsg_utf8_is_valid("/etc/modprobe.d/hfs.conf"));
+        ASSERT(fsg_utf8_is_valid("caf\xc3\xa9"));
+        ASSERT(!fsg_utf8_is_valid("50-\xff\xfe.conf"));
+        ASSERT(!fsg_utf8_is_valid("\xc0\xaf"));         /* overlong '/' */
+        ASSERT(!fsg_utf8_is_valid("\xed\xa0\x80"));     /* surrogate */
+        e = fsg_utf8_escape("50-\xff\xfe.conf");
+        ASSERT_STREQ(e, "50-\\xff\\xfe.conf");
+        ASSERT(fsg_utf8_is_valid(e));
+        free(e);
+        e = fsg_utf8_escape("caf\xc3\xa9");
+        ASSERT_STREQ(e, "caf\xc3\xa9");
+        free(e);
+}
+
 int main(void) {
+        RUN(test_utf8);
         RUN(test_valid);
         RUN(test_invalid);
         RUN(test_normalize);

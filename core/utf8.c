@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf8.h"
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. Overlong forms,
+ * surrogates and code points past U+10FFFF are invalid, as D-Bus requires. */
+static size_t sequence_length(const unsigned char *s) {
+        unsigned cp;
+        size_t n;
+
+        if (s[0] < 0x80)
+                return 1;
+        if ((s[0] & 0xe0) == 0xc0)
+                n = 2, cp = s[0] & 0x1f;
+        else if ((s[0] & 0xf0) == 0xe0)
+                n = 3, cp = s[0] & 0x0f;
+        else if ((s[0] & 0xf8) == 0xf0)
+                n = 4, cp = s[0] & 0x07;
+        else
+                return 0;
+        for (size_t i = 1; i < n; i++) {
+                if ((s[i] & 0xc0) != 0x80)
+                        return 0;
+                cp = (cp << 6) | (s[i] & 0x3f);
+        }
+        if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+                return 0;
+        return n;
+}
+
+bool fsg_utf8_is_valid(const char *s) {
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t n = sequence_length(p);
+                if (n == 0)
+                        return false;
+                p += n;
+        }
+        return true;
+}
+
+char *fsg_utf8_escape(const char *s) {
+        size_t len = strlen(s), o = 0;
+        char *out = malloc(len * 4 + 1);
+
+        if (!out)
+                return NULL;
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                size_t n = sequence_length(p);
+                if (n == 0) {
+                        o += sprintf(out + o, "\\x%02x", *p);
+                        p++;
+                } else {
+                        memcpy(out + o, p, n);
+                        o += n;
+                        p += n;
+                }
+        }
+        out[o] = 0;
+        return out;
+}

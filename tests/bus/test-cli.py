@@ -1,0 +1,267 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""fsgatectl against the running service on the private bus (polkit: python-dbusmock's MOCK
+polkitd), its exit codes, and fsgatectl --root=DIR offline."""
+
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fsgatebus as fb  # noqa: E402
+from fsgatebus import (ACTION_ALLOW, ACTION_DENY, CONFIG, NOBODY, BusTestCase, conf_name,  # noqa: E402
+                       make_scratch_root, reset_root, snapshot, write)
+
+
+def as_dict(e):
+    return {k: getattr(e, k) for k in fb.Entry.FIELDS}
+
+
+def proc_modules_line(module):
+    return f'{module} 16384 0 - Live 0x0000000000000000\n'
+
+
+class CliBusTest(BusTestCase):
+
+    @classmethod
+    def prepare_root(cls, root):
+        # A built-in filesystem, for exit status 5 (Builtin).
+        moddir = os.path.join(root, 'usr/lib/modules', cls.kver)
+        with open(os.path.join(moddir, 'modules.builtin'), 'a') as f:
+            f.write('kernel/fs/fsgtestfs/fsgtestfs.ko\n')
+        with open(os.path.join(moddir, 'modules.builtin.alias'), 'a') as f:
+            f.write('alias fs-fsgtestfs fsgtestfs\n')
+
+    def ctl_json(self, *args, uid=None):
+        r = self.stack.ctl('--json', *args, uid=uid)
+        self.assertEqual(r.rc, 0, r)
+        return json.loads(r.out)
+
+    def assertExit(self, want, *args, uid=None):
+        r = self.stack.ctl(*args, uid=uid)
+        self.assertEqual(r.rc, want, r)
+        if want != 0:
+            self.assertTrue(r.err.strip(), f'no message on stderr: {r!r}')
+            self.assertEqual(r.out, '', 'errors go to stderr only')
+        return r
+
+    def test_list_and_status_json_match_the_bus(self):
+        st = self.stack
+        self.vendor('hfs')
+        want = [as_dict(e) for e in st.list()]
+        self.assertEqual(self.ctl_json('list'), want)
+        self.assertEqual(self.ctl_json('list', uid=NOBODY), want)
+        self.assertEqual(self.ctl_json('status', 'vxfs'), as_dict(st.get('freevxfs')))
+        self.assertEqual(self.ctl_json('status', 'hfs', uid=NOBODY), as_dict(st.get('hfs')))
+        r = st.ctl('list')
+        self.assertEqual(r.rc, 0, r)
+        self.assertRegex(r.out, r'(?m)^hfs\s+hfs\s+denied\s+vendor\b')
+        r = st.ctl('status', 'vxfs')
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn('freevxfs', r.out)
+
+    def test_changes_json(self):
+        self.vendor('hfs')
+        e = self.ctl_json('deny', 'minix')
+        self.assertEqual((e['module'], e['state'], e['origin']), ('minix', 'denied', 'admin'))
+        self.assertDenyFile(self.etc(module='minix'), 'minix')
+        e = self.ctl_json('allow', 'hfs')
+        self.assertEqual((e['module'], e['state'], e['origin'], e['source']),
+                         ('hfs', 'allowed', 'admin', '/etc/modprobe.d/' + conf_name('hfs')))
+        self.assertMask(self.etc(module='hfs'))
+        e = self.ctl_json('reset', 'hfs')
+        self.assertEqual((e['state'], e['origin']), ('denied', 'vendor'))
+        self.assertAbsent(self.etc(module='hfs'))
+        e = self.ctl_json('--runtime', 'deny', 'vxfs')
+        self.assertEqual((e['module'], e['state'], e['origin']), ('freevxfs', 'denied', 'runtime'))
+        self.assertDenyFile(self.run_file('freevxfs'), 'freevxfs')
+        e = self.ctl_json('reset', '--runtime', 'vxfs')
+        self.assertEqual((e['state'], e['origin']), ('allowed', 'default'))
+        # A change that changes nothing succeeds and says where things stand.
+        e = self.ctl_json('reset', 'jfs')
+        self.assertEqual((e['state'], e['origin']), ('allowed', 'default'))
+        # exempt-loaded: an array of module names.
+        write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        self.assertEqual(self.ctl_json('exempt-loaded'), ['hfs'])
+        self.assertEqual(self.ctl_json('exempt-loaded'), [])
+        self.assertMask(self.etc(module='hfs'))
+        # load of a built-in: nothing to do.
+        self.assertExit(0, 'load', 'fsgtestfs')
+
+    def test_exit_codes(self):
+        st = self.stack
+        self.vendor('hfs')
+        self.vendor('exofs')
+        write(self.root, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')
+        write(self.root, 'etc/modprobe.d/' + conf_name('udf'), '# by hand\nblacklist udf\n')
+        self.assertReplyOk(st.send('Deny', 'minix', 0))
+        before = snapshot(self.root)
+        # 2: usage, invalid names
+        for verb in ('status', 'allow', 'deny', 'reset', 'load'):
+            for name in ('a/b', '..', '$(reboot)', 'x' * 300, 'hfs\n'):
+                self.assertExit(2, verb, name)
+        self.assertExit(2, 'frobnicate', 'hfs')
+        self.assertExit(2, 'deny')
+        self.assertExit(2, 'status', 'hfs', 'extra')
+        # 3: no such filesystem, not a filesystem
+        for verb in ('status', 'allow', 'deny', 'reset', 'load'):
+            self.assertExit(3, verb, 'nosuchfs')
+            self.assertExit(3, verb, 'usb_storage')
+        # 4: refused by the MOCK polkit
+        self.assertExit(4, 'deny', 'vxfs', uid=NOBODY)
+        self.assertExit(4, '--no-ask-password', 'allow', 'hfs', uid=NOBODY)
+        self.assertExit(4, '--json', 'exempt-loaded', uid=NOBODY)
+        # 5: in use, foreign configuration, built in, overridden
+        self.assertExit(5, 'deny', 'ext2')                 # ext4 is mounted as /
+        self.assertExit(5, 'allow', 'jfs')                 # 50-cis.conf
+        r = self.assertExit(5, 'reset', 'udf')             # a file at our path
+        self.assertIn('/etc/modprobe.d/' + conf_name('udf'), r.err)
+        self.assertExit(5, 'deny', 'fsgtestfs')
+        self.assertExit(5, '--runtime', 'allow', 'minix')
+        # 7: load failed (no module file for exofs in this kernel)
+        self.assertExit(7, 'load', 'exofs')
+        self.assertEqual(snapshot(self.root), before)
+        # 0 with --force
+        self.assertExit(0, '--force', 'deny', 'ext2')
+        self.assertDenyFile(self.etc(module='ext4'), 'ext4')
+
+    def test_exit_codes_when_allowed_by_mock_polkit(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_ALLOW, ACTION_DENY])
+        self.assertExit(0, '--no-ask-password', 'deny', 'minix', uid=NOBODY)
+        self.assertDenyFile(self.etc(module='minix'), 'minix')
+        self.assertExit(4, '--no-ask-password', 'load', 'minix', uid=NOBODY)
+
+    def test_service_unreachable(self):
+        st = self.stack
+        st.stop_daemon()
+        try:
+            self.assertExit(8, 'status', 'hfs')
+            self.assertExit(8, 'deny', 'hfs')
+            env = dict(st.env, DBUS_SYSTEM_BUS_ADDRESS='unix:path=' + os.path.join(self.workdir, 'nobus'))
+            p = subprocess.run([CONFIG.fsgatectl, 'list'], env=env, capture_output=True, text=True)
+            self.assertEqual(p.returncode, 8, p)
+        finally:
+            st.start_daemon(self.root, self.kver)
+
+
+class CliOfflineTest(BusTestCase):
+    """fsgatectl --root=DIR: changes only DIR, needs no bus (the service's root is watched too)."""
+
+    def setUp(self):
+        super().setUp()
+        self.image = tempfile.mkdtemp(prefix='image-', dir=self.workdir)
+        make_scratch_root(self.image)
+        reset_root(self.image)
+        write(self.image, 'usr/lib/modprobe.d/' + conf_name('hfs'), fb.SUSE_VENDOR_FILE.format(m='hfs'))
+        # No bus at all for the offline CLI.
+        self.env = dict(self.stack.env, DBUS_SYSTEM_BUS_ADDRESS='unix:path=' + os.path.join(self.workdir, 'nobus'))
+
+    def offline(self, *args):
+        p = subprocess.run([CONFIG.fsgatectl, '--root=' + self.image] + list(args), env=self.env,
+                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        return p
+
+    def test_offline_changes_only_that_root(self):
+        daemon_root = snapshot(self.root)
+        img = snapshot(self.image)
+        p = self.offline('--json', 'deny', 'minix')
+        self.assertEqual(p.returncode, 0, p)
+        self.assertEqual(json.loads(p.stdout)['state'], 'denied')
+        p = self.offline('--json', 'allow', 'hfs')
+        self.assertEqual(p.returncode, 0, p)
+        self.assertEqual(json.loads(p.stdout)['origin'], 'admin')
+        p = self.offline('--runtime', 'deny', 'vxfs')
+        self.assertEqual(p.returncode, 0, p)
+        after = snapshot(self.image)
+        changed = {k for k in set(img) | set(after) if img.get(k) != after.get(k)}
+        self.assertEqual(changed, {'etc/modprobe.d/' + conf_name('minix'), 'etc/modprobe.d/' + conf_name('hfs'),
+                                   'run/modprobe.d/' + conf_name('freevxfs')})
+        self.assertEqual(after['etc/modprobe.d/' + conf_name('hfs')], ('link', '/dev/null'))
+        self.assertTrue(after['etc/modprobe.d/' + conf_name('minix')][2].startswith(b'# Written by fsgate'))
+        self.assertEqual(snapshot(self.root), daemon_root, 'the offline CLI touched the service\'s root')
+        # The service sees none of it; the offline list does.
+        self.assertEqual(self.stack.get('minix').state, 'allowed')
+        p = self.offline('--json', 'list')
+        self.assertEqual(p.returncode, 0, p)
+        by = {e['module']: e for e in json.loads(p.stdout)}
+        self.assertEqual((by['minix']['state'], by['hfs']['state'], by['freevxfs']['origin']),
+                         ('denied', 'allowed', 'runtime'))
+        # Reset, and the image is as it was.
+        for args in (('reset', 'minix'), ('reset', 'hfs'), ('--runtime', 'reset', 'freevxfs')):
+            self.assertEqual(self.offline(*args).returncode, 0)
+        self.assertEqual(snapshot(self.image), img)
+
+    def test_offline_exit_codes(self):
+        write(self.image, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')
+        img = snapshot(self.image)
+        self.assertEqual(self.offline('deny', 'a/b').returncode, 2)
+        self.assertEqual(self.offline('status', 'nosuchfs').returncode, 3)
+        self.assertEqual(self.offline('allow', 'jfs').returncode, 5)
+        self.assertEqual(self.offline('deny', 'ext4').returncode, 5)        # mounted in the image
+        self.assertEqual(self.offline('load', 'hfs').returncode, 2)         # needs the running system
+        self.assertEqual(self.offline('--load', 'allow', 'hfs').returncode, 2)
+        self.assertEqual(snapshot(self.image), img)
+        # 6: the image's /etc/modprobe.d is read-only (a bind mount in a private namespace).
+        etc = os.path.join(self.image, 'etc/modprobe.d')
+        p = subprocess.run(['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c',
+                            'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"',
+                            'sh', etc, CONFIG.fsgatectl, '--root=' + self.image, 'deny', 'minix'],
+                           env=self.env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 6, p)
+        self.assertEqual(snapshot(self.image), img)
+
+    def test_offline_and_service_on_one_root_serialize(self):
+        """The CLI offline and the service write the same directory at once: every file stays
+        valid and the service's answers agree with the files."""
+        st = self.stack
+        self.vendor('hfs')
+        modules = ['hfs', 'minix']
+        problems = []
+
+        def worker(i):
+            r = random.Random(i)
+            for _ in range(12):
+                verb = r.choice(['allow', 'deny', 'reset'])
+                m = r.choice(modules)
+                if i % 2:
+                    p = subprocess.run([CONFIG.fsgatectl, '--root=' + self.root, '--force', verb, m]
+                                       if verb == 'deny' else [CONFIG.fsgatectl, '--root=' + self.root, verb, m],
+                                       env=self.env, capture_output=True, text=True)
+                    rc, err = p.returncode, p.stderr
+                else:
+                    res = st.send(verb.capitalize(), m, 4 if verb == 'deny' else 0)
+                    rc, err = (0 if res.ok else 1), res.message
+                if rc != 0:
+                    problems.append((i, verb, m, rc, err))
+
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        self.assertEqual(problems, [])
+        self.assertNoTempFiles()
+        for m in modules:
+            p = os.path.join(self.root, 'etc/modprobe.d', conf_name(m))
+            if os.path.islink(p):
+                want = ('allowed', 'admin')
+                self.assertMask(p)
+            elif os.path.exists(p):
+                want = ('denied', 'admin')
+                self.assertDenyFile(p, m)
+            else:
+                want = ('denied', 'vendor') if m == 'hfs' else ('allowed', 'default')
+            e = st.get(m)
+            self.assertEqual((e.state, e.origin), want)
+        self.assertEqual(sorted(n for n in os.listdir(os.path.join(self.root, 'etc/modprobe.d'))
+                                if n not in (conf_name('hfs'), conf_name('minix'))), [])
+
+
+if __name__ == '__main__':
+    fb.main()

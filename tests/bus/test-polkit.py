@@ -1,0 +1,311 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Bus tests for authorization, against a MOCK polkit (python-dbusmock's polkitd template;
+a real polkitd runs only in the VM suite). Callers are uid 65534 (setpriv), so fsgated
+really asks the mock; root callers skip polkit."""
+
+import os
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fsgatebus as fb  # noqa: E402
+from fsgatebus import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, E_ACCESS_DENIED, E_INTERACTIVE, ERR,  # noqa: E402
+                       LOAD_NOW, NOBODY, RUNTIME, BusTestCase, SignalMonitor, conf_name, snapshot, wait_until,
+                       write)
+
+POLKIT_IFACE = 'org.freedesktop.PolicyKit1.Authority'
+
+
+def proc_modules_line(module):
+    return f'{module} 16384 0 - Live 0x0000000000000000\n'
+
+
+class MockPolkitTest(BusTestCase):
+
+    def actions_asked(self):
+        return [c[0] for c in self.stack.mock_polkit_calls()]
+
+    def nobody(self, method, *args):
+        return self.stack.send(method, *args, uid=NOBODY)
+
+    def test_mock_polkit_refusing_everything(self):
+        st = self.stack
+        self.vendor('hfs')
+        write(self.root, 'proc/modules', proc_modules_line('jfs'))
+        self.vendor('jfs')
+        self.assertReplyOk(st.send('Deny', 'udf', 0))            # something for Reset to remove
+        mon = SignalMonitor(st)
+        self.addCleanup(mon.stop)
+        before = snapshot(self.root)
+        calls = [
+            (('Allow', 'hfs', 0), ACTION_ALLOW),
+            (('Allow', 'hfs', RUNTIME), ACTION_ALLOW),
+            (('Deny', 'minix', 0), ACTION_DENY),
+            (('Deny', 'minix', RUNTIME), ACTION_DENY),
+            (('Reset', 'udf', 0), ACTION_ALLOW),
+            (('Load', 'minix'), ACTION_LOAD),
+            (('ExemptLoaded',), ACTION_ALLOW),
+        ]
+        for call, action in calls:
+            st.mock_polkit_clear()
+            r = self.nobody(*call)
+            self.assertError(r, E_ACCESS_DENIED)
+            self.assertEqual(self.actions_asked(), [action], call)
+        self.assertEqual(snapshot(self.root), before, 'a refused call changed something')
+        self.assertEqual(mon.take(), [])
+        out = st.daemon_output()[self._log_mark:]
+        self.assertIn('Refused org.fsgate.fsgate1.deny on minix', out)
+        self.assertIn('uid 65534', out)
+
+    def test_reads_and_no_ops_need_no_authorization(self):
+        st = self.stack
+        self.vendor('hfs')
+        self.assertTrue(st.list(uid=NOBODY))
+        self.assertEqual(st.get('hfs', uid=NOBODY).state, 'denied')
+        self.assertReplyOk(self.nobody('Deny', 'hfs', 0))        # denied already
+        self.assertReplyOk(self.nobody('Allow', 'minix', 0))     # allowed already
+        self.assertReplyOk(self.nobody('Reset', 'minix', 0))     # nothing to reset
+        self.assertEqual(self.actions_asked(), [])
+
+    def test_mock_polkit_allowing_only_allow(self):
+        st = self.stack
+        self.vendor('hfs')
+        st.mock_polkit_allow([ACTION_ALLOW])
+        self.assertReplyOk(self.nobody('Allow', 'hfs', 0))
+        self.assertMask(self.etc(module='hfs'))
+        self.assertState('hfs', 'allowed', 'admin')
+        self.assertEqual(self.actions_asked(), [ACTION_ALLOW])
+        before = snapshot(self.root)
+        st.mock_polkit_clear()
+        self.assertError(self.nobody('Deny', 'minix', 0), E_ACCESS_DENIED)
+        self.assertError(self.nobody('Deny', 'hfs', 0), E_ACCESS_DENIED)
+        self.assertEqual(self.actions_asked(), [ACTION_DENY, ACTION_DENY])
+        self.assertEqual(snapshot(self.root), before)
+        out = st.daemon_output()[self._log_mark:]
+        self.assertRegex(out, r'60-blacklist_fs-hfs\.conf masked.*uid 65534')
+
+    def test_mock_polkit_allowing_only_deny(self):
+        st = self.stack
+        self.vendor('hfs')
+        st.mock_polkit_allow([ACTION_DENY])
+        self.assertReplyOk(self.nobody('Deny', 'minix', RUNTIME))
+        self.assertDenyFile(self.run_file('minix'), 'minix')
+        self.assertReplyOk(self.nobody('Deny', 'minix', 0))
+        self.assertDenyFile(self.etc(module='minix'), 'minix')
+        before = snapshot(self.root)
+        self.assertError(self.nobody('Allow', 'hfs', 0), E_ACCESS_DENIED)
+        self.assertError(self.nobody('Allow', 'minix', 0), E_ACCESS_DENIED)
+        self.assertError(self.nobody('ExemptLoaded'), E_ACCESS_DENIED)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_reset_asks_for_the_action_of_the_resulting_state(self):
+        st = self.stack
+        # hfs: vendor-denied, allowed by an admin mask. Reset makes it denied: needs deny.
+        self.vendor('hfs')
+        self.assertReplyOk(st.send('Allow', 'hfs', 0))
+        # minix: no vendor file, denied by fsgate. Reset makes it allowed: needs allow.
+        self.assertReplyOk(st.send('Deny', 'minix', 0))
+        before = snapshot(self.root)
+
+        st.mock_polkit_allow([ACTION_ALLOW])
+        st.mock_polkit_clear()
+        self.assertError(self.nobody('Reset', 'hfs', 0), E_ACCESS_DENIED)
+        self.assertEqual(self.actions_asked(), [ACTION_DENY])
+        st.mock_polkit_allow([ACTION_DENY])
+        st.mock_polkit_clear()
+        self.assertError(self.nobody('Reset', 'minix', 0), E_ACCESS_DENIED)
+        self.assertEqual(self.actions_asked(), [ACTION_ALLOW])
+        self.assertEqual(snapshot(self.root), before)
+
+        st.mock_polkit_clear()
+        self.assertReplyOk(self.nobody('Reset', 'hfs', 0))
+        self.assertEqual(self.actions_asked(), [ACTION_DENY])
+        self.assertAbsent(self.etc(module='hfs'))
+        self.assertState('hfs', 'denied', 'vendor')
+        st.mock_polkit_allow([ACTION_ALLOW])
+        st.mock_polkit_clear()
+        self.assertReplyOk(self.nobody('Reset', 'minix', 0))
+        self.assertEqual(self.actions_asked(), [ACTION_ALLOW])
+        self.assertAbsent(self.etc(module='minix'))
+        self.assertState('minix', 'allowed', 'default')
+
+    def test_allow_load_now_needs_allow_then_load(self):
+        st = self.stack
+        self.vendor('hfs')
+        # Loaded already (ROOT/proc/modules), so nothing is really loaded on this host.
+        write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        before = snapshot(self.root)
+        st.mock_polkit_allow([ACTION_ALLOW])
+        self.assertError(self.nobody('Allow', 'hfs', LOAD_NOW), E_ACCESS_DENIED)
+        self.assertEqual(self.actions_asked(), [ACTION_ALLOW, ACTION_LOAD])
+        st.mock_polkit_allow([ACTION_LOAD])
+        st.mock_polkit_clear()
+        self.assertError(self.nobody('Allow', 'hfs', LOAD_NOW), E_ACCESS_DENIED)
+        self.assertEqual(self.actions_asked(), [ACTION_ALLOW])
+        self.assertEqual(snapshot(self.root), before, 'nothing is written before both are granted')
+        st.mock_polkit_allow([ACTION_ALLOW, ACTION_LOAD])
+        st.mock_polkit_clear()
+        self.assertReplyOk(self.nobody('Allow', 'hfs', LOAD_NOW))
+        self.assertEqual(self.actions_asked(), [ACTION_ALLOW, ACTION_LOAD])
+        self.assertMask(self.etc(module='hfs'))
+        # Allowed already: only load is asked.
+        st.mock_polkit_allow([ACTION_LOAD])
+        st.mock_polkit_clear()
+        self.assertReplyOk(self.nobody('Allow', 'hfs', LOAD_NOW))
+        self.assertEqual(self.actions_asked(), [ACTION_LOAD])
+
+    def test_load_and_exempt_need_their_actions(self):
+        st = self.stack
+        self.vendor('hfs')
+        write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        self.vendor('exofs')
+        st.mock_polkit_allow([ACTION_LOAD])
+        # Named by a rule only: fails before anyone is asked.
+        self.assertError(self.nobody('Load', 'exofs'), ERR + 'LoadFailed')
+        self.assertEqual(self.actions_asked(), [])
+        # Loaded already: nothing to do, nothing to ask.
+        self.assertReplyOk(self.nobody('Load', 'hfs'))
+        self.assertEqual(self.actions_asked(), [])
+        if not os.path.exists('/proc/modules'):
+            # This host cannot load modules at all (never load one on a host that can).
+            self.assertError(self.nobody('Load', 'minix'), ERR + 'LoadFailed')
+            self.assertEqual(self.actions_asked(), [ACTION_LOAD])
+        self.assertError(self.nobody('ExemptLoaded'), E_ACCESS_DENIED)
+        self.assertState('hfs', 'denied', 'vendor')
+        st.mock_polkit_allow([ACTION_ALLOW])
+        r = st.busctl('ExemptLoaded', uid=NOBODY)
+        self.assertReplyOk(r)
+        self.assertEqual(r.data, [['hfs']])
+        self.assertMask(self.etc(module='hfs'))
+
+    def test_polkit_subject_and_details(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_DENY])
+        self.assertReplyOk(self.nobody('Deny', 'vxfs', 0))
+        r = st.gdbus('Deny', 'ext2', 0x4, uid=NOBODY, interactive=True)
+        self.assertReplyOk(r)
+        calls = st.mock_polkit_calls()
+        self.assertEqual(len(calls), 2, calls)
+        daemon = st.name_owner(fb.BUS_NAME)
+        for (action, subject, details, flags), module, want_flags in zip(calls, ('freevxfs', 'ext4'), (0, 1)):
+            self.assertEqual(action, ACTION_DENY)
+            self.assertEqual(subject[0], 'system-bus-name')
+            self.assertRegex(subject[1].get('name', ''), r'^:\d+\.\d+$')
+            self.assertNotEqual(subject[1]['name'], daemon, 'the subject is the caller, not fsgated')
+            self.assertEqual(details.get('module'), module, 'the module, not the type the caller named')
+            self.assertIn('polkit.message', details)
+            self.assertTrue(details['polkit.message'])
+            self.assertEqual(flags, want_flags, 'AllowUserInteraction follows the message flag')
+        self.assertNotEqual(calls[0][1][1]['name'], calls[1][1][1]['name'])
+
+    def test_root_skips_polkit(self):
+        st = self.stack
+        self.vendor('hfs')
+        self.assertReplyOk(st.send('Allow', 'hfs', 0))
+        self.assertReplyOk(st.send('Deny', 'minix', 0))
+        self.assertReplyOk(st.send('Reset', 'hfs', 0))
+        self.assertEqual(st.mock_polkit_calls(), [])
+
+    def test_mock_polkit_challenge(self):
+        # The mock answers "not authorized, but a password would do" (is_challenge).
+        st = self.stack
+        self.addCleanup(st.stop_mock_polkit)     # setUp starts a fresh one for the next test
+        st.mock_polkit('AddMethod', 'sssss', [POLKIT_IFACE, 'CheckAuthorization', '(sa{sv})sa{ss}us',
+                                              '(bba{ss})', 'ret = (False, True, {})'])
+        self.vendor('hfs')
+        before = snapshot(self.root)
+        # dbus-send never sets allow-interactive-authorization.
+        r = self.nobody('Allow', 'hfs', 0)
+        self.assertError(r, E_INTERACTIVE)
+        # With the flag, the answer is a plain refusal (a password prompt was possible and failed).
+        r = st.gdbus('Allow', 'hfs', 0, uid=NOBODY, interactive=True)
+        self.assertError(r, E_ACCESS_DENIED)
+        r = st.gdbus('Deny', 'minix', 0, uid=NOBODY, interactive=False)
+        self.assertError(r, E_INTERACTIVE)
+        self.assertEqual([c[3] for c in st.mock_polkit_calls()], [0, 1, 0])
+        # fsgatectl maps both to exit status 4.
+        self.assertEqual(st.ctl('--no-ask-password', 'allow', 'hfs', uid=NOBODY).rc, 4)
+        self.assertEqual(st.ctl('allow', 'hfs', uid=NOBODY).rc, 4)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_polkit_absent_fails_closed(self):
+        st = self.stack
+        self.vendor('hfs')
+        st.stop_mock_polkit()
+        before = snapshot(self.root)
+        for call in (('Allow', 'hfs', 0), ('Deny', 'minix', 0), ('Deny', 'minix', RUNTIME), ('Load', 'minix'),
+                     ('ExemptLoaded',)):
+            r = self.nobody(*call)
+            self.assertError(r, E_ACCESS_DENIED)
+            self.assertRegex(r.message, r'(?i)polkit|policykit|authoriz')
+        self.assertEqual(snapshot(self.root), before)
+        r = st.ctl('deny', 'minix', uid=NOBODY)
+        self.assertEqual(r.rc, 4, r)
+        self.assertEqual(snapshot(self.root), before)
+        # Root needs no polkit.
+        self.assertReplyOk(st.send('Deny', 'minix', 0))
+        self.assertDenyFile(self.etc(module='minix'), 'minix')
+
+    def test_pending_authorization_blocks_nobody_and_rechecks(self):
+        """A caller waiting for polkit blocks no one else; when the answer comes, the change is
+        planned again, and a configuration that changed meanwhile gives ConcurrentChange."""
+        st = self.stack
+        self.addCleanup(st.mock_polkit, 'ReleaseHangingCalls')
+        self.addCleanup(st.mock_polkit, 'SimulateHangActions', 'as', [[]])
+        self.assertReplyOk(st.send('Deny', 'minix', 0))     # Reset of minix would allow it
+        st.mock_polkit_allow([ACTION_ALLOW, ACTION_DENY])
+        st.mock_polkit('SimulateHangActions', 'as', [[ACTION_ALLOW]])
+        cmd = st.as_uid(['dbus-send', '--system', '--print-reply', '--reply-timeout=20000', '--dest=' + fb.BUS_NAME,
+                         fb.OBJ_PATH, fb.IFACE + '.Reset', 'string:minix', 'uint64:0'], NOBODY)
+        waiting = subprocess.Popen(cmd, env=st.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(fb.stop_process, waiting)
+        wait_until(lambda: st.mock_polkit('HaveHangingCalls'), what='the Reset to reach the mock polkit')
+        # Meanwhile: reads and other callers are served.
+        self.assertEqual(st.get('minix').state, 'denied')
+        self.assertReplyOk(self.nobody('Deny', 'jfs', 0))
+        self.assertDenyFile(self.etc(module='jfs'), 'jfs')
+        # A package update ships openSUSE's vendor file for minix: a Reset now means "deny",
+        # which is not what was authorized.
+        self.vendor('minix')
+        st.mock_polkit('ReleaseHangingCalls')
+        out, err = waiting.communicate(timeout=fb.TIMEOUT)
+        self.assertRegex(err, r'^Error ' + ERR.replace('.', r'\.') + r'ConcurrentChange: ')
+        self.assertDenyFile(self.etc(module='minix'), 'minix')
+        self.assertEqual(sorted(os.listdir(os.path.join(self.root, 'etc/modprobe.d'))),
+                         [conf_name('jfs'), conf_name('minix')])
+
+    def test_idle_exit_waits_for_pending_authorization(self):
+        st = self.stack
+        st.stop_daemon()          # setUp of the next test starts the usual one again
+        st.start_daemon(self.root, self.kver, extra=['--idle-timeout=1'])
+        self.addCleanup(st.mock_polkit, 'ReleaseHangingCalls')
+        self.addCleanup(st.mock_polkit, 'SimulateHangActions', 'as', [[]])
+        st.mock_polkit_allow([ACTION_DENY])
+        st.mock_polkit('SimulateHangActions', 'as', [[ACTION_DENY]])
+        cmd = st.as_uid(['dbus-send', '--system', '--print-reply', '--reply-timeout=20000', '--dest=' + fb.BUS_NAME,
+                         fb.OBJ_PATH, fb.IFACE + '.Deny', 'string:minix', 'uint64:0'], NOBODY)
+        waiting = subprocess.Popen(cmd, env=st.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(fb.stop_process, waiting)
+        wait_until(lambda: st.mock_polkit('HaveHangingCalls'), what='the Deny to reach the mock polkit')
+        # Longer than the idle timeout, with a request pending: it must stay (a sleep, because
+        # what is tested is that nothing happens).
+        time.sleep(1.6)
+        self.assertIsNone(st.daemon.poll(), 'fsgated exited while a request waited for polkit')
+        self.assertTrue(st.has_owner(fb.BUS_NAME))
+        st.mock_polkit('ReleaseHangingCalls')
+        out, err = waiting.communicate(timeout=fb.TIMEOUT)
+        self.assertFalse(err.startswith('Error org.freedesktop.DBus.Error.NoReply'), err)
+        # Then idle: it leaves, releasing the name, with status 0.
+        wait_until(lambda: st.daemon.poll() is not None, timeout=10, what='fsgated to exit when idle')
+        self.assertEqual(st.daemon.returncode, 0, st.daemon_output())
+        self.assertFalse(st.has_owner(fb.BUS_NAME))
+        # The pending request was answered, and granted.
+        self.assertEqual(waiting.returncode, 0, err)
+        self.assertDenyFile(self.etc(module='minix'), 'minix')
+
+
+if __name__ == '__main__':
+    fb.main()

@@ -280,9 +280,9 @@ static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
                 if (strncmp(w, "modprobe.blacklist=", 19) != 0)
                         continue;
                 for (char *m = strtok_r(w + 19, ",", &s2); m; m = strtok_r(NULL, ",", &s2)) {
+                        /* kmod 30 compares these as written: "ib-qib" does not match ib_qib. */
                         if (!fsg_name_is_valid(m))
                                 continue;
-                        fsg_name_normalize(m);
                         if (strv_extend_unique(&cfg->cmdline_blacklist, m) < 0)
                                 return -ENOMEM;
                 }

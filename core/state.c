@@ -46,9 +46,65 @@ static int kmod_open(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx 
         return 0;
 }
 
-/* Would the kernel's request for fs-TYPE end with MODULE loaded? This mirrors modprobe:
- * alias lookup (config aliases first), the blacklist applied to alias loads, install
- * commands run instead of loading. */
+/* Whether inserting m (as kmod's probe list does it) puts target into the kernel: first
+ * m's dependencies, each with its soft dependencies, then m between its own pre and post
+ * soft dependencies. Dependencies are not filtered by the blacklist. A module with an
+ * install command runs the command instead — unless it has soft dependencies: kmod 30 then
+ * ignores its install command (so `install btrfs /bin/false` does not stop btrfs, which
+ * has a softdep in Debian's modules.softdep). */
+static bool probe_inserts(struct kmod_module *m, const char *target, bool ignorecmd, const FsgModTree *t,
+                          char ***visited, unsigned depth);
+
+static bool module_inserted(struct kmod_module *m, bool ignorecmd, const FsgModTree *t) {
+        const char *name = kmod_module_get_name(m);
+        if (!ignorecmd && kmod_module_get_install_commands(m))
+                return false;
+        return strv_contains(t->builtin, name) || kmod_module_get_path(m);
+}
+
+static bool softdeps_insert(struct kmod_list *l, const char *target, const FsgModTree *t, char ***visited,
+                            unsigned depth) {
+        struct kmod_list *i;
+        kmod_list_foreach(i, l) {
+                _cleanup_(kmod_module_unrefp) struct kmod_module *d = kmod_module_get_module(i);
+                if (probe_inserts(d, target, false, t, visited, depth + 1))
+                        return true;
+        }
+        return false;
+}
+
+static bool with_softdeps_inserts(struct kmod_module *m, const char *target, bool ignorecmd, const FsgModTree *t,
+                                  char ***visited, unsigned depth) {
+        _cleanup_(kmod_list_unrefp) struct kmod_list *pre = NULL, *post = NULL;
+        bool found;
+
+        (void) kmod_module_get_softdeps(m, &pre, &post);
+        if (softdeps_insert(pre, target, t, visited, depth))
+                return true;
+        found = streq(kmod_module_get_name(m), target) && module_inserted(m, ignorecmd || pre || post, t);
+        return found || softdeps_insert(post, target, t, visited, depth);
+}
+
+static bool probe_inserts(struct kmod_module *m, const char *target, bool ignorecmd, const FsgModTree *t,
+                          char ***visited, unsigned depth) {
+        _cleanup_(kmod_list_unrefp) struct kmod_list *deps = NULL;
+        struct kmod_list *l;
+
+        if (depth > 32 || strv_contains(*visited, kmod_module_get_name(m)) ||
+            strv_extend(visited, kmod_module_get_name(m)) < 0)
+                return false;
+        deps = kmod_module_get_dependencies(m);
+        kmod_list_foreach(l, deps) {
+                _cleanup_(kmod_module_unrefp) struct kmod_module *d = kmod_module_get_module(l);
+                if (with_softdeps_inserts(d, target, false, t, visited, depth))
+                        return true;
+        }
+        return with_softdeps_inserts(m, target, ignorecmd, t, visited, depth);
+}
+
+/* Would the kernel's request for fs-TYPE end with MODULE in the kernel? This mirrors
+ * modprobe: alias lookup (config aliases first), the blacklist applied to the modules the
+ * alias names (not to their dependencies), install commands run instead of loading. */
 static bool autoload_loads(struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t,
                            const char *type, const char *module) {
         _cleanup_(kmod_list_unrefp) struct kmod_list *list = NULL;
@@ -61,13 +117,11 @@ static bool autoload_loads(struct kmod_ctx *k, const FsgConfig *cfg, const FsgMo
                 return false;
         kmod_list_foreach(l, list) {
                 _cleanup_(kmod_module_unrefp) struct kmod_module *m = kmod_module_get_module(l);
-                const char *name = kmod_module_get_name(m);
+                _cleanup_strv_free_ char **visited = NULL;
 
-                if (!streq(name, module) || fsg_config_blacklists(cfg, name))
+                if (fsg_config_blacklists(cfg, kmod_module_get_name(m)))
                         continue;
-                if (kmod_module_get_install_commands(m))
-                        continue;
-                if (strv_contains(t->builtin, name) || kmod_module_get_path(m))
+                if (probe_inserts(m, module, false, t, &visited, 0))
                         return true;
         }
         return false;

@@ -69,7 +69,9 @@ if [[ -z $pkg ]]; then
         pkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
                 awk '/Depends: linux-image-[0-9]/{print $2; exit}' || true)
         if [[ -n $pkg ]]; then
-                printf '%s\n%s\n' "$state" "$pkg" >"$memo.$$" && mv -f -- "$memo.$$" "$memo" || rm -f -- "$memo.$$"
+                if ! { printf '%s\n%s\n' "$state" "$pkg" >"$memo.$$" && mv -f -- "$memo.$$" "$memo"; }; then
+                        rm -f -- "$memo.$$"
+                fi
         fi
 fi
 

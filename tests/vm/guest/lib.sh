@@ -1,0 +1,345 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Helpers for VM scenarios (POSIX sh, run by dash in the guest). Source with
+#     . "$FSGATE_VM_LIB"
+# Every assert_*/expect_* prints "ok: ..." or stops the scenario with "FAIL: ..." and exit 1.
+# See tests/vm/README.md for the guest's environment.
+
+FSG_DEST=org.fsgate.fsgate1
+FSG_OBJ=/org/fsgate/fsgate1
+FSG_IFACE=org.fsgate.fsgate1.Manager
+FSG_ERR=org.fsgate.fsgate1.Error
+PROBE_DIR=/run/fsgate-probe
+mkdir -p "$PROBE_DIR"
+
+step() {
+        echo
+        echo "=== $*"
+}
+info() {
+        echo "    $*"
+}
+pass() {
+        echo "ok: $*"
+}
+fail() {
+        echo "FAIL: $*"
+        exit 1
+}
+
+# assert_eq ACTUAL EXPECTED WHAT
+assert_eq() {
+        [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+        pass "$3 = '$2'"
+}
+
+# assert_contains HAYSTACK NEEDLE WHAT
+assert_contains() {
+        case $1 in
+        *"$2"*) pass "$3 contains '$2'" ;;
+        *) fail "$3: '$2' not in: $1" ;;
+        esac
+}
+
+# assert_status EXPECTED WHAT CMD... — run CMD, compare its exit status.
+assert_status() {
+        _want=$1 _what=$2
+        shift 2
+        _rc=0
+        "$@" || _rc=$?
+        [ "$_rc" = "$_want" ] || fail "$_what: exit status $_rc, expected $_want (command: $*)"
+        pass "$_what (exit status $_rc)"
+}
+
+# as_user USER CMD... — run CMD as USER (uid, gid and supplementary groups from /etc).
+as_user() {
+        _u=$1
+        shift
+        setpriv --reuid="$_u" --regid="$_u" --init-groups -- "$@"
+}
+
+# --- Calling the service ---------------------------------------------------------------------
+
+# fsg_call METHOD SIGNATURE ARGS... — busctl call as root, prints busctl's reply.
+fsg_call() {
+        _m=$1
+        shift
+        busctl call "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" "$_m" "$@"
+}
+
+# fsg_call_ok METHOD SIGNATURE ARGS... — the same, failing the scenario if the call fails.
+fsg_call_ok() {
+        _out=$(fsg_call "$@" 2>&1) || fail "busctl call $*: $_out"
+        pass "$*"
+        [ -z "$_out" ] || info "$_out"
+}
+
+# dbus_error_of [--as USER] [--interactive] METHOD ARG...
+# ARGs as dbus-send takes them (string:hfs uint64:0). Prints the D-Bus error name the call
+# got, or "none" if it succeeded. Without --interactive the call is made by dbus-send (no
+# allow-interactive-authorization flag), with it by gdbus --interactive. The error's message
+# is kept in $LAST_ERROR_FILE.
+LAST_ERROR_FILE=/tmp/fsgate-last-error
+dbus_error_of() {
+        _as= _inter=
+        while :; do
+                case $1 in
+                --as) _as=$2; shift 2 ;;
+                --interactive) _inter=1; shift ;;
+                *) break ;;
+                esac
+        done
+        _m=$1
+        shift
+        if [ -n "$_inter" ]; then
+                # gdbus takes GVariant text: 'hfs', uint64 0.
+                _n=$#
+                for _a in "$@"; do
+                        case $_a in
+                        string:*) set -- "$@" "'${_a#string:}'" ;;
+                        uint64:*) set -- "$@" "uint64 ${_a#uint64:}" ;;
+                        *) fail "dbus_error_of: unsupported argument $_a" ;;
+                        esac
+                done
+                shift "$_n"
+                set -- gdbus call --system --interactive --dest "$FSG_DEST" --object-path "$FSG_OBJ" \
+                        --method "$FSG_IFACE.$_m" "$@"
+        else
+                set -- dbus-send --system --print-reply --dest="$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE.$_m" "$@"
+        fi
+        [ -n "$_as" ] && set -- setpriv --reuid="$_as" --regid="$_as" --init-groups -- "$@"
+        if "$@" >/tmp/fsgate-call.out 2>"$LAST_ERROR_FILE"; then
+                echo none
+                return 0
+        fi
+        # dbus-send: "Error NAME: MESSAGE"; gdbus: "Error: GDBus.Error:NAME: MESSAGE"
+        _name=$(sed -n -e 's/^Error: GDBus\.Error:\([^:]*\):.*/\1/p' -e 's/^Error \([^: ]*\):.*/\1/p' \
+                "$LAST_ERROR_FILE" | head -n1)
+        echo "${_name:-unknown}"
+}
+
+# last_error_message — the message of the last error dbus_error_of saw.
+last_error_message() {
+        sed -e 's/^Error: GDBus\.Error:[^:]*: //' -e 's/^Error [^: ]*: //' "$LAST_ERROR_FILE" | head -n1
+}
+
+# expect_error ERROR-NAME [--as USER] [--interactive] METHOD ARG... — the call must fail
+# with exactly this error (a short name like InUse means org.fsgate.fsgate1.Error.InUse).
+expect_error() {
+        _want=$1
+        shift
+        case $_want in *.*) ;; *) _want=$FSG_ERR.$_want ;; esac
+        _got=$(dbus_error_of "$@")
+        [ "$_got" = "$_want" ] || fail "$*: expected $_want, got $_got ($(cat "$LAST_ERROR_FILE"))"
+        pass "$* -> ${_got##*.}: $(last_error_message)"
+}
+
+# expect_success [--as USER] [--interactive] METHOD ARG...
+expect_success() {
+        _got=$(dbus_error_of "$@")
+        [ "$_got" = none ] || fail "$*: expected success, got $_got ($(cat "$LAST_ERROR_FILE"))"
+        pass "$* succeeded"
+}
+
+# Entries as one line each:
+#   MODULE STATE ORIGIN SOURCE AVAILABLE BUILTIN LOADED MOUNTED TYPES
+# SOURCE is "-" when empty, TYPES comma-separated ("-" when none).
+_fsg_entries() {
+        awk 'function unq(s) { gsub(/^"|"$/, "", s); return s }
+        {
+                i = 2; n = 1
+                if ($1 ~ /^a/) { n = $2; i = 3 }
+                for (e = 0; e < n; e++) {
+                        mod = unq($(i++)); nt = $(i++); types = ""
+                        for (t = 0; t < nt; t++) types = types (t ? "," : "") unq($(i++))
+                        state = unq($(i++)); origin = unq($(i++)); source = unq($(i++))
+                        av = $(i++); bi = $(i++); lo = $(i++); mo = $(i++)
+                        print mod, state, origin, (source == "" ? "-" : source), av, bi, lo, mo, (types == "" ? "-" : types)
+                }
+        }'
+}
+
+# fs_list [--as USER] — every entry of ListFilesystems.
+fs_list() {
+        if [ "${1:-}" = --as ]; then
+                as_user "$2" busctl call "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" ListFilesystems | _fsg_entries
+        else
+                fsg_call ListFilesystems | _fsg_entries
+        fi
+}
+
+# fs_get NAME — the entry GetFilesystem returns for a module or type name.
+fs_get() {
+        _out=$(fsg_call GetFilesystem s "$1" 2>&1) || fail "GetFilesystem $1: $_out"
+        echo "$_out" | _fsg_entries
+}
+
+# fs_field NAME FIELD — FIELD: module state origin source available builtin loaded mounted types
+fs_field() {
+        fs_get "$1" | awk -v f="$2" '{
+                split("module state origin source available builtin loaded mounted types", k, " ")
+                for (i = 1; i <= 9; i++) if (k[i] == f) { print $i; exit }
+        }'
+}
+
+# expect_state NAME STATE ORIGIN [SOURCE] — what the service reports.
+expect_state() {
+        _e=$(fs_get "$1")
+        set -- "$1" "$2" "$3" "${4:-}" $_e
+        [ "$6" = "$2" ] && [ "$7" = "$3" ] && { [ -z "$4" ] || [ "$8" = "$4" ]; } ||
+                fail "$1: expected $2/$3${4:+ ($4)}, service says: $_e"
+        pass "$1 is $2 (origin $3${4:+, source $4})"
+}
+
+# --- Files ----------------------------------------------------------------------------------
+
+conf_of() {
+        echo "$1/60-blacklist_fs-$2.conf"
+}
+
+# assert_mask FILE — a symlink to /dev/null (an Allow over a vendor denial).
+assert_mask() {
+        [ -L "$1" ] && [ "$(readlink "$1")" = /dev/null ] || fail "$1 is not a symlink to /dev/null: $(ls -l "$1" 2>&1)"
+        pass "$1 -> /dev/null"
+}
+
+# assert_deny_file FILE MODULE — fsgate's deny file.
+assert_deny_file() {
+        [ -f "$1" ] && [ ! -L "$1" ] || fail "$1 is not a regular file: $(ls -l "$1" 2>&1)"
+        head -n1 "$1" | grep -q '^# Written by fsgate' || fail "$1 lacks fsgate's header: $(head -n1 "$1")"
+        grep -qx "blacklist $2" "$1" || fail "$1 has no 'blacklist $2' line"
+        pass "$1 is fsgate's deny file for $2"
+}
+
+assert_absent() {
+        [ ! -e "$1" ] && [ ! -L "$1" ] || fail "$1 exists: $(ls -l "$1")"
+        pass "$1 does not exist"
+}
+
+# config_snapshot — every modprobe.d entry fsgate could touch, with link targets and contents.
+config_snapshot() {
+        for _d in /etc/modprobe.d /run/modprobe.d /usr/local/lib/modprobe.d /usr/lib/modprobe.d; do
+                [ -d "$_d" ] || { echo "no $_d"; continue; }
+                find "$_d" -mindepth 1 | LC_ALL=C sort | while read -r _f; do
+                        if [ -L "$_f" ]; then
+                                echo "L $_f -> $(readlink "$_f")"
+                        elif [ -f "$_f" ]; then
+                                echo "F $_f $(stat -c %a "$_f") $(sha256sum <"$_f" | cut -c1-16)"
+                        else
+                                echo "? $_f"
+                        fi
+                done
+        done
+}
+
+# assert_config_unchanged SNAPSHOT-FILE WHAT
+assert_config_unchanged() {
+        config_snapshot >/tmp/fsgate-snapshot.now
+        if ! cmp -s "$1" /tmp/fsgate-snapshot.now; then
+                diff "$1" /tmp/fsgate-snapshot.now
+                fail "$2: modprobe.d changed"
+        fi
+        pass "$2: modprobe.d unchanged"
+}
+
+# --- The kernel -----------------------------------------------------------------------------
+
+# is_loaded MODULE — in /proc/modules.
+is_loaded() {
+        grep -q "^$(echo "$1" | tr - _) " /proc/modules
+}
+
+loaded_modules() {
+        cut -d' ' -f1 /proc/modules | LC_ALL=C sort
+}
+
+# unload MODULE — modprobe -r (with its unused dependencies).
+unload() {
+        is_loaded "$1" || return 0
+        modprobe -r "$1" || fail "cannot unload $1: $(grep "^$1 " /proc/modules)"
+}
+
+# probe_mount TYPE [DEVICE] — one mount attempt of TYPE on the blank disk (no helpers), with
+# the resulting mount undone. Sets PROBE_RESULT to "mounted", "unknown" (mount said "unknown
+# filesystem type": no such type registered) or "error", PROBE_OUTPUT to mount's message and
+# PROBE_NEW to the modules that appeared in /proc/modules meanwhile.
+probe_mount() {
+        _dev=${2:-$FSGATE_BLANK_DISK}
+        loaded_modules >/tmp/fsgate-mods.before
+        PROBE_RESULT=error
+        if PROBE_OUTPUT=$(timeout -s KILL 60 mount -i -t "$1" "$_dev" "$PROBE_DIR" 2>&1); then
+                PROBE_RESULT=mounted
+                umount "$PROBE_DIR" || fail "cannot unmount $1 from $PROBE_DIR"
+        else
+                case $PROBE_OUTPUT in
+                *"unknown filesystem type"*) PROBE_RESULT=unknown ;;
+                esac
+        fi
+        loaded_modules >/tmp/fsgate-mods.after
+        PROBE_NEW=$(comm -13 /tmp/fsgate-mods.before /tmp/fsgate-mods.after | tr '\n' ' ')
+}
+
+# expect_blocked TYPE — a kernel autoload for TYPE is refused: mount says "unknown filesystem
+# type" and no module was loaded. The type's module must not be loaded beforehand.
+expect_blocked() {
+        _m=$(modprobe -R "fs-$1" 2>/dev/null | head -n1)
+        [ -n "$_m" ] && is_loaded "$_m" && fail "expect_blocked $1: $_m is loaded already; unload it first"
+        probe_mount "$1"
+        [ "$PROBE_RESULT" = unknown ] || fail "mount -t $1 was not refused as unknown: $PROBE_RESULT: $PROBE_OUTPUT"
+        [ -z "$PROBE_NEW" ] || fail "mount -t $1 loaded modules: $PROBE_NEW"
+        pass "mount -t $1: blocked (unknown filesystem type, nothing loaded)"
+}
+
+# expect_autoloads TYPE MODULE — a mount of TYPE makes the kernel load MODULE (the blank disk
+# then fails the mount with a superblock error, which is fine). MODULE is unloaded first.
+expect_autoloads() {
+        unload "$2"
+        probe_mount "$1"
+        is_loaded "$2" || fail "mount -t $1 did not load $2: $PROBE_RESULT: $PROBE_OUTPUT"
+        [ "$PROBE_RESULT" != unknown ] || fail "mount -t $1 loaded $2 but still says: $PROBE_OUTPUT"
+        pass "mount -t $1: $2 autoloaded (${PROBE_NEW% }; mount: $PROBE_RESULT)"
+}
+
+# --- The service's process ------------------------------------------------------------------
+
+# fsgated_pid — pid of the bus name's owner ("" if none).
+fsgated_pid() {
+        dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.GetConnectionUnixProcessID "string:$FSG_DEST" 2>/dev/null |
+                awk '{print $NF}'
+}
+
+# assert_bus_activated — org.fsgate.fsgate1 is owned by /usr/libexec/fsgated running as root,
+# started by dbus-daemon's launch helper (which leaves DBUS_STARTER_BUS_TYPE=system in its
+# environment); /init checked that nobody owned the name before the scenario started.
+assert_bus_activated() {
+        fsg_call GetFilesystem s ext4 >/dev/null || fail "the service does not answer"
+        _pid=$(fsgated_pid)
+        [ -n "$_pid" ] || fail "nobody owns $FSG_DEST"
+        assert_eq "$(readlink "/proc/$_pid/exe")" /usr/libexec/fsgated "executable owning $FSG_DEST"
+        assert_eq "$(awk '/^Uid:/ {print $3}' "/proc/$_pid/status")" 0 "fsgated's effective uid"
+        assert_eq "$(tr '\0' '\n' <"/proc/$_pid/environ" | grep '^DBUS_STARTER_BUS_TYPE=')" \
+                DBUS_STARTER_BUS_TYPE=system "fsgated's environment (set by the activation helper)"
+}
+
+# restart_polkitd — so that it reads rules files just written.
+restart_polkitd() {
+        _old=$(dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.PolicyKit1 | awk '{print $NF}')
+        kill "$_old"
+        _i=0
+        while [ -d "/proc/$_old" ]; do
+                _i=$((_i + 1))
+                [ $_i -gt 100 ] && fail "polkitd does not stop"
+                sleep 0.1
+        done
+        /usr/lib/polkit-1/polkitd --no-debug </dev/null &
+        _i=0
+        until dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.NameHasOwner string:org.freedesktop.PolicyKit1 | grep -q true; do
+                _i=$((_i + 1))
+                [ $_i -gt 200 ] && fail "polkitd did not come back"
+                sleep 0.1
+        done
+        pass "polkitd restarted"
+}

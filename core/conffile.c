@@ -59,15 +59,32 @@ FsgFileKind fsg_file_classify(const char *fullpath, const char *module) {
         return FSG_FILE_FOREIGN;
 }
 
-char *fsg_deny_file_content(const char *module) {
-        char *s;
+char *fsg_deny_file_content(const char *module, const char *types, const char *path, const char *hook) {
+        _cleanup_free_ char *routes = strdup(""), *list = strdup(types ?: "");
+        char *save = NULL, *s;
+
+        if (!routes || !list)
+                return NULL;
+        /* kmod checks the blacklist only for the modules an alias names, and a config alias
+         * wins over modules.alias: so the kernel's fs-TYPE request runs the hook (which loads
+         * nothing), while "modprobe MODULE" by name still loads the module. */
+        for (char *t = strtok_r(list, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
+                char *n;
+                if (asprintf(&n, "%salias fs-%s " FSG_BLOCKED_PREFIX "%s\n"
+                             "install " FSG_BLOCKED_PREFIX "%s %s %s %s %s\n",
+                             routes, t, t, t, hook, t, module, path) < 0)
+                        return NULL;
+                free(routes);
+                routes = n;
+        }
         if (asprintf(&s,
                      FSG_HEADER ": automatic loading of the %1$s filesystem module is denied.\n"
                      "# fsgate may replace or remove this file; undo with: fsgatectl reset %1$s\n"
                      "# An explicit \"modprobe %1$s\" by root still loads the module.\n"
                      FSG_SUSE_MODIFIABLE "\n"
-                     "blacklist %1$s\n",
-                     module) < 0)
+                     "blacklist %1$s\n"
+                     "%2$s",
+                     module, routes) < 0)
                 return NULL;
         return s;
 }

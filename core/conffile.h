@@ -19,8 +19,13 @@ typedef enum FsgFileKind {
 FsgFileKind fsg_file_classify(const char *fullpath, const char *module);
 const char *fsg_file_kind_to_string(FsgFileKind k);
 
-/* The content fsgate writes for a deny. */
-char *fsg_deny_file_content(const char *module);
+/* The content fsgate writes for a deny of module (serving the space-separated types) in
+ * the file at path: the blacklist, plus one alias per type that routes the kernel's request
+ * to hook, so a blocked autoload is reported instead of failing silently. */
+char *fsg_deny_file_content(const char *module, const char *types, const char *path, const char *hook);
+
+/* The name a type's request is routed to in a deny file. */
+#define FSG_BLOCKED_PREFIX "fsgate_blocked_"
 
 /* Durable replacement of dir/name: a temp file (hidden, so kmod skips it) in the same dir,
  * fsync, rename over, fsync the dir. A crash leaves either the old or the new file. */

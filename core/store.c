@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "config.h"
 #include "name.h"
 #include "store.h"
 #include "strv.h"
@@ -98,6 +99,10 @@ int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, Fs
         if (fsg_state_build(c, NULL, &s, e) < 0 || fsg_state_resolve(c, s, name, &x, e) < 0)
                 return -1;
         snprintf(p->module, sizeof(p->module), "%s", x->module);
+        for (char **t = x->types; t && *t; t++) {
+                size_t l = strlen(p->types);
+                snprintf(p->types + l, sizeof(p->types) - l, "%s%s", l ? " " : "", *t);
+        }
         snprintf(p->target, sizeof(p->target), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, target_dir(flags), x->module);
 
         full = fsg_path_nofollow(c, p->target);
@@ -197,7 +202,7 @@ static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
         case FSG_WRITE_MASK:
                 return fsg_atomic_symlink(dir, name, "/dev/null", e);
         case FSG_WRITE_DENY:
-                content = fsg_deny_file_content(p->module);
+                content = fsg_deny_file_content(p->module, p->types, p->target, FSGATE_BLOCKED_HOOK);
                 if (!content)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                 return fsg_atomic_write(dir, name, content, e);

@@ -40,6 +40,7 @@ typedef struct FsgPlan {
         FsgWrite write;
         FsgAction action;
         char target[256];    /* system path of the file to write */
+        char types[256];     /* the module's types, space-separated (for a deny file) */
 } FsgPlan;
 
 /* Validates a request and decides what it would write and which authorization it needs,

@@ -6,6 +6,7 @@
 #include "log.h"
 #include "manager.h"
 #include "store.h"
+#include "strv.h"
 
 int manager_new(const char *root, const char *kver, Manager **ret) {
         Manager *m = calloc(1, sizeof(Manager));
@@ -39,6 +40,7 @@ Manager *manager_free(Manager *m) {
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
         manager_cache_done(m);
+        strv_free(m->reported);
         fsg_context_free(m->ctx);
         free(m);
         return NULL;

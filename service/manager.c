@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <syslog.h>
 
+#include "blocked.h"
 #include "config.h"
 #include "log.h"
 #include "manager.h"
@@ -291,7 +292,14 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_load, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ExemptLoaded", "", "", "as", SD_BUS_PARAM(modules),
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
+        /* Root only (no UNPRIVILEGED flag): what fsgate-blocked posts. */
+        SD_BUS_METHOD_WITH_NAMES("ReportBlocked", "ss", SD_BUS_PARAM(type) SD_BUS_PARAM(module), "", "",
+                                 method_report_blocked, 0),
+        SD_BUS_METHOD_WITH_NAMES("ReportDevice", "ss", SD_BUS_PARAM(device) SD_BUS_PARAM(type), "", "",
+                                 method_report_device, 0),
         SD_BUS_SIGNAL_WITH_NAMES("FilesystemChanged", "sss",
                                  SD_BUS_PARAM(module) SD_BUS_PARAM(state) SD_BUS_PARAM(origin), 0),
+        SD_BUS_SIGNAL_WITH_NAMES("Blocked", "sssa{sv}",
+                                 SD_BUS_PARAM(type) SD_BUS_PARAM(module) SD_BUS_PARAM(device) SD_BUS_PARAM(details), 0),
         SD_BUS_VTABLE_END
 };

@@ -19,6 +19,7 @@ typedef struct Manager {
         FsgState *cache;        /* see state-cache.c */
         int inotify_fd;
         uint64_t n_rebuilds;
+        char **reported;        /* "device\ttype" already signalled as Blocked */
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);

@@ -12,13 +12,25 @@ only runs in the VM suite. Names of tests and helpers that rely on the mock say 
 
 Runs as root only (fsgated must own its name; non-root callers are made with setpriv).
 Exit status 77 (meson: skipped) when not root or when a needed tool is missing.
+
+FSGATE_DAEMON_WRAPPER (a command line, split like a shell would) runs every fsgated under
+that wrapper, e.g.
+    FSGATE_DAEMON_WRAPPER="valgrind --error-exitcode=99 --leak-check=full \
+        --errors-for-leak-kinds=definite" meson test -C build --suite bus
+For valgrind, each daemon gets its own log (--log-file=...%p, added when not given; a
+given one without %p gets .%p appended) and every log is parsed when that daemon has
+exited: any memory error or definite leak fails the test, as does a SIGTERM that does not
+lead to exit status 0. Waits are then scaled by FSGATE_TIMEOUT_MULTIPLIER (default 5 with
+a wrapper, 1 without).
 """
 
 import argparse
 import json
 import os
+import glob
 import re
 import select
+import shlex
 import shutil
 import signal
 import stat
@@ -49,7 +61,12 @@ RUNTIME, LOAD_NOW, FORCE = 0x1, 0x2, 0x4
 
 NOBODY = 65534
 PYTHON = '/usr/bin/python3'   # Debian's: python3-dbus and python3-dbusmock load only here
-TIMEOUT = 20                  # seconds: the upper bound for any single wait
+# FSGATE_DAEMON_WRAPPER: see the module's docstring.
+DAEMON_WRAPPER = shlex.split(os.environ.get('FSGATE_DAEMON_WRAPPER', ''))
+# A slow daemon (valgrind: ~20-50x slower) needs longer waits; nothing here sleeps for a
+# fixed time because of it, the bounds only get wider.
+TIMEOUT_MULTIPLIER = float(os.environ.get('FSGATE_TIMEOUT_MULTIPLIER') or (5 if DAEMON_WRAPPER else 1))
+TIMEOUT = int(20 * TIMEOUT_MULTIPLIER)   # seconds: the upper bound for any single wait
 
 MODPROBE_DIRS = ('etc/modprobe.d', 'run/modprobe.d', 'usr/local/lib/modprobe.d', 'usr/lib/modprobe.d')
 PREFIX, SUFFIX = '60-blacklist_fs-', '.conf'
@@ -347,6 +364,8 @@ class Stack:
         self.daemon = None
         self.daemon_log = None
         self.daemon_args = None
+        self.daemons_started = []  # every fsgated this stack ran, for their exit checks
+        self.daemon_problems = []  # unclean exits and valgrind findings, see take_daemon_problems()
         self._conn = None
         self._conn_lock = threading.Lock()
 
@@ -430,23 +449,46 @@ class Stack:
 
     # -- fsgated --------------------------------------------------------------------------
     def start_daemon(self, root, kver=None, extra=(), wrapper=()):
+        """Starts fsgated (under wrapper, e.g. unshare, then FSGATE_DAEMON_WRAPPER) and waits
+        until it owns its name."""
         self.daemon_log = os.path.join(self.workdir, 'fsgated.log')
         args = [CONFIG.fsgated, '--root=' + root, '--idle-timeout=0']
         if kver:
             args.append('--kernel-release=' + kver)
         args += list(extra)
         self.daemon_args = (root, kver, tuple(extra), tuple(wrapper))
+        daemon_wrapper, log_pattern = self.daemon_wrapper()
         logf = open(self.daemon_log, 'a')
-        self.daemon = subprocess.Popen(list(wrapper) + args, stdout=logf, stderr=logf, env=self.env,
-                                       start_new_session=True, preexec_fn=die_with_parent)
+        self.daemon = subprocess.Popen(list(wrapper) + daemon_wrapper + args, stdout=logf, stderr=logf,
+                                       env=self.env, start_new_session=True, preexec_fn=die_with_parent)
         logf.close()
+        # The wrappers exec (unshare, sh -c 'exec', valgrind): the pid stays fsgated's.
+        self.daemon.wrapper_log = log_pattern.replace('%p', str(self.daemon.pid)) if log_pattern else None
+        self.daemons_started.append(self.daemon)
 
         def up():
             if self.daemon.poll() is not None:
-                raise RuntimeError(f'fsgated exited with {self.daemon.returncode}: {self.read(self.daemon_log)}')
+                raise RuntimeError(f'fsgated exited with {self.daemon.returncode}: {self.read(self.daemon_log)}' +
+                                   self.wrapper_log_text(self.daemon))
             return self.has_owner(BUS_NAME)
         wait_until(up, what='fsgated to own ' + BUS_NAME)
         return self.daemon
+
+    def daemon_wrapper(self):
+        """FSGATE_DAEMON_WRAPPER as argv, and for valgrind the log file pattern (with %p)."""
+        w = list(DAEMON_WRAPPER)
+        if not w or not os.path.basename(w[0]).startswith('valgrind'):
+            return w, None
+        logs = [a for a in w if a.startswith('--log-file=')]
+        if logs:
+            pattern = logs[-1][len('--log-file='):]
+            if '%p' not in pattern:
+                pattern += '.%p'
+            w = [a for a in w if not a.startswith('--log-file=')]
+        else:
+            os.makedirs(os.path.join(self.workdir, 'valgrind'), exist_ok=True)
+            pattern = os.path.join(self.workdir, 'valgrind', 'fsgated.%p.log')
+        return w[:1] + ['--log-file=' + pattern] + w[1:], pattern
 
     def restart_daemon(self):
         root, kver, extra, wrapper = self.daemon_args
@@ -458,19 +500,76 @@ class Stack:
         p = self.daemon
         os.killpg(p.pid, signal.SIGKILL)
         p.wait(TIMEOUT)
+        p.stopped_by = 'SIGKILL'
+        self.check_exited_daemon(p)
         wait_until(lambda: not self.has_owner(BUS_NAME), what='the bus to notice fsgated died')
 
     def stop_daemon(self):
-        if self.daemon is not None and self.daemon.poll() is None:
+        """SIGTERM: fsgated must exit with status 0 (and, under valgrind, after the leak check)."""
+        p = self.daemon
+        if p is not None and p.poll() is None:
+            p.stopped_by = 'SIGTERM'
             try:
-                os.killpg(self.daemon.pid, signal.SIGTERM)
-                self.daemon.wait(5)
+                os.killpg(p.pid, signal.SIGTERM)
+                p.wait(TIMEOUT if DAEMON_WRAPPER else 5)
             except subprocess.TimeoutExpired:
-                os.killpg(self.daemon.pid, signal.SIGKILL)
-                self.daemon.wait(5)
+                self.daemon_problems.append(f'fsgated (pid {p.pid}) did not exit on SIGTERM: killed')
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait(5)
+                p.stopped_by = 'SIGKILL'
             except ProcessLookupError:
                 pass
+        if p is not None:
+            self.check_exited_daemon(p)
         self.daemon = None
+
+    # Headings of valgrind's error records (memcheck), for logs cut short by SIGKILL.
+    VALGRIND_ERROR_RE = re.compile(
+        r'^==\d+== (Invalid (read|write|free)|Mismatched free|Conditional jump|Use of uninitialised|'
+        r'Syscall param|Source and destination overlap|Argument .* of function|Process terminating|'
+        r'.* bytes in .* blocks are definitely lost)', re.M)
+
+    def check_exited_daemon(self, p):
+        """Once per exited fsgated: its exit status after SIGTERM, and its valgrind log."""
+        if p.poll() is None or getattr(p, 'checked', False):
+            return
+        p.checked = True
+        how = getattr(p, 'stopped_by', None)
+        if how == 'SIGTERM' and p.returncode != 0:
+            self.daemon_problems.append(f'fsgated (pid {p.pid}) exited with {p.returncode} after SIGTERM, not 0' +
+                                        self.wrapper_log_text(p))
+        if not getattr(p, 'wrapper_log', None):
+            return
+        text = self.wrapper_log_text(p, raw=True)
+        problems = []
+        m = re.search(r'ERROR SUMMARY: (\d+) errors', text)
+        if m and int(m.group(1)) > 0:
+            problems.append(f'valgrind: {m.group(1)} errors')
+        m = re.search(r'definitely lost: ([\d,]+) bytes', text)
+        if m and int(m.group(1).replace(',', '')) > 0:
+            problems.append(f'valgrind: {m.group(1)} bytes definitely lost')
+        if not problems and self.VALGRIND_ERROR_RE.search(text):
+            problems.append('valgrind reported errors' + (' (log cut short by SIGKILL)' if how == 'SIGKILL' else ''))
+        if not m and how == 'SIGTERM' and 'ERROR SUMMARY' not in text:
+            problems.append('valgrind printed no summary after SIGTERM (no clean exit?)')
+        if problems:
+            self.daemon_problems.append(f'fsgated (pid {p.pid}, {how or "exited"}): ' + '; '.join(problems) +
+                                        f'\n--- {p.wrapper_log} ---\n{text[-20000:]}')
+
+    def wrapper_log_text(self, p, raw=False):
+        path = getattr(p, 'wrapper_log', None)
+        if not path:
+            return ''
+        text = self.read(path)
+        return text if raw else f'\n--- {path} ---\n{text[-20000:]}'
+
+    def take_daemon_problems(self):
+        """Problems found in daemons that exited since the last call (and are now reaped)."""
+        for p in self.daemons_started:
+            if p is not self.daemon and p.poll() is not None:
+                self.check_exited_daemon(p)
+        out, self.daemon_problems = self.daemon_problems, []
+        return out
 
     SANITIZER_MARKERS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:',
                          'UndefinedBehaviorSanitizer')
@@ -723,11 +822,17 @@ class BusTestCase(unittest.TestCase):
         if reports:
             raise AssertionError('sanitizer reports from fsgated:\n' + '\n'.join(reports) +
                                  '\n' + cls.stack.daemon_output()[-20000:])
+        problems = cls.stack.take_daemon_problems()
+        if problems:
+            raise AssertionError('fsgated exits (FSGATE_DAEMON_WRAPPER, SIGTERM):\n' + '\n'.join(problems))
 
     def tearDown(self):
         reports = self.stack.sanitizer_reports(self.stack.daemon_output()[self._log_mark:])
         if reports:
             self.fail('sanitizer reports from fsgated during this test:\n' + '\n'.join(reports))
+        problems = self.stack.take_daemon_problems()
+        if problems:
+            self.fail('fsgated exits during this test (FSGATE_DAEMON_WRAPPER, SIGTERM):\n' + '\n'.join(problems))
         if hasattr(self, '_outcome'):
             # On failure, show what the daemon said during this test.
             result = getattr(self._outcome, 'result', None)

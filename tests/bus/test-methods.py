@@ -582,7 +582,9 @@ class ManagerTest(BusTestCase):
         # The contract's names, so the XML itself cannot drift from the issue either.
         self.assertEqual(sorted(k for k in want if k.startswith('method ')),
                          sorted('method ' + m for m in ('ListFilesystems', 'GetFilesystem', 'Allow', 'Deny',
-                                                        'Reset', 'Load', 'ExemptLoaded')))
+                                                        'Reset', 'Load', 'ExemptLoaded',
+                                                        'ReportBlocked', 'ReportDevice')))
+        self.assertEqual([a[1] for a in want['signal Blocked'][0]], ['s', 's', 's', 'a{sv}'])
         self.assertEqual(want['method GetFilesystem'][0][1][1], '(sassssbbbb)')
         self.assertEqual(want['method ListFilesystems'][0][0][1], 'a(sassssbbbb)')
         self.assertEqual([a[1] for a in want['signal FilesystemChanged'][0]], ['s', 's', 's'])

@@ -12,7 +12,7 @@ static char *path_in(const char *root, const char *rel) {
 }
 
 TEST(test_classify) {
-        char *root = scratch_root_new(false), *p, *deny = fsg_deny_file_content("hfs");
+        char *root = scratch_root_new(false), *p, *deny = fsg_deny_file_content("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/usr/libexec/fsgate-blocked");
         const char *rel = "etc/modprobe.d/60-blacklist_fs-hfs.conf";
 
         p = path_in(root, rel);
@@ -37,10 +37,18 @@ TEST(test_classify) {
 }
 
 TEST(test_deny_content) {
-        char *s = fsg_deny_file_content("freevxfs");
+        char *s = fsg_deny_file_content("freevxfs", "vxfs", "/etc/modprobe.d/60-blacklist_fs-freevxfs.conf", "/h");
         ASSERT(strncmp(s, FSG_HEADER, strlen(FSG_HEADER)) == 0);
         ASSERT(strstr(s, "\nblacklist freevxfs\n"));
         ASSERT(strstr(s, "fsgatectl reset freevxfs"));
+        ASSERT(strstr(s, "\nalias fs-vxfs fsgate_blocked_vxfs\n"));
+        ASSERT(strstr(s, "\ninstall fsgate_blocked_vxfs /h vxfs freevxfs /etc/modprobe.d/60-blacklist_fs-freevxfs.conf\n"));
+        free(s);
+        s = fsg_deny_file_content("ext4", "ext2 ext3 ext4", "/run/x.conf", "/h");
+        ASSERT(strstr(s, "alias fs-ext2 fsgate_blocked_ext2\n") && strstr(s, "alias fs-ext4 fsgate_blocked_ext4\n"));
+        free(s);
+        s = fsg_deny_file_content("exofs", "", "/run/x.conf", "/h"); /* not in this kernel: no types */
+        ASSERT(strstr(s, "\nblacklist exofs\n") && !strstr(s, "alias"));
         free(s);
 }
 

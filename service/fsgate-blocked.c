@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The hook a deny routes the kernel's request to. It runs synchronously inside the kernel's
+ * module request (as modprobe's install command, uid 0), so it must be quick and must never
+ * wait for the service: it writes one kernel log line, posts a message to fsgated without
+ * asking for a reply, and exits 0 — the mount then fails with "unknown filesystem type".
+ *
+ *   fsgate-blocked TYPE MODULE SOURCE     from the install line of a deny file
+ *   fsgate-blocked --device DEVNODE       from the udev rule; the type is udev's ID_FS_TYPE
+ */
+#include <fcntl.h>
+#include <signal.h>
+#include <systemd/sd-bus.h>
+
+#include "macro.h"
+#include "name.h"
+#include "state.h"
+#include "utf8.h"
+
+static void kmsg(const char *type, const char *module, const char *source) {
+        char line[512];
+        int fd, n;
+
+        /* <4> = warning: visible in dmesg and the journal, and not alarming. */
+        n = snprintf(line, sizeof(line),
+                     "<4>fsgate: blocked autoload of filesystem %s (module %s, denied by %s); allow with: fsgatectl allow %s\n",
+                     type, module, source, module);
+        fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return;
+        if (n > 0)
+                (void) !write(fd, line, (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
+        close(fd);
+}
+
+/* Fire and forget: no reply is expected, and the bus may start fsgated for it. */
+static void post(const char *method, const char *a, const char *b) {
+        sd_bus *bus = NULL;
+        sd_bus_message *m = NULL;
+
+        if (sd_bus_open_system(&bus) < 0)
+                return;
+        if (sd_bus_message_new_method_call(bus, &m, "org.fsgate.fsgate1", "/org/fsgate/fsgate1",
+                                           "org.fsgate.fsgate1.Manager", method) >= 0 &&
+            sd_bus_message_append(m, "ss", a, b) >= 0 && sd_bus_message_set_expect_reply(m, 0) >= 0)
+                (void) sd_bus_send(bus, m, NULL);
+        sd_bus_message_unref(m);
+        sd_bus_flush_close_unref(bus);
+}
+
+/* A new block device: report it only if its filesystem type may not autoload, so that
+ * ordinary disks do not start the service at every boot. */
+static int device_mode(const char *devnode) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        const char *type = getenv("ID_FS_TYPE");
+        const FsgEntry *x;
+
+        if (!type || !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0)
+                return 0;
+        if (fsg_context_new(NULL, NULL, &c, NULL) < 0 || fsg_state_build(c, NULL, &s, NULL) < 0)
+                return 0;
+        x = fsg_state_find(s, type);
+        if (x && x->denied && !x->builtin)
+                post("ReportDevice", devnode, type);
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        /* Never hold up the kernel (or udev) for long, whatever the bus does. */
+        signal(SIGALRM, SIG_DFL);
+        alarm(3);
+
+        if (argc == 3 && streq(argv[1], "--device"))
+                return device_mode(argv[2]);
+        if (argc != 4 || !fsg_name_is_valid(argv[1]) || !fsg_name_is_valid(argv[2])) {
+                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE\n");
+                return 0; /* still a block: modprobe must not load anything either way */
+        }
+        kmsg(argv[1], argv[2], argv[3]);
+        post("ReportBlocked", argv[1], argv[2]);
+        return 0;
+}

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Issue 3, scenario 3: real polkitd with fsgate's .policy and no session (so every change
+# needs an administrator's password, which nobody can give here).
+#   - alice (unprivileged) can list and get; Allow, Deny, Reset, Load, ExemptLoaded are
+#     refused: InteractiveAuthorizationRequired without the interactive flag, AccessDenied
+#     with it (no agent to ask); nothing on disk changes and nothing gets loaded.
+#   - with a rules file giving group fsadmin org.fsgate.fsgate1.allow for module hfsplus only
+#     (action.lookup("module")), bob (in fsadmin) can allow hfsplus and nothing else; alice
+#     still cannot.
+# vm-boots: 1
+
+set -eu
+. "$FSGATE_VM_LIB"
+
+E=/etc/modprobe.d
+IAR=org.freedesktop.DBus.Error.InteractiveAuthorizationRequired
+DENIED=org.freedesktop.DBus.Error.AccessDenied
+
+step "users"
+assert_eq "$(as_user alice id -un)" alice "alice"
+assert_eq "$(as_user bob id -Gn)" "bob fsadmin" "bob's groups"
+assert_bus_activated
+
+step "3: alice may read"
+n=$(fs_list --as alice | wc -l)
+[ "$n" -gt 40 ] || fail "ListFilesystems as alice gave $n entries"
+pass "ListFilesystems as alice: $n entries"
+fs_list --as alice | grep -q '^hfs denied vendor ' || fail "ListFilesystems as alice: hfs not denied by vendor"
+_r=$(as_user alice busctl call "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" GetFilesystem s vxfs) ||
+        fail "GetFilesystem as alice failed"
+assert_contains "$_r" '"freevxfs"' "GetFilesystem vxfs as alice"
+_r=$(as_user alice busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" KernelRelease) ||
+        fail "KernelRelease as alice failed"
+assert_eq "$_r" "s \"$(uname -r)\"" "KernelRelease as alice"
+
+step "3: alice may change nothing"
+config_snapshot >/tmp/config.before
+# Each call, without and with allow-interactive-authorization.
+refused() {
+        expect_error $IAR --as alice "$@"
+        expect_error $DENIED --as alice --interactive "$@"
+}
+refused Allow string:hfs uint64:0
+refused Allow string:hfs uint64:1
+refused Allow string:hfsplus uint64:0
+refused Allow string:hfs uint64:2
+refused Deny string:udf uint64:0
+refused Deny string:udf uint64:1
+refused Load string:hfs
+refused Load string:udf
+fsg_call_ok Allow st ufs 0 # root: never asks polkit; gives alice something to reset
+config_snapshot >/tmp/config.before
+refused Reset string:ufs uint64:0
+fsg_call_ok Load s minix # loaded and denied: ExemptLoaded has work to do
+config_snapshot >/tmp/config.before
+refused ExemptLoaded
+assert_config_unchanged /tmp/config.before "after alice's refused calls"
+for m in hfs hfsplus udf; do
+        is_loaded $m && fail "$m got loaded"
+done
+pass "hfs, hfsplus, udf not loaded"
+expect_state hfs denied vendor
+expect_state udf allowed default
+expect_state minix denied vendor
+unload minix
+assert_status 4 "fsgatectl --no-ask-password allow hfs as alice" \
+        as_user alice fsgatectl --no-ask-password allow hfs
+assert_status 4 "fsgatectl --no-ask-password load hfs as alice" \
+        as_user alice fsgatectl --no-ask-password load hfs
+assert_config_unchanged /tmp/config.before "after alice's fsgatectl"
+
+step "3: a polkit rule lets group fsadmin allow hfsplus, and only that"
+cat >/etc/polkit-1/rules.d/50-fsgate-vm.rules <<'EOF'
+// Members of fsadmin may allow the hfsplus filesystem; nothing else.
+polkit.addRule(function(action, subject) {
+        if (action.id == "org.fsgate.fsgate1.allow" &&
+            action.lookup("module") == "hfsplus" &&
+            subject.isInGroup("fsadmin")) {
+                return polkit.Result.YES;
+        }
+});
+EOF
+restart_polkitd
+config_snapshot >/tmp/config.before
+refused Allow string:hfsplus uint64:0 # alice is not in fsadmin
+expect_error $IAR --as bob Allow string:hfs uint64:0
+expect_error $DENIED --as bob --interactive Allow string:hfs uint64:0
+expect_error $IAR --as bob Allow string:vxfs uint64:0
+expect_error $IAR --as bob Deny string:udf uint64:0
+expect_error $IAR --as bob Load string:hfsplus
+expect_error $IAR --as bob Allow string:hfsplus uint64:2 # LOAD_NOW also needs load
+assert_config_unchanged /tmp/config.before "after refused calls by bob"
+is_loaded hfsplus && fail "hfsplus got loaded"
+expect_success --as bob Allow string:hfsplus uint64:0
+assert_mask "$(conf_of $E hfsplus)"
+expect_state hfsplus allowed admin "$(conf_of $E hfsplus)"
+expect_autoloads hfsplus hfsplus
+unload hfsplus
+# Now allowed: bob may not take it back (deny, or reset to the vendor's denial).
+expect_error $IAR --as bob Deny string:hfsplus uint64:0
+expect_error $IAR --as bob Reset string:hfsplus uint64:0
+expect_state hfsplus allowed admin
+# A runtime allow is the same action with the same detail.
+expect_success --as bob Allow string:hfsplus uint64:0 # nothing to change: no question asked
+fsg_call_ok Reset st hfsplus 0
+expect_success --as bob Allow string:hfsplus uint64:1
+assert_mask "$(conf_of /run/modprobe.d hfsplus)"
+expect_state hfsplus allowed runtime "$(conf_of /run/modprobe.d hfsplus)"
+assert_status 0 "fsgatectl --no-ask-password allow hfsplus as bob (already allowed)" \
+        as_user bob fsgatectl --no-ask-password allow hfsplus
+assert_status 4 "fsgatectl --no-ask-password allow hfs as bob" \
+        as_user bob fsgatectl --no-ask-password allow hfs
+expect_state hfs denied vendor

@@ -571,6 +571,17 @@ class Stack:
         out, self.daemon_problems = self.daemon_problems, []
         return out
 
+    def daemon_memory(self):
+        """{'VmRSS': KiB, 'VmHWM': KiB, ...} of the running fsgated, from /proc/PID/status
+        (under FSGATE_DAEMON_WRAPPER, that of the wrapper: valgrind's, not meaningful)."""
+        out = {}
+        with open(f'/proc/{self.daemon.pid}/status') as f:
+            for line in f:
+                k, _, v = line.partition(':')
+                if k.startswith('Vm') or k.startswith('Rss'):
+                    out[k] = int(v.split()[0])
+        return out
+
     SANITIZER_MARKERS = ('ERROR: AddressSanitizer', 'ERROR: LeakSanitizer', 'runtime error:',
                          'UndefinedBehaviorSanitizer')
 
@@ -907,6 +918,7 @@ def main():
     ap.add_argument('--fsgatectl', default=os.environ.get('FSGATECTL'))
     ap.add_argument('--source-root', default=os.environ.get('FSGATE_SOURCE_ROOT'))
     ap.add_argument('--build-root', default=os.environ.get('FSGATE_BUILD_ROOT'))
+    ap.add_argument('--hook', default=None)  # fsgate-blocked; named so that meson builds it first
     opts, rest = ap.parse_known_args()
     CONFIG.source_root = os.path.abspath(opts.source_root or os.path.join(here, '..', '..'))
     CONFIG.build_root = os.path.abspath(opts.build_root or os.path.join(CONFIG.source_root, 'build'))

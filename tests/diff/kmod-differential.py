@@ -388,11 +388,20 @@ def wipe(root):
         f.write(DEFAULT_CMDLINE + '\n')
 
 
+BASE_DIR = None   # --base-dir: files laid under every configuration (e.g. fsgate's vendor files)
+
+
 def write_config(root, c):
     wipe(root)
+    if BASE_DIR:
+        for name in sorted(os.listdir(BASE_DIR)):
+            if name.endswith('.conf'):
+                shutil.copyfile(os.path.join(BASE_DIR, name), os.path.join(root, 'usr/lib/modprobe.d', name))
     for relpath, kind, data in c.files:
         path = os.path.join(root, relpath)
         os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.lexists(path):
+            os.unlink(path)     # a generated file replaces a --base-dir file of the same name
         if kind == 'devnull':
             os.symlink('/dev/null', path)
         elif kind == 'symlink':
@@ -512,7 +521,10 @@ def main():
                     help='also flip one fsgate state per configuration and verify it is caught')
     ap.add_argument('--show', action='store_true', help='print every configuration')
     ap.add_argument('--keep', action='store_true', help='keep the scratch root (path is printed)')
+    ap.add_argument('--base-dir', help='copy the *.conf files of this directory into usr/lib/modprobe.d first')
     a = ap.parse_args()
+    global BASE_DIR
+    BASE_DIR = a.base_dir
 
     if a.list_features:
         for f, d in FEATURES.items():

@@ -91,7 +91,7 @@ void ctl_print_table(const FsgState *s) {
         printf("\n%zu filesystem modules listed.\n", s->n);
 }
 
-void ctl_print_status(const FsgEntry *x) {
+void ctl_print_status(const CtlOptions *o, const FsgEntry *x) {
         char types[256];
         types_joined(x, types, sizeof(types));
         printf("      Module: %s\n", x->module);
@@ -103,6 +103,14 @@ void ctl_print_status(const FsgEntry *x) {
         printf("   Available: %s\n", x->available ? "yes" : x->builtin ? "built in" : "no module file for this kernel");
         printf("      Loaded: %s\n", x->loaded ? "yes" : "no");
         printf("     Mounted: %s\n", x->mounted ? "yes" : "no");
+        if (x->denied && !x->builtin) {
+                size_t n = 0, reported = 0;
+                for (char **t = x->types; t && *t; t++, n++)
+                        reported += ctl_block_is_reported(o, x, *t);
+                printf("     Blocked: %s\n", n > 0 && reported == n ? "reported (kernel log, journal, Blocked signal)" :
+                                             reported > 0 ? "reported for some of its types only" :
+                                             "not reported: decided by a plain blacklist or the kernel command line");
+        }
         if (x->denied && !x->builtin)
                 printf("\nTo allow it: fsgatectl allow %s   (once, this boot only: fsgatectl load %s)\n",
                        x->module, x->module);

@@ -26,5 +26,10 @@ extern const CtlBackend ctl_backend_offline;
 
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
-void ctl_print_status(const FsgEntry *x);
+void ctl_print_status(const CtlOptions *o, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
+
+/* `fsgatectl why DEVICE|TYPE`. Returns the exit status. */
+int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);
+/* Whether a blocked autoload of type is reported (the deciding file routes it to the hook). */
+bool ctl_block_is_reported(const CtlOptions *o, const FsgEntry *x, const char *type);

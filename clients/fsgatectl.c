@@ -11,6 +11,7 @@ static void help(void) {
                "Commands:\n"
                "  list               List every filesystem module and whether it may autoload\n"
                "  status NAME        Show one module (NAME may be a filesystem type, e.g. vxfs)\n"
+               "  why DEVICE|TYPE    Can this device or filesystem type be mounted here, and if not, why\n"
                "  allow NAME         Let the kernel load it on demand\n"
                "  deny NAME          Stop the kernel from loading it on demand\n"
                "  reset NAME         Drop fsgate's override, back to the vendor default\n"
@@ -99,7 +100,7 @@ int main(int argc, char *argv[]) {
                 if (o.json)
                         ctl_print_json(s, name != NULL);
                 else if (name)
-                        ctl_print_status(&s->entries[0]);
+                        ctl_print_status(&o, &s->entries[0]);
                 else
                         ctl_print_table(s);
                 return 0;
@@ -118,6 +119,8 @@ int main(int argc, char *argv[]) {
                 if (o.json)
                         printf("{\"loaded\":\"%s\"}\n", name);
                 return 0;
+        } else if (streq(verb, "why")) {
+                return ctl_why(be, &o, name);
         } else if (streq(verb, "exempt-loaded")) {
                 _cleanup_strv_free_ char **done = NULL;
                 if (be->exempt(&o, &done, &e) < 0)

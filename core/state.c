@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <libkmod.h>
 
+#include "conffile.h"
 #include "modtree.h"
 #include "name.h"
 #include "state.h"
@@ -317,6 +318,29 @@ int fsg_state_update_usage(const FsgContext *c, FsgState *s) {
                         x->mounted = x->mounted || strv_contains(mounted, *ty);
         }
         return 0;
+}
+
+bool fsg_type_block_is_reported(const FsgContext *c, const char *type) {
+        _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
+        _cleanup_(kmod_unrefp) struct kmod_ctx *k = NULL;
+        _cleanup_(kmod_list_unrefp) struct kmod_list *list = NULL;
+        _cleanup_free_ char *alias = NULL, *hook = NULL;
+        struct kmod_list *l;
+
+        if (fsg_config_load(c, NULL, &cfg, NULL) < 0 || kmod_open(c, cfg, &k) < 0)
+                return false;
+        if (asprintf(&alias, "fs-%s", type) < 0 || asprintf(&hook, FSG_BLOCKED_PREFIX "%s", type) < 0)
+                return false;
+        fsg_name_normalize(hook);
+        if (kmod_module_new_from_lookup(k, alias, &list) < 0)
+                return false;
+        kmod_list_foreach(l, list) {
+                _cleanup_(kmod_module_unrefp) struct kmod_module *m = kmod_module_get_module(l);
+                if (streq(kmod_module_get_name(m), hook) && !fsg_config_blacklists(cfg, hook) &&
+                    kmod_module_get_install_commands(m))
+                        return true;
+        }
+        return false;
 }
 
 FsgState *fsg_state_free(FsgState *s) {

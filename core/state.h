@@ -39,6 +39,10 @@ const FsgEntry *fsg_state_find(const FsgState *s, const char *name);
  * InvalidName, NotAFilesystem (a module of the tree without "fs-" aliases), NoSuchFilesystem. */
 int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e);
 
+/* Whether the kernel's request for fs-TYPE would run fsgate's reporting hook: some effective
+ * file routes the type to fsgate_blocked_TYPE, with its install line. */
+bool fsg_type_block_is_reported(const FsgContext *c, const char *type);
+
 static inline const char *fsg_entry_state_string(const FsgEntry *x) {
         return x->denied ? "denied" : "allowed";
 }

@@ -197,6 +197,31 @@ class CliOfflineTest(BusTestCase):
             self.assertEqual(self.offline(*args).returncode, 0)
         self.assertEqual(snapshot(self.image), img)
 
+    def test_why(self):
+        """fsgatectl why TYPE: what decides, whether blocks are reported, and the way out."""
+        # openSUSE's plain vendor file: denied, but a blocked mount is not reported.
+        p = self.offline('--json', 'why', 'hfs')
+        self.assertEqual(p.returncode, 0, p)
+        self.assertEqual(json.loads(p.stdout), {'device': '', 'type': 'hfs', 'module': 'hfs', 'state': 'denied',
+                                                'origin': 'vendor', 'source': '/usr/lib/modprobe.d/' + conf_name('hfs'),
+                                                'loaded': False, 'reported': False})
+        # fsgate's deny routes the type to the hook: reported.
+        self.assertEqual(self.offline('deny', 'vxfs').returncode, 0)
+        p = self.offline('why', 'vxfs')
+        self.assertEqual(p.returncode, 0, p)
+        self.assertIn('freevxfs may NOT be loaded automatically', p.stdout)
+        self.assertIn('Blocked attempts are reported', p.stdout)
+        self.assertIn('fsgatectl allow freevxfs', p.stdout)
+        # A foreign file decides: the advice is to edit it, not a command that would fail.
+        write(self.image, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')
+        p = self.offline('why', 'jfs')
+        self.assertIn('edit /etc/modprobe.d/50-cis.conf by hand', p.stdout)
+        self.assertNotIn('fsgatectl allow jfs', p.stdout)
+        p = self.offline('why', 'xfs')
+        self.assertIn('mounting xfs filesystems works', p.stdout)
+        self.assertEqual(self.offline('why', 'nosuchfs').returncode, 3)
+        self.assertEqual(self.offline('why', 'a/b').returncode, 2)
+
     def test_offline_exit_codes(self):
         write(self.image, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')
         img = snapshot(self.image)

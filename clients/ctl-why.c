@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <systemd/sd-device.h>
+
+#include "confscan.h"
+#include "conffile.h"
+#include "ctl.h"
+#include "name.h"
+
+extern char **environ;
+
+/* The filesystem type on a device: udev's answer when it has one (what the udev rule and
+ * desktop tools see), else blkid's low-level probe. */
+static char *device_fs_type(const char *devnode) {
+        sd_device *d = NULL;
+        const char *v;
+        char *type = NULL, buf[64];
+        int pipefd[2], status;
+        posix_spawn_file_actions_t fa;
+        pid_t pid;
+        ssize_t n;
+
+        if (sd_device_new_from_devname(&d, devnode) >= 0) {
+                if (sd_device_get_property_value(d, "ID_FS_TYPE", &v) >= 0 && *v)
+                        type = strdup(v);
+                sd_device_unref(d);
+                if (type)
+                        return type;
+        }
+        if (pipe2(pipefd, O_CLOEXEC) < 0)
+                return NULL;
+        char *argv[] = { (char *) "blkid", (char *) "-p", (char *) "-o", (char *) "value", (char *) "-s",
+                         (char *) "TYPE", (char *) devnode, NULL };
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+        if (posix_spawnp(&pid, "blkid", &fa, NULL, argv, environ) != 0)
+                pid = -1;
+        posix_spawn_file_actions_destroy(&fa);
+        close(pipefd[1]);
+        n = pid > 0 ? read(pipefd[0], buf, sizeof(buf) - 1) : -1;
+        close(pipefd[0]);
+        if (pid > 0)
+                (void) waitpid(pid, &status, 0);
+        if (n <= 0)
+                return NULL;
+        buf[n] = 0;
+        buf[strcspn(buf, "\n")] = 0;
+        return *buf ? strdup(buf) : NULL;
+}
+
+bool ctl_block_is_reported(const CtlOptions *o, const FsgEntry *x, const char *type) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+
+        /* Read locally: the files are world-readable, and the service reads the same ones. */
+        if (!x->denied || fsg_context_new(o->root, o->kernel_release, &c, NULL) < 0)
+                return false;
+        return fsg_type_block_is_reported(c, type);
+}
+
+/* A file fsgate may override: ours by name (60-blacklist_fs-MODULE.conf) in any directory. */
+static bool fsg_source_is_ours(const FsgEntry *x) {
+        _cleanup_free_ char *own = NULL;
+        const char *base = x->source ? strrchr(x->source, '/') : NULL;
+        return base && asprintf(&own, FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) >= 0 && streq(base + 1, own);
+}
+
+int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_free_ char *type = NULL;
+        const char *device = NULL;
+        const FsgEntry *x;
+        FsgError e = {};
+        bool reported;
+
+        if (arg[0] == '/') {
+                device = arg;
+                type = device_fs_type(device);
+                if (!type) {
+                        fprintf(stderr, "%s: no filesystem found on it (neither udev nor blkid know one)\n", device);
+                        return 3;
+                }
+        } else if (!(type = strdup(arg)))
+                return 1;
+        if (!fsg_name_is_valid(type)) {
+                fprintf(stderr, "%s: filesystem type \"%s\" is not one the kernel could have a module for\n",
+                        device ?: arg, type);
+                return 2;
+        }
+
+        if (be->get(o, type, &s, &e) < 0) {
+                if (e.code == FSG_ERR_NO_SUCH_FILESYSTEM)
+                        fprintf(stderr, "%s%s%s: this kernel has no module for filesystem type %s, so it cannot be mounted "
+                                "here (unless the kernel has it built in)\n", device ?: "", device ? " holds " : "",
+                                device ? type : type, type);
+                else
+                        fprintf(stderr, "%s\n", e.message);
+                return fsg_error_exit_status(e.code);
+        }
+        x = &s->entries[0];
+        reported = ctl_block_is_reported(o, x, type);
+
+        if (o->json) {
+                printf("{\"device\":\"%s\",\"type\":\"%s\",\"module\":\"%s\",\"state\":\"%s\",\"origin\":\"%s\","
+                       "\"source\":\"%s\",\"loaded\":%s,\"reported\":%s}\n",
+                       device ?: "", type, x->module, fsg_entry_state_string(x), fsg_origin_to_string(x->origin),
+                       x->source, x->loaded ? "true" : "false", reported ? "true" : "false");
+                return 0;
+        }
+
+        if (device)
+                printf("%s holds a %s filesystem (kernel module %s).\n", device, type, x->module);
+        if (x->builtin) {
+                printf("%s is built into the kernel: it can be mounted.\n", x->module);
+                return 0;
+        }
+        if (x->loaded)
+                printf("%s is loaded now: %s filesystems can be mounted until the next reboot.\n", x->module, type);
+        if (!x->denied) {
+                printf("%s may be loaded automatically: mounting %s filesystems works%s.\n", x->module, type,
+                       x->available ? "" : " once the module is installed");
+                return 0;
+        }
+        printf("%s may NOT be loaded automatically: mounting %s fails with \"unknown filesystem type\"%s.\n",
+               x->module, type, x->loaded ? " after the next reboot" : "");
+        if (x->origin == FSG_ORIGIN_CMDLINE)
+                printf("Decided by: modprobe.blacklist= on the kernel command line.\n"
+                       "To change it: edit the boot loader configuration; fsgate cannot.\n");
+        else
+                printf("Decided by: %s (%s)\n", x->source, fsg_origin_to_string(x->origin));
+        printf("Blocked attempts are %s.\n",
+               reported ? "reported (kernel log, journal, desktop notification)"
+                        : "not reported: the kernel's request ends at a plain blacklist (or the kernel command\n"
+                          "line), so the mount fails silently");
+        printf("\nWhat you can do:\n");
+        if (x->origin != FSG_ORIGIN_CMDLINE && !fsg_source_is_ours(x))
+                printf("  edit %1$s by hand: fsgate did not write it and will not change it\n"
+                       "  (or mask it: ln -s /dev/null /etc/modprobe.d/%2$s)\n", x->source, strrchr(x->source, '/') + 1);
+        else if (x->origin != FSG_ORIGIN_CMDLINE)
+                printf("  fsgatectl allow %s     allow it from now on\n", x->module);
+        printf("  fsgatectl load %1$s      load it for this boot only, then mount again\n"
+               "  modprobe %1$s            the same, by hand (root)\n", x->module);
+        return 0;
+}

@@ -38,6 +38,9 @@
 #define NOTIFY_BUS_PATH "/org/freedesktop/Notifications"
 #define NOTIFY_BUS_IFACE "org.freedesktop.Notifications"
 
+/* Held on the session bus: the user unit and the XDG autostart file must not both run us. */
+#define INSTANCE_BUS_NAME "org.fsgate.fsgate1.Notify"
+
 /* Only memory is at stake: a session sees a handful of devices. Beyond this, new
  * devices are logged but not shown. */
 #define ITEMS_MAX 256
@@ -171,10 +174,13 @@ static Item *item_by_id(Context *ctx, uint32_t id) {
         return NULL;
 }
 
-/* A post failed (or could not be made): keep it for the next event, once. */
+/* A post failed (or could not be made): keep it for the next event, once. May free i. */
 static void post_failed(Item *i, NoteKind kind) {
+        /* Something newer may have become pending meanwhile (a click's answer): it replaces
+         * the failed one, and inherits its attempt. */
         if (i->pending == NOTE_NONE)
                 i->pending = kind;
+        kind = i->pending;
         if (++i->attempts < POST_ATTEMPTS_MAX) {
                 log_info("Will post the %s notification for %s again at the next event", note_kind_names[kind],
                          i->key);
@@ -618,13 +624,14 @@ static int on_server_owner_changed(sd_bus_message *m, void *userdata, sd_bus_err
 }
 
 static int on_disconnected(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
-        sd_bus *bus = sd_bus_message_get_bus(m);
+        Context *ctx = userdata;
         const char *description = "a";
 
-        (void) sd_bus_get_description(bus, &description);
-        /* Reconnecting by hand would need every match again; the user unit restarts us. */
+        (void) sd_bus_get_description(sd_bus_message_get_bus(m), &description);
+        /* Reconnecting by hand would need every match again; the user unit restarts us.
+         * ctx->event, not the bus's: a closed bus is already detached from the loop. */
         log_error("Lost the connection to the %s bus; exiting", description);
-        return sd_event_exit(sd_bus_get_event(bus), EXIT_FAILURE);
+        return sd_event_exit(ctx->event, EXIT_FAILURE);
 }
 
 static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
@@ -665,6 +672,7 @@ static int add_disconnect_match(sd_bus *bus, Context *ctx) {
                                 on_disconnected, ctx);
 }
 
+/* 1: ready; 0: another instance serves this session; < 0: failed (logged). */
 static int setup(Context *ctx, const char *system_address, const char *session_address) {
         int r;
 
@@ -705,7 +713,14 @@ static int setup(Context *ctx, const char *system_address, const char *session_a
                                      on_server_owner_changed, ctx);
         if (r < 0)
                 return log_error("Failed to subscribe to the notification server's signals: %s", strerror(-r)), r;
-        return 0;
+
+        /* Last, so that the name means "ready". Not queued: a second instance just leaves. */
+        r = sd_bus_request_name(ctx->session_bus, INSTANCE_BUS_NAME, 0);
+        if (r == -EEXIST)
+                return log_info("Already running in this session (%s is taken); exiting", INSTANCE_BUS_NAME), 0;
+        if (r < 0)
+                return log_error("Failed to acquire %s: %s", INSTANCE_BUS_NAME, strerror(-r)), r;
+        return 1;
 }
 
 static void context_done(Context *ctx) {
@@ -782,9 +797,9 @@ int main(int argc, char *argv[]) {
         }
 
         r = setup(&ctx, system_address, session_address);
-        if (r < 0) {
+        if (r <= 0) {
                 context_done(&ctx);
-                return EXIT_FAILURE;
+                return r < 0 ? EXIT_FAILURE : EXIT_SUCCESS;
         }
         (void) sd_notify(0, "READY=1\nSTATUS=Watching for blocked filesystems");
         log_info("Watching for blocked filesystems");

@@ -176,12 +176,14 @@ static void put_device(FILE *f, const NotifyBlocked *b) {
                 fputc(')', f);
 }
 
-static int finish(FILE *f, char *buf, char **ret) {
+/* open_memstream() sets *buf only at fclose(): pass its address, not its value. */
+static int finish(FILE *f, char **buf, char **ret) {
         if (fclose(f) != 0) {
-                free(buf);
+                free(*buf);
+                *buf = NULL;
                 return -ENOMEM;
         }
-        *ret = buf;
+        *ret = TAKE_PTR(*buf);
         return 0;
 }
 
@@ -213,7 +215,7 @@ int notify_text_blocked(const NotifyBlocked *b, bool server_has_actions, char **
                 fputs("An administrator can allow it: Allow, or Allow once for this boot only.", f);
         else
                 fprintf(f, "An administrator can allow it with: fsgatectl allow %s", b->module);
-        r = finish(f, body, ret_body);
+        r = finish(f, &body, ret_body);
         if (r < 0)
                 return r;
         *ret_summary = TAKE_PTR(summary);
@@ -248,7 +250,7 @@ int notify_text_details(const NotifyBlocked *b, char **ret_summary, char **ret_b
         fprintf(f, "Allow once: load %s now, until the next reboot, changing no configuration.\n", b->module);
         fputs("Both ask for an administrator's password.\n", f);
         fprintf(f, "In a terminal: fsgatectl status %s; fsgatectl allow %s", b->module, b->module);
-        r = finish(f, body, ret_body);
+        r = finish(f, &body, ret_body);
         if (r < 0)
                 return r;
         *ret_summary = TAKE_PTR(summary);

@@ -5,6 +5,7 @@
  * text without a bus. Nothing here allocates anything but the returned strings. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* One Blocked signal, its strings already cleaned (see notify_clean()). type and module are

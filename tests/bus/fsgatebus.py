@@ -27,7 +27,6 @@ a wrapper, 1 without).
 import argparse
 import json
 import os
-import glob
 import re
 import select
 import shlex

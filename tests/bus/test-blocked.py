@@ -55,8 +55,9 @@ class BlockedMonitor:
 
     def wait(self, n, timeout=5):
         with self.cond:
-            self.cond.wait_for(lambda: len(self.signals) >= n and all(len(s['args']) == 3 for s in self.signals[:n]),
-                               timeout)
+            # Every Blocked carries "origin": wait for the whole message, not just its first arguments.
+            self.cond.wait_for(lambda: len(self.signals) >= n and all(len(s['args']) == 3 and 'origin' in s['details']
+                                                                      for s in self.signals[:n]), timeout)
             return [(*s['args'], dict(s['details'])) for s in self.signals]
 
     def stop(self):

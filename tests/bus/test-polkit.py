@@ -299,7 +299,8 @@ class MockPolkitTest(BusTestCase):
         out, err = waiting.communicate(timeout=fb.TIMEOUT)
         self.assertFalse(err.startswith('Error org.freedesktop.DBus.Error.NoReply'), err)
         # Then idle: it leaves, releasing the name, with status 0.
-        wait_until(lambda: st.daemon.poll() is not None, timeout=10, what='fsgated to exit when idle')
+        wait_until(lambda: st.daemon.poll() is not None, timeout=10 * fb.TIMEOUT_MULTIPLIER,
+                   what='fsgated to exit when idle')
         self.assertEqual(st.daemon.returncode, 0, st.daemon_output())
         self.assertFalse(st.has_owner(fb.BUS_NAME))
         # The pending request was answered, and granted.

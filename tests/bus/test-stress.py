@@ -180,7 +180,7 @@ class KillTest(StressBase):
                 st.start_daemon(self.root, self.kver)
                 self.check_files(self.MODULES, ref, temps_allowed=False)
                 resume()
-            wait_until(lambda: answered[0] >= self.CALLS, timeout=60, what=f'{self.CALLS} answered calls')
+            wait_until(lambda: answered[0] >= self.CALLS, timeout=60 * fb.TIMEOUT_MULTIPLIER, what=f'{self.CALLS} answered calls')
         finally:
             stop.set()
             resume()
@@ -266,7 +266,7 @@ class ConcurrencyTest(StressBase):
         for t in threads:
             t.start()
         for t in threads:
-            t.join(120)
+            t.join(120 * fb.TIMEOUT_MULTIPLIER)
         self.assertFalse(any(t.is_alive() for t in threads), 'a client hung')
         self.assertEqual(problems, [], f'seed {SEED}')
         self.assertIsNone(st.daemon.poll(), 'fsgated died')

@@ -23,7 +23,6 @@ Options (before unittest's): --duration=SEC (or FSGATE_LOAD_DURATION), --warmup=
 import argparse
 import json
 import os
-import random
 import subprocess
 import sys
 import threading
@@ -120,7 +119,9 @@ class LoadTest(BusTestCase):
             # All connected before any starts, so that the load really is concurrent.
             for kind, p in procs:
                 line = p.stdout.readline()
-                self.assertEqual(line.strip(), 'ready', f'a {kind} client did not start: {p.stderr.read()}')
+                if line.strip() != 'ready':
+                    fb.stop_process(p, timeout=2)
+                    self.fail(f'a {kind} client did not start: {line!r} {p.stderr.read()}')
             for _, p in procs:
                 p.stdin.write('go\n')
                 p.stdin.flush()

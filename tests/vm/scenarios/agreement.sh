@@ -9,8 +9,10 @@
 # /etc stays on tmpfs, so that nothing (ext4 for an /etc disk) is loaded before the checks.
 # vm-boots: 1
 # vm-etc: volatile
+# vm-timeout: 600
 
 set -eu
+# shellcheck source=../guest/lib.sh
 . "$FSGATE_VM_LIB"
 
 KDIR=/lib/modules/$(uname -r)
@@ -21,10 +23,11 @@ fs_list >/tmp/list
 info "$(wc -l </tmp/list) entries"
 awk '$1 == "alias" && $2 ~ /^fs-/ {sub(/^fs-/, "", $2); print $2, $3}' $KDIR/modules.alias | sort -u >/tmp/aliases
 n_alias=$(wc -l </tmp/aliases)
+awk 'NR == FNR {n = split($9, t, ","); for (i = 1; i <= n; i++) have[$1 " " t[i]] = 1; next}
+     !(($2 " " $1) in have)' /tmp/list /tmp/aliases >/tmp/aliases.missing
 while read -r type mod; do
-        awk -v m="$mod" -v t="$type" '$1 == m && ("," $9 ",") ~ ("," t ",") {f = 1} END {exit !f}' /tmp/list ||
-                check_failed "fs-$type -> $mod (modules.alias) is not in ListFilesystems as a type of $mod"
-done </tmp/aliases
+        check_failed "fs-$type -> $mod (modules.alias) is not in ListFilesystems as a type of $mod"
+done </tmp/aliases.missing
 pass "checked $n_alias fs-* aliases of modules.alias"
 # Built-in filesystems with an fs-* alias (Debian 6.1: debugfs, tracefs): kmod keeps these
 # aliases in modules.builtin.modinfo (and its index modules.builtin.alias.bin).
@@ -36,70 +39,77 @@ while read -r type mod; do
 done </tmp/builtin
 pass "checked $(wc -l </tmp/builtin) built-in fs-* aliases"
 
-# unload_new — take out whatever the last probe loaded (reverse order, so users go first).
+# unload_new MODULE — take out MODULE and whatever else the last probe loaded: modprobe -r
+# removes the module with its unused dependencies; rmmod what is left (newest first).
 unload_new() {
-        for _pass in 1 2 3; do
-                for _m in $(echo "$PROBE_NEW" | tr ' ' '\n' | tac); do
-                        is_loaded "$_m" && modprobe -r "$_m" 2>/dev/null || true
-                done
+        is_loaded "$1" && modprobe -r "$1" 2>/dev/null || true
+        for _m in $PROBE_NEW; do
+                is_loaded "$_m" && rmmod "$_m" 2>/dev/null || true
         done
 }
 
-# check_agreement WHAT — one mount attempt per type of every listed module; compares the
-# kernel's verdict with the reported state.
+# check_type TYPE MODULE STATE ORIGIN SOURCE BUILTIN — one mount attempt, compared with
+# the reported state.
+check_type() {
+        type=$1 mod=$2 state=$3 origin=$4 source=$5 builtin=$6
+        if [ "$builtin" = true ]; then
+                probe_mount "$type"
+                if [ "$PROBE_RESULT" = unknown ]; then
+                        check_failed "$type: built into the kernel, yet mount says: $PROBE_OUTPUT"
+                else
+                        _agree=$((_agree + 1))
+                fi
+                return 0
+        fi
+        if is_loaded "$mod" && ! modprobe -r "$mod" 2>/dev/null; then
+                info "$type ($mod): loaded and cannot be unloaded: the kernel cannot be asked"
+                _skip=$((_skip + 1))
+                return 0
+        fi
+        probe_mount "$type"
+        if is_loaded "$mod"; then
+                kernel=allowed
+        elif [ "$PROBE_RESULT" = unknown ]; then
+                kernel=denied
+        else
+                kernel="? ($PROBE_RESULT: $PROBE_OUTPUT)"
+        fi
+        unload_new "$mod"
+        if [ "$kernel" = "$state" ]; then
+                _agree=$((_agree + 1))
+                echo "    $type ($mod): $state, kernel agrees${PROBE_NEW:+ (loaded ${PROBE_NEW% })}"
+                return 0
+        fi
+        if [ "$state" = allowed ] && [ "$kernel" = denied ]; then
+                # A module that cannot initialize here (efivarfs without EFI, xenfs outside
+                # Xen) fails an explicit load just the same: nothing to compare.
+                if _why=$(modprobe --ignore-install "$mod" 2>&1); then
+                        modprobe -r "$mod" 2>/dev/null || true
+                        check_failed "$type ($mod): reported allowed ($origin $source), but mount -t $type did not load it: $PROBE_OUTPUT"
+                else
+                        info "$type ($mod): reported allowed; the module does not load here at all ($_why): not comparable"
+                        _skip=$((_skip + 1))
+                fi
+                return 0
+        fi
+        check_failed "$type ($mod): reported $state ($origin $source), kernel: $kernel"
+}
+
+# check_agreement WHAT — one mount attempt per type of every listed module.
 check_agreement() {
         _agree=0 _skip=0
         fs_list >/tmp/list.now
-        while read -r mod state origin source avail builtin loaded mounted types; do
-                if [ "$types" = - ]; then
-                        info "$mod: no filesystem type in this kernel ($state, available=$avail): nothing to mount"
+        while read -r _mod _state _origin _source _avail _builtin _loaded _mounted _types; do
+                if [ "$_types" = - ]; then
+                        info "$_mod: no filesystem type in this kernel ($_state, available=$_avail): nothing to mount"
                         _skip=$((_skip + 1))
                         continue
                 fi
-                for type in $(echo "$types" | tr , ' '); do
-                        if [ "$builtin" = true ]; then
-                                probe_mount "$type"
-                                if [ "$PROBE_RESULT" = unknown ]; then
-                                        check_failed "$type: built into the kernel, yet mount says: $PROBE_OUTPUT"
-                                else
-                                        _agree=$((_agree + 1))
-                                fi
-                                continue
-                        fi
-                        if is_loaded "$mod"; then
-                                modprobe -r "$mod" 2>/dev/null || {
-                                        info "$type ($mod): loaded and cannot be unloaded: the kernel cannot be asked"
-                                        _skip=$((_skip + 1))
-                                        continue
-                                }
-                        fi
-                        probe_mount "$type"
-                        if is_loaded "$mod"; then
-                                kernel=allowed
-                        elif [ "$PROBE_RESULT" = unknown ]; then
-                                kernel=denied
-                        else
-                                kernel="? ($PROBE_RESULT: $PROBE_OUTPUT)"
-                        fi
-                        unload_new
-                        if [ "$kernel" = "$state" ]; then
-                                _agree=$((_agree + 1))
-                                echo "    $type ($mod): $state, kernel agrees${PROBE_NEW:+ (loaded ${PROBE_NEW% })}"
-                                continue
-                        fi
-                        if [ "$state" = allowed ] && [ "$kernel" = denied ]; then
-                                # A module that cannot initialize here (efivarfs without EFI)
-                                # fails an explicit load just the same: nothing to compare.
-                                if _why=$(modprobe --ignore-install "$mod" 2>&1); then
-                                        modprobe -r "$mod" 2>/dev/null || true
-                                        check_failed "$type ($mod): reported allowed ($origin $source), but mount -t $type did not load it: $PROBE_OUTPUT"
-                                else
-                                        info "$type ($mod): reported allowed; the module does not load here at all ($_why): not comparable"
-                                        _skip=$((_skip + 1))
-                                fi
-                                continue
-                        fi
-                        check_failed "$type ($mod): reported $state ($origin $source), kernel: $kernel"
+                _rest=$_types
+                while [ -n "$_rest" ]; do
+                        _type=${_rest%%,*}
+                        case $_rest in *,*) _rest=${_rest#*,} ;; *) _rest= ;; esac
+                        check_type "$_type" "$_mod" "$_state" "$_origin" "$_source" "$_builtin"
                 done
         done </tmp/list.now
         pass "$1: $_agree types agree, $_skip not comparable"

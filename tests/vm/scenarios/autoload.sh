@@ -10,9 +10,12 @@
 #   2  type != module: vxfs is freevxfs, in the reply and in the file name.
 #   7  Deny of a loaded or mounted filesystem is InUse; with FORCE it is written and the
 #      mount stays.
+# Also: a refused mount reaches fsgate's hook through the real kernel and modprobe (Blocked
+# signal, kernel log line).
 # vm-boots: 1
 
 set -eu
+# shellcheck source=../guest/lib.sh
 . "$FSGATE_VM_LIB"
 
 E=/etc/modprobe.d
@@ -46,7 +49,29 @@ step "1: a vendor-denied type, allowed and denied again"
 fsg_call_ok Reset st hfs 0
 assert_absent "$(conf_of $E hfs)"
 expect_state hfs denied vendor
+gdbus monitor --system --dest "$FSG_DEST" >/tmp/monitor 2>&1 &
+monitor=$!
+i=0
+until grep -q 'is owned by' /tmp/monitor; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && fail "gdbus monitor did not start: $(cat /tmp/monitor)"
+        sleep 0.1
+done
+sleep 0.5
 expect_blocked hfs
+i=0
+until grep -q '\.Blocked ' /tmp/monitor; do
+        i=$((i + 1))
+        [ $i -gt 100 ] && break
+        sleep 0.1
+done
+kill $monitor
+assert_contains "$(grep '\.Blocked ' /tmp/monitor)" \
+        "Blocked ('hfs', 'hfs', '', {'source': <'/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf'>, 'origin': <'vendor'>})" \
+        "the Blocked signal of the refused mount"
+assert_contains "$(dmesg | grep 'fsgate: ')" \
+        "fsgate: blocked autoload of filesystem hfs (module hfs, denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)" \
+        "the kernel log"
 fsg_call_ok Allow st hfs 0
 assert_mask "$(conf_of $E hfs)"
 expect_state hfs allowed admin "$(conf_of $E hfs)"

@@ -11,6 +11,7 @@
 # vm-boots: 1
 
 set -eu
+# shellcheck source=../guest/lib.sh
 . "$FSGATE_VM_LIB"
 
 E=/etc/modprobe.d
@@ -141,7 +142,7 @@ suse_vendor_file hfs >"$(conf_of $IMG$V hfs)"
 suse_vendor_file udf >"$(conf_of $IMG$V udf)"
 (cd $IMG && find . -path ./lost+found -prune -o -print | LC_ALL=C sort) >/tmp/img.before
 config_snapshot >/tmp/config.before
-list_before=$(fs_list)
+fs_list >/tmp/list.before9
 
 img() {
         fsgatectl --root=$IMG "$@"
@@ -188,10 +189,8 @@ assert_status 3 "fsgatectl --root status with a module the image lacks" img stat
 
 step "9: the running system did not change"
 assert_config_unchanged /tmp/config.before "running system"
-[ "$(fs_list)" = "$list_before" ] || { fs_list | diff - /dev/stdin <<EOF
-$list_before
-EOF
-fail "the running system's list changed"; }
+fs_list >/tmp/list.after9
+diff /tmp/list.before9 /tmp/list.after9 || fail "the running system's list changed"
 pass "running system's ListFilesystems unchanged"
 expect_blocked hfs
 expect_autoloads udf udf

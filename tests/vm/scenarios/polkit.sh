@@ -12,6 +12,7 @@
 # vm-boots: 1
 
 set -eu
+# shellcheck source=../guest/lib.sh
 . "$FSGATE_VM_LIB"
 
 E=/etc/modprobe.d

@@ -8,6 +8,7 @@
 # vm-boots: 2
 
 set -eu
+# shellcheck source=../guest/lib.sh
 . "$FSGATE_VM_LIB"
 
 E=/etc/modprobe.d

@@ -1,0 +1,139 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Calls to fsgated (org.fsgate.fsgate1) through busctl, shared by the fsgate modules.
+
+busctl is part of systemd, so a managed host needs nothing else. It honours
+DBUS_SYSTEM_BUS_ADDRESS. It prints only an error's message (and "Access denied" for every
+AccessDenied), never its name. sd-bus's debug log does name every error it receives:
+    Got message type=error ... reply_cookie=2 ... error-name=NAME error-message=MESSAGE
+so busctl runs with SYSTEMD_LOG_LEVEL=debug, and a failed call is read from that line.
+"""
+
+from __future__ import absolute_import, division, print_function
+__metaclass__ = type
+
+import json
+import re
+
+BUS_NAME = 'org.fsgate.fsgate1'
+OBJECT_PATH = '/org/fsgate/fsgate1'
+INTERFACE = 'org.fsgate.fsgate1.Manager'
+
+FLAG_RUNTIME = 0x1
+FLAG_LOAD_NOW = 0x2
+FLAG_FORCE = 0x4
+
+# The fields of an entry, (sassssbbbb), in order.
+ENTRY_FIELDS = ('module', 'types', 'state', 'origin', 'source',
+                'available', 'builtin', 'loaded', 'mounted')
+
+_SENT = re.compile(r'^Sent message type=method_call .*\bmember=(\S+) cookie=(\d+) ', re.M)
+_ERROR = re.compile(r'^Got message type=error .*\breply_cookie=(\d+) .*?'
+                    r'\berror-name=(\S+) error-message=(.*)$', re.M)
+
+
+class FsgateError(Exception):
+    """A failed call: name is the D-Bus error name, or None when busctl got no reply."""
+
+    def __init__(self, call, name, message):
+        self.call = call
+        self.name = name
+        self.message = message
+        super(FsgateError, self).__init__(
+            '%s failed: %s: %s' % (call, name, message) if name else '%s failed: %s' % (call, message))
+
+
+def entry(values):
+    """An entry as busctl's JSON gives it (a list) turned into a dict."""
+    return dict(zip(ENTRY_FIELDS, values))
+
+
+def target_file(module, runtime):
+    """The file fsgate writes for a module (the openSUSE name)."""
+    return '%s/modprobe.d/60-blacklist_fs-%s.conf' % ('/run' if runtime else '/etc', module)
+
+
+def _error_from_log(member, stderr):
+    """The (name, message) of the error replying to our call of member, if sd-bus logged it."""
+    cookies = [c for m, c in _SENT.findall(stderr) if m == member]
+    found = None
+    for reply_cookie, name, message in _ERROR.findall(stderr):
+        if not cookies or reply_cookie in cookies:
+            found = (name, message.strip())
+    return found
+
+
+def _busctl_message(stderr):
+    """busctl's own complaint, without sd-bus's debug lines."""
+    lines = [l.strip() for l in stderr.splitlines() if l.strip()]
+    for line in reversed(lines):
+        if line.startswith('Call failed: '):
+            return line[len('Call failed: '):]
+        if line.startswith('Failed to '):
+            return line
+    return lines[-1] if lines else 'busctl failed without a message'
+
+
+def _label(method, args):
+    """How a call is named in messages and results: Allow(hfs, 0x1)."""
+    return '%s(%s)' % (method, ', '.join('0x%x' % a if isinstance(a, int) else a for a in args))
+
+
+class Fsgate(object):
+    """The service as seen from one module run. changes lists the changing calls made."""
+
+    def __init__(self, module):
+        self.module = module
+        self.busctl = module.get_bin_path('busctl')
+        if not self.busctl:
+            module.fail_json(msg='busctl (from systemd) is not installed on this host; '
+                                 'fsgate talks to fsgated over D-Bus through it')
+        self.changes = []
+
+    def _run(self, member, label, argv):
+        cmd = [self.busctl, '--system', '--json=short', '--allow-interactive-authorization=no', '--'] + argv
+        rc, out, err = self.module.run_command(
+            cmd, environ_update={'SYSTEMD_LOG_LEVEL': 'debug', 'SYSTEMD_LOG_COLOR': '0', 'LC_ALL': 'C'})
+        if rc != 0:
+            found = _error_from_log(member, err)
+            if found:
+                raise FsgateError(label, found[0], found[1])
+            raise FsgateError(label, None, _busctl_message(err))
+        return out
+
+    def call(self, method, signature='', *args):
+        """Calls a Manager method; returns the reply's data list (empty for no reply)."""
+        argv = ['call', BUS_NAME, OBJECT_PATH, INTERFACE, method]
+        if signature:
+            argv += [signature] + ['%s' % a for a in args]
+        label = _label(method, args)
+        out = self._run(method, label, argv).strip()
+        if not out:
+            return []
+        try:
+            return json.loads(out)['data']
+        except (ValueError, KeyError, TypeError):
+            raise FsgateError(label, None, 'unexpected output from busctl: %r' % out[:200])
+
+    def change(self, method, name, flags):
+        """A call that may change the configuration (Allow, Deny, Reset): recorded in changes."""
+        self.changes.append(_label(method, (name, flags)))
+        return self.call(method, 'st', name, flags)
+
+    def get(self, name):
+        return entry(self.call('GetFilesystem', 's', name)[0])
+
+    def list(self):
+        return [entry(v) for v in self.call('ListFilesystems')[0]]
+
+    def get_property(self, prop):
+        argv = ['get-property', BUS_NAME, OBJECT_PATH, INTERFACE, prop]
+        label = 'property %s' % prop
+        try:
+            return json.loads(self._run('Get', label, argv))['data']
+        except (ValueError, KeyError, TypeError):
+            raise FsgateError(label, None, 'unexpected output from busctl')
+
+    def fail(self, error, **result):
+        """Ends the module run with a failure naming the D-Bus error."""
+        self.module.fail_json(msg='fsgate: %s' % error, dbus_error=error.name or '',
+                              dbus_message=error.message, **result)

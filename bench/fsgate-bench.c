@@ -1,0 +1,947 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fsgate-bench: the measuring half of bench/run-bench. An sd-bus client that talks to a
+ * running fsgated on $DBUS_SYSTEM_BUS_ADDRESS (or the system bus), plus two process timers
+ * (cold start of the daemon, wall time of any command), so that every figure of the report
+ * comes from the same clock and the same fork/exec path.
+ *
+ * Every command prints exactly one JSON object on one line on stdout; diagnostics go to
+ * stderr. See --help.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <systemd/sd-bus.h>
+
+#include "macro.h"
+
+#define BUS_NAME  "org.fsgate.fsgate1"
+#define BUS_PATH  "/org/fsgate/fsgate1"
+#define BUS_IFACE "org.fsgate.fsgate1.Manager"
+
+#define CALL_TIMEOUT_USEC (10 * 1000000ULL)
+#define WAIT_NAME_USEC    (10 * 1000000ULL)
+#define MAX_CLIENTS       256
+#define MAX_ROUNDS        20
+#define WARMUP_CALLS      20
+
+typedef enum Method {
+        METHOD_PING,
+        METHOD_LIST,
+        METHOD_GET,
+        METHOD_MIX,     /* List and Get, alternating: what the service itself works for */
+        _METHOD_MAX,
+} Method;
+
+static const char * const method_names[_METHOD_MAX] = {
+        [METHOD_PING] = "ping",
+        [METHOD_LIST] = "list",
+        [METHOD_GET]  = "get",
+        [METHOD_MIX]  = "mix",
+};
+
+typedef struct Options {
+        unsigned clients;
+        uint64_t calls;         /* per method, all clients and rounds together */
+        double seconds;         /* per method, all rounds together: a bound, not a target */
+        unsigned rounds;
+        unsigned reps;
+        bool methods[_METHOD_MAX];
+        const char *get_name;
+        const char *chroot_dir;
+        const char *touch_file;
+        const char *child_log;
+        pid_t service_pid;      /* for CPU time per call; 0: not measured */
+        pid_t bus_pid;
+} Options;
+
+static void bus_unrefp(sd_bus **b) {
+        sd_bus_flush_close_unref(*b);
+}
+static void message_unrefp(sd_bus_message **m) {
+        sd_bus_message_unref(*m);
+}
+static void slot_unrefp(sd_bus_slot **s) {
+        sd_bus_slot_unref(*s);
+}
+
+_printf_(1, 2)
+static int fail(const char *fmt, ...) {
+        va_list ap;
+
+        fputs("fsgate-bench: error: ", stderr);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+        return -1;
+}
+
+static uint64_t now_ns(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
+/* ---- Samples ------------------------------------------------------------------------- */
+
+typedef struct Samples {
+        uint64_t *ns;
+        size_t n, cap;
+} Samples;
+
+static void samples_done(Samples *s) {
+        free(s->ns);
+        *s = (Samples) {};
+}
+
+static int samples_add(Samples *s, uint64_t v) {
+        if (s->n == s->cap) {
+                size_t cap = s->cap ? s->cap * 2 : 1024;
+                uint64_t *t = realloc(s->ns, cap * sizeof(uint64_t));
+                if (!t)
+                        return -ENOMEM;
+                s->ns = t;
+                s->cap = cap;
+        }
+        s->ns[s->n++] = v;
+        return 0;
+}
+
+static int samples_merge(Samples *into, const Samples *from) {
+        for (size_t i = 0; i < from->n; i++)
+                if (samples_add(into, from->ns[i]) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+        uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+        return x < y ? -1 : x > y;
+}
+
+static void samples_sort(Samples *s) {
+        if (s->n > 0)
+                qsort(s->ns, s->n, sizeof(uint64_t), cmp_u64);
+}
+
+/* Nearest rank on sorted samples: the smallest value with at least p% of samples at or below. */
+static double samples_pct(const Samples *s, double p) {
+        size_t rank;
+
+        if (s->n == 0)
+                return 0;
+        rank = (size_t) ((p / 100.0) * (double) s->n + 0.999999);
+        if (rank < 1)
+                rank = 1;
+        if (rank > s->n)
+                rank = s->n;
+        return (double) s->ns[rank - 1];
+}
+
+static double samples_mean(const Samples *s) {
+        double sum = 0;
+
+        for (size_t i = 0; i < s->n; i++)
+                sum += (double) s->ns[i];
+        return s->n ? sum / (double) s->n : 0;
+}
+
+/* ---- CPU time ----------------------------------------------------------------------- */
+
+/* Time on CPU of a (single-threaded) process, from the scheduler's own accounting, in ns;
+ * UINT64_MAX if unknown. fsgated and dbus-daemon each run one thread. */
+static uint64_t cpu_ns_of(pid_t pid) {
+        _cleanup_fclose_ FILE *f = NULL;
+        char path[64];
+        unsigned long long v;
+
+        if (pid <= 0)
+                return UINT64_MAX;
+        snprintf(path, sizeof(path), "/proc/%d/schedstat", (int) pid);
+        f = fopen(path, "re");
+        if (!f || fscanf(f, "%llu", &v) != 1)
+                return UINT64_MAX;
+        return v;
+}
+
+static uint64_t cpu_ns_self(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+        return (uint64_t) ts.tv_sec * 1000000000ULL + (uint64_t) ts.tv_nsec;
+}
+
+typedef struct CpuSnap {
+        uint64_t service, bus, client;
+} CpuSnap;
+
+static CpuSnap cpu_snap(const Options *o) {
+        return (CpuSnap) { cpu_ns_of(o->service_pid), cpu_ns_of(o->bus_pid), cpu_ns_self() };
+}
+
+static uint64_t cpu_delta(uint64_t a, uint64_t b) {
+        return a == UINT64_MAX || b == UINT64_MAX || b < a ? UINT64_MAX : b - a;
+}
+
+/* ---- Calls --------------------------------------------------------------------------- */
+
+static int open_bus(sd_bus **ret) {
+        int r = sd_bus_open_system(ret);
+        if (r < 0)
+                return fail("cannot connect to the bus (DBUS_SYSTEM_BUS_ADDRESS=%s): %s",
+                            getenv("DBUS_SYSTEM_BUS_ADDRESS") ?: "unset", strerror(-r));
+        return 0;
+}
+
+/* One call, the way any client makes it: build, send, wait for the reply. On failure the
+ * D-Bus error name (or errno text) is copied into errbuf. */
+static int do_call(sd_bus *bus, Method method, const char *get_name, sd_bus_message **ret_reply,
+                   char *errbuf, size_t errlen) {
+        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int r;
+
+        switch (method) {
+        case METHOD_PING:
+                r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, "org.freedesktop.DBus.Peer", "Ping");
+                break;
+        case METHOD_LIST:
+                r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, BUS_IFACE, "ListFilesystems");
+                break;
+        case METHOD_GET:
+                r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, BUS_IFACE, "GetFilesystem");
+                if (r >= 0)
+                        r = sd_bus_message_append(m, "s", get_name);
+                break;
+        default:
+                r = -EINVAL;
+        }
+        if (r >= 0)
+                r = sd_bus_call(bus, m, CALL_TIMEOUT_USEC, &error, ret_reply);
+        if (r < 0 && errbuf)
+                snprintf(errbuf, errlen, "%s: %s", method_names[method],
+                         sd_bus_error_is_set(&error) ? error.name : strerror(-r));
+        sd_bus_error_free(&error);
+        return r;
+}
+
+/* Checks once, outside any timing, that the answers are what they should be. */
+static int check_reply(sd_bus *bus, Method method, const char *get_name, size_t *ret_entries) {
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        char err[256];
+        size_t n = 0;
+        int r;
+
+        if (do_call(bus, method, get_name, &reply, err, sizeof(err)) < 0)
+                return fail("%s", err);
+        if (method == METHOD_LIST) {
+                r = sd_bus_message_enter_container(reply, 'a', "(sassssbbbb)");
+                while (r > 0 && (r = sd_bus_message_skip(reply, "(sassssbbbb)")) > 0)
+                        n++;
+                if (r < 0)
+                        return fail("ListFilesystems: unexpected reply: %s", strerror(-r));
+        } else if (method == METHOD_GET) {
+                const char *module;
+                r = sd_bus_message_enter_container(reply, 'r', "sassssbbbb");
+                if (r > 0)
+                        r = sd_bus_message_read(reply, "s", &module);
+                if (r <= 0)
+                        return fail("GetFilesystem %s: unexpected reply: %s", get_name, strerror(r < 0 ? -r : EBADMSG));
+                n = 1;
+        }
+        if (ret_entries)
+                *ret_entries = n;
+        return 0;
+}
+
+typedef struct Phase {
+        const Options *o;
+        Method method;
+        uint64_t calls_per_client;
+        uint64_t deadline_ns;   /* set by the main thread after the barrier, read after it too */
+        pthread_barrier_t start, ready;
+} Phase;
+
+typedef struct Worker {
+        pthread_t thread;
+        Phase *phase;
+        unsigned index;
+        Samples samples;
+        uint64_t errors;
+        char first_error[256];
+        int setup_failed;
+} Worker;
+
+static void *worker_run(void *userdata) {
+        Worker *w = userdata;
+        Phase *p = w->phase;
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+
+        if (open_bus(&bus) < 0)
+                w->setup_failed = 1;
+        for (unsigned i = 0; !w->setup_failed && i < WARMUP_CALLS; i++) {
+                Method m = p->method == METHOD_MIX ? (i % 2 ? METHOD_GET : METHOD_LIST) : p->method;
+                _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+                if (do_call(bus, m, p->o->get_name, &reply, w->first_error, sizeof(w->first_error)) < 0)
+                        w->setup_failed = 1;
+        }
+        /* Everyone connected and warm: the main thread sets the deadline, then all start. */
+        pthread_barrier_wait(&p->ready);
+        pthread_barrier_wait(&p->start);
+        if (w->setup_failed)
+                return NULL;
+
+        for (uint64_t i = 0; i < p->calls_per_client; i++) {
+                Method m = p->method == METHOD_MIX ? ((i + w->index) % 2 ? METHOD_GET : METHOD_LIST) : p->method;
+                _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+                uint64_t t0 = now_ns(), t1;
+                int r;
+
+                r = do_call(bus, m, p->o->get_name, &reply, w->errors ? NULL : w->first_error, sizeof(w->first_error));
+                t1 = now_ns();
+                if (r < 0)
+                        w->errors++;
+                else if (samples_add(&w->samples, t1 - t0) < 0) {
+                        w->errors++;
+                        break;
+                }
+                if (t1 >= p->deadline_ns)
+                        break;
+        }
+        return NULL;
+}
+
+typedef struct PhaseResult {
+        Samples samples;
+        uint64_t errors;
+        uint64_t wall_ns;
+        CpuSnap cpu;            /* spent during the timed part, UINT64_MAX where unknown */
+        char first_error[256];
+} PhaseResult;
+
+/* N clients (threads, one connection each) make calls until each made its share or the
+ * deadline passed. Latency per call, throughput over the wall time of the whole phase. */
+static int run_phase(const Options *o, Method method, unsigned clients, uint64_t calls, double seconds, PhaseResult *res) {
+        Worker *workers = calloc(clients, sizeof(Worker));
+        Phase p = { .o = o, .method = method };
+        unsigned started = 0;
+        uint64_t t0, t1;
+        CpuSnap c0, c1;
+        int r = 0;
+
+        if (!workers)
+                return fail("out of memory");
+        p.calls_per_client = (calls + clients - 1) / clients;
+        if (p.calls_per_client == 0)
+                p.calls_per_client = 1;
+        pthread_barrier_init(&p.ready, NULL, clients + 1);
+        pthread_barrier_init(&p.start, NULL, clients + 1);
+        for (unsigned i = 0; i < clients; i++) {
+                workers[i].phase = &p;
+                workers[i].index = i;
+                r = pthread_create(&workers[i].thread, NULL, worker_run, &workers[i]);
+                if (r != 0) {
+                        /* The barriers count on every thread: give up the whole run. */
+                        fail("cannot start client thread %u: %s", i, strerror(r));
+                        exit(EXIT_FAILURE);
+                }
+                started++;
+        }
+        pthread_barrier_wait(&p.ready);
+        c0 = cpu_snap(o);
+        t0 = now_ns();
+        p.deadline_ns = t0 + (uint64_t) (seconds * 1e9);
+        pthread_barrier_wait(&p.start);
+        for (unsigned i = 0; i < started; i++)
+                pthread_join(workers[i].thread, NULL);
+        t1 = now_ns();
+        c1 = cpu_snap(o);
+
+        res->wall_ns = t1 - t0;
+        res->cpu = (CpuSnap) { cpu_delta(c0.service, c1.service), cpu_delta(c0.bus, c1.bus),
+                               cpu_delta(c0.client, c1.client) };
+        for (unsigned i = 0; i < started; i++) {
+                Worker *w = &workers[i];
+                if (w->setup_failed) {
+                        r = fail("client %u could not start: %s", i, w->first_error[0] ? w->first_error : "no connection");
+                } else if (samples_merge(&res->samples, &w->samples) < 0)
+                        r = fail("out of memory");
+                res->errors += w->errors;
+                if (!res->first_error[0] && w->first_error[0])
+                        snprintf(res->first_error, sizeof(res->first_error), "%s", w->first_error);
+                samples_done(&w->samples);
+        }
+        pthread_barrier_destroy(&p.ready);
+        pthread_barrier_destroy(&p.start);
+        free(workers);
+        return r;
+}
+
+static void print_json_string(const char *s) {
+        putchar('"');
+        for (; *s; s++) {
+                if (*s == '"' || *s == '\\')
+                        printf("\\%c", *s);
+                else if ((unsigned char) *s < 0x20)
+                        printf("\\u%04x", (unsigned char) *s);
+                else
+                        putchar(*s);
+        }
+        putchar('"');
+}
+
+static void print_latency_fields(const Samples *s) {
+        printf("\"samples\":%zu,\"min_us\":%.1f,\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f,\"mean_us\":%.1f",
+               s->n, s->n ? s->ns[0] / 1e3 : 0, samples_pct(s, 50) / 1e3, samples_pct(s, 90) / 1e3,
+               samples_pct(s, 99) / 1e3, s->n ? s->ns[s->n - 1] / 1e3 : 0, samples_mean(s) / 1e3);
+}
+
+static void print_cpu_per_call(const char *key, uint64_t ns, size_t calls, bool comma) {
+        if (ns == UINT64_MAX || calls == 0)
+                printf("\"%s\":null%s", key, comma ? "," : "");
+        else
+                printf("\"%s\":%.1f%s", key, ns / 1e3 / (double) calls, comma ? "," : "");
+}
+
+/* ---- Commands ------------------------------------------------------------------------ */
+
+/* The methods are measured in rounds, each round running every method in turn, so that a
+ * slow moment of a shared machine hits all of them alike. */
+static int cmd_latency(const Options *o) {
+        PhaseResult res[_METHOD_MAX] = {};
+        uint64_t wall[_METHOD_MAX] = {};
+        CpuSnap cpu[_METHOD_MAX] = {};
+        /* The quietest round of each method: on a shared machine the least disturbed figure. */
+        double best_p50[_METHOD_MAX], best_cpu[_METHOD_MAX][3];
+        size_t entries = 0;
+        bool first = true;
+        int r = 0;
+
+        {
+                _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+                if (open_bus(&bus) < 0)
+                        return -1;
+                for (Method m = 0; m < _METHOD_MAX; m++) {
+                        size_t n = 0;
+                        if (o->methods[m] && m != METHOD_MIX && check_reply(bus, m, o->get_name, &n) < 0)
+                                return -1;
+                        if (m == METHOD_LIST && o->methods[m])
+                                entries = n;
+                }
+        }
+
+        for (Method m = 0; m < _METHOD_MAX; m++) {
+                best_p50[m] = -1;
+                best_cpu[m][0] = best_cpu[m][1] = best_cpu[m][2] = -1;
+        }
+        for (unsigned round = 0; round < o->rounds && r >= 0; round++)
+                for (Method m = 0; m < _METHOD_MAX && r >= 0; m++) {
+                        PhaseResult one = {};
+                        uint64_t per[3];
+                        if (!o->methods[m])
+                                continue;
+                        r = run_phase(o, m, o->clients, o->calls / o->rounds, o->seconds / o->rounds, &one);
+                        if (r >= 0 && samples_merge(&res[m].samples, &one.samples) < 0)
+                                r = fail("out of memory");
+                        res[m].errors += one.errors;
+                        wall[m] += one.wall_ns;
+                        cpu[m].service = cpu[m].service == UINT64_MAX || one.cpu.service == UINT64_MAX ?
+                                         UINT64_MAX : cpu[m].service + one.cpu.service;
+                        cpu[m].bus = cpu[m].bus == UINT64_MAX || one.cpu.bus == UINT64_MAX ?
+                                     UINT64_MAX : cpu[m].bus + one.cpu.bus;
+                        cpu[m].client += one.cpu.client;
+                        if (r >= 0 && one.samples.n > 0) {
+                                double p50;
+                                samples_sort(&one.samples);
+                                p50 = samples_pct(&one.samples, 50);
+                                if (best_p50[m] < 0 || p50 < best_p50[m])
+                                        best_p50[m] = p50;
+                                per[0] = one.cpu.service;
+                                per[1] = one.cpu.bus;
+                                per[2] = one.cpu.client;
+                                for (int k = 0; k < 3; k++) {
+                                        double v = per[k] == UINT64_MAX ? -1 : per[k] / 1e3 / (double) one.samples.n;
+                                        if (v >= 0 && (best_cpu[m][k] < 0 || v < best_cpu[m][k]))
+                                                best_cpu[m][k] = v;
+                                }
+                        }
+                        if (!res[m].first_error[0])
+                                memcpy(res[m].first_error, one.first_error, sizeof(one.first_error));
+                        samples_done(&one.samples);
+                }
+
+        printf("{\"command\":\"latency\",\"clients\":%u,\"rounds\":%u,\"list_entries\":%zu,\"results\":[",
+               o->clients, o->rounds, entries);
+        for (Method m = 0; m < _METHOD_MAX; m++) {
+                if (!o->methods[m])
+                        continue;
+                samples_sort(&res[m].samples);
+                printf("%s{\"method\":\"%s\",\"clients\":%u,", first ? "" : ",", method_names[m], o->clients);
+                print_latency_fields(&res[m].samples);
+                printf(",\"seconds\":%.3f,\"calls_per_s\":%.0f,\"errors\":%" PRIu64 ",\"first_error\":",
+                       wall[m] / 1e9, wall[m] ? res[m].samples.n / (wall[m] / 1e9) : 0.0, res[m].errors);
+                print_json_string(res[m].first_error);
+                printf(",\"best_round_p50_us\":%.1f", best_p50[m] / 1e3);
+                for (int k = 0; k < 3; k++) {
+                        static const char * const names[3] = { "service", "bus", "client" };
+                        if (best_cpu[m][k] < 0)
+                                printf(",\"best_round_cpu_%s_us\":null", names[k]);
+                        else
+                                printf(",\"best_round_cpu_%s_us\":%.1f", names[k], best_cpu[m][k]);
+                }
+                printf(",\"cpu_us_per_call\":{");
+                print_cpu_per_call("service", cpu[m].service, res[m].samples.n, true);
+                print_cpu_per_call("bus", cpu[m].bus, res[m].samples.n, true);
+                print_cpu_per_call("client", cpu[m].client, res[m].samples.n, false);
+                printf("}}");
+                first = false;
+                if (res[m].errors)
+                        fprintf(stderr, "fsgate-bench: %s: %" PRIu64 " failed calls, first: %s\n", method_names[m],
+                                res[m].errors, res[m].first_error);
+                samples_done(&res[m].samples);
+        }
+        printf("]}\n");
+        return r;
+}
+
+/* Just makes calls (for the memory figures): --calls in total, over --clients connections. */
+static int cmd_calls(const Options *o) {
+        PhaseResult res = {};
+        Method method = METHOD_MIX;
+        unsigned n = 0;
+        int r;
+
+        for (Method m = 0; m < _METHOD_MAX; m++)
+                if (o->methods[m]) {
+                        method = m;
+                        n++;
+                }
+        if (n != 1)
+                method = METHOD_MIX;
+        r = run_phase(o, method, o->clients, o->calls, o->seconds, &res);
+        printf("{\"command\":\"calls\",\"method\":\"%s\",\"clients\":%u,\"calls\":%zu,\"warmup_calls\":%u,\"errors\":%" PRIu64
+               ",\"seconds\":%.3f}\n", method_names[method], o->clients, res.samples.n, WARMUP_CALLS * o->clients, res.errors,
+               res.wall_ns / 1e9);
+        samples_done(&res.samples);
+        return r < 0 || res.errors ? -1 : 0;
+}
+
+/* Writes the file (same content each time): one inotify event, hence one rebuild. */
+static int touch_file(const char *path) {
+        static const char text[] = "# fsgate-bench: rewritten to make fsgated rebuild its state\n";
+        _cleanup_close_ int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+        if (fd < 0)
+                return fail("cannot write %s: %s", path, strerror(errno));
+        if (write(fd, text, sizeof(text) - 1) != (ssize_t) sizeof(text) - 1)
+                return fail("cannot write %s: %s", path, strerror(errno));
+        return 0;
+}
+
+/* List right after a change in a modprobe.d directory (the service must rebuild before it
+ * answers) beside List with nothing changed (answered from the cached state). */
+static int cmd_rebuild(const Options *o) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        Samples changed = {}, cached = {};
+        uint64_t start, deadline;
+        char err[256];
+        int r = 0;
+
+        if (!o->touch_file)
+                return fail("rebuild needs --touch=FILE");
+        if (open_bus(&bus) < 0 || check_reply(bus, METHOD_LIST, NULL, NULL) < 0)
+                return -1;
+        start = now_ns();
+        deadline = start + (uint64_t) (o->seconds * 1e9);
+        for (unsigned i = 0; i < o->reps && r >= 0; i++) {
+                for (int pass = 0; pass < 2 && r >= 0; pass++) {
+                        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+                        uint64_t t0;
+                        if (pass == 0 && touch_file(o->touch_file) < 0)
+                                return -1;
+                        t0 = now_ns();
+                        r = do_call(bus, METHOD_LIST, NULL, &reply, err, sizeof(err));
+                        if (r < 0)
+                                return fail("%s", err);
+                        r = samples_add(pass == 0 ? &changed : &cached, now_ns() - t0);
+                }
+                if (now_ns() >= deadline && i >= 2)
+                        break;
+        }
+        if (r < 0)
+                return fail("out of memory");
+        samples_sort(&changed);
+        samples_sort(&cached);
+        printf("{\"command\":\"rebuild\",\"after_change\":{");
+        print_latency_fields(&changed);
+        printf("},\"cached\":{");
+        print_latency_fields(&cached);
+        printf("},\"rebuild_p50_us\":%.1f,\"seconds\":%.3f}\n",
+               (samples_pct(&changed, 50) - samples_pct(&cached, 50)) / 1e3, (now_ns() - start) / 1e9);
+        samples_done(&changed);
+        samples_done(&cached);
+        return 0;
+}
+
+static int open_child_log(const char *path) {
+        int fd = open(path ?: "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        if (fd < 0)
+                return fail("cannot open %s: %s", path ?: "/dev/null", strerror(errno));
+        return fd;
+}
+
+/* fork + exec with stdin from /dev/null, stdout to /dev/null, stderr to the child log. */
+static pid_t spawn(char **argv, const char *chroot_dir, int log_fd) {
+        pid_t pid = fork();
+
+        if (pid < 0)
+                return fail("fork: %s", strerror(errno)), -1;
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR);
+                if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
+                    dup2(log_fd, STDERR_FILENO) < 0)
+                        _exit(126);
+                if (chroot_dir && (chroot(chroot_dir) < 0 || chdir("/") < 0)) {
+                        fprintf(stderr, "fsgate-bench: chroot %s: %s\n", chroot_dir, strerror(errno));
+                        _exit(126);
+                }
+                execvp(argv[0], argv);
+                fprintf(stderr, "fsgate-bench: cannot run %s: %s\n", argv[0], strerror(errno));
+                _exit(127);
+        }
+        return pid;
+}
+
+static void print_ms_summary(const char *key, Samples *s) {
+        samples_sort(s);
+        printf("\"%s\":{\"reps\":%zu,\"median_ms\":%.3f,\"min_ms\":%.3f,\"p90_ms\":%.3f,\"max_ms\":%.3f}", key, s->n,
+               samples_pct(s, 50) / 1e6, s->n ? s->ns[0] / 1e6 : 0, samples_pct(s, 90) / 1e6,
+               s->n ? s->ns[s->n - 1] / 1e6 : 0);
+}
+
+/* Wall time of a command, from fork to its exit (optionally inside a chroot). */
+static int cmd_exec(const Options *o, char **argv) {
+        _cleanup_close_ int log_fd = -1;
+        Samples s = {};
+        uint64_t start = now_ns();
+        unsigned failures = 0;
+        int last_status = 0;
+
+        if (!argv[0])
+                return fail("exec needs a command after --");
+        log_fd = open_child_log(o->child_log);
+        if (log_fd < 0)
+                return -1;
+        for (unsigned i = 0; i < o->reps; i++) {
+                uint64_t t0 = now_ns();
+                int status;
+                pid_t pid = spawn(argv, o->chroot_dir, log_fd);
+
+                if (pid < 0 || waitpid(pid, &status, 0) < 0)
+                        return fail("cannot run %s", argv[0]);
+                if (samples_add(&s, now_ns() - t0) < 0)
+                        return fail("out of memory");
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                        failures++;
+                        last_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                }
+                if ((now_ns() - start) / 1e9 >= o->seconds && i >= 2)
+                        break;
+        }
+        printf("{\"command\":\"exec\",\"failures\":%u,\"last_failed_status\":%d,", failures, last_status);
+        print_ms_summary("wall", &s);
+        printf("}\n");
+        samples_done(&s);
+        if (failures)
+                fprintf(stderr, "fsgate-bench: %s failed %u times (last status %d)\n", argv[0], failures, last_status);
+        return failures ? -1 : 0;
+}
+
+typedef struct NameWatch {
+        int owned;      /* -1 unknown, 0 free, 1 owned */
+} NameWatch;
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *error) {
+        NameWatch *w = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && streq(name, BUS_NAME))
+                w->owned = new_owner[0] != 0;
+        return 0;
+}
+
+static int name_has_owner(sd_bus *bus) {
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        int has = 0, r;
+
+        r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "NameHasOwner", &error, &reply, "s", BUS_NAME);
+        if (r >= 0)
+                r = sd_bus_message_read(reply, "b", &has);
+        sd_bus_error_free(&error);
+        return r < 0 ? r : has;
+}
+
+/* Processes bus traffic until the name reaches the wanted state, the child dies or time runs out. */
+static int wait_name(sd_bus *bus, NameWatch *w, int want, pid_t child) {
+        uint64_t deadline = now_ns() + WAIT_NAME_USEC * 1000;
+
+        while (w->owned != want) {
+                int r = sd_bus_process(bus, NULL);
+                if (r < 0)
+                        return fail("bus: %s", strerror(-r));
+                if (r > 0)
+                        continue;
+                if (child > 0 && want == 1 && waitpid(child, NULL, WNOHANG) == child)
+                        return fail("the service exited before taking %s (see its log)", BUS_NAME);
+                if (now_ns() >= deadline)
+                        return fail("timed out waiting for %s to be %s", BUS_NAME, want ? "taken" : "released");
+                r = sd_bus_wait(bus, 100 * 1000);
+                if (r < 0)
+                        return fail("bus: %s", strerror(-r));
+        }
+        return 0;
+}
+
+/* From fork of the service to its first ListFilesystems reply, repeated: every start builds
+ * the state from scratch. The service must not be running already. */
+static int cmd_cold_start(const Options *o, char **argv) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(slot_unrefp) sd_bus_slot *slot = NULL;
+        _cleanup_close_ int log_fd = -1;
+        Samples to_name = {}, to_reply = {};
+        NameWatch w = { .owned = -1 };
+        size_t entries = 0;
+        int r;
+
+        if (!argv[0])
+                return fail("cold-start needs the service command after --");
+        log_fd = open_child_log(o->child_log);
+        if (log_fd < 0 || open_bus(&bus) < 0)
+                return -1;
+        r = sd_bus_add_match(bus, &slot,
+                             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                             "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" BUS_NAME "'",
+                             on_name_owner_changed, &w);
+        if (r < 0)
+                return fail("cannot watch %s: %s", BUS_NAME, strerror(-r));
+        r = name_has_owner(bus);
+        if (r < 0)
+                return fail("NameHasOwner: %s", strerror(-r));
+        if (r > 0)
+                return fail("%s is already owned: stop the running service first", BUS_NAME);
+
+        for (unsigned i = 0; i < o->reps; i++) {
+                _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+                char err[256];
+                uint64_t t0, t1, t2;
+                pid_t pid;
+
+                w.owned = 0;
+                t0 = now_ns();
+                pid = spawn(argv, NULL, log_fd);
+                if (pid < 0)
+                        return -1;
+                r = wait_name(bus, &w, 1, pid);
+                t1 = now_ns();
+                if (r >= 0) {
+                        r = do_call(bus, METHOD_LIST, NULL, &reply, err, sizeof(err));
+                        if (r < 0)
+                                fail("%s", err);
+                }
+                t2 = now_ns();
+                if (r >= 0 && i == 0) {
+                        sd_bus_message_unref(reply);
+                        reply = NULL;
+                        r = check_reply(bus, METHOD_LIST, NULL, &entries);
+                }
+                (void) kill(pid, SIGTERM);
+                (void) waitpid(pid, NULL, 0);
+                if (r < 0)
+                        return -1;
+                /* The bus drops the name when the connection goes: wait, or the next start races it. */
+                if (wait_name(bus, &w, 0, 0) < 0)
+                        return -1;
+                if (samples_add(&to_name, t1 - t0) < 0 || samples_add(&to_reply, t2 - t0) < 0)
+                        return fail("out of memory");
+        }
+        printf("{\"command\":\"cold-start\",\"list_entries\":%zu,", entries);
+        print_ms_summary("to_name", &to_name);
+        putchar(',');
+        print_ms_summary("to_first_list_reply", &to_reply);
+        printf("}\n");
+        samples_done(&to_name);
+        samples_done(&to_reply);
+        return 0;
+}
+
+/* ---- Main ---------------------------------------------------------------------------- */
+
+static void help(void) {
+        printf("fsgate-bench [OPTIONS...] COMMAND [-- ARGV...]\n\n"
+               "Measures a running fsgated on $DBUS_SYSTEM_BUS_ADDRESS. Prints one JSON object.\n\n"
+               "Commands:\n"
+               "  latency              Latency and throughput of --methods with --clients clients\n"
+               "  calls                Just make --calls calls: one of --methods, else List and Get alternating\n"
+               "  rebuild              List after rewriting --touch=FILE, beside List with no change\n"
+               "  cold-start -- CMD    Start the service --reps times: fork to first List reply\n"
+               "  exec -- CMD          Wall time of CMD (stdout to /dev/null), --reps times\n\n"
+               "Options:\n"
+               "  -h --help            Show this help\n"
+               "     --clients=N       Concurrent clients, one thread and connection each (1)\n"
+               "     --calls=N         Calls per method over all clients and rounds (10000)\n"
+               "     --seconds=S       Time bound per method (latency, calls) or command (10)\n"
+               "     --rounds=N        Alternate the methods this many times (3)\n"
+               "     --methods=LIST    Comma-separated: ping,list,get,mix (ping,list,get)\n"
+               "     --get=NAME        Name asked by GetFilesystem (vxfs)\n"
+               "     --reps=N          Repetitions for rebuild, cold-start, exec (20)\n"
+               "     --touch=FILE      File rewritten before each timed List (rebuild)\n"
+               "     --chroot=DIR      Run the exec command chrooted into DIR\n"
+               "     --child-log=FILE  Where started commands' stderr goes (/dev/null)\n"
+               "     --service-pid=PID With latency: report the service's CPU time per call\n"
+               "     --bus-pid=PID     With latency: report the bus daemon's CPU time per call\n");
+}
+
+static int parse_methods(const char *s, bool methods[_METHOD_MAX]) {
+        _cleanup_free_ char *copy = strdup(s);
+        char *save = NULL;
+
+        if (!copy)
+                return -ENOMEM;
+        memset(methods, 0, sizeof(bool) * _METHOD_MAX);
+        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+                Method m;
+                for (m = 0; m < _METHOD_MAX; m++)
+                        if (streq(w, method_names[m]))
+                                break;
+                if (m == _METHOD_MAX)
+                        return fail("unknown method '%s' (ping, list, get, mix)", w);
+                methods[m] = true;
+        }
+        return 0;
+}
+
+static int parse_uint(const char *opt, const char *s, uint64_t max, uint64_t *ret) {
+        char *end;
+        unsigned long long v;
+
+        errno = 0;
+        v = strtoull(s, &end, 10);
+        if (errno || *end || !*s || s[0] == '-' || v < 1 || v > max)
+                return fail("invalid --%s: '%s' (1..%" PRIu64 ")", opt, s, max);
+        *ret = v;
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        enum { ARG_CLIENTS = 0x100, ARG_CALLS, ARG_SECONDS, ARG_ROUNDS, ARG_METHODS, ARG_GET, ARG_REPS,
+               ARG_TOUCH, ARG_CHROOT, ARG_CHILD_LOG, ARG_SERVICE_PID, ARG_BUS_PID };
+        static const struct option options[] = {
+                { "help",        no_argument,       NULL, 'h'             },
+                { "clients",     required_argument, NULL, ARG_CLIENTS     },
+                { "calls",       required_argument, NULL, ARG_CALLS       },
+                { "seconds",     required_argument, NULL, ARG_SECONDS     },
+                { "rounds",      required_argument, NULL, ARG_ROUNDS      },
+                { "methods",     required_argument, NULL, ARG_METHODS     },
+                { "get",         required_argument, NULL, ARG_GET         },
+                { "reps",        required_argument, NULL, ARG_REPS        },
+                { "touch",       required_argument, NULL, ARG_TOUCH       },
+                { "chroot",      required_argument, NULL, ARG_CHROOT      },
+                { "child-log",   required_argument, NULL, ARG_CHILD_LOG   },
+                { "service-pid", required_argument, NULL, ARG_SERVICE_PID },
+                { "bus-pid",     required_argument, NULL, ARG_BUS_PID     },
+                {}
+        };
+        Options o = {
+                .clients = 1, .calls = 10000, .seconds = 10, .rounds = 3, .reps = 20, .get_name = "vxfs",
+                .methods = { [METHOD_PING] = true, [METHOD_LIST] = true, [METHOD_GET] = true },
+        };
+        const char *cmd;
+        uint64_t v;
+        char *end;
+        int c, r;
+
+        /* Options may come before or after the command; everything after "--" is the child's. */
+        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (c) {
+                case 'h': help(); return 0;
+                case ARG_CLIENTS:
+                        if (parse_uint("clients", optarg, MAX_CLIENTS, &v) < 0)
+                                return 2;
+                        o.clients = (unsigned) v;
+                        break;
+                case ARG_CALLS:
+                        if (parse_uint("calls", optarg, UINT32_MAX, &o.calls) < 0)
+                                return 2;
+                        break;
+                case ARG_SECONDS:
+                        errno = 0;
+                        o.seconds = strtod(optarg, &end);
+                        if (errno || *end || !*optarg || !(o.seconds > 0 && o.seconds <= 3600)) {
+                                fail("invalid --seconds: '%s' (0 < S <= 3600)", optarg);
+                                return 2;
+                        }
+                        break;
+                case ARG_ROUNDS:
+                        if (parse_uint("rounds", optarg, MAX_ROUNDS, &v) < 0)
+                                return 2;
+                        o.rounds = (unsigned) v;
+                        break;
+                case ARG_METHODS:
+                        if (parse_methods(optarg, o.methods) < 0)
+                                return 2;
+                        break;
+                case ARG_GET: o.get_name = optarg; break;
+                case ARG_REPS:
+                        if (parse_uint("reps", optarg, 1000000, &v) < 0)
+                                return 2;
+                        o.reps = (unsigned) v;
+                        break;
+                case ARG_TOUCH: o.touch_file = optarg; break;
+                case ARG_CHROOT: o.chroot_dir = optarg; break;
+                case ARG_CHILD_LOG: o.child_log = optarg; break;
+                case ARG_SERVICE_PID:
+                case ARG_BUS_PID:
+                        if (parse_uint(c == ARG_BUS_PID ? "bus-pid" : "service-pid", optarg, INT_MAX, &v) < 0)
+                                return 2;
+                        *(c == ARG_BUS_PID ? &o.bus_pid : &o.service_pid) = (pid_t) v;
+                        break;
+                default: return 2;
+                }
+        if (optind >= argc) {
+                fail("no command given (latency, calls, rebuild, cold-start, exec); see --help");
+                return 2;
+        }
+        cmd = argv[optind++];
+        if (optind < argc && streq(argv[optind], "--"))
+                optind++;
+        (void) signal(SIGPIPE, SIG_IGN);
+
+        if (streq(cmd, "latency"))
+                r = cmd_latency(&o);
+        else if (streq(cmd, "calls"))
+                r = cmd_calls(&o);
+        else if (streq(cmd, "rebuild"))
+                r = cmd_rebuild(&o);
+        else if (streq(cmd, "cold-start"))
+                r = cmd_cold_start(&o, argv + optind);
+        else if (streq(cmd, "exec"))
+                r = cmd_exec(&o, argv + optind);
+        else {
+                fail("unknown command '%s'; see --help", cmd);
+                return 2;
+        }
+        fflush(stdout);
+        return r < 0 ? 1 : 0;
+}

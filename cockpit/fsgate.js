@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* fsgate's Cockpit page. Plain JavaScript on Cockpit's own cockpit.js: one D-Bus client for
+ * org.fsgate.fsgate1, a table of every filesystem module, one action panel at a time, and a
+ * list of blocked mounts fed by the Blocked signal. The page keeps no state of its own that
+ * the service could contradict: after every change it asks the service again. */
+"use strict";
+
+const SERVICE = "org.fsgate.fsgate1";
+const PATH = "/org/fsgate/fsgate1";
+const IFACE = "org.fsgate.fsgate1.Manager";
+
+/* Method flags, as in org.fsgate.fsgate1(5). */
+const RUNTIME = 0x1;
+const LOAD_NOW = 0x2;
+const FORCE = 0x4;
+
+const BLOCKED_MAX = 20;
+
+const ORIGIN_LABELS = {
+    default: "Default (nothing configured)",
+    vendor: "Vendor",
+    local: "Local",
+    runtime: "Runtime, until reboot",
+    admin: "Administrator",
+    cmdline: "Kernel command line (modprobe.blacklist=)",
+};
+
+const client = cockpit.dbus(SERVICE, { bus: "system", superuser: "try" });
+const permission = cockpit.permission({ admin: true });
+
+const entries = new Map();  /* module → entry, as the service last reported it */
+const errors = new Map();   /* module → the last failed call's error, shown under its row */
+const busy = new Set();     /* modules with a call in flight */
+let panel = null;           /* { module, action, runtime, force, loadNow } */
+let blocked = [];           /* newest first: { key, type, module, device, details, time, note, error, busy } */
+let loaded = false;
+
+const $ = id => document.getElementById(id);
+
+function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+        if (v === undefined || v === null || v === false)
+            continue;
+        if (k === "class")
+            node.className = v;
+        else if (k.startsWith("on"))
+            node.addEventListener(k.substring(2), v);
+        else
+            node.setAttribute(k, v === true ? "" : v);
+    }
+    for (const c of children.flat()) {
+        if (c === null || c === undefined || c === false)
+            continue;
+        node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+}
+
+/* ---- D-Bus ---- */
+
+function toEntry(t) {
+    const [module, types, state, origin, source, available, builtin, isLoaded, mounted] = t;
+    return { module, types, state, origin, source, available, builtin, loaded: isLoaded, mounted };
+}
+
+/* Every failure as { name, message }: a D-Bus error by its name, a Cockpit channel problem
+ * (bridge gone, access denied to the bus) by Cockpit's problem code. Never a trace. */
+function describeError(ex) {
+    if (ex && ex.name && ex.name.indexOf(".") > 0)
+        return { name: ex.name, message: ex.message || "" };
+    if (ex && ex.problem)
+        return { name: "cockpit: " + ex.problem, message: cockpit.message(ex) };
+    return { name: "Error", message: String(ex && ex.message ? ex.message : ex) };
+}
+
+function errorBox(err, onDismiss) {
+    const shortName = err.name.replace(/^org\.fsgate\.fsgate1\.Error\./, "");
+    return el("div", { class: "alert alert-danger inline-error", role: "alert" },
+              el("strong", { class: "error-name", title: err.name }, shortName),
+              " ",
+              el("code", { class: "error-fullname" }, err.name),
+              el("p", { class: "error-message" }, err.message),
+              onDismiss ? el("button", { class: "btn btn-link dismiss", type: "button", onclick: onDismiss },
+                             "Dismiss") : null);
+}
+
+function call(method, args, signature) {
+    /* "i": polkit may ask the user (through Cockpit's agent) instead of refusing outright. */
+    return client.call(PATH, IFACE, method, args, { type: signature, flags: "i" });
+}
+
+function showPageError(prefix, ex) {
+    const err = describeError(ex);
+    const box = $("page-error");
+    box.replaceChildren(el("strong", null, prefix), " ", errorBox(err));
+    box.hidden = false;
+}
+
+function loadAll() {
+    $("app").setAttribute("aria-busy", "true");
+    return client.call(PATH, IFACE, "ListFilesystems", [])
+            .then(([list]) => {
+                entries.clear();
+                for (const t of list) {
+                    const e = toEntry(t);
+                    entries.set(e.module, e);
+                }
+                loaded = true;
+                $("page-error").hidden = true;
+                renderTable();
+            })
+            .catch(ex => showPageError("Cannot list filesystem modules from the fsgate service.", ex))
+            .finally(() => {
+                $("loading").hidden = true;
+                $("app").setAttribute("aria-busy", "false");
+            });
+}
+
+function refreshOne(module) {
+    return client.call(PATH, IFACE, "GetFilesystem", [module])
+            .then(([t]) => {
+                const e = toEntry(t);
+                entries.set(e.module, e);
+                renderModule(e.module);
+                updateBlockedFor(e.module);
+            })
+            .catch(ex => {
+                if (ex && ex.name === "org.fsgate.fsgate1.Error.NoSuchFilesystem") {
+                    /* A module named only by a rule that is gone now. */
+                    entries.delete(module);
+                    renderModule(module);
+                } else {
+                    errors.set(module, describeError(ex));
+                    renderModule(module);
+                }
+            });
+}
+
+function loadServiceInfo() {
+    client.call(PATH, "org.freedesktop.DBus.Properties", "GetAll", [IFACE])
+            .then(([props]) => {
+                const v = props.Version ? props.Version.v : "?";
+                const k = props.KernelRelease ? props.KernelRelease.v : "?";
+                $("service-info").textContent = `Kernel ${k} · fsgate ${v}`;
+            })
+            .catch(() => { /* ListFilesystems reports an unreachable service. */ });
+}
+
+/* ---- what a row allows ---- */
+
+function fsgateFile(e) {
+    return e.source && /\/60-blacklist_fs-[^/]+\.conf$/.test(e.source);
+}
+
+/* The reason an action cannot be taken now, or null when it can. */
+function disabledReason(e, action) {
+    if (permission.allowed === false)
+        return "Read-only: changing this needs administrative access.";
+    if (permission.allowed === null)
+        return "Checking your privileges…";
+    if (busy.has(e.module))
+        return "Working…";
+    if (e.builtin)
+        return `${e.module} is built into the kernel: always available, it cannot be denied or loaded.`;
+    switch (action) {
+    case "allow":
+        if (e.state === "allowed")
+            return `${e.module} is allowed already.`;
+        if (e.origin === "cmdline")
+            return "Denied on the kernel command line (modprobe.blacklist=): change the boot loader configuration.";
+        return null;
+    case "deny":
+        if (e.state === "denied")
+            return `${e.module} is denied already.`;
+        return null;
+    case "reset":
+        if (e.origin !== "admin" && e.origin !== "runtime")
+            return `Nothing to reset: ${ORIGIN_LABELS[e.origin] || e.origin} decides, not an override in /etc or /run.`;
+        return null;
+    case "load":
+        if (e.loaded)
+            return `${e.module} is loaded already.`;
+        if (!e.available)
+            return `This kernel has no module file for ${e.module}.`;
+        return null;
+    }
+    return null;
+}
+
+const ACTIONS = [
+    { id: "allow", label: "Allow", cls: "btn-secondary" },
+    { id: "deny", label: "Deny", cls: "btn-secondary" },
+    { id: "reset", label: "Reset", cls: "btn-secondary" },
+    { id: "load", label: "Load now", cls: "btn-secondary" },
+];
+
+function openPanel(e, action) {
+    if (panel && panel.module === e.module && panel.action === action) {
+        closePanel();
+        return;
+    }
+    const previous = panel ? panel.module : null;
+    panel = {
+        module: e.module,
+        action,
+        runtime: action === "reset" && e.origin === "runtime",
+        force: false,
+        loadNow: false,
+    };
+    errors.delete(e.module);
+    if (previous && previous !== e.module)
+        renderModule(previous);
+    renderModule(e.module);
+    const first = document.querySelector(`tbody[data-module="${CSS.escape(e.module)}"] .panel input, ` +
+                                         `tbody[data-module="${CSS.escape(e.module)}"] .panel .btn-primary`);
+    if (first)
+        first.focus();
+}
+
+function closePanel() {
+    const m = panel ? panel.module : null;
+    panel = null;
+    if (m)
+        renderModule(m);
+}
+
+function flagsOf(p) {
+    let f = 0;
+    if (p.runtime && p.action !== "load")
+        f |= RUNTIME;
+    if (p.loadNow && p.action === "allow")
+        f |= LOAD_NOW;
+    if (p.force && p.action === "deny")
+        f |= FORCE;
+    return f;
+}
+
+function apply(e, p) {
+    const flags = flagsOf(p);
+    let promise;
+    switch (p.action) {
+    case "allow": promise = call("Allow", [e.module, flags], "st"); break;
+    case "deny": promise = call("Deny", [e.module, flags], "st"); break;
+    case "reset": promise = call("Reset", [e.module, flags], "st"); break;
+    case "load": promise = call("Load", [e.module], "s"); break;
+    }
+    busy.add(e.module);
+    errors.delete(e.module);
+    renderModule(e.module);
+    promise
+            .then(() => {
+                if (panel && panel.module === e.module)
+                    panel = null;
+            })
+            .catch(ex => errors.set(e.module, describeError(ex)))
+            .finally(() => {
+                busy.delete(e.module);
+                /* FilesystemChanged follows every change, but Load changes no configuration and a
+                 * refused call changes nothing: ask once more either way. */
+                refreshOne(e.module);
+            });
+}
+
+/* ---- rendering ---- */
+
+function yesNo(v, what) {
+    return el("span", { class: v ? "flag flag-yes" : "flag flag-no", "aria-label": `${what}: ${v ? "yes" : "no"}` },
+              v ? "Yes" : "No");
+}
+
+function stateBadge(e) {
+    if (e.builtin)
+        return el("span", { class: "badge badge-builtin" }, "built in");
+    return el("span", { class: `badge badge-${e.state}` }, e.state);
+}
+
+function decidedBy(e) {
+    return el("div", { class: "decided" },
+              el("span", { class: `origin origin-${e.origin}` }, ORIGIN_LABELS[e.origin] || e.origin),
+              e.source ? el("code", { class: "source" }, e.source) : null);
+}
+
+function actionButtons(e) {
+    return el("div", { class: "actions" }, ACTIONS.map(a => {
+        const reason = disabledReason(e, a.id);
+        const open = panel && panel.module === e.module && panel.action === a.id;
+        const button = el("button", {
+            type: "button",
+            class: `btn ${a.cls}${open ? " active" : ""}`,
+            "data-action": a.id,
+            disabled: reason !== null,
+            "aria-expanded": open ? "true" : "false",
+            onclick: () => openPanel(e, a.id),
+        }, a.label);
+        /* A disabled button gets no pointer events: the reason sits on its wrapper. */
+        return el("span", { class: "btn-wrap", title: reason || undefined, "data-reason": reason || undefined },
+                  button);
+    }));
+}
+
+function checkbox(label, hint, checked, onchange, name) {
+    return el("label", { class: "check" },
+              el("input", { type: "checkbox", name, checked, onchange: ev => onchange(ev.target.checked) }),
+              el("span", null, label, hint ? el("small", null, hint) : null));
+}
+
+function panelBody(e, p) {
+    const types = e.types.length ? e.types.join(", ") : e.module;
+    const parts = [];
+    let confirm;
+    switch (p.action) {
+    case "allow":
+        parts.push(el("p", null, `Let the kernel load ${e.module} on its own when a ${types} filesystem is mounted.`));
+        parts.push(checkbox("Until reboot only (RUNTIME)", "written to /run/modprobe.d instead of /etc/modprobe.d",
+                            p.runtime, v => { p.runtime = v }, "runtime"));
+        if (e.available && !e.loaded)
+            parts.push(checkbox("Load it now as well (LOAD_NOW)", null, p.loadNow, v => { p.loadNow = v }, "load-now"));
+        confirm = `Allow ${e.module}`;
+        break;
+    case "deny":
+        parts.push(el("p", null, `Stop the kernel from loading ${e.module} on its own: mounting ${types} ` +
+                      `then fails with “unknown filesystem type”. “modprobe ${e.module}” by root still works.`));
+        parts.push(checkbox("Until reboot only (RUNTIME)", "written to /run/modprobe.d instead of /etc/modprobe.d",
+                            p.runtime, v => { p.runtime = v }, "runtime"));
+        if (e.loaded || e.mounted) {
+            parts.push(el("p", { class: "warning" },
+                          `${e.module} is ${e.mounted ? "mounted" : "loaded"} now: after the next boot, ` +
+                          "what uses it could not be mounted."));
+            parts.push(checkbox("Deny anyway (FORCE)", null, p.force, v => { p.force = v }, "force"));
+        }
+        confirm = `Deny ${e.module}`;
+        break;
+    case "reset":
+        parts.push(el("p", null, `Remove fsgate's override for ${e.module} and go back to what the vendor configured` +
+                      (e.source ? ` (now decided by ${e.source}).` : ".")));
+        parts.push(checkbox("The runtime override (RUNTIME)", "in /run/modprobe.d, instead of the one in /etc/modprobe.d",
+                            p.runtime, v => { p.runtime = v }, "runtime"));
+        if (!fsgateFile(e))
+            parts.push(el("p", { class: "hint" }, "The deciding file does not look like fsgate's: the service may refuse."));
+        confirm = `Reset ${e.module}`;
+        break;
+    case "load":
+        parts.push(el("p", null, `Load ${e.module} now, for this boot only. The configuration does not change: ` +
+                      "the next boot decides as before."));
+        confirm = `Load ${e.module}`;
+        break;
+    }
+    const working = busy.has(e.module);
+    parts.push(el("div", { class: "panel-buttons" },
+                  el("button", { type: "button", class: p.action === "deny" ? "btn btn-danger" : "btn btn-primary",
+                                 "data-confirm": p.action, disabled: working, onclick: () => apply(e, p) },
+                     working ? "Working…" : confirm),
+                  el("button", { type: "button", class: "btn btn-link", disabled: working, onclick: closePanel },
+                     "Cancel")));
+    return parts;
+}
+
+function moduleBody(e) {
+    const tbody = el("tbody", { "data-module": e.module, "data-state": e.state });
+    tbody.append(el("tr", { class: "module-row" },
+                    el("th", { scope: "row", class: "module-name" }, e.module,
+                       e.available ? null : el("small", { class: "hint" }, "not in this kernel")),
+                    el("td", { class: "types" }, e.types.join(", ")),
+                    el("td", { class: "state" }, stateBadge(e)),
+                    el("td", null, decidedBy(e)),
+                    el("td", { class: "loaded" }, yesNo(e.loaded, "loaded")),
+                    el("td", { class: "mounted" }, yesNo(e.mounted, "mounted")),
+                    el("td", { class: "actions-cell" }, actionButtons(e))));
+    const err = errors.get(e.module);
+    const p = panel && panel.module === e.module ? panel : null;
+    if (p || err) {
+        tbody.append(el("tr", { class: "panel-row" },
+                        el("td", { colspan: "7" },
+                           el("div", { class: p ? "panel" : "panel panel-error-only" },
+                              err ? errorBox(err, () => { errors.delete(e.module); renderModule(e.module) }) : null,
+                              p ? panelBody(e, p) : null))));
+    }
+    return tbody;
+}
+
+function matches(e, words, state) {
+    if (state && e.state !== state)
+        return false;
+    const hay = [e.module, e.state, e.origin, e.source, ORIGIN_LABELS[e.origin] || "", ...e.types,
+        e.loaded ? "loaded" : "", e.mounted ? "mounted" : "", e.builtin ? "builtin built-in" : ""]
+            .join(" ").toLowerCase();
+    return words.every(w => hay.includes(w));
+}
+
+function applyFilter() {
+    const words = $("filter").value.trim().toLowerCase().split(/\s+/).filter(Boolean);
+    const state = $("state-filter").value;
+    let shown = 0;
+    for (const tbody of $("modules").tBodies) {
+        const e = entries.get(tbody.dataset.module);
+        const visible = e && matches(e, words, state);
+        tbody.hidden = !visible;
+        if (visible)
+            shown++;
+    }
+    $("count").textContent = loaded ? `${shown} of ${entries.size} modules` : "";
+    $("no-match").hidden = !loaded || shown > 0;
+}
+
+function renderTable() {
+    const table = $("modules");
+    for (const tbody of [...table.tBodies])
+        tbody.remove();
+    for (const m of [...entries.keys()].sort())
+        table.append(moduleBody(entries.get(m)));
+    applyFilter();
+}
+
+function renderModule(module) {
+    const table = $("modules");
+    const old = [...table.tBodies].find(t => t.dataset.module === module);
+    const e = entries.get(module);
+    if (!e) {
+        if (old)
+            old.remove();
+    } else if (old) {
+        old.replaceWith(moduleBody(e));
+    } else {
+        const next = [...table.tBodies].find(t => t.dataset.module > module);
+        table.insertBefore(moduleBody(e), next || null);
+    }
+    applyFilter();
+}
+
+function renderPermission() {
+    const note = $("readonly-note");
+    if (permission.allowed === false) {
+        note.replaceChildren(el("strong", null, "Read-only."), " You can see which filesystems may load, but " +
+                             "changing that needs administrative access. Turn on administrative access in " +
+                             "Cockpit's top bar, or log in as an administrator.");
+        note.hidden = false;
+    } else {
+        note.hidden = true;
+    }
+    if (loaded)
+        renderTable();
+    renderBlocked();
+}
+
+/* ---- Recently blocked ---- */
+
+function detailValue(details, key) {
+    const d = details && details[key];
+    return d && d.v !== undefined ? d.v : undefined;
+}
+
+function formatSize(bytes) {
+    const units = ["B", "KB", "MB", "GB", "TB"];
+    let v = Number(bytes), i = 0;
+    while (v >= 1000 && i < units.length - 1) {
+        v /= 1000;
+        i++;
+    }
+    return `${v < 10 && i > 0 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+function onBlocked(type, module, device, details) {
+    const key = `${type}\t${device}`;
+    blocked = blocked.filter(b => b.key !== key);
+    blocked.unshift({ key, type, module, device, details: details || {}, time: new Date(), note: null, error: null });
+    blocked.length = Math.min(blocked.length, BLOCKED_MAX);
+    renderBlocked();
+}
+
+function updateBlockedFor(module) {
+    const e = entries.get(module);
+    let changed = false;
+    for (const b of blocked) {
+        if (b.module === module && e && e.state === "allowed" && !b.note) {
+            b.note = `${module} is allowed now: mount it again.`;
+            changed = true;
+        }
+    }
+    if (changed)
+        renderBlocked();
+}
+
+function allowBlocked(b) {
+    b.busy = true;
+    b.error = null;
+    renderBlocked();
+    call("Allow", [b.module, 0], "st")
+            .then(() => { b.note = `${b.module} is allowed now: mount it again.` })
+            .catch(ex => { b.error = describeError(ex) })
+            .finally(() => {
+                b.busy = false;
+                renderBlocked();
+                refreshOne(b.module);
+            });
+}
+
+function blockedItem(b) {
+    const e = entries.get(b.module);
+    const label = detailValue(b.details, "label");
+    const vendor = [detailValue(b.details, "vendor"), detailValue(b.details, "model")].filter(Boolean).join(" ");
+    const size = detailValue(b.details, "size");
+    const source = detailValue(b.details, "source") || detailValue(b.details, "origin");
+    const what = [label ? `“${label}”` : null, vendor || null, size ? formatSize(size) : null].filter(Boolean);
+
+    let reason = null;
+    if (permission.allowed === false)
+        reason = "Read-only: changing this needs administrative access.";
+    else if (permission.allowed === null)
+        reason = "Checking your privileges…";
+    else if (b.busy)
+        reason = "Working…";
+    else if (b.note || (e && e.state === "allowed"))
+        reason = `${b.module} is allowed already.`;
+
+    return el("li", { class: "blocked-item", "data-type": b.type, "data-device": b.device },
+              el("div", { class: "blocked-main" },
+                 el("strong", null, b.device ? `${b.type} on ${b.device}` : `${b.type} filesystem`),
+                 what.length ? el("span", { class: "blocked-what" }, what.join(" · ")) : null,
+                 el("span", { class: "blocked-meta" },
+                    `module ${b.module}, blocked at ${b.time.toLocaleTimeString()}` +
+                    (source ? `, denied by ${source}` : "")),
+                 b.note ? el("span", { class: "blocked-note" }, b.note) : null,
+                 b.error ? errorBox(b.error, () => { b.error = null; renderBlocked() }) : null),
+              el("div", { class: "actions" },
+                 el("span", { class: "btn-wrap", title: reason || undefined, "data-reason": reason || undefined },
+                    el("button", { type: "button", class: "btn btn-primary", "data-action": "allow-blocked",
+                                   disabled: reason !== null, onclick: () => allowBlocked(b) },
+                       `Allow ${b.module}`)),
+                 el("button", { type: "button", class: "btn btn-link", "data-action": "dismiss",
+                                onclick: () => { blocked = blocked.filter(x => x !== b); renderBlocked() } },
+                    "Dismiss")));
+}
+
+function renderBlocked() {
+    $("blocked-list").replaceChildren(...blocked.map(blockedItem));
+    $("blocked-empty").hidden = blocked.length > 0;
+}
+
+/* ---- start ---- */
+
+/* Follow Cockpit's own light/dark setting ("auto" follows the browser). */
+function applyTheme() {
+    let style = null;
+    try {
+        style = window.localStorage.getItem("shell:style");
+    } catch (ex) { /* storage blocked: follow the browser */ }
+    const dark = style === "dark" ||
+        (style !== "light" && window.matchMedia("(prefers-color-scheme: dark)").matches);
+    document.documentElement.classList.toggle("dark", dark);
+}
+
+function init() {
+    applyTheme();
+    window.addEventListener("storage", applyTheme);
+    window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
+    $("filter").addEventListener("input", applyFilter);
+    $("state-filter").addEventListener("change", applyFilter);
+    $("refresh").addEventListener("click", () => { loadAll(); loadServiceInfo() });
+    document.addEventListener("keydown", ev => {
+        if (ev.key === "Escape" && panel)
+            closePanel();
+    });
+
+    permission.addEventListener("changed", renderPermission);
+
+    client.subscribe({ path: PATH, interface: IFACE, member: "FilesystemChanged" },
+                     (path, iface, signal, [module]) => refreshOne(module));
+    client.subscribe({ path: PATH, interface: IFACE, member: "Blocked" },
+                     (path, iface, signal, [type, module, device, details]) => onBlocked(type, module, device, details));
+    client.addEventListener("close", (ev, options) =>
+        showPageError("Lost the connection to the system bus.", options || {}));
+
+    /* Changes made outside fsgate (a file edited by hand, a module loaded) send no signal:
+     * look again whenever the page becomes visible in Cockpit. */
+    cockpit.addEventListener("visibilitychange", () => {
+        if (!cockpit.hidden && loaded)
+            loadAll();
+    });
+
+    renderPermission();
+    loadServiceInfo();
+    loadAll();
+}
+
+init();

@@ -1,0 +1,188 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# run-tests.sh BUILD_DIR
+#
+# The Ansible collection (ansible/) against the real fsgated: a private system-like
+# dbus-daemon with fsgate's bus policy, BUILD_DIR/service/fsgated over a scratch root, and
+# Debian's ansible-playbook (-i localhost, -c local) running the playbooks beside this
+# script. Files on disk are checked here, between the playbooks. The host's /etc is never
+# touched. Root only (the scratch root); exits 77 (skipped) without ansible-playbook.
+set -euo pipefail
+
+me=${0##*/}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=$(cd "$here/../.." && pwd)
+
+skip() {
+        echo "$me: SKIP: $*"
+        exit 77
+}
+fail() {
+        echo "$me: FAIL: $*" >&2
+        exit 1
+}
+
+[[ $# -eq 1 ]] || { echo "usage: $me BUILD_DIR" >&2; exit 2; }
+build=$(cd "$1" && pwd)
+fsgated=$build/service/fsgated
+[[ -x $fsgated ]] || fail "$fsgated is not built"
+command -v ansible-playbook >/dev/null || skip "ansible-playbook not installed (Debian: ansible-core)"
+[[ $(id -u) -eq 0 ]] || skip "must run as root (scratch root)"
+for tool in dbus-daemon dbus-monitor busctl setpriv; do
+        command -v "$tool" >/dev/null || skip "$tool not installed"
+done
+
+work=$(mktemp -d /tmp/fsgate-ansible.XXXXXX)
+chmod 755 "$work"
+pids=()
+cleanup() {
+        for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+        wait 2>/dev/null || true
+        rm -rf -- "$work"
+}
+trap cleanup EXIT INT TERM
+
+# The scratch root: the kernel's module tree, openSUSE's vendor file for hfs, a hardening
+# role's file for ufs (fsgate must refuse to touch it), and nilfs2 loaded.
+root=$work/root
+kver=$("${FSGATE_MAKE_SCRATCH_ROOT:-$src/tests/kernel/make-scratch-root.sh}" "$root" | sed -n 's/^KVER=//p')
+[[ -n $kver ]] || fail "make-scratch-root.sh printed no KVER="
+echo "blacklist hfs" >"$root/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf"
+echo "install ufs /bin/true" >"$root/etc/modprobe.d/60-blacklist_fs-ufs.conf"
+echo "nilfs2 16384 0 - Live 0x0000000000000000" >"$root/proc/modules"
+etc=$root/etc/modprobe.d
+run=$root/run/modprobe.d
+
+# The bus and the service. Root may also monitor the bus (dbus-monitor, for check mode).
+sed -e "s|@SOCKET@|$work/bus.sock|" -e "s|@POLICY@|$src/dbus/org.fsgate.fsgate1.conf|" \
+        -e 's|^</busconfig>|<policy user="root"><allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/></policy>\n&|' \
+        "$src/tools/private-bus.conf.in" >"$work/bus.conf"
+dbus-daemon --config-file="$work/bus.conf" --nofork --nopidfile 2>"$work/dbus.log" &
+pids+=($!)
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus.sock
+for _ in $(seq 50); do [[ -S $work/bus.sock ]] && break; sleep 0.1; done
+[[ -S $work/bus.sock ]] || fail "dbus-daemon did not start: $(cat "$work/dbus.log")"
+
+"$fsgated" --root="$root" --kernel-release="$kver" --idle-timeout=0 2>"$work/fsgated.log" &
+pids+=($!)
+for _ in $(seq 100); do
+        busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+                NameHasOwner s org.fsgate.fsgate1 2>/dev/null | grep -q true && break
+        sleep 0.1
+done
+busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
+        NameHasOwner s org.fsgate.fsgate1 | grep -q true || fail "fsgated did not start: $(cat "$work/fsgated.log")"
+
+# Ansible, configured for this run only (nothing read from or written to ~/.ansible or /etc/ansible).
+mkdir -p "$work/ansible-home"
+chmod 1777 "$work/ansible-home"
+cat >"$work/ansible.cfg" <<EOF
+[defaults]
+collections_path = $src/ansible/collections
+collections_on_ansible_version_mismatch = error
+interpreter_python = auto_silent
+local_tmp = $work/ansible-home/root/tmp
+remote_tmp = $work/ansible-home/root/remote-tmp
+retry_files_enabled = false
+nocows = true
+deprecation_warnings = true
+EOF
+export ANSIBLE_CONFIG=$work/ansible.cfg ANSIBLE_HOME=$work/ansible-home/root ANSIBLE_NOCOLOR=1
+export ANSIBLE_COLLECTIONS_PATH=$src/ansible/collections
+cd "$work"
+
+play() {
+        local book=$1
+        shift
+        echo "== $book $*"
+        ansible-playbook -i localhost, -c local "$here/$book.yml" "$@" ||
+                fail "playbook $book failed (fsgated log: $(tail -n 5 "$work/fsgated.log"))"
+}
+# expect_link FILE: FILE is fsgate's allow mask.
+expect_link() {
+        [[ -L $1 && $(readlink "$1") == /dev/null ]] || fail "$1 is not a symlink to /dev/null"
+}
+# expect_deny FILE MODULE: FILE is fsgate's deny file for MODULE.
+expect_deny() {
+        [[ -f $1 && ! -L $1 ]] || fail "$1 is not a regular file"
+        grep -q '^# Written by fsgate' "$1" || fail "$1 has no fsgate header"
+        grep -qx "blacklist $2" "$1" || fail "$1 does not blacklist $2"
+}
+expect_absent() {
+        [[ ! -e $1 && ! -L $1 ]] || fail "$1 exists"
+}
+snapshot() {
+        (cd "$root" && find etc/modprobe.d run/modprobe.d usr/lib/modprobe.d -printf '%p %y %l %s %T@\n' | sort)
+}
+
+# The documentation parses, and the collection builds.
+for m in fsgate_filesystem fsgate_filesystems_info; do
+        ansible-doc "fsgate.fsgate.$m" >"$work/doc.txt" 2>&1 && grep -q '^OPTIONS' "$work/doc.txt" ||
+                fail "ansible-doc fsgate.fsgate.$m: $(cat "$work/doc.txt")"
+done
+ansible-galaxy collection build --output-path "$work" \
+        "$src/ansible/collections/ansible_collections/fsgate/fsgate" >/dev/null || fail "ansible-galaxy collection build"
+
+# Apply, then re-apply: the second run changes nothing, on disk either.
+play apply -e first_run=true
+expect_link "$etc/60-blacklist_fs-hfs.conf"
+expect_deny "$etc/60-blacklist_fs-freevxfs.conf" freevxfs
+expect_absent "$etc/60-blacklist_fs-bfs.conf"
+before=$(snapshot)
+play apply -e first_run=false
+[[ $(snapshot) == "$before" ]] || fail "re-applying changed files: $(diff <(echo "$before") <(snapshot))"
+
+# Check mode: predictions only. dbus-monitor shows what reached the service.
+dbus-monitor --address "$DBUS_SYSTEM_BUS_ADDRESS" \
+        "type='method_call',destination='org.fsgate.fsgate1'" >"$work/monitor.log" 2>&1 &
+monitor=$!
+pids+=($monitor)
+for _ in $(seq 50); do [[ -s $work/monitor.log ]] && break; sleep 0.1; done
+play check --check --diff
+sleep 0.2
+kill "$monitor"
+grep -q 'member=GetFilesystem' "$work/monitor.log" || fail "dbus-monitor saw no GetFilesystem: $(cat "$work/monitor.log")"
+! grep -E 'member=(Allow|Deny|Reset|Load|ExemptLoaded)\b' "$work/monitor.log" ||
+        fail "check mode made a changing call"
+[[ $(snapshot) == "$before" ]] || fail "check mode changed files: $(diff <(echo "$before") <(snapshot))"
+
+# Deny until reboot: /run only.
+play runtime
+expect_deny "$run/60-blacklist_fs-minix.conf" minix
+expect_absent "$etc/60-blacklist_fs-minix.conf"
+
+# Back to the defaults: fsgate's files go, the vendor file stays.
+play default
+expect_absent "$etc/60-blacklist_fs-hfs.conf"
+expect_absent "$run/60-blacklist_fs-minix.conf"
+[[ $(cat "$root/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf") == "blacklist hfs" ]] || fail "the vendor file changed"
+
+# Refused changes: clear failures; the foreign file and the disk stay as they were.
+ufs_before=$(stat -c '%i %s %Y' "$etc/60-blacklist_fs-ufs.conf")
+play refused
+[[ $(stat -c '%i %s %Y' "$etc/60-blacklist_fs-ufs.conf") == "$ufs_before" ]] || fail "the foreign ufs file changed"
+[[ $(cat "$etc/60-blacklist_fs-ufs.conf") == "install ufs /bin/true" ]] || fail "the foreign ufs file changed"
+expect_deny "$etc/60-blacklist_fs-nilfs2.conf" nilfs2
+for f in "$etc"/* "$run"/*; do
+        [[ -e $f ]] || continue
+        case ${f##*/} in
+        60-blacklist_fs-freevxfs.conf | 60-blacklist_fs-nilfs2.conf | 60-blacklist_fs-ufs.conf) ;;
+        *) fail "unexpected file $f" ;;
+        esac
+done
+
+# An ordinary user: polkit cannot be asked, so changes are refused (AccessDenied by name).
+before=$(snapshot)
+setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \
+        env DBUS_SYSTEM_BUS_ADDRESS="$DBUS_SYSTEM_BUS_ADDRESS" ANSIBLE_CONFIG="$ANSIBLE_CONFIG" \
+        ANSIBLE_HOME="$work/ansible-home/nobody" ANSIBLE_LOCAL_TEMP="$work/ansible-home/nobody/tmp" \
+        ANSIBLE_REMOTE_TEMP="$work/ansible-home/nobody/remote-tmp" ANSIBLE_NOCOLOR=1 HOME="$work/ansible-home" \
+        ansible-playbook -i localhost, -c local "$here/unprivileged.yml" ||
+        fail "playbook unprivileged failed"
+[[ $(snapshot) == "$before" ]] || fail "a refused change changed files"
+
+# The info module reports what all of that left.
+play info -e expected_kver="$kver"
+
+echo "$me: all Ansible tests passed"

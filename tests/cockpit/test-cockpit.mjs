@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+//
+// fsgate's Cockpit page in Debian's chromium, driven by playwright-core, against the real
+// fsgated on a private bus (started by run-cockpit-test, which passes the URLs and the root).
+// Each step prints "ok N - what" or "not ok N - what" (TAP); the first failure ends the run
+// with a screenshot of the page as it was.
+
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { chromium } from 'playwright-core';
+
+const { values: opt } = parseArgs({
+    options: {
+        'admin-url': { type: 'string' },
+        'user-url': { type: 'string' },
+        root: { type: 'string' },
+        artifacts: { type: 'string' },
+        'docs-screenshot': { type: 'string' },
+    },
+});
+for (const k of ['admin-url', 'user-url', 'root', 'artifacts'])
+    if (!opt[k])
+        throw new Error(`--${k} is required`);
+
+const WAIT = 10_000;  // any single wait for the page; the service answers in milliseconds
+const etc = join(opt.root, 'etc/modprobe.d');
+const hfsFile = join(etc, '60-blacklist_fs-hfs.conf');
+const ufsFile = join(etc, '60-blacklist_fs-ufs.conf');
+
+let browser, page, stepNo = 0;
+const problems = [];  // uncaught page errors and console errors: each one fails the run
+
+function check(cond, what) {
+    if (!cond)
+        throw new Error(what);
+}
+
+async function step(name, fn) {
+    stepNo++;
+    const t0 = Date.now();
+    try {
+        await fn();
+        check(problems.length === 0, `the page reported errors:\n  ${problems.join('\n  ')}`);
+        console.log(`ok ${stepNo} - ${name} (${Date.now() - t0} ms)`);
+    } catch (ex) {
+        console.log(`not ok ${stepNo} - ${name}`);
+        console.log(`  ${String(ex.stack || ex).split('\n').join('\n  ')}`);
+        if (page) {
+            const shot = join(opt.artifacts, `failure-step${stepNo}.png`);
+            await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
+            console.log(`  screenshot: ${shot}`);
+        }
+        await browser?.close();
+        process.exit(1);
+    }
+}
+
+async function openPage(url) {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    p.setDefaultTimeout(WAIT);
+    p.on('pageerror', e => problems.push(`pageerror: ${e.message}`));
+    p.on('console', m => {
+        if (m.type() === 'error')
+            problems.push(`console: ${m.text()}`);
+    });
+    await p.goto(url);
+    await p.locator('tbody[data-module="hfs"]').waitFor();
+    return p;
+}
+
+const row = m => page.locator(`tbody[data-module="${m}"]`);
+const rowText = async (m, sel) => (await row(m).locator(sel).first().textContent()).trim();
+
+/* Waits until the row shows the state and origin, without reloading the page. */
+async function waitRow(m, state, originLabel) {
+    await page.locator(`tbody[data-module="${m}"][data-state="${state}"]`).waitFor();
+    await row(m).locator('.origin', { hasText: originLabel }).waitFor();
+}
+
+async function act(m, action) {
+    await row(m).locator(`button[data-action="${action}"]:enabled`).click();
+    await row(m).locator(`button[data-confirm="${action}"]`).click();
+}
+
+function busctl(...args) {
+    return execFileSync('busctl', ['--system', 'call', 'org.fsgate.fsgate1', '/org/fsgate/fsgate1',
+        'org.fsgate.fsgate1.Manager', ...args], { encoding: 'utf8', timeout: 10_000 });
+}
+
+mkdirSync(opt.artifacts, { recursive: true });
+browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+        '--disable-sync', '--no-first-run'],
+    timeout: 30_000,
+});
+
+await step('the page loads the table of every filesystem module', async () => {
+    page = await openPage(opt['admin-url']);
+    const count = await page.locator('#count').textContent();
+    const m = /^(\d+) of (\d+) modules$/.exec(count);
+    check(m && m[1] === m[2] && Number(m[2]) >= 40, `count is "${count}"`);
+    check(await rowText('hfs', '.badge') === 'denied', 'hfs is not shown as denied');
+    check(await rowText('hfs', '.origin') === 'Vendor', 'hfs is not decided by the vendor');
+    check(await rowText('hfs', '.source') === '/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf', 'hfs source');
+    check(await rowText('ext4', '.types') === 'ext2, ext3, ext4', 'ext4 types');
+    check(await rowText('ext4', '.badge') === 'allowed', 'ext4 state');
+    check(await rowText('ufs', '.source') === '/etc/modprobe.d/60-blacklist_fs-ufs.conf', 'ufs source');
+    check(await rowText('hfs', '.loaded') === 'No' && await rowText('hfs', '.mounted') === 'No', 'hfs loaded/mounted');
+    check(/Kernel \S+ · fsgate \S+/.test(await page.locator('#service-info').textContent()), 'service info');
+    // The admin's form: buttons that apply are enabled, the others say why not.
+    await row('hfs').locator('button[data-action="allow"]:enabled').waitFor();
+    check(await row('hfs').locator('button[data-action="deny"]').isDisabled(), 'Deny of a denied module is enabled');
+    const why = await row('hfs').locator('.btn-wrap:has(button[data-action="deny"])').getAttribute('title');
+    check(/denied already/.test(why), `Deny has no reason: ${why}`);
+    check(await page.locator('#readonly-note').isHidden(), 'read-only note shown to root');
+});
+
+await step('the filter box narrows the table (by type, by state)', async () => {
+    await page.fill('#filter', 'vxfs');
+    await page.locator('#count', { hasText: /^1 of / }).waitFor();
+    check(await row('freevxfs').isVisible() && !await row('hfs').isVisible(), 'filter by type "vxfs"');
+    await page.fill('#filter', '');
+    await page.selectOption('#state-filter', 'denied');
+    check(await row('hfs').isVisible() && !await row('ext4').isVisible(), 'filter by state');
+    await page.selectOption('#state-filter', '');
+    check(await row('ext4').isVisible(), 'filter cleared');
+});
+
+await step('Allow hfs: the row turns allowed, /etc holds the /dev/null mask', async () => {
+    await act('hfs', 'allow');
+    await waitRow('hfs', 'allowed', 'Administrator');
+    check(await rowText('hfs', '.source') === '/etc/modprobe.d/60-blacklist_fs-hfs.conf', 'hfs source after allow');
+    check(lstatSync(hfsFile).isSymbolicLink() && readlinkSync(hfsFile) === '/dev/null', 'no /dev/null mask on disk');
+    check(await row('hfs').locator('.panel').count() === 0, 'the action panel stayed open');
+});
+
+await step('a change by another client shows up live (FilesystemChanged)', async () => {
+    busctl('Deny', 'st', 'minix', '1');
+    await waitRow('minix', 'denied', 'Runtime');
+    check(await rowText('minix', '.source') === '/run/modprobe.d/60-blacklist_fs-minix.conf', 'minix source');
+});
+
+await step('Deny hfs again: the row turns denied, /etc holds fsgate\'s deny file', async () => {
+    await act('hfs', 'deny');
+    await waitRow('hfs', 'denied', 'Administrator');
+    const text = readFileSync(hfsFile, 'utf8');
+    check(!lstatSync(hfsFile).isSymbolicLink() && /^blacklist hfs$/m.test(text), `deny file on disk:\n${text}`);
+});
+
+await step('Allow ufs over a foreign file: ForeignConfig is shown inline, nothing changes', async () => {
+    const before = readFileSync(ufsFile, 'utf8');
+    await act('ufs', 'allow');
+    const err = row('ufs').locator('.inline-error');
+    await err.waitFor();
+    check(await err.locator('.error-fullname').textContent() === 'org.fsgate.fsgate1.Error.ForeignConfig',
+          'error name');
+    check(await err.locator('.error-name').textContent() === 'ForeignConfig', 'short error name');
+    const msg = await err.locator('.error-message').textContent();
+    check(msg.includes('/etc/modprobe.d/60-blacklist_fs-ufs.conf'), `the message does not name the file: ${msg}`);
+    check(readFileSync(ufsFile, 'utf8') === before, 'the foreign file changed');
+    check(await rowText('ufs', '.badge') === 'denied', 'ufs state changed');
+});
+
+await step('Deny vfat, which is mounted: InUse inline, then FORCE denies it', async () => {
+    check(await rowText('vfat', '.loaded') === 'Yes' && await rowText('vfat', '.mounted') === 'Yes',
+          'vfat is not shown as loaded and mounted');
+    await act('vfat', 'deny');
+    const err = row('vfat').locator('.inline-error');
+    await err.waitFor();
+    check(await err.locator('.error-fullname').textContent() === 'org.fsgate.fsgate1.Error.InUse', 'error name');
+    check(await rowText('vfat', '.badge') === 'allowed', 'vfat denied without FORCE');
+    check(!existsSync(join(etc, '60-blacklist_fs-vfat.conf')), 'a file was written without FORCE');
+    await row('vfat').locator('.panel .warning', { hasText: 'mounted now' }).waitFor();
+    await row('vfat').screenshot({ path: join(opt.artifacts, 'cockpit-inuse.png') });
+    await row('vfat').locator('input[name="force"]').check();
+    await row('vfat').locator('button[data-confirm="deny"]').click();
+    await waitRow('vfat', 'denied', 'Administrator');
+    check(await row('vfat').locator('.inline-error').count() === 0, 'the old error is still shown');
+});
+
+await step('Reset vfat: back to the default, fsgate\'s file removed', async () => {
+    await act('vfat', 'reset');
+    await waitRow('vfat', 'allowed', 'Default');
+    check(!existsSync(join(etc, '60-blacklist_fs-vfat.conf')), 'the deny file is still there');
+});
+
+await step('a blocked mount appears in "Recently blocked" with an Allow button', async () => {
+    busctl('ReportDevice', 'ss', '/dev/sdz1', 'hfs');
+    const item = page.locator('.blocked-item[data-device="/dev/sdz1"]');
+    await item.waitFor();
+    const text = await item.textContent();
+    check(text.includes('hfs on /dev/sdz1') && text.includes('/etc/modprobe.d/60-blacklist_fs-hfs.conf'),
+          `blocked item: ${text}`);
+    await item.locator('button[data-action="allow-blocked"]:enabled').waitFor();
+    check(await page.locator('#blocked-empty').isHidden(), 'empty note still shown');
+});
+
+await step('screenshots: the whole page, the denied modules (README), dark', async () => {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(opt.artifacts, 'cockpit-full.png'), fullPage: true });
+    await page.selectOption('#state-filter', 'denied');
+    await page.screenshot({ path: join(opt.artifacts, 'cockpit.png') });
+    if (opt['docs-screenshot']) {
+        mkdirSync(dirname(opt['docs-screenshot']), { recursive: true });
+        copyFileSync(join(opt.artifacts, 'cockpit.png'), opt['docs-screenshot']);
+    }
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await page.locator('html.dark').waitFor({ state: 'attached' });
+    await page.screenshot({ path: join(opt.artifacts, 'cockpit-dark.png') });
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.selectOption('#state-filter', '');
+});
+
+await step('Allow from "Recently blocked": hfs is allowed, the item says so', async () => {
+    const item = page.locator('.blocked-item[data-device="/dev/sdz1"]');
+    await item.locator('button[data-action="allow-blocked"]').click();
+    await item.locator('.blocked-note', { hasText: 'allowed now' }).waitFor();
+    await waitRow('hfs', 'allowed', 'Administrator');
+    check(readlinkSync(hfsFile) === '/dev/null', 'no /dev/null mask on disk');
+    check(await item.locator('button[data-action="allow-blocked"]').isDisabled(), 'Allow still enabled');
+});
+
+await step('a user without administrative access sees the read-only form, updated live', async () => {
+    await page.close();
+    page = await openPage(opt['user-url']);
+    await page.locator('#readonly-note:not([hidden])').waitFor();
+    check(await rowText('hfs', '.badge') === 'allowed', 'the table differs for the user');
+    const buttons = page.locator('tbody button[data-action]');
+    const n = await buttons.count();
+    check(n >= 4 * 40, `only ${n} action buttons`);
+    check(await page.locator('tbody button[data-action]:enabled').count() === 0, 'an action button is enabled');
+    const why = await row('hfs').locator('.btn-wrap:has(button[data-action="deny"])').getAttribute('title');
+    check(/administrative access/.test(why), `no reason on a disabled button: ${why}`);
+    // Signals reach a bridge that is not root's too.
+    busctl('Reset', 'st', 'minix', '1');
+    await waitRow('minix', 'allowed', 'Default');
+    await page.screenshot({ path: join(opt.artifacts, 'cockpit-readonly.png') });
+});
+
+await browser.close();
+console.log(`1..${stepNo}`);

@@ -1,0 +1,304 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+require "dbus"
+require "timeout"
+require "y2fsgate/errors"
+require "y2fsgate/filesystem"
+require "y2fsgate/fsgatectl"
+
+module Y2Fsgate
+  # The client of fsgated (org.fsgate.fsgate1), with methods mirroring the service.
+  #
+  # It talks D-Bus to the service; when the service cannot be reached (the installer, a
+  # chroot, a system without a bus) it falls back to `fsgatectl --root=TARGET --json`,
+  # which runs the same core code on the files under TARGET: YaST's offline mode.
+  #
+  # Failures are {Y2Fsgate::Error}s carrying the D-Bus error name and the service's message.
+  #
+  # ruby-dbus 0.16 pitfalls handled here:
+  # - DBus::SystemBus.instance ignores DBUS_SYSTEM_BUS_ADDRESS: the address is resolved
+  #   here and DBus::RemoteBus connects to it.
+  # - Proxy methods return the single reply value (or an array, depending on the API
+  #   option): calls are built as messages here and always return the reply's params.
+  # - A negative (or >= 2**64) Integer for a `t` argument is silently wrapped: -(2**64-1)
+  #   becomes RUNTIME, 2**64 becomes 0. Flags are validated before sending.
+  # - A string with a NUL byte or invalid UTF-8 makes an invalid message: dbus-daemon
+  #   drops the whole connection. Names are checked before sending.
+  # - Error messages get "; caused by <message dump>" appended: the text is taken from
+  #   the error reply itself.
+  # - A call has no timeout: a Timeout drops the connection and raises NoReplyError.
+  class Client
+    BUS_NAME    = "org.fsgate.fsgate1".freeze
+    OBJECT_PATH = "/org/fsgate/fsgate1".freeze
+    INTERFACE   = "org.fsgate.fsgate1.Manager".freeze
+    PROPERTIES  = "org.freedesktop.DBus.Properties".freeze
+    PEER        = "org.freedesktop.DBus.Peer".freeze
+
+    # Flags of Allow, Deny and Reset.
+    RUNTIME  = 0x1
+    LOAD_NOW = 0x2
+    FORCE    = 0x4
+    VALID_FLAGS = {
+      "Allow" => RUNTIME | LOAD_NOW,
+      "Deny"  => RUNTIME | FORCE,
+      "Reset" => RUNTIME
+    }.freeze
+    FLAG_NAMES = { RUNTIME => "RUNTIME", LOAD_NOW => "LOAD_NOW", FORCE => "FORCE" }.freeze
+    UINT64_LIMIT = 2**64
+
+    # Errors that mean the call never reached a service: fall back to fsgatectl.
+    UNREACHABLE = [
+      "#{DBUS}ServiceUnknown", "#{DBUS}NameHasNoOwner", "#{DBUS}Spawn.ChildExited",
+      "#{DBUS}Spawn.ExecFailed", "#{DBUS}Spawn.Failed", "#{DBUS}Spawn.ServiceNotFound",
+      "#{DBUS}Spawn.ServiceNotValid", "#{DBUS}Spawn.PermissionsInvalid"
+    ].freeze
+
+    DEFAULT_TIMEOUT = 60
+
+    # The service could not be reached (internal: triggers the fallback).
+    class Unreachable < StandardError; end
+
+    # @return [String] the system the offline mode works on
+    attr_reader :target
+    # @return [String, nil] why the client works offline, when it fell back
+    attr_reader :fallback_reason
+
+    # @param target [String] the system to manage: "/" for the running one. Any other
+    #   directory is always managed offline: the service manages the running system only.
+    # @param mode [:auto, :bus, :offline] :auto = the service, else fsgatectl
+    # @param bus_address [String, nil] default: $DBUS_SYSTEM_BUS_ADDRESS, else the
+    #   standard system bus socket
+    # @param fsgatectl [String] the fsgatectl binary for the offline mode
+    # @param timeout [Numeric] seconds to wait for any reply
+    def initialize(target: "/", mode: :auto, bus_address: nil, fsgatectl: Fsgatectl::DEFAULT_PATH,
+      timeout: DEFAULT_TIMEOUT)
+      unless target.to_s.start_with?("/")
+        raise ArgumentError, "target must be an absolute path: #{target.inspect}"
+      end
+      raise ArgumentError, "unknown mode #{mode.inspect}" unless [:auto, :bus, :offline].include?(mode)
+
+      @target = target == "/" ? "/" : target.to_s.chomp("/")
+      if @target != "/"
+        raise ArgumentError, "the service manages the running system only; use target \"/\"" if mode == :bus
+
+        mode = :offline
+      end
+      @requested = mode
+      @mode = mode == :offline ? :offline : nil
+      @bus_address = bus_address
+      @timeout = timeout
+      @offline = Fsgatectl.new(root: @target, path: fsgatectl)
+      @bus = nil
+    end
+
+    # @return [:bus, :offline] how calls are made; probes the service once (Peer.Ping,
+    #   which also starts a bus-activated service).
+    def mode
+      if @mode.nil?
+        begin
+          bus_call("Ping", "", interface: PEER)
+          @mode = :bus
+        rescue Unreachable => e
+          go_offline(e.message)
+        end
+      end
+      @mode
+    end
+
+    def offline?
+      mode == :offline
+    end
+
+    # @return [Array<Filesystem>]
+    def list_filesystems
+      dispatch(-> { @offline.list_filesystems }) do
+        bus_call("ListFilesystems", "").first.map { |e| Filesystem.from_dbus(e) }
+      end
+    end
+
+    # @param name [String] a module or a filesystem type ("vxfs" means freevxfs)
+    # @return [Filesystem]
+    def get_filesystem(name)
+      check_name(name)
+      dispatch(-> { @offline.get_filesystem(name) }) do
+        Filesystem.from_dbus(bus_call("GetFilesystem", "s", name).first)
+      end
+    end
+
+    # Makes autoload possible. flags: RUNTIME, LOAD_NOW.
+    def allow(name, flags = 0)
+      change("Allow", name, flags)
+    end
+
+    # Blocks autoload. flags: RUNTIME, FORCE (even if loaded or mounted now).
+    def deny(name, flags = 0)
+      change("Deny", name, flags)
+    end
+
+    # Drops fsgate's admin (with RUNTIME: runtime) override. flags: RUNTIME.
+    def reset(name, flags = 0)
+      change("Reset", name, flags)
+    end
+
+    # Loads the module now, changing no configuration. Offline: InvalidArgsError.
+    def load(name)
+      check_name(name)
+      dispatch(-> { @offline.load(name) }) do
+        bus_call("Load", "s", name)
+        nil
+      end
+    end
+
+    # @return [Array<String>] the denied modules now allowed because they are in use
+    def exempt_loaded
+      dispatch(-> { @offline.exempt_loaded }) { bus_call("ExemptLoaded", "").first }
+    end
+
+    # @return [String] the service's version (offline: fsgatectl's)
+    def version
+      dispatch(-> { @offline.version }) { property("Version") }
+    end
+
+    # @return [String, nil] the kernel release the service judges by (offline: nil)
+    def kernel_release
+      dispatch(-> { nil }) { property("KernelRelease") }
+    end
+
+    # Closes the bus connection (the next call opens a new one).
+    def close
+      disconnect
+    end
+
+  private
+
+    def change(method, name, flags)
+      check_name(name)
+      check_flags(method, flags)
+      dispatch(-> { @offline.change(method.downcase, name, flags) }) do
+        bus_call(method, "st", name, flags)
+        nil
+      end
+    end
+
+    # Text D-Bus cannot carry would make dbus-daemon drop the connection.
+    def check_name(name)
+      ok = name.is_a?(String) && !name.include?("\0") &&
+        name.dup.force_encoding(Encoding::UTF_8).valid_encoding?
+      return if ok
+
+      raise InvalidNameError.new("#{PREFIX}InvalidName",
+        "Not a valid module or filesystem type name: #{name.inspect}")
+    end
+
+    def check_flags(method, flags)
+      unless flags.is_a?(Integer) && flags >= 0 && flags < UINT64_LIMIT
+        raise InvalidArgsError.new("#{DBUS}InvalidArgs",
+          "Flags must be an Integer from 0 to 2**64-1, not #{flags.inspect}")
+      end
+      unknown = flags & ~VALID_FLAGS.fetch(method)
+      return if unknown.zero?
+
+      valid = FLAG_NAMES.select { |bit, _| (VALID_FLAGS[method] & bit) != 0 }
+        .map { |bit, n| format("%s (0x%x)", n, bit) }.join(", ")
+      raise InvalidArgsError.new("#{DBUS}InvalidArgs",
+        format("Unknown flags 0x%x for %s; valid: %s", unknown, method, valid))
+    end
+
+    # Runs the block against the service, or the offline lambda when offline.
+    def dispatch(offline)
+      return offline.call if @mode == :offline
+
+      begin
+        result = yield
+        @mode = :bus
+        result
+      rescue Unreachable => e
+        go_offline(e.message)
+        offline.call
+      end
+    end
+
+    def go_offline(reason)
+      if @requested == :bus
+        raise ServiceUnavailableError.new("#{DBUS}ServiceUnknown",
+          "The fsgate service cannot be reached: #{reason}")
+      end
+      disconnect
+      @fallback_reason = reason
+      @mode = :offline
+    end
+
+    def property(name)
+      bus_call("Get", "ss", INTERFACE, name, interface: PROPERTIES).first
+    end
+
+    def bus_address
+      @bus_address || ENV["DBUS_SYSTEM_BUS_ADDRESS"] || DBus::SystemSocketName
+    end
+
+    def connection
+      @bus ||= DBus::RemoteBus.new(bus_address)
+    rescue StandardError, ScriptError => e
+      # ENOENT/ECONNREFUSED (no bus), EACCES, failed authentication, an unusable address
+      # (ruby-dbus then fails with NoMethodError on a nil socket).
+      @bus = nil
+      raise Unreachable, "cannot connect to the system bus at #{bus_address} (#{e.message})"
+    end
+
+    def disconnect
+      socket = @bus&.message_queue&.socket
+      socket.close if socket && !socket.closed?
+    rescue IOError, SystemCallError
+      nil
+    ensure
+      @bus = nil
+    end
+
+    # @return [Array] the reply's parameters
+    def bus_call(member, signature, *args, interface: INTERFACE)
+      attempts = 0
+      begin
+        attempts += 1
+        bus = connection
+        msg = DBus::Message.new(DBus::Message::METHOD_CALL)
+        msg.path = OBJECT_PATH
+        msg.interface = interface
+        msg.destination = BUS_NAME
+        msg.member = member
+        msg.sender = bus.unique_name
+        DBus::Type::Parser.new(signature).parse.zip(args) { |type, arg| msg.add_param(type, arg) }
+        Timeout.timeout(@timeout) { bus.send_sync_or_async(msg) } || []
+      rescue Errno::EPIPE
+        # Writing failed: the connection died while idle (a restarted bus); nothing was
+        # sent, so one retry on a new connection is safe.
+        disconnect
+        retry if attempts < 2
+        raise DisconnectedError.new("#{DBUS}Disconnected", "The system bus connection was lost")
+      rescue Timeout::Error
+        disconnect
+        raise NoReplyError.new("#{DBUS}NoReply",
+          "The fsgate service did not answer #{member} within #{@timeout} s")
+      rescue DBus::Error => e
+        raise_dbus_error(e, member)
+      rescue EOFError, IOError, SystemCallError => e
+        disconnect
+        raise DisconnectedError.new("#{DBUS}Disconnected",
+          "The system bus connection was lost during #{member} (#{e.message}); its outcome is unknown")
+      end
+    end
+
+    def raise_dbus_error(err, member)
+      reply = err.dbus_message
+      if reply.nil?
+        # Raised by ruby-dbus itself, not sent by anyone: "Connection dropped after we sent".
+        disconnect
+        raise DisconnectedError.new("#{DBUS}Disconnected",
+          "The system bus connection was lost during #{member}; its outcome is unknown")
+      end
+      text = reply.params.first.to_s
+      raise Unreachable, "#{err.name}: #{text}" if UNREACHABLE.include?(err.name)
+
+      raise Error.for(err.name, text)
+    end
+  end
+end

@@ -1,0 +1,367 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+
+require "y2fsgate/client"
+require "y2fsgate/i18n"
+
+module Y2Fsgate
+  # Everything the filesystems dialog shows and decides, in plain Ruby (no UI): the table
+  # rows, which actions a row allows and why not, the confirmation before a deny of a
+  # filesystem in use, and the texts for results and errors. The dialog only draws this.
+  #
+  # The service has the final say: an action offered here may still fail (e.g.
+  # ForeignConfig for a file fsgate did not write, which only the service can see); the
+  # result then carries the service's message.
+  class FilesystemsPresenter
+    include I18n
+
+    ACTIONS = [:allow, :deny, :reset, :load].freeze
+
+    # One action for one row. reason: why it is disabled (nil when enabled).
+    Action = Struct.new(:id, :label, :enabled, :reason, keyword_init: true) do
+      def enabled?
+        enabled
+      end
+    end
+
+    # What to ask the client for. confirmation: the question to ask the user first.
+    Request = Struct.new(:action, :module_name, :flags, :confirmation, keyword_init: true) do
+      def needs_confirmation?
+        !confirmation.nil?
+      end
+
+      # The request after the user said yes: a deny of a filesystem in use needs FORCE.
+      def confirm
+        Request.new(action: action, module_name: module_name, flags: flags | Client::FORCE,
+          confirmation: nil)
+      end
+    end
+
+    # The outcome. error: a Y2Fsgate::Error; follow_up: a Request that needs confirmation
+    # (the service said InUse); message: the text to show either way.
+    Result = Struct.new(:request, :error, :follow_up, :cancelled, :message, keyword_init: true) do
+      def ok?
+        error.nil? && follow_up.nil? && !cancelled
+      end
+    end
+
+    # One table row; id is the module name.
+    Row = Struct.new(:id, :filesystem, :cells, keyword_init: true)
+
+    # @return [Client]
+    attr_reader :client
+    # @return [String] the text rows are filtered by
+    attr_reader :filter
+
+    def initialize(client)
+      textdomain "fsgate"
+      @client = client
+      @filesystems = nil
+      @filter = ""
+    end
+
+    # Reads the list from the service (or fsgatectl) again.
+    # @raise [Y2Fsgate::Error]
+    def refresh
+      @filesystems = client.list_filesystems.sort_by(&:module_name)
+      self
+    end
+
+    # @return [Array<Filesystem>] all of them, sorted by module
+    def filesystems
+      refresh if @filesystems.nil?
+      @filesystems
+    end
+
+    # @param text [String] keep rows whose module or one of its types contains it
+    def filter=(text)
+      @filter = text.to_s.strip.downcase
+    end
+
+    # @return [Filesystem, nil]
+    def find(id)
+      filesystems.find { |f| f.module_name == id }
+    end
+
+    def table_header
+      [_("Module"), _("Types"), _("Autoload"), _("Decided by"), _("Loaded"), _("Mounted")]
+    end
+
+    # @return [Array<Row>] the rows matching the filter
+    def rows
+      filesystems.select { |f| matches?(f) }.map do |f|
+        Row.new(id: f.module_name, filesystem: f,
+          cells: [f.module_name, types_text(f), state_text(f), decided_by(f), yes_no(f.loaded?),
+                  yes_no(f.mounted?)])
+      end
+    end
+
+    # @return [Array<Array>] [id, cell, ...] as CWM::Table#items wants them
+    def table_items
+      rows.map { |r| [r.id] + r.cells }
+    end
+
+    # @return [String] the line above the table: where changes go
+    def status_text
+      denied = filesystems.count { |f| f.denied? && !f.builtin? }
+      summary = format(_("%<denied>d of %<total>d filesystem modules may not be loaded automatically."),
+        denied: denied, total: filesystems.size)
+      return "#{online_text} #{summary}" unless client.offline?
+
+      where = if client.target == "/"
+        _("The fsgate service is not running: changes are written directly to the " \
+          "configuration files of this system.")
+      else
+        format(_("Changes are written to the system at %s (no service runs there)."), client.target)
+      end
+      "#{where} #{summary}"
+    end
+
+    # The lines below the table: where changes go, the selected row, and why each
+    # disabled action is disabled.
+    # @return [Array<String>]
+    def details(id)
+      lines = [status_text]
+      fs = id && find(id)
+      return lines unless fs
+
+      lines << format(_("%<module>s (types: %<types>s): %<state>s; decided by %<why>s."),
+        module: fs.module_name, types: types_text(fs), state: state_text(fs), why: decided_by(fs))
+      actions(id).reject(&:enabled?).each { |a| lines << "#{a.label.delete("&")}: #{a.reason}" }
+      lines
+    end
+
+    # Whether "only until reboot" (RUNTIME) makes sense: on the running system only.
+    def runtime_available?
+      client.target == "/"
+    end
+
+    # @param id [String, nil] the selected row
+    # @return [Array<Action>] every action, enabled or not, with the reason
+    def actions(id)
+      fs = id && find(id)
+      ACTIONS.map do |action|
+        reason = fs ? disabled_reason(fs, action) : _("Select a filesystem first.")
+        Action.new(id: action, label: action_label(action), enabled: reason.nil?, reason: reason)
+      end
+    end
+
+    # @return [Request]
+    # @raise [ArgumentError] when the action is not enabled for that row
+    def request(id, action, runtime: false)
+      fs = find(id)
+      raise ArgumentError, "no filesystem #{id.inspect}" unless fs
+
+      reason = disabled_reason(fs, action)
+      raise ArgumentError, reason if reason
+      raise ArgumentError, "RUNTIME applies to the running system only" if runtime && !runtime_available?
+
+      flags = runtime && [:allow, :deny].include?(action) ? Client::RUNTIME : 0
+      flags = Client::RUNTIME if action == :reset && fs.origin == "runtime"
+      confirmation = confirmation_text(fs, flags) if action == :deny && (fs.loaded? || fs.mounted?)
+      Request.new(action: action, module_name: fs.module_name, flags: flags, confirmation: confirmation)
+    end
+
+    # The question before a deny of a filesystem that is mounted or loaded now.
+    # @return [String, nil] nil when it is neither
+    def confirmation_text(fs, flags = 0)
+      return nil unless fs.mounted? || fs.loaded?
+
+      args = { module: fs.module_name, types: fs.types.empty? ? fs.module_name : fs.types.join(", ") }
+      now = if fs.mounted?
+        format(_("%<module>s is mounted now."), args)
+      else
+        format(_("%<module>s is loaded now: a %<types>s filesystem was used since the system started."), args)
+      end
+      effect = if (flags & Client::RUNTIME) != 0
+        format(_("Nothing is unmounted or unloaded now. But until the next boot, once the module is " \
+                 "unloaded, mounting %<types>s filesystems fails with \"unknown filesystem type\"."), args)
+      elsif fs.mounted?
+        format(_("After the deny the kernel no longer loads %<module>s on its own: at the next boot " \
+                 "the %<types>s filesystems this system mounts now (see /etc/fstab) cannot be mounted, " \
+                 "and whatever needs them fails to start."), args)
+      else
+        format(_("After the deny the kernel no longer loads %<module>s on its own: from the next boot " \
+                 "on, mounting %<types>s filesystems fails with \"unknown filesystem type\"."), args)
+      end
+      question = format(_("Deny %<module>s anyway?"), args)
+      [now, effect, question].join("\n\n")
+    end
+
+    # Asks for confirmation through the block where needed, then performs the action.
+    # @yieldparam text [String] the question; the block returns true to go ahead
+    # @return [Result]
+    def execute(id, action, runtime: false, &confirm)
+      request = request(id, action, runtime: runtime)
+      loop do
+        if request.needs_confirmation?
+          unless confirm && confirm.call(request.confirmation)
+            return Result.new(request: request, cancelled: true, message: _("Nothing was changed."))
+          end
+
+          request = request.confirm
+        end
+        result = perform(request)
+        return result unless result.follow_up
+
+        request = result.follow_up
+      end
+    end
+
+    # Performs a request that needs no (more) confirmation and reads the list again.
+    # @return [Result]
+    def perform(request)
+      raise ArgumentError, "the request needs confirmation first" if request.needs_confirmation?
+
+      name = request.module_name
+      case request.action
+      when :allow then client.allow(name, request.flags)
+      when :deny  then client.deny(name, request.flags)
+      when :reset then client.reset(name, request.flags)
+      when :load  then client.load(name)
+      else raise ArgumentError, "unknown action #{request.action.inspect}"
+      end
+      refresh
+      Result.new(request: request, message: outcome_text(request))
+    rescue InUseError => e
+      refresh_quietly
+      return failed(request, e) unless request.action == :deny && (request.flags & Client::FORCE).zero?
+
+      # In use although the list said otherwise (it was mounted meanwhile): ask, then FORCE.
+      fs = find(name)
+      text = (fs && confirmation_text(fs, request.flags)) ||
+        "#{e.message}\n\n#{format(_("Deny %s anyway?"), name)}"
+      Result.new(request: request, follow_up: Request.new(action: :deny, module_name: name,
+        flags: request.flags, confirmation: text), message: e.message)
+    rescue Error => e
+      refresh_quietly
+      failed(request, e)
+    end
+
+    # @param err [Y2Fsgate::Error]
+    # @return [String] what to tell the user: a hint, the service's message, the error name
+    def error_text(err)
+      hint = case err
+      when ForeignConfigError then _("fsgate does not change configuration it did not write.")
+      when InUseError then _("The filesystem is in use.")
+      when BuiltinError then _("The filesystem is built into the kernel.")
+      when OverriddenError then _("A setting in /etc/modprobe.d takes precedence.")
+      when AccessDeniedError then _("You are not authorized to make this change.")
+      when ReadOnlyError then _("The configuration cannot be written.")
+      when ServiceUnavailableError, NoReplyError, DisconnectedError
+        _("The fsgate service cannot be used.")
+      when InvalidNameError, NoSuchFilesystemError then _("There is no such filesystem.")
+      else _("The change failed.")
+      end
+      [hint, err.message, "(#{err.name})"].join("\n\n")
+    end
+
+  private
+
+    def failed(request, err)
+      Result.new(request: request, error: err, message: error_text(err))
+    end
+
+    def refresh_quietly
+      refresh
+    rescue Error
+      nil
+    end
+
+    def online_text
+      @kernel_release = client.kernel_release unless defined?(@kernel_release)
+      @kernel_release ? format(_("Kernel %s:"), @kernel_release) : ""
+    rescue Error
+      ""
+    end
+
+    def matches?(fs)
+      return true if filter.empty?
+
+      ([fs.module_name] + fs.types).any? { |n| n.downcase.include?(filter) }
+    end
+
+    def action_label(action)
+      {
+        allow: _("&Allow"),
+        deny:  _("&Deny"),
+        reset: _("&Reset"),
+        load:  _("&Load Now")
+      }.fetch(action)
+    end
+
+    # @return [String, nil] why action is not possible for fs; nil when it is
+    def disabled_reason(fs, action)
+      raise ArgumentError, "unknown action #{action.inspect}" unless ACTIONS.include?(action)
+
+      name = fs.module_name
+      if fs.builtin?
+        return format(_("%s is built into the kernel: it is always available and cannot be denied."), name)
+      end
+
+      case action
+      when :allow
+        return format(_("%s may be loaded automatically already."), name) unless fs.denied?
+        if fs.origin == "cmdline"
+          return format(_("%s is denied by modprobe.blacklist= on the kernel command line; " \
+                          "change the boot loader configuration."), name)
+        end
+      when :deny
+        return format(_("%s is denied already."), name) if fs.denied?
+      when :reset
+        return format(_("fsgate has no setting for %s to reset."), name) unless own_file?(fs)
+      when :load
+        return _("Loading needs the running fsgate service.") if client.offline?
+        return format(_("%s is loaded already."), name) if fs.loaded?
+        return format(_("There is no module file of %s for this kernel."), name) unless fs.available?
+      end
+      nil
+    end
+
+    # Whether fs is decided by a file of fsgate's name in /etc or /run (the service
+    # still refuses, ForeignConfig, if someone else wrote it).
+    def own_file?(fs)
+      %w[admin runtime].include?(fs.origin) &&
+        File.basename(fs.source.to_s) == "60-blacklist_fs-#{fs.module_name}.conf"
+    end
+
+    def outcome_text(request)
+      fs = find(request.module_name)
+      return format(_("%s: done."), request.module_name) unless fs
+      return format(_("%s is loaded."), fs.module_name) if request.action == :load
+
+      format(_("%<module>s: %<state>s (%<why>s)."), module: fs.module_name, state: state_text(fs),
+        why: decided_by(fs))
+    end
+
+    def types_text(fs)
+      fs.types.empty? ? "-" : fs.types.join(", ")
+    end
+
+    def state_text(fs)
+      text = if fs.builtin?
+        _("built in")
+      elsif fs.denied?
+        _("denied")
+      else
+        _("allowed")
+      end
+      fs.available? || fs.builtin? ? text : format(_("%s (not in this kernel)"), text)
+    end
+
+    def decided_by(fs)
+      case fs.origin
+      when "default" then _("default")
+      when "vendor"  then format(_("vendor: %s"), fs.source)
+      when "local"   then format(_("local: %s"), fs.source)
+      when "admin"   then format(_("admin: %s"), fs.source)
+      when "runtime" then format(_("until reboot: %s"), fs.source)
+      when "cmdline" then _("kernel command line")
+      else [fs.origin, fs.source].reject { |s| s.to_s.empty? }.join(": ")
+      end
+    end
+
+    def yes_no(value)
+      value ? _("yes") : _("no")
+    end
+  end
+end

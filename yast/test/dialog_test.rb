@@ -1,0 +1,171 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# The dialog's wiring, on a FAKE of YaST's UI and CWM (test/support/fake_yast: yast2 and
+# libyui are not in Debian), over the presenter and the real fsgated. This proves the
+# dialog calls the presenter correctly and reacts to the results; it does not prove that
+# it looks right in YaST. Skipped where the real YaST libraries are installed.
+
+require_relative "test_helper"
+
+REAL_YAST = begin
+  require "yast"
+  !defined?(Yast::FAKE)
+rescue LoadError
+  $LOAD_PATH.unshift(File.expand_path("support/fake_yast", __dir__))
+  require "yast"
+  false
+end
+
+unless REAL_YAST
+  require "y2fsgate/dialogs/filesystems"
+  require "y2fsgate/clients/main"
+end
+
+RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
+  before do
+    skip "the real YaST is installed: this test runs on the fake only" if REAL_YAST
+    TestEnv.restore(TestEnv::ROOT)
+    Yast::UI.reset
+    Yast::Popup.reset
+  end
+
+  let(:client) { Y2Fsgate::Client.new(fsgatectl: TestEnv::FSGATECTL) }
+  let(:presenter) { Y2Fsgate::FilesystemsPresenter.new(client).refresh }
+  let(:dialog) { Y2Fsgate::Dialogs::Filesystems.new(presenter) }
+  let(:widgets) { collect(dialog.contents) }
+
+  after { client.close }
+
+  # Every CWM widget in a term tree, as CWM.show would find them.
+  def collect(term)
+    case term
+    when CWM::AbstractWidget then [term]
+    when Yast::Term then term.params.flat_map { |p| collect(p) }
+    else []
+    end
+  end
+
+  def widget(id)
+    widgets.find { |w| w.widget_id == id } or raise "no widget #{id}"
+  end
+
+  def show
+    widgets.each { |w| w.init if w.respond_to?(:init) }
+  end
+
+  def select(id)
+    Yast::UI.ChangeWidget(Yast::Term.new(:id, widget("fsgate_filesystems").widget_id), :SelectedItems, [id])
+    widget("fsgate_filesystems").handle
+  end
+
+  def click(action)
+    widget("fsgate_#{action}").handle
+  end
+
+  def enabled_buttons
+    %w[allow deny reset load].select { |a| Yast::UI.QueryWidget(Yast::Term.new(:id, "fsgate_#{a}"), :Enabled) }
+  end
+
+  def details
+    Yast::UI.QueryWidget(Yast::Term.new(:id, "fsgate_details"), :Value)
+  end
+
+  def items
+    Yast::UI.QueryWidget(Yast::Term.new(:id, "fsgate_filesystems"), :Items)
+  end
+
+  it "has a title, a Close button and the widgets" do
+    expect(dialog.title).to eq("Filesystem Autoload")
+    expect([dialog.back_button, dialog.abort_button, dialog.next_button]).to eq(["", "", "&Close"])
+    expect(widgets.map(&:widget_id)).to eq(%w[fsgate_filter fsgate_filesystems fsgate_allow fsgate_deny
+                                              fsgate_reset fsgate_load fsgate_runtime fsgate_details])
+    table = widget("fsgate_filesystems")
+    expect(table.header).to eq(presenter.table_header)
+    expect(table.items).to eq(presenter.table_items)
+  end
+
+  it "enables the buttons the selected row allows and explains the others" do
+    show
+    select("hfs")
+    expect(enabled_buttons).to eq(%w[allow load])
+    expect(details).to include("hfs (types: hfs): denied; decided by vendor: /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf.")
+    expect(details).to include("Deny: hfs is denied already.")
+  end
+
+  it "allows, redraws the table and keeps the selection" do
+    show
+    select("hfs")
+    click(:allow)
+    expect(TestEnv.file(TestEnv::ROOT, TestEnv.conf(TestEnv::ADMIN, "hfs"))).to eq("-> /dev/null")
+    expect(items.find { |i| i.first == "hfs" }[3]).to eq("allowed")
+    expect(widget("fsgate_filesystems").value).to eq("hfs")
+    expect(enabled_buttons).to eq(%w[deny reset load])
+    expect(details).to include("hfs: allowed (admin: /etc/modprobe.d/60-blacklist_fs-hfs.conf).")
+    expect(Yast::Popup.errors).to be_empty
+  end
+
+  it "asks before denying a mounted filesystem and respects the answer" do
+    TestEnv.mount(TestEnv::ROOT, "minix")
+    show
+    select("minix")
+    Yast::Popup.answer = false
+    click(:deny)
+    expect(Yast::Popup.asked.last).to start_with("minix is mounted now.")
+    expect(TestEnv.file(TestEnv::ROOT, TestEnv.conf(TestEnv::ADMIN, "minix"))).to be_nil
+    Yast::Popup.answer = true
+    click(:deny)
+    expect(TestEnv.file(TestEnv::ROOT, TestEnv.conf(TestEnv::ADMIN, "minix"))).to match(/^blacklist minix$/)
+  end
+
+  it "passes the until-reboot choice on" do
+    show
+    select("minix")
+    widget("fsgate_runtime").value = true
+    click(:deny)
+    expect(TestEnv.file(TestEnv::ROOT, TestEnv.conf(TestEnv::RUNTIME, "minix"))).to match(/^blacklist minix$/)
+  end
+
+  it "shows the service's error in a popup" do
+    show
+    select("ufs")
+    click(:allow)
+    expect(Yast::Popup.errors.size).to eq(1)
+    expect(Yast::Popup.errors.first).to include("ufs.conf was not written by fsgate",
+      "(org.fsgate.fsgate1.Error.ForeignConfig)")
+  end
+
+  it "filters the table" do
+    show
+    widget("fsgate_filter").value = "vxfs"
+    widget("fsgate_filter").handle
+    expect(items.map(&:first)).to eq(["freevxfs"])
+    expect(widget("fsgate_filesystems").value).to eq("freevxfs")
+  end
+
+  describe Y2Fsgate::Clients::Main do
+    before { stub_const("Y2Fsgate::Fsgatectl::DEFAULT_PATH", TestEnv::FSGATECTL) }
+    after { Yast::Stage.initial_stage = false }
+
+    it "opens the dialog for the running system through the service" do
+      Yast::Stage.initial_stage = false
+      expect(described_class.new.run).to eq(:next)
+      expect(CWM::Dialog.last.instance_variable_get(:@presenter).client.mode).to eq(:bus)
+    end
+
+    it "works offline on the target during installation" do
+      Yast::Stage.initial_stage = true
+      Yast::Installation.destdir = TestEnv::OFFLINE_ROOT
+      expect(described_class.new.run).to eq(:next)
+      client = CWM::Dialog.last.instance_variable_get(:@presenter).client
+      expect([client.mode, client.target]).to eq([:offline, TestEnv::OFFLINE_ROOT])
+    end
+
+    it "shows an error and aborts when fsgate cannot be used at all" do
+      stub_const("Y2Fsgate::Fsgatectl::DEFAULT_PATH", "#{TestEnv::WORK}/no-fsgatectl")
+      Yast::Stage.initial_stage = true
+      Yast::Installation.destdir = TestEnv::OFFLINE_ROOT
+      expect(described_class.new.run).to eq(:abort)
+      expect(Yast::Popup.errors.first).to include("is fsgate installed?")
+    end
+  end
+end

@@ -1,0 +1,240 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Y2Fsgate::FilesystemsPresenter against the real fsgated (and offline against fsgatectl).
+
+require_relative "test_helper"
+
+RSpec.describe Y2Fsgate::FilesystemsPresenter do
+  subject(:presenter) { described_class.new(client).refresh }
+
+  let(:client) { Y2Fsgate::Client.new(fsgatectl: TestEnv::FSGATECTL) }
+  let(:root) { TestEnv::ROOT }
+  let(:hfs_vendor) { TestEnv.conf(TestEnv::VENDOR, "hfs") }
+  let(:hfs_admin) { TestEnv.conf(TestEnv::ADMIN, "hfs") }
+
+  before { TestEnv.restore(root) }
+  after { client.close }
+
+  def enabled(id)
+    presenter.actions(id).select(&:enabled?).map(&:id)
+  end
+
+  def reason(id, action)
+    presenter.actions(id).find { |a| a.id == action }.reason
+  end
+
+  describe "#rows and #table_items" do
+    it "has one row per module, sorted, with readable cells" do
+      ids = presenter.rows.map(&:id)
+      expect(ids).to eq(ids.sort)
+      expect(presenter.table_header.size).to eq(6)
+      expect(presenter.table_items.find { |i| i.first == "hfs" })
+        .to eq(["hfs", "hfs", "hfs", "denied", "vendor: #{hfs_vendor}", "no", "no"])
+      expect(presenter.rows.find { |r| r.id == "ext4" }.cells)
+        .to eq(["ext4", "ext2, ext3, ext4", "allowed", "default", "no", "yes"])
+      expect(presenter.rows.find { |r| r.id == "cramfs" }.cells[2]).to eq("denied (not in this kernel)")
+    end
+
+    it "filters by module or type" do
+      presenter.filter = " VXFS "
+      expect(presenter.rows.map(&:id)).to eq(["freevxfs"])
+      presenter.filter = "ext"
+      expect(presenter.rows.map(&:id)).to include("ext4")
+      expect(presenter.rows.map(&:id)).not_to include("hfs")
+      presenter.filter = ""
+      expect(presenter.rows.size).to eq(presenter.filesystems.size)
+    end
+  end
+
+  describe "#actions" do
+    it "offers Allow (and Load Now) for a module denied by a vendor file" do
+      expect(enabled("hfs")).to eq([:allow, :load])
+      expect(reason("hfs", :deny)).to eq("hfs is denied already.")
+      expect(reason("hfs", :reset)).to eq("fsgate has no setting for hfs to reset.")
+    end
+
+    it "offers Deny for a module nothing decides" do
+      expect(enabled("minix")).to eq([:deny, :load])
+    end
+
+    it "offers Deny and Reset once fsgate allowed it" do
+      client.allow("hfs")
+      presenter.refresh
+      expect(enabled("hfs")).to eq([:deny, :reset, :load])
+    end
+
+    it "offers no Load Now for a loaded module or one missing from this kernel" do
+      TestEnv.load(root, "hfs")
+      presenter.refresh
+      expect(reason("hfs", :load)).to eq("hfs is loaded already.")
+      expect(reason("cramfs", :load)).to eq("There is no module file of cramfs for this kernel.")
+    end
+
+    it "offers no Allow when the kernel command line denies it" do
+      TestEnv.cmdline(root, "BOOT_IMAGE=/vmlinuz modprobe.blacklist=minix\n")
+      presenter.refresh
+      expect(presenter.find("minix")).to have_attributes(state: "denied", origin: "cmdline")
+      expect(enabled("minix")).to eq([:load])
+      expect(reason("minix", :allow)).to include("modprobe.blacklist= on the kernel command line")
+    end
+
+    it "disables everything without a selection" do
+      expect(presenter.actions(nil).map(&:enabled?)).to eq([false] * 4)
+    end
+  end
+
+  describe "#request" do
+    it "computes flags: RUNTIME when asked, and for resetting a runtime setting" do
+      expect(presenter.request("hfs", :allow).flags).to eq(0)
+      expect(presenter.request("hfs", :allow, runtime: true).flags).to eq(Y2Fsgate::Client::RUNTIME)
+      client.deny("minix", Y2Fsgate::Client::RUNTIME)
+      presenter.refresh
+      expect(presenter.request("minix", :reset).flags).to eq(Y2Fsgate::Client::RUNTIME)
+    end
+
+    it "refuses an action the row does not allow" do
+      expect { presenter.request("hfs", :deny) }.to raise_error(ArgumentError, /denied already/)
+    end
+  end
+
+  describe "denying a mounted filesystem" do
+    before do
+      TestEnv.mount(root, "minix")
+      presenter.refresh
+    end
+
+    it "asks first, with a text that says what the next boot would do" do
+      text = presenter.request("minix", :deny).confirmation
+      expect(text).to eq(
+        "minix is mounted now.\n\n" \
+        "After the deny the kernel no longer loads minix on its own: at the next boot the minix " \
+        "filesystems this system mounts now (see /etc/fstab) cannot be mounted, and whatever needs " \
+        "them fails to start.\n\n" \
+        "Deny minix anyway?"
+      )
+    end
+
+    it "changes nothing when the user says no" do
+      asked = []
+      result = presenter.execute("minix", :deny) { |q| asked << q; false }
+      expect(asked.size).to eq(1)
+      expect(result.cancelled).to be(true)
+      expect(result).not_to be_ok
+      expect(TestEnv.file(root, TestEnv.conf(TestEnv::ADMIN, "minix"))).to be_nil
+    end
+
+    it "denies with FORCE when the user says yes" do
+      result = presenter.execute("minix", :deny) { true }
+      expect(result).to be_ok
+      expect(result.request.flags).to eq(Y2Fsgate::Client::FORCE)
+      expect(result.message).to eq("minix: denied (admin: /etc/modprobe.d/60-blacklist_fs-minix.conf).")
+      expect(presenter.find("minix")).to have_attributes(state: "denied", mounted: true)
+    end
+
+    it "words the question for a deny until reboot" do
+      text = presenter.request("minix", :deny, runtime: true).confirmation
+      expect(text).to include("minix is mounted now.", "until the next boot", "Deny minix anyway?")
+    end
+  end
+
+  it "asks for a module that is only loaded, too" do
+    TestEnv.load(root, "minix")
+    presenter.refresh
+    expect(presenter.request("minix", :deny).confirmation)
+      .to start_with("minix is loaded now: a minix filesystem was used since the system started.")
+  end
+
+  it "asks when the filesystem was mounted after the list was read (the service says InUse)" do
+    expect(presenter.request("minix", :deny).confirmation).to be_nil
+    TestEnv.mount(root, "minix")
+    asked = []
+    result = presenter.execute("minix", :deny) { |q| asked << q; true }
+    expect(asked).to eq([presenter.confirmation_text(presenter.find("minix"))])
+    expect(asked.first).to start_with("minix is mounted now.")
+    expect(result).to be_ok
+    expect(presenter.find("minix").state).to eq("denied")
+  end
+
+  describe "#execute" do
+    it "allows, then resets, reading the list again after each" do
+      result = presenter.execute("hfs", :allow)
+      expect(result).to be_ok
+      expect(result.message).to eq("hfs: allowed (admin: #{hfs_admin}).")
+      expect(presenter.table_items.find { |i| i.first == "hfs" }[3..4]).to eq(["allowed", "admin: #{hfs_admin}"])
+      expect(presenter.execute("hfs", :reset)).to be_ok
+      expect(presenter.find("hfs")).to have_attributes(state: "denied", origin: "vendor")
+    end
+
+    it "denies until reboot" do
+      expect(presenter.execute("minix", :deny, runtime: true)).to be_ok
+      expect(presenter.find("minix").origin).to eq("runtime")
+      expect(presenter.execute("minix", :reset)).to be_ok
+      expect(presenter.find("minix").origin).to eq("default")
+    end
+
+    it "returns the service's error with a hint and the error name" do
+      # An install command counts as denied; the file is not fsgate's, which only the
+      # service can tell: the action is offered and the service refuses it.
+      expect(enabled("ufs")).to include(:allow)
+      result = presenter.execute("ufs", :allow)
+      expect(result).not_to be_ok
+      expect(result.error).to be_a(Y2Fsgate::ForeignConfigError)
+      expect(result.message).to eq(
+        "fsgate does not change configuration it did not write.\n\n" \
+        "/etc/modprobe.d/60-blacklist_fs-ufs.conf was not written by fsgate and fsgate will not change it; " \
+        "edit it by hand, or remove it and try again\n\n" \
+        "(org.fsgate.fsgate1.Error.ForeignConfig)"
+      )
+    end
+  end
+
+  describe "#status_text and #details" do
+    it "names the kernel and counts denied modules" do
+      expect(presenter.status_text)
+        .to match(/\AKernel #{Regexp.escape(TestEnv::KVER)}: \d+ of \d+ filesystem modules may not be loaded automatically\.\z/)
+    end
+
+    it "describes the selected row and why actions are disabled" do
+      expect(presenter.details("hfs")).to eq([
+        presenter.status_text,
+        "hfs (types: hfs): denied; decided by vendor: #{hfs_vendor}.",
+        "Deny: hfs is denied already.",
+        "Reset: fsgate has no setting for hfs to reset."
+      ])
+    end
+  end
+
+  context "offline, on an installation target" do
+    let(:client) { Y2Fsgate::Client.new(target: TestEnv::OFFLINE_ROOT, fsgatectl: TestEnv::FSGATECTL) }
+
+    before { TestEnv.restore(TestEnv::OFFLINE_ROOT) }
+
+    it "says where changes go and offers neither Load Now nor until-reboot changes" do
+      expect(presenter.status_text).to start_with("Changes are written to the system at #{TestEnv::OFFLINE_ROOT}")
+      expect(presenter.runtime_available?).to be(false)
+      expect(enabled("hfs")).to eq([:allow])
+      expect(reason("hfs", :load)).to eq("Loading needs the running fsgate service.")
+      expect { presenter.request("hfs", :allow, runtime: true) }.to raise_error(ArgumentError)
+    end
+
+    it "performs actions through fsgatectl" do
+      expect(presenter.execute("hfs", :allow)).to be_ok
+      expect(TestEnv.file(TestEnv::OFFLINE_ROOT, hfs_admin)).to eq("-> /dev/null")
+      expect(presenter.execute("ufs", :allow).error).to be_a(Y2Fsgate::ForeignConfigError)
+    end
+  end
+
+  context "with a built-in filesystem (none in Debian's kernel: a stand-in client)" do
+    let(:client) do
+      builtin = Y2Fsgate::Filesystem.new(module_name: "ext4", types: ["ext4"], state: "allowed",
+        origin: "default", source: "", available: true, builtin: true, loaded: true, mounted: true)
+      double("client", list_filesystems: [builtin], offline?: false, target: "/", close: nil)
+    end
+
+    it "offers nothing and says why" do
+      expect(enabled("ext4")).to eq([])
+      expect(reason("ext4", :deny)).to eq("ext4 is built into the kernel: it is always available and cannot be denied.")
+      expect(presenter.rows.first.cells[2]).to eq("built in")
+    end
+  end
+end

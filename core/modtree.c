@@ -5,6 +5,18 @@
 #include "name.h"
 #include "strv.h"
 
+static int add_type(FsgModTree *t, const char *type, char *module) {
+        if (!fsg_name_is_valid(type) || !fsg_name_is_valid(module))
+                return 0;
+        fsg_name_normalize(module);
+        if (strv_contains(t->types, type))
+                return 0; /* first alias wins, as in modules.alias.bin */
+        if (strv_extend(&t->types, type) < 0 || strv_extend(&t->modules, module) < 0)
+                return -ENOMEM;
+        t->n++;
+        return 0;
+}
+
 /* kmod itself answers lookups from the .bin indexes; the text files hold the same
  * aliases and are the only way to enumerate every "fs-" one. */
 static int read_fs_aliases(FsgModTree *t, const char *path) {
@@ -18,14 +30,9 @@ static int read_fs_aliases(FsgModTree *t, const char *path) {
                 char type[128], module[128];
                 if (sscanf(line, "alias fs-%127s %127s", type, module) != 2)
                         continue;
-                if (!fsg_name_is_valid(type) || !fsg_name_is_valid(module))
-                        continue;
-                fsg_name_normalize(module);
-                if (strv_contains(t->types, type))
-                        continue; /* first alias wins, as in modules.alias.bin */
-                if (strv_extend(&t->types, type) < 0 || strv_extend(&t->modules, module) < 0)
-                        return -ENOMEM;
-                t->n++;
+                int r = add_type(t, type, module);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
@@ -39,40 +46,67 @@ static int read_builtin(FsgModTree *t, const char *path) {
                 return errno == ENOENT ? 0 : -errno;
         while (getline(&line, &cap, f) >= 0) {
                 char *base = strrchr(line, '/'), *dot;
+                bool fs = strncmp(line, "kernel/fs/", strlen("kernel/fs/")) == 0;
                 base = base ? base + 1 : line;
                 dot = strstr(base, ".ko");
                 if (!dot)
                         continue;
                 *dot = 0;
                 fsg_name_normalize(base);
-                if (strv_extend(&t->builtin, base) < 0)
+                if (strv_extend(&t->builtin, base) < 0 || (fs && strv_extend(&t->builtin_fs, base) < 0))
                         return -ENOMEM;
         }
         return 0;
 }
 
+/* depmod writes the aliases of built-in code only to the modules.builtin.alias.bin index;
+ * its source, modules.builtin.modinfo, holds them as NUL-terminated "MODULE.alias=ALIAS"
+ * records (debugfs, tracefs on Debian), and names code modules.builtin does not list
+ * because it can never be a module. */
+static int read_builtin_modinfo(FsgModTree *t, const char *path) {
+        _cleanup_fclose_ FILE *f = fopen(path, "re");
+        _cleanup_free_ char *rec = NULL;
+        size_t cap = 0;
+        ssize_t l;
+
+        if (!f)
+                return errno == ENOENT ? 0 : -errno;
+        while ((l = getdelim(&rec, &cap, 0, f)) > 0) {
+                char *eq = strstr(rec, ".alias=fs-");
+                if (!eq || memchr(rec, '/', eq - rec))
+                        continue;
+                *eq = 0;
+                int r = add_type(t, eq + strlen(".alias=fs-"), rec);
+                if (r >= 0)
+                        r = strv_extend_unique(&t->builtin, rec);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
 int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e) {
+        static const struct {
+                const char *name;
+                int (*read)(FsgModTree *t, const char *path);
+        } files[] = {
+                { "modules.alias",           read_fs_aliases },
+                { "modules.builtin",         read_builtin },
+                { "modules.builtin.modinfo", read_builtin_modinfo },
+        };
         _cleanup_(fsg_modtree_freep) FsgModTree *t = calloc(1, sizeof(FsgModTree));
-        static const char * const alias_files[] = { "modules.alias", "modules.builtin.alias" };
-        int r;
 
         if (!t)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        if (c->moddir) {
-                for (size_t i = 0; i < ELEMENTSOF(alias_files); i++) {
-                        _cleanup_free_ char *p = NULL;
-                        if (asprintf(&p, "%s/%s", c->moddir, alias_files[i]) < 0)
-                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                        r = read_fs_aliases(t, p);
-                        if (r < 0)
-                                return fsg_error_errno(e, -r, "Failed to read %s", p);
-                }
-                _cleanup_free_ char *b = NULL;
-                if (asprintf(&b, "%s/modules.builtin", c->moddir) < 0)
+        for (size_t i = 0; c->moddir && i < ELEMENTSOF(files); i++) {
+                _cleanup_free_ char *p = NULL;
+                int r;
+
+                if (asprintf(&p, "%s/%s", c->moddir, files[i].name) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                r = read_builtin(t, b);
+                r = files[i].read(t, p);
                 if (r < 0)
-                        return fsg_error_errno(e, -r, "Failed to read %s", b);
+                        return fsg_error_errno(e, -r, "Failed to read %s", p);
         }
         *ret = TAKE_PTR(t);
         return 0;
@@ -84,6 +118,7 @@ FsgModTree *fsg_modtree_free(FsgModTree *t) {
         strv_free(t->types);
         strv_free(t->modules);
         strv_free(t->builtin);
+        strv_free(t->builtin_fs);
         free(t);
         return NULL;
 }

@@ -9,6 +9,7 @@ typedef struct FsgModTree {
         char **modules;      /* the module serving types[i] (normalized) */
         size_t n;
         char **builtin;      /* modules compiled into the kernel (modules.builtin) */
+        char **builtin_fs;   /* those of them whose source is under fs/ */
 } FsgModTree;
 
 int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e);

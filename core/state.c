@@ -244,15 +244,20 @@ static int cmp_entries(const void *a, const void *b) {
         return strcmp(((const FsgEntry *) a)->module, ((const FsgEntry *) b)->module);
 }
 
-/* Named by a 60-blacklist_fs-M.conf file but not a filesystem of this tree: keep it only if
- * the tree does not know M as some other module (e.g. exofs, gone from newer kernels). */
+/* Named by a 60-blacklist_fs-M.conf file but not found through an fs- alias: listed unless
+ * the tree knows M as a module outside fs/ (a file named after usb_storage does not make it
+ * a filesystem). Absent (exofs), built in (pstore) and alias-less (orangefs: its type pvfs2
+ * has none) filesystem modules are listed. */
 static bool named_module_wanted(struct kmod_ctx *k, const FsgModTree *t, const char *m) {
         _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
-        if (strv_contains(t->modules, m))
-                return false; /* already listed */
+        const char *path;
+
         if (strv_contains(t->builtin, m))
-                return false;
-        return kmod_module_new_from_name(k, m, &mod) < 0 || !kmod_module_get_path(mod);
+                return strv_contains(t->builtin_fs, m);
+        if (kmod_module_new_from_name(k, m, &mod) < 0)
+                return true;
+        path = kmod_module_get_path(mod);
+        return !path || strstr(path, "/kernel/fs/");
 }
 
 int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e) {

@@ -34,8 +34,8 @@ class CliBusTest(BusTestCase):
         moddir = os.path.join(root, 'usr/lib/modules', cls.kver)
         with open(os.path.join(moddir, 'modules.builtin'), 'a') as f:
             f.write('kernel/fs/fsgtestfs/fsgtestfs.ko\n')
-        with open(os.path.join(moddir, 'modules.builtin.alias'), 'a') as f:
-            f.write('alias fs-fsgtestfs fsgtestfs\n')
+        with open(os.path.join(moddir, 'modules.builtin.modinfo'), 'ab') as f:
+            f.write(b'fsgtestfs.alias=fs-fsgtestfs\0')
 
     def ctl_json(self, *args, uid=None):
         r = self.stack.ctl('--json', *args, uid=uid)

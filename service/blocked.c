@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <sys/stat.h>
 #include <syslog.h>
 #include <systemd/sd-device.h>
 #include <systemd/sd-journal.h>
@@ -10,8 +14,8 @@
 #include "strv.h"
 #include "utf8.h"
 
-/* One stick must not produce a storm: one signal per device and type while we run. The
- * bound only protects memory; real systems see a handful of devices. */
+/* The in-memory fallback of reported_before(): the bound only protects memory; real
+ * systems see a handful of devices. */
 #define REPORTED_MAX 1024
 
 static void device_unrefp(sd_device **d) {
@@ -24,6 +28,47 @@ static int append_str(sd_bus_message *m, const char *key, const char *value) {
         return sd_bus_message_append(m, "{sv}", key, "s", value);
 }
 
+/* udev replaces spaces and other unsafe characters by "_" in ID_FS_LABEL, ID_VENDOR and
+ * ID_MODEL; the *_ENC variants keep them as \xHH. A person wants "My Stick", not
+ * "My_Stick". Trailing blanks (padded SCSI vendor strings) go. */
+static char *udev_decode(const char *enc) {
+        char *out = malloc(strlen(enc) + 1), *o = out;
+
+        if (!out)
+                return NULL;
+        for (const char *p = enc; *p; p++) {
+                unsigned v;
+                if (p[0] == '\\' && p[1] == 'x' && sscanf(p + 2, "%2x", &v) == 1 &&
+                    isxdigit((unsigned char) p[2]) && isxdigit((unsigned char) p[3]) && v != 0) {
+                        *o++ = (char) v;
+                        p += 3;
+                } else
+                        *o++ = *p;
+        }
+        while (o > out && (o[-1] == ' ' || o[-1] == '\t'))
+                o--;
+        *o = 0;
+        return out;
+}
+
+/* The decoded KEY_ENC property, else KEY itself. */
+static int append_prop(sd_bus_message *m, sd_device *d, const char *dict_key, const char *prop) {
+        _cleanup_free_ char *enc_name = NULL, *decoded = NULL;
+        const char *v = NULL;
+
+        if (asprintf(&enc_name, "%s_ENC", prop) < 0)
+                return -ENOMEM;
+        if (sd_device_get_property_value(d, enc_name, &v) >= 0) {
+                decoded = udev_decode(v);
+                if (!decoded)
+                        return -ENOMEM;
+                return append_str(m, dict_key, decoded);
+        }
+        if (sd_device_get_property_value(d, prop, &v) >= 0)
+                return append_str(m, dict_key, v);
+        return 0;
+}
+
 /* What udev knows about the device: enough for a person to recognize the stick. */
 static int append_device_details(sd_bus_message *m, const char *devnode) {
         _cleanup_(device_unrefp) sd_device *d = NULL;
@@ -33,13 +78,10 @@ static int append_device_details(sd_bus_message *m, const char *devnode) {
         /* By sysname, not by node: the service has no /dev of its own (PrivateDevices=). */
         if (sd_device_new_from_subsystem_sysname(&d, "block", strrchr(devnode, '/') + 1) < 0)
                 return 0;
-        if (sd_device_get_property_value(d, "ID_FS_LABEL", &v) >= 0 && (r = append_str(m, "label", v)) < 0)
-                return r;
-        if (sd_device_get_property_value(d, "ID_FS_UUID", &v) >= 0 && (r = append_str(m, "uuid", v)) < 0)
-                return r;
-        if (sd_device_get_property_value(d, "ID_VENDOR", &v) >= 0 && (r = append_str(m, "vendor", v)) < 0)
-                return r;
-        if (sd_device_get_property_value(d, "ID_MODEL", &v) >= 0 && (r = append_str(m, "model", v)) < 0)
+        if ((r = append_prop(m, d, "label", "ID_FS_LABEL")) < 0 ||
+            (r = append_prop(m, d, "uuid", "ID_FS_UUID")) < 0 ||
+            (r = append_prop(m, d, "vendor", "ID_VENDOR")) < 0 ||
+            (r = append_prop(m, d, "model", "ID_MODEL")) < 0)
                 return r;
         if (sd_device_get_sysattr_value(d, "size", &v) >= 0) {
                 unsigned long long sectors = strtoull(v, NULL, 10);
@@ -86,6 +128,53 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
         return r;
 }
 
+/* udev sets DISKSEQ (the kernel's per-boot number of a medium) on disks and partitions;
+ * without it the node alone names the medium. */
+static const char *medium_seq(const char *devnode) {
+        _cleanup_(device_unrefp) sd_device *d = NULL;
+        static char seq[32];
+        const char *v = NULL;
+
+        if (sd_device_new_from_subsystem_sysname(&d, "block", strrchr(devnode, '/') + 1) < 0 ||
+            sd_device_get_property_value(d, "DISKSEQ", &v) < 0 || strspn(v, "0123456789") != strlen(v) ||
+            strlen(v) >= sizeof(seq))
+                return "0";
+        strcpy(seq, v);
+        return seq;
+}
+
+/* Whether this medium was already reported with this type, remembering it if not. The
+ * service exits when idle and udev replays "add" (udevadm trigger, a re-plug of the same
+ * card), so the record lives for the boot in ROOT/run/fsgate (RuntimeDirectory=); a new
+ * medium at the same node has a new DISKSEQ. When /run/fsgate cannot be written, a list in
+ * memory still stops a storm while the service runs. */
+static bool reported_before(Manager *m, const char *devnode, const char *type) {
+        _cleanup_free_ char *key = NULL, *dir = NULL, *file = NULL;
+
+        if (asprintf(&key, "%s!%s!%s", strrchr(devnode, '/') + 1, type, medium_seq(devnode)) < 0)
+                return false;
+        dir = fsg_path(m->ctx, "/run/fsgate/reported");
+        if (dir && asprintf(&file, "%s/%s", dir, key) >= 0) {
+                int fd;
+
+                /* /run/fsgate exists under systemd; a scratch root or a plain start has none. */
+                (void) mkdir(dirname(strdupa(dir)), 0755);
+                (void) mkdir(dir, 0755);
+                fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+                if (fd >= 0) {
+                        close(fd);
+                        return false;
+                }
+                if (errno == EEXIST)
+                        return true;
+        }
+        if (strv_contains(m->reported, key))
+                return true;
+        if (strv_length(m->reported) < REPORTED_MAX)
+                (void) strv_extend(&m->reported, key);
+        return false;
+}
+
 static int report(sd_bus_message *call, Manager *m, const char *type, const char *device) {
         const FsgState *s;
         const FsgEntry *x;
@@ -98,6 +187,8 @@ static int report(sd_bus_message *call, Manager *m, const char *type, const char
         x = fsg_state_find(s, type);
         /* The hook only runs for a deny; a type that is allowed now was allowed meanwhile. */
         if (!x || !x->denied)
+                return sd_bus_reply_method_return(call, NULL);
+        if (*device && reported_before(m, device, type))
                 return sd_bus_reply_method_return(call, NULL);
         (void) emit_blocked(m, x, type, device);
         return sd_bus_reply_method_return(call, NULL);
@@ -113,20 +204,13 @@ int method_report_blocked(sd_bus_message *call, void *userdata, sd_bus_error *er
 
 int method_report_device(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        _cleanup_free_ char *key = NULL;
         const char *device, *type;
         int r;
 
         r = sd_bus_message_read(call, "ss", &device, &type);
         if (r < 0)
                 return r;
-        if (strncmp(device, "/dev/", 5) != 0 || strstr(device, "/.."))
+        if (strncmp(device, "/dev/", 5) != 0 || strstr(device, "/..") || !fsg_name_is_valid(strrchr(device, '/') + 1))
                 return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_INVALID_ARGS, "Not a device node: %s", device);
-        if (asprintf(&key, "%s\t%s", device, type) < 0)
-                return -ENOMEM;
-        if (strv_contains(m->reported, key))
-                return sd_bus_reply_method_return(call, NULL);
-        if (strv_length(m->reported) < REPORTED_MAX && strv_extend(&m->reported, key) < 0)
-                return -ENOMEM;
         return report(call, m, type, device);
 }

@@ -2,7 +2,8 @@
 /* The hook a deny routes the kernel's request to. It runs synchronously inside the kernel's
  * module request (as modprobe's install command, uid 0), so it must be quick and must never
  * wait for the service: it writes one kernel log line, hands the report to a detached
- * child, and exits 0 — the mount then fails with "unknown filesystem type".
+ * child, and exits 0 — the mount then fails with "unknown filesystem type". From udev it
+ * reports a new device itself, within the 3 s it allows itself.
  *
  *   fsgate-blocked TYPE MODULE SOURCE     from the install line of a deny file
  *   fsgate-blocked --device DEVNODE       from the udev rule; the type is udev's ID_FS_TYPE
@@ -33,12 +34,20 @@ static void kmsg(const char *type, const char *module, const char *source) {
         close(fd);
 }
 
+static void call(const char *method, const char *a, const char *b, uint64_t timeout_usec) {
+        sd_bus *bus = NULL;
+
+        if (sd_bus_open_system(&bus) >= 0 && sd_bus_set_method_call_timeout(bus, timeout_usec) >= 0)
+                (void) sd_bus_call_method(bus, "org.fsgate.fsgate1", "/org/fsgate/fsgate1",
+                                          "org.fsgate.fsgate1.Manager", method, NULL, NULL, "ss", a, b);
+        sd_bus_flush_close_unref(bus);
+}
+
 /* The report must not hold up the kernel, yet fsgated only believes reports from root,
  * and it can check who sent one only while the sender is still connected. So a detached
  * child makes the call and waits for the answer (bus activation included); the parent
  * returns to modprobe at once. */
 static void post(const char *method, const char *a, const char *b) {
-        sd_bus *bus = NULL;
         pid_t pid;
         int fd;
 
@@ -53,10 +62,7 @@ static void post(const char *method, const char *a, const char *b) {
                 (void) dup2(fd, STDERR_FILENO);
         }
         alarm(15);
-        if (sd_bus_open_system(&bus) >= 0)
-                (void) sd_bus_call_method(bus, "org.fsgate.fsgate1", "/org/fsgate/fsgate1",
-                                          "org.fsgate.fsgate1.Manager", method, NULL, NULL, "ss", a, b);
-        sd_bus_flush_close_unref(bus);
+        call(method, a, b, 14 * 1000000ULL);
         _exit(0);
 }
 
@@ -74,8 +80,10 @@ static int device_mode(const char *devnode) {
         if (fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0 || fsg_state_build(c, NULL, &s, NULL) < 0)
                 return 0;
         x = fsg_state_find(s, type);
+        /* Synchronous, unlike the kernel's path: udevd kills what a RUN program leaves
+         * behind in its cgroup once the event is done, and it can wait a few seconds. */
         if (x && x->denied && !x->builtin)
-                post("ReportDevice", devnode, type);
+                call("ReportDevice", devnode, type, 2500000ULL);
         return 0;
 }
 

@@ -6,6 +6,7 @@ dbus-monitor. The kernel side (a real mount being blocked) is in the VM suite.""
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -127,6 +128,21 @@ class BlockedTest(BusTestCase):
         sig = self.mon.wait(2)
         self.assertEqual([s[:3] for s in sig], [('hfs', 'hfs', '/dev/sdz1'), ('hfs', 'hfs', '/dev/sdz2')])
         self.assertEqual(sig[0][3].get('origin'), 'vendor')
+
+    def test_device_reports_once_per_boot_across_restarts(self):
+        # fsgated exits when idle and udev replays "add": what was reported is kept in
+        # ROOT/run/fsgate for the boot, not in the process.
+        self.vendor('hfs')
+        self.assertReplyOk(self.stack.send('ReportDevice', '/dev/sdx1', 'hfs'))
+        self.assertEqual(len(self.mon.wait(1)), 1)
+        self.assertIn('sdx1!hfs!0', os.listdir(os.path.join(self.root, 'run/fsgate/reported')))
+        self.stack.restart_daemon()
+        self.assertReplyOk(self.stack.send('ReportDevice', '/dev/sdx1', 'hfs'))
+        self.assertEqual(len(self.mon.wait(2, timeout=1.5)), 1)
+        # A new boot (an empty /run) reports it again.
+        shutil.rmtree(os.path.join(self.root, 'run/fsgate'))
+        self.assertReplyOk(self.stack.send('ReportDevice', '/dev/sdx1', 'hfs'))
+        self.assertEqual(len(self.mon.wait(2)), 2)
 
     def test_device_hook_reports_only_denied_types(self):
         self.vendor('minix')

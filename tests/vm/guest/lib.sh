@@ -383,3 +383,125 @@ restart_polkitd() {
         done
         pass "polkitd restarted"
 }
+
+# fsgated_running — someone owns org.fsgate.fsgate1 (asks the bus; activates nothing).
+fsgated_running() {
+        dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.NameHasOwner "string:$FSG_DEST" 2>/dev/null | grep -q true
+}
+
+# wait_fsgated_exit SECONDS — wait until fsgated has left the bus (its idle exit); fails
+# the scenario if it is still there after SECONDS.
+wait_fsgated_exit() {
+        _i=0
+        while fsgated_running; do
+                _i=$((_i + 1))
+                [ $_i -gt $(($1 * 2)) ] && fail "fsgated still owns $FSG_DEST after $1 s"
+                sleep 0.5
+        done
+        pass "fsgated left the bus (idle exit) after about $((_i / 2)) s"
+}
+
+# --- The Blocked signal ---------------------------------------------------------------------
+
+# blocked_watch_start — subscribe to fsgated's signals the way any client does (gdbus
+# monitor: an ordinary match rule, following the name across idle exits and re-activation),
+# one line per signal in $BLOCKED_LOG. A Blocked signal reads
+#   /org/fsgate/fsgate1: org.fsgate.fsgate1.Manager.Blocked ('hfs', 'hfs', '', {'source': <'...'>, 'origin': <'vendor'>})
+# Returns once the subscription is in place.
+BLOCKED_LOG=/run/fsgate-signals.log
+BLOCKED_WATCH_PID=
+blocked_watch_start() {
+        : >"$BLOCKED_LOG"
+        gdbus monitor --system --dest "$FSG_DEST" --object-path "$FSG_OBJ" >>"$BLOCKED_LOG" 2>&1 &
+        BLOCKED_WATCH_PID=$!
+        _i=0
+        until grep -q -e 'is owned by' -e 'does not have an owner' "$BLOCKED_LOG"; do
+                _i=$((_i + 1))
+                [ $_i -gt 100 ] && fail "gdbus monitor did not start: $(cat "$BLOCKED_LOG")"
+                sleep 0.1
+        done
+        sleep 0.3
+        pass "subscribed to $FSG_IFACE signals (gdbus monitor, pid $BLOCKED_WATCH_PID)"
+}
+
+blocked_watch_stop() {
+        [ -n "$BLOCKED_WATCH_PID" ] && kill "$BLOCKED_WATCH_PID" 2>/dev/null
+        BLOCKED_WATCH_PID=
+}
+
+# blocked_signals [TEXT] — the Blocked signals received so far (those containing TEXT),
+# each as "Blocked (ARGS)".
+blocked_signals() {
+        sed -n 's/^.*\.Manager\.\(Blocked (.*\)$/\1/p' "$BLOCKED_LOG" | grep -F -- "${1:-Blocked}" || true
+}
+
+# blocked_count [TEXT] — how many of them.
+blocked_count() {
+        blocked_signals "${1:-Blocked}" | wc -l
+}
+
+# expect_blocked_signal TEXT [SECONDS] — wait (default 10 s) until a Blocked signal
+# containing TEXT has arrived; BLOCKED_SIGNAL is the first such signal.
+expect_blocked_signal() {
+        _i=0
+        while [ "$(blocked_count "$1")" = 0 ]; do
+                _i=$((_i + 1))
+                [ $_i -gt $((${2:-10} * 10)) ] &&
+                        fail "no Blocked signal containing \"$1\" within ${2:-10} s; received: $(blocked_signals)"
+                sleep 0.1
+        done
+        BLOCKED_SIGNAL=$(blocked_signals "$1" | head -n1)
+        pass "received $BLOCKED_SIGNAL"
+}
+
+# blocked_mark, then expect_no_blocked_since_mark SECONDS WHAT — nothing arrives in SECONDS.
+BLOCKED_MARK=0
+blocked_mark() {
+        BLOCKED_MARK=$(blocked_count)
+}
+expect_no_blocked_since_mark() {
+        sleep "$1"
+        _now=$(blocked_count)
+        [ "$_now" = "$BLOCKED_MARK" ] ||
+                fail "$2: $((_now - BLOCKED_MARK)) Blocked signal(s) arrived: $(blocked_signals | tail -n +$((BLOCKED_MARK + 1)))"
+        pass "$2: no Blocked signal within $1 s ($_now in all so far)"
+}
+
+# --- udev -----------------------------------------------------------------------------------
+
+# start_udevd — systemd-udevd in the background (/init does not start it: without it the
+# other scenarios see no udev events), then the cold-plug systemd-udev-trigger.service does:
+# an "add" event for every block device, and settle. The image has 60-block.rules (write
+# watch), 60-persistent-storage.rules (blkid builtin: ID_FS_*) and fsgate's
+# 90-fsgate-blocked.rules. udevd's log: /run/fsgate-udevd.log.
+start_udevd() {
+        if ! udevadm control --ping 2>/dev/null; then
+                /usr/lib/systemd/systemd-udevd </dev/null >/run/fsgate-udevd.log 2>&1 &
+                _i=0
+                until udevadm control --ping 2>/dev/null; do
+                        _i=$((_i + 1))
+                        [ $_i -gt 100 ] && fail "systemd-udevd did not start: $(tail -n 20 /run/fsgate-udevd.log)"
+                        sleep 0.1
+                done
+        fi
+        udevadm trigger --type=devices --action=add --subsystem-match=block ||
+                fail "udevadm trigger (cold-plug) failed"
+        udevadm settle --timeout=60 || fail "udevadm settle timed out: $(tail -n 20 /run/fsgate-udevd.log)"
+        pass "systemd-udevd runs; block devices cold-plugged"
+}
+
+stop_udevd() {
+        udevadm control --exit 2>/dev/null || true
+}
+
+# udev_add DEVICE — an "add" event for DEVICE (what plugging it in sends), waited for.
+udev_add() {
+        udevadm trigger --action=add --settle "$1" || fail "udevadm trigger --action=add $1 failed"
+        udevadm settle --timeout=60 || fail "udevadm settle timed out"
+}
+
+# udev_prop DEVICE KEY — a property of DEVICE in udev's database ("" if none).
+udev_prop() {
+        udevadm info --query=property --property="$2" --value "$1" 2>/dev/null || true
+}

@@ -1,0 +1,192 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Issue 7: fsgate's Debian packages installed on a system that uses filesystems the vendor
+# deny list is about to deny. Run through tests/vm/run-upgrade-scenario, which builds the
+# .deb files and hands them to the guest unpacked (/fsgate-vm/data/PACKAGE/root, control/);
+# the guest has no dpkg, so this script does what `dpkg -i` does, step by step:
+#     preinst install, unpack, postinst configure ""
+# Before: no vendor files; fsgated running; hfs loaded, minix mounted, qnx4 loaded.
+# Between unpack and configure qnx4 is unloaded, as if the machine had rebooted there.
+# After: hfs, minix and qnx4 are exempted (allowed, origin admin, a /dev/null mask each);
+# every other vendor-denied type is denied (a mount says "unknown filesystem type" and the
+# hook reports it); the exempted types autoload; the service answers on the bus. Then the
+# same version again as an upgrade: nothing changes.
+# vm-boots: 1
+
+set -eu
+# shellcheck source=../guest/lib.sh
+. "$FSGATE_VM_LIB"
+
+DATA=/fsgate-vm/data
+V=/usr/lib/modprobe.d
+E=/etc/modprobe.d
+STATE=/var/lib/fsgate-vendor-blacklist
+VENDOR=fsgate-vendor-blacklist
+
+[ -f "$DATA/VERSIONS" ] || fail "no packages in $DATA: run this scenario with tests/vm/run-upgrade-scenario"
+version_of() {
+        awk -v p="$1" '$1 == p {print $2}' "$DATA/VERSIONS"
+}
+
+# maint PACKAGE SCRIPT ARGS... — run a maintainer script the way dpkg does (if the package
+# has it), failing the scenario if it fails. Its output is kept in /tmp/maint.out.
+maint() {
+        _p=$1 _s=$2
+        shift 2
+        if [ ! -f "$DATA/$_p/control/$_s" ]; then
+                info "$_p has no $_s"
+                : >/tmp/maint.out
+                return 0
+        fi
+        _rc=0
+        DPKG_MAINTSCRIPT_PACKAGE=$_p DPKG_MAINTSCRIPT_NAME=$_s DPKG_ROOT='' \
+                "$DATA/$_p/control/$_s" "$@" >/tmp/maint.out 2>&1 || _rc=$?
+        sed 's/^/    | /' /tmp/maint.out
+        [ "$_rc" = 0 ] || fail "$_p $_s $*: exit status $_rc"
+        pass "$_p $_s $*"
+}
+
+# unpack PACKAGE — what dpkg's unpack does to the files: directories merged, each file
+# replaced by unlink-and-create (a running binary is not written into).
+unpack() {
+        cp -a --remove-destination "$DATA/$1/root/." / || fail "unpacking $1 failed"
+        pass "unpacked $1 ($(find "$DATA/$1/root" ! -type d | wc -l) files)"
+}
+
+# dpkg -i of a package that is not installed.
+install_new() {
+        maint "$1" preinst install
+        unpack "$1"
+        maint "$1" postinst configure ''
+}
+
+step "A system without the vendor list, using hfs, minix and qnx4"
+info "packages: $(paste -sd' ' "$DATA/VERSIONS")"
+rm -f "$V"/60-blacklist_fs-*.conf
+assert_eq "$(ls -A "$V" 2>/dev/null | grep -c '^60-blacklist_fs-' || true)" 0 "vendor files in $V"
+[ -z "$(ls -A $E)" ] || fail "$E is not empty at the start: $(ls -A $E)"
+assert_bus_activated # fsgated runs during the installation (it must not need to)
+expect_state hfs allowed default
+expect_state minix allowed default
+expect_state qnx4 allowed default
+expect_state ufs allowed default
+modprobe hfs
+modprobe qnx4
+mkfs.minix -q "$FSGATE_SCRATCH_DISK" >/dev/null 2>&1 || mkfs.minix "$FSGATE_SCRATCH_DISK" >/dev/null
+mkdir -p /mnt/minix
+mount -t minix "$FSGATE_SCRATCH_DISK" /mnt/minix || fail "cannot mount the minix scratch disk"
+is_loaded hfs && is_loaded qnx4 && is_loaded minix || fail "hfs, qnx4 and minix should be loaded now"
+pass "hfs and qnx4 loaded, minix mounted on /mnt/minix"
+for t in ufs vxfs bfs; do
+        for m in $(modules_of_type $t); do
+                is_loaded "$m" && fail "$m is loaded already"
+        done
+done
+
+step "dpkg -i fsgate_$(version_of fsgate)"
+install_new fsgate
+assert_contains "$(fsgatectl --version)" "fsgatectl" "the packaged fsgatectl"
+
+step "dpkg -i ${VENDOR}_$(version_of $VENDOR): preinst install"
+maint $VENDOR preinst install
+info "in use and allowed before the unpack ($STATE/in-use): $(paste -sd' ' "$STATE/in-use")"
+for m in hfs minix qnx4; do
+        grep -qx $m "$STATE/in-use" || fail "$m is not in $STATE/in-use"
+done
+pass "$STATE/in-use names hfs, minix and qnx4"
+[ -z "$(ls -A $E)" ] || fail "preinst changed $E: $(ls -A $E)"
+pass "preinst changed no configuration"
+
+step "unpack: the vendor files deny hfs now, and it stays loaded"
+unpack $VENDOR
+assert_eq "$(ls "$V" | grep -c '^60-blacklist_fs-')" 29 "vendor files in $V"
+assert_contains "$(fsgatectl --root=/ status hfs)" "Decided by: vendor $V/60-blacklist_fs-hfs.conf" "fsgatectl --root=/ status hfs"
+is_loaded hfs || fail "hfs got unloaded by the unpack"
+info "the machine \"reboots\" between unpack and configure, for qnx4 only:"
+unload qnx4
+is_loaded qnx4 && fail "qnx4 still loaded"
+expect_state qnx4 denied vendor "$V/60-blacklist_fs-qnx4.conf"
+
+step "postinst configure: exempt-loaded, then what preinst saw"
+maint $VENDOR postinst configure ''
+assert_contains "$(cat /tmp/maint.out)" "Exempted hfs" "postinst's output"
+assert_contains "$(cat /tmp/maint.out)" "Exempted minix" "postinst's output"
+assert_contains "$(cat /tmp/maint.out)" "Exempting qnx4: it was in use before the upgrade." "postinst's output"
+assert_absent "$STATE"
+
+step "After: hfs, minix, qnx4 exempted; the rest denied"
+for m in hfs minix qnx4; do
+        expect_state $m allowed admin "$(conf_of $E $m)"
+        assert_mask "$(conf_of $E $m)"
+done
+assert_eq "$(ls -A $E | paste -sd' ')" \
+        "60-blacklist_fs-hfs.conf 60-blacklist_fs-minix.conf 60-blacklist_fs-qnx4.conf" "files in $E"
+st=$(fsgatectl status hfs) || fail "fsgatectl status hfs failed: $st"
+assert_contains "$st" "State: allowed" "fsgatectl status hfs (over the bus)"
+assert_contains "$st" "Decided by: admin $E/60-blacklist_fs-hfs.conf" "fsgatectl status hfs (over the bus)"
+fs_list >/tmp/list.after
+# Every module a vendor file names: exempted (allowed, admin), built into this kernel (a
+# blacklist cannot touch it, e.g. pstore), or denied by its vendor file.
+for f in "$V"/60-blacklist_fs-*.conf; do
+        m=${f#"$V"/60-blacklist_fs-}
+        echo "${m%.conf}"
+done >/tmp/vendor-modules
+awk 'NR == FNR {v[$1] = 1; next}
+     ($1 in v) {seen[$1] = 1
+                if ($1 == "hfs" || $1 == "minix" || $1 == "qnx4") want = "allowed admin"
+                else if ($6 == "true") want = $2 " " $3
+                else want = "denied vendor"
+                if ($2 " " $3 != want) print $1 ": " $2 " " $3 ", expected " want
+                else if ($2 == "denied") n++}
+     END {for (m in v) if (!(m in seen)) print m ": not listed"; print n > "/tmp/denied-count"}' \
+        /tmp/vendor-modules /tmp/list.after >/tmp/odd
+[ ! -s /tmp/odd ] || fail "vendor modules in the wrong state: $(cat /tmp/odd)"
+awk '$2 == "denied" && $3 != "vendor"' /tmp/list.after >/tmp/odd
+[ ! -s /tmp/odd ] || fail "denied by something other than the vendor files: $(cat /tmp/odd)"
+pass "$(cat /tmp/denied-count) of the $(wc -l </tmp/vendor-modules) vendor modules denied by their vendor file; hfs, minix, qnx4 exempted; built-in ones: $(awk '$6 == "true" {printf "%s ", $1}' /tmp/list.after | grep -owFf /tmp/vendor-modules | paste -sd' ' || true)"
+for m in ufs freevxfs bfs befs; do
+        expect_state $m denied vendor "$V/60-blacklist_fs-$m.conf"
+done
+expect_blocked ufs
+expect_blocked vxfs
+expect_blocked bfs
+assert_contains "$(dmesg | grep 'fsgate: ')" \
+        "fsgate: blocked autoload of filesystem ufs (module ufs, denied by $V/60-blacklist_fs-ufs.conf)" \
+        "the kernel log (the vendor file's route to the packaged hook)"
+umount /mnt/minix
+unload minix
+unload hfs
+expect_autoloads hfs hfs
+expect_autoloads minix minix
+expect_autoloads qnx4 qnx4
+
+step "The same version again, as an upgrade: nothing changes"
+config_snapshot >/tmp/snap.before
+old=$(version_of $VENDOR)
+maint $VENDOR preinst upgrade "$old" "$old"
+unpack $VENDOR
+maint $VENDOR postrm upgrade "$old"
+maint $VENDOR postinst configure "$old"
+assert_config_unchanged /tmp/snap.before "reinstall of $VENDOR"
+assert_absent "$STATE"
+
+step "The service answers on the bus, from the packaged binary"
+# On a systemd system fsgate's postinst try-restarts a running fsgated after an upgrade;
+# here (no systemd) stop the old instance the same way, and let the next call activate.
+pid=$(fsgated_pid)
+if [ -n "$pid" ]; then
+        kill "$pid"
+        i=0
+        while [ -d "/proc/$pid" ]; do
+                i=$((i + 1))
+                [ $i -gt 100 ] && fail "fsgated ($pid) does not stop"
+                sleep 0.1
+        done
+fi
+assert_bus_activated
+cmp -s /usr/libexec/fsgated "$DATA/fsgate/root/usr/libexec/fsgated" || fail "/usr/libexec/fsgated is not the packaged one"
+pass "fsgated is the packaged binary"
+expect_state hfs allowed admin
+expect_state ufs denied vendor
+checks_done

@@ -4,18 +4,22 @@
 #include "ctl.h"
 #include "strv.h"
 
-static void json_string(const char *s) {
-        putchar('"');
+static void json_string_to(FILE *f, const char *s) {
+        fputc('"', f);
         for (; *s; s++) {
                 unsigned char ch = *s;
                 if (ch == '"' || ch == '\\')
-                        printf("\\%c", ch);
+                        fprintf(f, "\\%c", ch);
                 else if (ch < 0x20)
-                        printf("\\u%04x", ch);
+                        fprintf(f, "\\u%04x", ch);
                 else
-                        putchar(ch);
+                        fputc(ch, f);
         }
-        putchar('"');
+        fputc('"', f);
+}
+
+static void json_string(const char *s) {
+        json_string_to(stdout, s);
 }
 
 static void json_bool(const char *key, bool b, bool comma) {
@@ -55,6 +59,20 @@ void ctl_print_json(const FsgState *s, bool single) {
                         putchar(',');
         }
         printf("]\n");
+}
+
+int ctl_fail(const CtlOptions *o, const FsgError *e) {
+        if (o->json) {
+                /* On stderr like the plain text, so that stdout holds only results; one line,
+                 * so that a script can parse it whole. */
+                fputs("{\"error\":", stderr);
+                json_string_to(stderr, fsg_error_dbus_name(e->code));
+                fputs(",\"message\":", stderr);
+                json_string_to(stderr, e->message);
+                fputs("}\n", stderr);
+        } else
+                fprintf(stderr, "%s\n", e->message);
+        return fsg_error_exit_status(e->code);
 }
 
 void ctl_print_strv_json(char **l) {

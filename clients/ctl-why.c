@@ -79,25 +79,24 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 device = arg;
                 type = device_fs_type(device);
                 if (!type) {
-                        fprintf(stderr, "%s: no filesystem found on it (neither udev nor blkid know one)\n", device);
-                        return 3;
+                        fsg_error(&e, FSG_ERR_NO_SUCH_FILESYSTEM,
+                                  "%s: no filesystem found on it (neither udev nor blkid know one)", device);
+                        return ctl_fail(o, &e);
                 }
         } else if (!(type = strdup(arg)))
                 return 1;
         if (!fsg_name_is_valid(type)) {
-                fprintf(stderr, "%s: filesystem type \"%s\" is not one the kernel could have a module for\n",
-                        device ?: arg, type);
-                return 2;
+                fsg_error(&e, FSG_ERR_INVALID_NAME, "%s: filesystem type \"%s\" is not one the kernel could have a module for",
+                          device ?: arg, type);
+                return ctl_fail(o, &e);
         }
 
         if (be->get(o, type, &s, &e) < 0) {
                 if (e.code == FSG_ERR_NO_SUCH_FILESYSTEM)
-                        fprintf(stderr, "%s%s%s: this kernel has no module for filesystem type %s, so it cannot be mounted "
-                                "here (unless the kernel has it built in)\n", device ?: "", device ? " holds " : "",
-                                device ? type : type, type);
-                else
-                        fprintf(stderr, "%s\n", e.message);
-                return fsg_error_exit_status(e.code);
+                        fsg_error(&e, e.code, "%s%s%s: this kernel has no module for filesystem type %s, so it cannot be "
+                                  "mounted here (unless the kernel has it built in)", device ?: "",
+                                  device ? " holds " : "", type, type);
+                return ctl_fail(o, &e);
         }
         x = &s->entries[0];
         reported = ctl_block_is_reported(o, x, type);

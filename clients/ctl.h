@@ -28,6 +28,9 @@ void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
 void ctl_print_status(const CtlOptions *o, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
+/* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
+ * returns the exit status fsgatectl(1) documents for it. */
+int ctl_fail(const CtlOptions *o, const FsgError *e);
 
 /* `fsgatectl why DEVICE|TYPE`. Returns the exit status. */
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);

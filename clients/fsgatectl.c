@@ -30,11 +30,6 @@ static void help(void) {
                "See fsgatectl(1) for exit codes.\n");
 }
 
-static int fail(const CtlOptions *o, const FsgError *e) {
-        fprintf(stderr, "%s\n", e->message);
-        return fsg_error_exit_status(e->code);
-}
-
 int main(int argc, char *argv[]) {
         enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_KVER, ARG_RUNTIME, ARG_FORCE, ARG_LOAD, ARG_JSON, ARG_NO_ASK };
         static const struct option options[] = {
@@ -70,12 +65,12 @@ int main(int argc, char *argv[]) {
                 default: return 2;
                 }
         if (optind >= argc) {
-                fprintf(stderr, "Missing command; see fsgatectl --help\n");
-                return 2;
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Missing command; see fsgatectl --help");
+                return ctl_fail(&o, &e);
         }
         if (o.kernel_release && !o.root) {
-                fprintf(stderr, "--kernel-release only applies offline, with --root\n");
-                return 2;
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "--kernel-release only applies offline, with --root");
+                return ctl_fail(&o, &e);
         }
         verb = argv[optind++];
         be = o.root ? &ctl_backend_offline : &ctl_backend_bus;
@@ -83,20 +78,20 @@ int main(int argc, char *argv[]) {
         bool needs_name = !streq(verb, "list") && !streq(verb, "exempt-loaded");
         if (needs_name) {
                 if (optind >= argc) {
-                        fprintf(stderr, "%s needs a filesystem module or type name\n", verb);
-                        return 2;
+                        fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s needs a filesystem module or type name", verb);
+                        return ctl_fail(&o, &e);
                 }
                 name = argv[optind++];
         }
         if (optind < argc) {
-                fprintf(stderr, "Too many arguments\n");
-                return 2;
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Too many arguments");
+                return ctl_fail(&o, &e);
         }
 
         if (streq(verb, "list") || streq(verb, "status")) {
                 _cleanup_(fsg_state_freep) FsgState *s = NULL;
                 if ((name ? be->get(&o, name, &s, &e) : be->list(&o, &s, &e)) < 0)
-                        return fail(&o, &e);
+                        return ctl_fail(&o, &e);
                 if (o.json)
                         ctl_print_json(s, name != NULL);
                 else if (name)
@@ -115,7 +110,7 @@ int main(int argc, char *argv[]) {
                 op = FSG_OP_RESET;
         else if (streq(verb, "load")) {
                 if (be->load(&o, name, &e) < 0)
-                        return fail(&o, &e);
+                        return ctl_fail(&o, &e);
                 if (o.json)
                         printf("{\"loaded\":\"%s\"}\n", name);
                 return 0;
@@ -124,7 +119,7 @@ int main(int argc, char *argv[]) {
         } else if (streq(verb, "exempt-loaded")) {
                 _cleanup_strv_free_ char **done = NULL;
                 if (be->exempt(&o, &done, &e) < 0)
-                        return fail(&o, &e);
+                        return ctl_fail(&o, &e);
                 if (o.json)
                         ctl_print_strv_json(done);
                 else
@@ -132,17 +127,17 @@ int main(int argc, char *argv[]) {
                                 printf("Exempted %s: it is in use, so it stays allowed.\n", *d);
                 return 0;
         } else {
-                fprintf(stderr, "Unknown command %s; see fsgatectl --help\n", verb);
-                return 2;
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Unknown command %s; see fsgatectl --help", verb);
+                return ctl_fail(&o, &e);
         }
 
         if (be->change(&o, op, name, flags, &e) < 0)
-                return fail(&o, &e);
+                return ctl_fail(&o, &e);
 
         /* Say where things stand now, so a no-op is visible as such. */
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         if (be->get(&o, name, &s, &e) < 0)
-                return fail(&o, &e);
+                return ctl_fail(&o, &e);
         if (o.json)
                 ctl_print_json(s, true);
         else

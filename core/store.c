@@ -246,6 +246,12 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
                 if (!x->denied || x->builtin || !(x->loaded || x->mounted))
                         continue;
                 if (fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &err) < 0 || fsg_apply(c, &p, &err) < 0) {
+                        /* A read-only or failing directory fails every module alike: the
+                         * caller must learn that, not get a success that exempted nothing. */
+                        if (err.code == FSG_ERR_READ_ONLY || err.code == FSG_ERR_FAILED) {
+                                *ret_done = TAKE_PTR(done);
+                                return fsg_error(e, err.code, "Cannot exempt %s: %.400s", x->module, err.message);
+                        }
                         if (asprintf(&msg, "%s: %s", x->module, err.message) < 0 || strv_push(&failed, msg) < 0)
                                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                         continue;

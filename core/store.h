@@ -53,7 +53,8 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e);
 
 /* Every denied, non-builtin module that is loaded or mounted gets a persistent allow.
  * Returns the modules allowed; ones refused (e.g. by a foreign file) are reported in
- * *ret_failed with the reason. */
+ * *ret_failed as "MODULE: reason". A failure to write at all (ReadOnly, I/O) stops at once
+ * and is returned as the error; *ret_done then holds what was written before it. */
 int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, FsgError *e);
 
 /* Loads the module now, ignoring blacklist and install commands, changing no config. */

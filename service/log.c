@@ -39,14 +39,16 @@ void log_request(sd_bus_message *call, const char *message_id, int priority, con
                 (void) sd_bus_creds_get_pid(creds, &pid);
                 sd_bus_creds_unref(creds);
         }
+        /* FSGATE_MODULE= comes last: for a request about no single module (ExemptLoaded as a
+         * whole) the list ends before it, as an empty value would only match searches for "". */
         (void) sd_journal_send("MESSAGE=%s (requested by uid %d, pid %d, %s)", buf, (int) uid, (int) pid,
                                sd_bus_message_get_sender(call) ?: "?",
                                "MESSAGE_ID=%s", message_id,
                                "PRIORITY=%i", priority,
                                "SYSLOG_IDENTIFIER=fsgated",
-                               "FSGATE_MODULE=%s", module,
                                "FSGATE_REQUEST_UID=%d", (int) uid,
                                "FSGATE_REQUEST_PID=%d", (int) pid,
+                               module && *module ? "FSGATE_MODULE=%s" : NULL, module,
                                NULL);
         if (also_stderr())
                 fprintf(stderr, "fsgated: %s (requested by uid %d, pid %d)\n", buf, (int) uid, (int) pid);

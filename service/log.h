@@ -11,7 +11,7 @@
 #define FSGATE_MESSAGE_REFUSED        "d97d19d74e8c4d338aeeb7ba7ea1c3f0"
 #define FSGATE_MESSAGE_BLOCKED        "f300f0bf231648efbb9c6d79d5d67564"
 
-/* Records who (uid, pid of the D-Bus caller) did what to which module. */
+/* Records who (uid, pid of the D-Bus caller) did what to which module (NULL or "": none). */
 void log_request(sd_bus_message *call, const char *message_id, int priority, const char *module,
                  const char *fmt, ...) _printf_(5, 6);
 void log_plain(int priority, const char *fmt, ...) _printf_(2, 3);

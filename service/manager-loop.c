@@ -8,11 +8,26 @@
 #include "store.h"
 #include "strv.h"
 
+static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
+        return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
 int manager_new(const char *root, const char *kver, Manager **ret) {
-        Manager *m = calloc(1, sizeof(Manager));
+        Manager *m;
         FsgError e = {};
+        sigset_t ss;
         int r;
 
+        /* Blocked before anything else, so that a SIGTERM that comes while the name is being
+         * requested (or the context loaded) waits for the event loop and ends in a clean exit,
+         * instead of killing the process halfway. sd-event needs them blocked anyway. */
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGTERM);
+        sigaddset(&ss, SIGINT);
+        if (sigprocmask(SIG_BLOCK, &ss, NULL) < 0)
+                return -errno;
+
+        m = calloc(1, sizeof(Manager));
         if (!m)
                 return -ENOMEM;
         if (fsg_context_new(root, kver, &m->ctx, &e) < 0) {
@@ -25,6 +40,10 @@ int manager_new(const char *root, const char *kver, Manager **ret) {
         if (r < 0)
                 log_plain(LOG_WARNING, "inotify unavailable (%s): every answer rebuilds the state", strerror(-r));
         r = sd_event_default(&m->event);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, NULL);
+        if (r >= 0)
+                r = sd_event_add_signal(m->event, NULL, SIGINT, on_signal, NULL);
         if (r < 0) {
                 manager_free(m);
                 return r;
@@ -80,22 +99,10 @@ int manager_connect(Manager *m) {
         return 0;
 }
 
-static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void *userdata) {
-        return sd_event_exit(sd_event_source_get_event(s), 0);
-}
-
 /* Bus-activated: stay while busy, leave after idle_usec of silence. The name is released
  * before exiting and what arrived meanwhile is still answered, so no call is lost. */
 int manager_run(Manager *m, uint64_t idle_usec) {
-        sigset_t ss;
         int r;
-
-        sigemptyset(&ss);
-        sigaddset(&ss, SIGTERM);
-        sigaddset(&ss, SIGINT);
-        sigprocmask(SIG_BLOCK, &ss, NULL);
-        (void) sd_event_add_signal(m->event, NULL, SIGTERM, on_signal, NULL);
-        (void) sd_event_add_signal(m->event, NULL, SIGINT, on_signal, NULL);
 
         for (;;) {
                 r = sd_event_get_state(m->event);

@@ -26,6 +26,7 @@ typedef struct Request {
         char module[64];
         FsgAction actions[2];   /* authorizations still to obtain, in order */
         size_t n_actions;
+        bool load;              /* REQUEST_CHANGE: FSG_ACTION_LOAD is among them */
         size_t next;
 } Request;
 
@@ -35,15 +36,21 @@ static int reply_error(sd_bus_message *call, const FsgError *e) {
         return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(e->code), "%s", msg ?: "Out of memory");
 }
 
+/* Runs for every entry of every List: sd_bus_message_append_basic() directly, without the
+ * format string that sd_bus_message_append() would parse again for each entry. */
 static int append_entry(sd_bus_message *reply, const FsgEntry *x) {
+        const char * const strings[] = { fsg_entry_state_string(x), fsg_origin_to_string(x->origin), x->source ?: "" };
+        const int flags[] = { x->available, x->builtin, x->loaded, x->mounted };
         int r = sd_bus_message_open_container(reply, 'r', "sassssbbbb");
+
         if (r >= 0)
-                r = sd_bus_message_append(reply, "s", x->module);
+                r = sd_bus_message_append_basic(reply, 's', x->module);
         if (r >= 0)
                 r = sd_bus_message_append_strv(reply, x->types);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "sssbbbb", fsg_entry_state_string(x), fsg_origin_to_string(x->origin),
-                                          x->source ?: "", x->available, x->builtin, x->loaded, x->mounted);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(strings); i++)
+                r = sd_bus_message_append_basic(reply, 's', strings[i]);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(flags); i++)
+                r = sd_bus_message_append_basic(reply, 'b', &flags[i]);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -133,7 +140,9 @@ static int execute(Manager *m, sd_bus_message *call, Request *req) {
                                     req->plan.target, verbs[req->plan.write]);
                         (void) emit_changed(m, req->module);
                 }
-                if (!(req->plan.flags & FSG_FLAG_LOAD_NOW))
+                /* Only with the load authorization: a module that was loaded when the
+                 * request came (so none was asked for) stays unloaded if it went away. */
+                if (!req->load)
                         break;
                 _fallthrough_;
         case REQUEST_LOAD:
@@ -142,26 +151,35 @@ static int execute(Manager *m, sd_bus_message *call, Request *req) {
                 log_request(call, FSGATE_MESSAGE_MODULE_LOADED, LOG_NOTICE, req->module, "Loaded %s for this boot",
                             req->module);
                 break;
-        case REQUEST_EXEMPT:
-                if (fsg_exempt_loaded(m->ctx, &done, &failed, &e) < 0)
-                        return reply_error(call, &e);
+        case REQUEST_EXEMPT: {
+                int r = fsg_exempt_loaded(m->ctx, &done, &failed, &e);
+
+                /* What was written before a failure is announced all the same. */
                 for (char **d = done; d && *d; d++) {
                         log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, *d,
                                     "%s is in use: allowed so that it keeps working", *d);
                         (void) emit_changed(m, *d);
                 }
-                for (char **f = failed; f && *f; f++)
-                        log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, "", "Not exempted: %s", *f);
-                {
-                        sd_bus_message *reply = NULL;
-                        int r = sd_bus_message_new_method_return(call, &reply);
-                        if (r >= 0)
-                                r = sd_bus_message_append_strv(reply, done);
-                        if (r >= 0)
-                                r = sd_bus_send(NULL, reply, NULL);
-                        sd_bus_message_unref(reply);
-                        return r;
+                for (char **f = failed; f && *f; f++) {
+                        /* "MODULE: reason" (fsg_exempt_loaded()); names never contain ':'. */
+                        char module[64];
+                        snprintf(module, sizeof(module), "%.*s", (int) strcspn(*f, ":"), *f);
+                        log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, module, "Not exempted: %s", *f);
                 }
+                if (r < 0) {
+                        log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "ExemptLoaded failed: %s",
+                                    e.message);
+                        return reply_error(call, &e);
+                }
+                sd_bus_message *reply = NULL;
+                r = sd_bus_message_new_method_return(call, &reply);
+                if (r >= 0)
+                        r = sd_bus_message_append_strv(reply, done);
+                if (r >= 0)
+                        r = sd_bus_send(NULL, reply, NULL);
+                sd_bus_message_unref(reply);
+                return r;
+        }
         }
         return sd_bus_reply_method_return(call, NULL);
 }
@@ -172,8 +190,9 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
         Request *req = userdata;
 
         if (!granted) {
-                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_INFO, req->module, "Refused %s on %s: %s",
-                            fsg_action_id(req->actions[req->next]), req->module, error->message);
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_INFO, req->module, "Refused %s %s%s: %s",
+                            fsg_action_id(req->actions[req->next]), *req->module ? "on " : "for ",
+                            *req->module ? req->module : "ExemptLoaded", error->message);
                 (void) sd_bus_reply_method_error(call, error);
                 free(req);
                 return;
@@ -203,6 +222,16 @@ static int start_request(Manager *m, sd_bus_message *call, const Request *templa
         return 1;
 }
 
+/* LOAD_NOW asks for the load authorization only when there is something to load. */
+static bool needs_load(Manager *m, const char *module) {
+        const FsgState *s;
+        const FsgEntry *x;
+
+        if (manager_state(m, &s, NULL) < 0 || !(x = fsg_state_find(s, module)))
+                return true; /* cannot tell: asking once more is the safe side */
+        return !x->loaded && !x->builtin;
+}
+
 static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
         Request req = { .kind = REQUEST_CHANGE };
         const char *name;
@@ -218,8 +247,10 @@ static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
         snprintf(req.module, sizeof(req.module), "%s", req.plan.module);
         if (req.plan.write != FSG_WRITE_NOTHING)
                 req.actions[req.n_actions++] = req.plan.action;
-        if (flags & FSG_FLAG_LOAD_NOW)
+        if ((flags & FSG_FLAG_LOAD_NOW) && needs_load(m, req.plan.module)) {
                 req.actions[req.n_actions++] = FSG_ACTION_LOAD;
+                req.load = true;
+        }
         if (req.n_actions == 0)
                 return sd_bus_reply_method_return(call, NULL);
         return start_request(m, call, &req);

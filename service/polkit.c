@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <linux/capability.h>
+#include <stdarg.h>
 #include <stdlib.h>
 
 #include "macro.h"
@@ -21,43 +22,98 @@ static void query_finish(Query *q, bool granted, const sd_bus_error *error) {
         free(q);
 }
 
+_printf_(2, 3) static void refuse(Query *q, const char *fmt, ...) {
+        sd_bus_error error = SD_BUS_ERROR_NULL;
+        va_list ap;
+
+        va_start(ap, fmt);
+        (void) sd_bus_error_setfv(&error, SD_BUS_ERROR_ACCESS_DENIED, fmt, ap);
+        va_end(ap);
+        query_finish(q, false, &error);
+        sd_bus_error_free(&error);
+}
+
+/* The subject polkit was asked about is the caller's unique bus name. If that name is gone
+ * by the time polkit says yes, nobody is left to receive the reply, and a real polkitd asked
+ * a moment later could not resolve the subject and would refuse: applying the change would
+ * make the outcome depend on a race, so a vanished caller is refused like anyone polkit
+ * refuses (fail closed). The bus is asked after the grant, so that a caller who left at any
+ * moment before then is noticed. */
+static int on_caller_checked(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Query *q = userdata;
+        int present = 0;
+
+        if (sd_bus_message_is_method_error(reply, NULL) || sd_bus_message_read(reply, "b", &present) < 0 || !present)
+                refuse(q, "The caller %s left the bus while %s was being authorized; nothing was changed",
+                       sd_bus_message_get_sender(q->call) ?: "?", q->action_id);
+        else
+                query_finish(q, true, NULL);
+        return 0;
+}
+
+/* polkit's detail for a dialog the user closed: not a "no" from the rules, so say so. */
+static int read_dismissed(sd_bus_message *reply, bool *ret) {
+        const char *k, *v;
+        int r;
+
+        *ret = false;
+        r = sd_bus_message_enter_container(reply, 'a', "{ss}");
+        while (r > 0) {
+                r = sd_bus_message_read(reply, "{ss}", &k, &v);
+                if (r > 0 && streq(k, "polkit.dismissed") && streq(v, "true"))
+                        *ret = true;
+        }
+        if (r >= 0)
+                r = sd_bus_message_exit_container(reply);
+        return r;
+}
+
 static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         Query *q = userdata;
         int authorized = 0, challenge = 0, r;
+        bool dismissed = false;
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 /* polkitd missing, crashed or too slow: nobody said yes, so the answer is no. */
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
-                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED,
-                                  "Authorization check for %s failed (%s); refusing", q->action_id,
-                                  e && e->message ? e->message : "no answer from polkit");
-                query_finish(q, false, &error);
-                goto out;
+                refuse(q, "Authorization check for %s failed (%s); refusing", q->action_id,
+                       e && e->message ? e->message : "no answer from polkit");
+                return 0;
         }
         r = sd_bus_message_enter_container(reply, 'r', "bba{ss}");
         if (r > 0)
                 r = sd_bus_message_read(reply, "bb", &authorized, &challenge);
         else if (r == 0)
                 r = -EBADMSG;
+        if (r >= 0)
+                r = read_dismissed(reply, &dismissed);
         if (r < 0) {
-                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED, "Malformed answer from polkit; refusing");
-                query_finish(q, false, &error);
-                goto out;
+                refuse(q, "Malformed answer from polkit about %s; refusing", q->action_id);
+                return 0;
         }
-        if (authorized)
-                query_finish(q, true, NULL);
-        else {
-                if (challenge && !sd_bus_message_get_allow_interactive_authorization(q->call))
-                        sd_bus_error_setf(&error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
-                                          "Authentication is required for %s; allow interactive authorization "
-                                          "or run the request as root", q->action_id);
-                else
-                        sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized: polkit refused %s",
-                                          q->action_id);
-                query_finish(q, false, &error);
+        if (authorized) {
+                /* Floating slot: q now belongs to on_caller_checked(). */
+                r = sd_bus_call_method_async(q->manager->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                             "org.freedesktop.DBus", "NameHasOwner", on_caller_checked, q, "s",
+                                             sd_bus_message_get_sender(q->call));
+                if (r < 0)
+                        refuse(q, "Could not check that the caller asking for %s is still connected (%s); refusing",
+                               q->action_id, strerror(-r));
+                return 0;
         }
-out:
+        if (dismissed)
+                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED,
+                                  "Authentication for %s was cancelled: the polkit dialog was dismissed; "
+                                  "nothing was changed", q->action_id);
+        else if (challenge && !sd_bus_message_get_allow_interactive_authorization(q->call))
+                sd_bus_error_setf(&error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
+                                  "Authentication is required for %s; allow interactive authorization "
+                                  "or run the request as root", q->action_id);
+        else
+                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized: polkit refused %s",
+                                  q->action_id);
+        query_finish(q, false, &error);
         sd_bus_error_free(&error);
         /* The slot was floating and goes away with this callback. */
         return 0;
@@ -106,12 +162,6 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                 goto fail;
         return 0;
 fail:
-        {
-                sd_bus_error error = SD_BUS_ERROR_NULL;
-                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED, "Could not ask polkit (%s); refusing",
-                                  strerror(-r));
-                query_finish(q, false, &error);
-                sd_bus_error_free(&error);
-        }
+        refuse(q, "Could not ask polkit about %s (%s); refusing", q->action_id, strerror(-r));
         return 0;
 }

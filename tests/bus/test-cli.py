@@ -150,6 +150,42 @@ class CliBusTest(BusTestCase):
             st.start_daemon(self.root, self.kver)
 
 
+    def test_json_errors(self):
+        """Regression: with --json an error is one JSON object on stderr,
+        {"error": D-Bus name, "message": text}, stdout stays empty, the exit status is the
+        same as without --json."""
+        st = self.stack
+        write(self.root, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')
+        cases = [
+            (2, 'org.fsgate.fsgate1.Error.InvalidName', ('status', 'a/b'), None),
+            (3, 'org.fsgate.fsgate1.Error.NoSuchFilesystem', ('deny', 'nosuchfs'), None),
+            (3, 'org.fsgate.fsgate1.Error.NotAFilesystem', ('status', 'usb_storage'), None),
+            (4, 'org.freedesktop.DBus.Error.AccessDenied', ('--no-ask-password', 'deny', 'minix'), NOBODY),
+            (5, 'org.fsgate.fsgate1.Error.ForeignConfig', ('allow', 'jfs'), None),
+            (5, 'org.fsgate.fsgate1.Error.Builtin', ('deny', 'fsgtestfs'), None),
+            (2, 'org.freedesktop.DBus.Error.InvalidArgs', ('frobnicate', 'hfs'), None),
+            (2, 'org.freedesktop.DBus.Error.InvalidArgs', ('deny',), None),
+            (2, 'org.fsgate.fsgate1.Error.InvalidName', ('why', 'a/b'), None),
+            (3, 'org.fsgate.fsgate1.Error.NoSuchFilesystem', ('why', 'nosuchfs'), None),
+        ]
+        for rc, name, args, uid in cases:
+            plain = st.ctl(*args, uid=uid)
+            r = st.ctl('--json', *args, uid=uid)
+            self.assertEqual((plain.rc, r.rc), (rc, rc), r)
+            self.assertEqual(r.out, '', r)
+            lines = r.err.strip().splitlines()
+            self.assertEqual(len(lines), 1, r)
+            err = json.loads(lines[0])
+            self.assertEqual(err, {'error': name, 'message': plain.err.strip()}, r)
+        st.stop_daemon()
+        try:
+            r = st.ctl('--json', 'list')
+            self.assertEqual(r.rc, 8, r)
+            self.assertEqual(json.loads(r.err)['error'], 'org.freedesktop.DBus.Error.ServiceUnknown')
+        finally:
+            st.start_daemon(self.root, self.kver)
+
+
 class CliOfflineTest(BusTestCase):
     """fsgatectl --root=DIR: changes only DIR, needs no bus (the service's root is watched too)."""
 
@@ -239,6 +275,17 @@ class CliOfflineTest(BusTestCase):
                             'sh', etc, CONFIG.fsgatectl, '--root=' + self.image, 'deny', 'minix'],
                            env=self.env, capture_output=True, text=True)
         self.assertEqual(p.returncode, 6, p)
+        self.assertEqual(snapshot(self.image), img)
+        # exempt-loaded with something to exempt (hfs loaded, vendor-denied): 6 too, not 0.
+        write(self.image, 'proc/modules', proc_modules_line('hfs'))
+        img = snapshot(self.image)
+        p = subprocess.run(['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c',
+                            'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"',
+                            'sh', etc, CONFIG.fsgatectl, '--root=' + self.image, '--json', 'exempt-loaded'],
+                           env=self.env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 6, p)
+        self.assertEqual(p.stdout, '', p)
+        self.assertEqual(json.loads(p.stderr)['error'], 'org.fsgate.fsgate1.Error.ReadOnly', p)
         self.assertEqual(snapshot(self.image), img)
 
     def test_offline_and_service_on_one_root_serialize(self):

@@ -134,28 +134,70 @@ class MockPolkitTest(BusTestCase):
 
     def test_allow_load_now_needs_allow_then_load(self):
         st = self.stack
-        self.vendor('hfs')
-        # Loaded already (ROOT/proc/modules), so nothing is really loaded on this host.
-        write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        self.vendor('minix')
         before = snapshot(self.root)
+        # minix is not loaded: allow first, then load; nothing written before both are granted.
         st.mock_polkit_allow([ACTION_ALLOW])
-        self.assertError(self.nobody('Allow', 'hfs', LOAD_NOW), E_ACCESS_DENIED)
+        self.assertError(self.nobody('Allow', 'minix', LOAD_NOW), E_ACCESS_DENIED)
         self.assertEqual(self.actions_asked(), [ACTION_ALLOW, ACTION_LOAD])
         st.mock_polkit_allow([ACTION_LOAD])
         st.mock_polkit_clear()
-        self.assertError(self.nobody('Allow', 'hfs', LOAD_NOW), E_ACCESS_DENIED)
+        self.assertError(self.nobody('Allow', 'minix', LOAD_NOW), E_ACCESS_DENIED)
         self.assertEqual(self.actions_asked(), [ACTION_ALLOW])
         self.assertEqual(snapshot(self.root), before, 'nothing is written before both are granted')
-        st.mock_polkit_allow([ACTION_ALLOW, ACTION_LOAD])
-        st.mock_polkit_clear()
+        if not os.path.exists('/proc/modules'):
+            # Both granted: the allow is written, the load fails (this host cannot load
+            # modules at all; never load one on a host that can).
+            st.mock_polkit_allow([ACTION_ALLOW, ACTION_LOAD])
+            st.mock_polkit_clear()
+            self.assertError(self.nobody('Allow', 'minix', LOAD_NOW), ERR + 'LoadFailed')
+            self.assertEqual(self.actions_asked(), [ACTION_ALLOW, ACTION_LOAD])
+            self.assertMask(self.etc(module='minix'))
+            # Allowed already: only load is asked.
+            st.mock_polkit_clear()
+            self.assertError(self.nobody('Allow', 'minix', LOAD_NOW), ERR + 'LoadFailed')
+            self.assertEqual(self.actions_asked(), [ACTION_LOAD])
+
+    def test_allow_load_now_of_a_loaded_module_asks_no_load(self):
+        """Regression: LOAD_NOW on a module that is loaded already has nothing to load, so
+        polkit is not asked for the load action (a caller allowed to allow, but not to load,
+        succeeds)."""
+        st = self.stack
+        self.vendor('hfs')
+        write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        st.mock_polkit_allow([ACTION_ALLOW])
         self.assertReplyOk(self.nobody('Allow', 'hfs', LOAD_NOW))
-        self.assertEqual(self.actions_asked(), [ACTION_ALLOW, ACTION_LOAD])
+        self.assertEqual(self.actions_asked(), [ACTION_ALLOW])
         self.assertMask(self.etc(module='hfs'))
-        # Allowed already: only load is asked.
-        st.mock_polkit_allow([ACTION_LOAD])
+        # Allowed and loaded: nothing to do, nothing asked.
+        st.mock_polkit_allow([])
         st.mock_polkit_clear()
         self.assertReplyOk(self.nobody('Allow', 'hfs', LOAD_NOW))
-        self.assertEqual(self.actions_asked(), [ACTION_LOAD])
+        self.assertReplyOk(self.nobody('Allow', 'hfs', LOAD_NOW | RUNTIME))
+        self.assertEqual(self.actions_asked(), [])
+
+    def test_mock_polkit_dismissed(self):
+        """Regression: polkit's answer "not authorized" with the detail polkit.dismissed=true
+        (the user closed the password dialog) is an AccessDenied that says the
+        authentication was cancelled, which fsgate-notify shows as "cancelled"."""
+        st = self.stack
+        self.addCleanup(st.stop_mock_polkit)     # setUp starts a fresh one for the next test
+        st.mock_polkit('AddMethod', 'sssss', [POLKIT_IFACE, 'CheckAuthorization', '(sa{sv})sa{ss}us',
+                                              '(bba{ss})', "ret = (False, False, {'polkit.dismissed': 'true'})"])
+        self.vendor('hfs')
+        before = snapshot(self.root)
+        r = st.gdbus('Allow', 'hfs', 0, uid=NOBODY, interactive=True)
+        self.assertError(r, E_ACCESS_DENIED, r'(?i)cancel')
+        self.assertIn(ACTION_ALLOW, r.message)
+        r = self.nobody('Deny', 'minix', 0)
+        self.assertError(r, E_ACCESS_DENIED, r'(?i)cancel')
+        # A plain "no" still says so, without "cancelled".
+        st.mock_polkit('AddMethod', 'sssss', [POLKIT_IFACE, 'CheckAuthorization', '(sa{sv})sa{ss}us',
+                                              '(bba{ss})', "ret = (False, False, {'polkit.dismissed': 'false'})"])
+        r = self.nobody('Deny', 'minix', 0)
+        self.assertError(r, E_ACCESS_DENIED)
+        self.assertNotRegex(r.message, r'(?i)cancel|dismiss')
+        self.assertEqual(snapshot(self.root), before)
 
     def test_load_and_exempt_need_their_actions(self):
         st = self.stack

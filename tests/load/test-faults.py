@@ -16,7 +16,13 @@
   names, bad names, unknown members; thousands, pipelined) is refused with InvalidArgs /
   InvalidName (and the bus's own errors for unknown members) while fsgated neither grows
   (VmRSS within RSS_SLACK_KIB) nor stalls others (p99 of a concurrent GetFilesystem < 1 s);
-- a second fsgated on the same bus exits non-zero and the first keeps the name.
+- a second fsgated on the same bus exits non-zero and the first keeps the name;
+- a SIGTERM that arrives while fsgated is still requesting its name (the bus stopped with
+  SIGSTOP) ends in a clean exit (status 0) once the bus answers, not in death by signal;
+- the journal fields of refusals (a fake journald socket in fsgated's own mount
+  namespace): FSGATE_MODULE= names the module, or is absent for ExemptLoaded as a whole.
+
+SIGKILL at random moments of a burst of 200 writes is tests/bus/test-stress.py (KillTest).
 
 Options (before unittest's): --skip-polkit-timeout (or FSGATE_SKIP_POLKIT_TIMEOUT=1)
 skips the one test that waits out the daemon's 25 s polkit timeout; --flood-calls=N
@@ -28,6 +34,8 @@ import argparse
 import json
 import os
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import threading
@@ -195,9 +203,15 @@ class ReadOnlyFaultTest(FaultBase):
         success with an empty list."""
         st = self.stack
         before = snapshot(self.root)
+        mon = SignalMonitor(st)
+        self.addCleanup(mon.stop)
         r = st.send('ExemptLoaded')
         self.assertNothingChanged(before, 'ExemptLoaded')
-        self.assertError(r, E_READ_ONLY)
+        self.assertError(r, E_READ_ONLY, r'hfs.*/etc/modprobe\.d')
+        self.assertEqual(mon.take(), [])
+        # The same through polkit (the mock allows it): refused the same way.
+        self.assertError(self.nobody('ExemptLoaded'), E_READ_ONLY)
+        self.assertNothingChanged(before, 'ExemptLoaded')
 
 
 # ---------------------------------------------------------------------------------------------
@@ -466,6 +480,9 @@ class FloodTest(FaultBase):
         self.assertEqual(st.mock_polkit_calls(), [], 'a malformed call reached polkit')
         if fb.DAEMON_WRAPPER:
             fb.log('  (FSGATE_DAEMON_WRAPPER set: the RSS is the wrapper\'s; not checked)')
+        elif fb.daemon_is_sanitized():
+            fb.log('  (ASan build: freed memory stays in quarantine, the RSS is not checked; '
+                   'LeakSanitizer checks at exit)')
         else:
             self.assertLessEqual(mem_after['VmRSS'], mem_before['VmRSS'] + RSS_SLACK_KIB,
                                  f'fsgated grew during the flood: {mem_before} -> {mem_after}')
@@ -491,6 +508,133 @@ class SecondInstanceTest(FaultBase):
         self.assertReplyOk(st.send('Deny', 'minix', 0))
         self.assertDenyFile(self.etc(module='minix'), 'minix')
         fb.log(f'second instance: exit status {p.returncode}: {p.stderr.strip()}')
+
+
+
+# ---------------------------------------------------------------------------------------------
+
+class SignalTest(FaultBase):
+    """SIGTERM while fsgated is still connecting: the bus is SIGSTOPped, so fsgated waits in
+    its (synchronous) name request. The signal must wait for the event loop, which then
+    exits cleanly once the bus answers; before the fix it killed fsgated halfway."""
+
+    def test_sigterm_while_requesting_the_name(self):
+        st = self.stack
+        st.stop_daemon()
+        daemon_wrapper, log_pattern = st.daemon_wrapper()
+        cmd = daemon_wrapper + [CONFIG.fsgated, '--root=' + self.root, '--idle-timeout=0',
+                                '--kernel-release=' + self.kver]
+        st.bus.send_signal(signal.SIGSTOP)
+        self.addCleanup(st.bus.send_signal, signal.SIGCONT)
+        with open(os.path.join(self.workdir, 'fsgated-sigterm.log'), 'w') as logf:
+            p = subprocess.Popen(cmd, env=st.env, stdout=logf, stderr=logf, preexec_fn=fb.die_with_parent)
+        p.wrapper_log = log_pattern.replace('%p', str(p.pid)) if log_pattern else None
+        p.stopped_by = 'SIGTERM'
+        st.daemons_started.append(p)      # its exit is checked like every fsgated's (tearDown)
+        self.addCleanup(fb.stop_process, p, signal.SIGKILL)
+        # Long enough to be past start-up and waiting for the bus (nothing else can happen).
+        time.sleep(1.0 * fb.TIMEOUT_MULTIPLIER)
+        self.assertIsNone(p.poll(), 'fsgated exited before the bus answered')
+        p.send_signal(signal.SIGTERM)
+        time.sleep(0.2)
+        self.assertIsNone(p.poll(), 'fsgated died of the SIGTERM instead of deferring it')
+        st.bus.send_signal(signal.SIGCONT)
+        p.wait(fb.TIMEOUT)
+        out = st.read(os.path.join(self.workdir, 'fsgated-sigterm.log'))
+        self.assertEqual(p.returncode, 0, out)
+        self.assertFalse(st.has_owner(fb.BUS_NAME), 'fsgated left its name behind')
+
+
+# ---------------------------------------------------------------------------------------------
+
+class JournalSink:
+    """A fake journald: a datagram socket that fsgated (in its own mount namespace, where a
+    tmpfs hides the host's /run) sees as /run/systemd/journal/socket. Parses the native
+    protocol (KEY=VALUE lines; KEY, a 64-bit length and the bytes for values with newlines)."""
+
+    def __init__(self, workdir):
+        self.dir = os.path.join(workdir, 'journal')
+        os.makedirs(self.dir, exist_ok=True)
+        path = os.path.join(self.dir, 'socket')
+        if os.path.lexists(path):
+            os.unlink(path)
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(path)
+        self.sock.setblocking(False)
+
+    def wrapper(self):
+        script = ('mount -t tmpfs tmpfs /run && mkdir -p /run/systemd/journal && '
+                  'mount --bind "$1" /run/systemd/journal && shift && exec "$@"')
+        return ['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c', script, 'sh', self.dir]
+
+    @staticmethod
+    def parse(data):
+        fields = {}
+        while data:
+            nl = data.index(b'\n')
+            line = data[:nl]
+            if b'=' in line:
+                k, v = line.split(b'=', 1)
+                data = data[nl + 1:]
+            else:
+                k = line
+                n = struct.unpack('<Q', data[nl + 1:nl + 9])[0]
+                v = data[nl + 9:nl + 9 + n]
+                data = data[nl + 9 + n + 1:]
+            fields[k.decode()] = v.decode(errors='replace')
+        return fields
+
+    def take(self):
+        out = []
+        while True:
+            try:
+                out.append(self.parse(self.sock.recv(1 << 20)))
+            except BlockingIOError:
+                return out
+
+    def close(self):
+        self.sock.close()
+
+
+class JournalTest(FaultBase):
+
+    start_daemon = False
+
+    def setUp(self):
+        super().setUp()
+        self.journal = JournalSink(self.workdir)
+        self.addCleanup(self.journal.close)
+        self.stack.start_daemon(self.root, self.kver, wrapper=self.journal.wrapper())
+        self.addCleanup(self.stack.stop_daemon)
+
+    def test_exempt_loaded_journal_fields(self):
+        """Regression: the journal entry for a module ExemptLoaded could not exempt carried
+        an empty FSGATE_MODULE=. Now: the module's name; and a refusal of the whole
+        ExemptLoaded has no FSGATE_MODULE= at all and says ExemptLoaded."""
+        st = self.stack
+        self.vendor('hfs')
+        write(self.root, 'etc/modprobe.d/50-cis.conf', 'blacklist squashfs\n')
+        write(self.root, 'proc/modules', proc_modules_line('hfs') + proc_modules_line('squashfs'))
+        self.journal.take()
+        self.assertError(self.nobody('ExemptLoaded'), E_ACCESS_DENIED)       # the mock refuses all
+        r = st.busctl('ExemptLoaded')
+        self.assertReplyOk(r)
+        self.assertEqual(r.data, [['hfs']])
+        self.sync()
+        entries = wait_until(lambda: [e for e in self.journal.take() if e.get('MESSAGE_ID')],
+                             what='journal entries from fsgated')
+        fb.log('journal: ' + '; '.join(f'{e.get("FSGATE_MODULE", "-")}: {e["MESSAGE"]}' for e in entries))
+        refused = [e for e in entries if e['MESSAGE'].startswith('Refused ')]
+        self.assertEqual(len(refused), 1, entries)
+        self.assertIn('ExemptLoaded', refused[0]['MESSAGE'])
+        self.assertNotIn('FSGATE_MODULE', refused[0])
+        self.assertEqual(refused[0]['FSGATE_REQUEST_UID'], str(NOBODY))
+        skipped = [e for e in entries if e['MESSAGE'].startswith('Not exempted: ')]
+        self.assertEqual([e.get('FSGATE_MODULE') for e in skipped], ['squashfs'], entries)
+        allowed = [e for e in entries if 'in use: allowed' in e['MESSAGE']]
+        self.assertEqual([e.get('FSGATE_MODULE') for e in allowed], ['hfs'], entries)
+        for e in entries:
+            self.assertNotEqual(e.get('FSGATE_MODULE'), '', f'an empty FSGATE_MODULE= in {e}')
 
 
 if __name__ == '__main__':

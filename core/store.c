@@ -243,7 +243,10 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
                 FsgPlan p;
                 char *msg;
 
-                if (!x->denied || x->builtin || !(x->loaded || x->mounted))
+                /* Only a distribution's default list (vendor files) is overridden: a deny
+                 * an administrator wrote (/etc, /run, the command line) was meant, even for
+                 * a filesystem in use (Deny with FORCE). */
+                if (!x->denied || x->builtin || !(x->loaded || x->mounted) || x->origin != FSG_ORIGIN_VENDOR)
                         continue;
                 if (fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &err) < 0 || fsg_apply(c, &p, &err) < 0) {
                         /* A read-only or failing directory fails every module alike: the

@@ -507,7 +507,11 @@ class ManagerTest(BusTestCase):
         for m in ('hfs', 'minix', 'jfs', 'freevxfs', 'udf'):
             self.vendor(m)
         write(self.root, 'etc/modprobe.d/50-cis.conf', 'blacklist squashfs\n')
-        write(self.root, 'proc/modules', ''.join(proc_modules_line(m) for m in ('hfs', 'squashfs', 'xfs')))
+        # An administrator's deny of a filesystem in use (Deny with FORCE), persistent and
+        # until reboot: meant, so not exempted.
+        self.assertReplyOk(st.send('Deny', 'xfs', FORCE))
+        self.assertReplyOk(st.send('Deny', 'isofs', RUNTIME | FORCE))
+        write(self.root, 'proc/modules', ''.join(proc_modules_line(m) for m in ('hfs', 'squashfs', 'xfs', 'isofs')))
         write(self.root, 'proc/mounts', '/dev/vda / ext4 rw 0 0\n/dev/sdb /mnt/a jfs rw 0 0\n'
                                         '/dev/sdc /mnt/b vxfs ro 0 0\n')
         mon = SignalMonitor(self.stack)
@@ -518,13 +522,15 @@ class ManagerTest(BusTestCase):
         for m in ('freevxfs', 'hfs', 'jfs'):
             self.assertMask(self.etc(module=m))
             self.assertState(m, 'allowed', 'admin', '/etc/modprobe.d/' + conf_name(m))
-        # Not in use: unchanged. Denied by a foreign file: cannot be exempted, left alone.
+        # Not in use: unchanged. Denied by an administrator (a foreign file, fsgate's own deny
+        # in /etc or /run): left alone.
         self.assertState('minix', 'denied', 'vendor')
-        self.assertState('udf', 'denied', 'vendor')
         self.assertState('squashfs', 'denied', 'admin', '/etc/modprobe.d/50-cis.conf')
-        self.assertState('xfs', 'allowed', 'default')
+        self.assertState('xfs', 'denied', 'admin', '/etc/modprobe.d/' + conf_name('xfs'))
+        self.assertState('udf', 'denied', 'vendor')
+        self.assertState('isofs', 'denied', 'runtime', '/run/modprobe.d/' + conf_name('isofs'))
         self.assertEqual(sorted(os.listdir(os.path.join(self.root, 'etc/modprobe.d'))),
-                         sorted(['50-cis.conf'] + [conf_name(m) for m in ('freevxfs', 'hfs', 'jfs')]))
+                         sorted(['50-cis.conf'] + [conf_name(m) for m in ('freevxfs', 'hfs', 'jfs', 'xfs')]))
         self.assertEqual(sorted(mon.take()), [('freevxfs', 'allowed', 'admin'), ('hfs', 'allowed', 'admin'),
                                               ('jfs', 'allowed', 'admin')])
         # Again: nothing left to exempt.

@@ -156,13 +156,18 @@ TEST(test_refusals) {
         ASSERT(change(FSG_OP_DENY, "xfs", FSG_FLAG_FORCE, &e) == 0);
         ASSERT(get(&s, "xfs")->denied);
 
-        /* The update-time exemption allows what is in use and nothing else. */
+        /* The update-time exemption allows what a vendor file denies and is in use, and
+         * nothing else: not what is unused, not what an administrator denied (xfs). */
         char **done = NULL, **failed = NULL;
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-udf.conf", "blacklist udf\n");
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
+        ASSERT(get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_VENDOR);
         ASSERT(change(FSG_OP_DENY, "btrfs", 0, &e) == 0);
         ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &e) == 0);
-        ASSERT(strv_length(done) == 1 && streq(done[0], "xfs"));
-        ASSERT(!get(&s, "xfs")->denied && get(&s, "xfs")->origin == FSG_ORIGIN_ADMIN);
-        ASSERT(get(&s, "btrfs")->denied);
+        ASSERT(strv_length(done) == 1 && streq(done[0], "udf"));
+        ASSERT(!get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_ADMIN);
+        ASSERT(get(&s, "xfs")->denied && get(&s, "xfs")->origin == FSG_ORIGIN_ADMIN);
+        ASSERT(get(&s, "hfs")->denied && get(&s, "btrfs")->denied);
         strv_free(done);
         strv_free(failed);
         write_file(root, "proc/modules", "");

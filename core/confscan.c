@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
+#include <stdint.h>
 #include <sys/stat.h>
 
 #include "confscan.h"
@@ -53,8 +55,16 @@ void fsg_rules_free(FsgRule *rules, size_t n) {
         free(rules);
 }
 
+/* Room for one more element of an array grown by doubling (the allocator knows its capacity),
+ * so that adding n elements one at a time copies O(n) bytes in all, not O(n²). */
+static void *grow_one(void *p, size_t n, size_t size) {
+        if (p && size * (n + 1) <= malloc_usable_size(p))
+                return p;
+        return realloc(p, size * (n < 4 ? 8 : 2 * (n + 1)));
+}
+
 static int rule_add(FsgRule **rules, size_t *n, FsgRuleKind kind, const char *name, const char *value, size_t file) {
-        FsgRule *t = realloc(*rules, sizeof(FsgRule) * (*n + 1));
+        FsgRule *t = grow_one(*rules, *n, sizeof(FsgRule));
         if (!t)
                 return -ENOMEM;
         *rules = t;
@@ -139,15 +149,55 @@ static int cmp_files(const void *a, const void *b) {
         return strcmp(((const FsgConfFile *) a)->name, ((const FsgConfFile *) b)->name);
 }
 
-static FsgConfFile *find_file(FsgConfig *cfg, const char *name) {
-        for (size_t i = 0; i < cfg->n_files; i++)
-                if (streq(cfg->files[i].name, name))
-                        return &cfg->files[i];
+/* The files seen so far by basename, while the directories are scanned: a lookup per file
+ * name must not cost a walk over all earlier ones (10 000 files would take 50 million). Open
+ * addressing; a slot holds a file index + 1, 0 is empty. */
+typedef struct NameIndex {
+        size_t *slots;
+        size_t cap;     /* a power of two, at least twice the number of files */
+} NameIndex;
+
+static size_t hash_name(const char *s) {
+        uint64_t h = 14695981039346656037ULL; /* FNV-1a */
+        for (; *s; s++)
+                h = (h ^ (unsigned char) *s) * 1099511628211ULL;
+        return (size_t) h;
+}
+
+static FsgConfFile *find_file(const FsgConfig *cfg, const NameIndex *ix, const char *name) {
+        for (size_t i = ix->cap ? hash_name(name) & (ix->cap - 1) : 0; ix->cap && ix->slots[i]; i = (i + 1) & (ix->cap - 1))
+                if (streq(cfg->files[ix->slots[i] - 1].name, name))
+                        return &cfg->files[ix->slots[i] - 1];
         return NULL;
 }
 
-static int file_add(FsgConfig *cfg, const FsgContext *c, const char *dir, const char *name, FsgOrigin origin, bool mask) {
-        FsgConfFile *t = realloc(cfg->files, sizeof(FsgConfFile) * (cfg->n_files + 1));
+static void index_put(NameIndex *ix, const char *name, size_t file) {
+        size_t i = hash_name(name) & (ix->cap - 1);
+        while (ix->slots[i])
+                i = (i + 1) & (ix->cap - 1);
+        ix->slots[i] = file + 1;
+}
+
+/* Indexes cfg->files[file], the newest file. */
+static int index_add(NameIndex *ix, const FsgConfig *cfg, size_t file) {
+        if (2 * (file + 1) > ix->cap) {
+                size_t cap = ix->cap ? 2 * ix->cap : 64;
+                size_t *slots = calloc(cap, sizeof(size_t));
+                if (!slots)
+                        return -ENOMEM;
+                free(ix->slots);
+                *ix = (NameIndex) { .slots = slots, .cap = cap };
+                for (size_t i = 0; i < file; i++)
+                        index_put(ix, cfg->files[i].name, i);
+        }
+        index_put(ix, cfg->files[file].name, file);
+        return 0;
+}
+
+/* fulldir: dir as found on the host when name is known to be no symlink, else NULL. */
+static int file_add(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const char *dir, const char *fulldir,
+                    const char *name, FsgOrigin origin, bool mask) {
+        FsgConfFile *t = grow_one(cfg->files, cfg->n_files, sizeof(FsgConfFile));
         FsgConfFile *f;
 
         if (!t)
@@ -160,8 +210,11 @@ static int file_add(FsgConfig *cfg, const FsgContext *c, const char *dir, const 
                 return -ENOMEM;
         f->name = strdup(name);
         f->path = fsg_utf8_escape(sys); /* a file name is any bytes; D-Bus strings are UTF-8 */
-        f->fullpath = fsg_path(c, sys);
-        if (!f->name || !f->path || !f->fullpath) {
+        if (!fulldir)
+                f->fullpath = fsg_path(c, sys);
+        else if (asprintf(&f->fullpath, "%s/%s", fulldir, name) < 0)
+                f->fullpath = NULL;
+        if (!f->name || !f->path || !f->fullpath || index_add(ix, cfg, cfg->n_files) < 0) {
                 free(f->name);
                 free(f->path);
                 free(f->fullpath);
@@ -183,7 +236,7 @@ static int note_named_module(FsgConfig *cfg, const char *fn) {
         if (!fsg_name_is_valid(m))
                 return 0;
         fsg_name_normalize(m);
-        return strv_extend_unique(&cfg->named_modules, m);
+        return strv_push(&cfg->named_modules, TAKE_PTR(m)); /* made a set once all are in */
 }
 
 static bool is_dev_null_link(int dfd, const char *name) {
@@ -195,7 +248,7 @@ static bool is_dev_null_link(int dfd, const char *name) {
         return streq(target, "/dev/null");
 }
 
-static int scan_dir(FsgConfig *cfg, const FsgContext *c, const FsgConfDir *d, const FsgOverride *ov) {
+static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const FsgConfDir *d, const FsgOverride *ov) {
         _cleanup_free_ char *full = fsg_path(c, d->path);
         _cleanup_closedir_ DIR *dir = NULL;
         struct dirent *de;
@@ -211,14 +264,22 @@ static int scan_dir(FsgConfig *cfg, const FsgContext *c, const FsgConfDir *d, co
                 _cleanup_free_ char *sys = NULL;
                 FsgConfFile *seen;
                 struct stat st;
-                bool mask;
+                bool mask, plain = false;
 
                 if (!conf_name_wanted(de->d_name))
                         continue;
                 if (asprintf(&sys, "%s/%s", d->path, de->d_name) < 0)
                         return -ENOMEM;
+                /* Not a symlink (most files): nothing to chase, and chasing every file below a
+                 * root was most of the cost of a scan. */
+                if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN &&
+                    fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISLNK(st.st_mode)) {
+                        if (S_ISDIR(st.st_mode))
+                                continue;
+                        mask = !S_ISREG(st.st_mode) || st.st_size == 0;
+                        plain = true;
                 /* Follow symlinks the way the system under the root would, never onto the host. */
-                if (is_dev_null_link(dirfd(dir), de->d_name))
+                } else if (is_dev_null_link(dirfd(dir), de->d_name))
                         mask = true;
                 else {
                         _cleanup_free_ char *target = fsg_path(c, sys);
@@ -238,13 +299,13 @@ static int scan_dir(FsgConfig *cfg, const FsgContext *c, const FsgConfDir *d, co
                         mask = true;
                 }
 
-                seen = find_file(cfg, de->d_name);
+                seen = find_file(cfg, ix, de->d_name);
                 if (seen) {
                         if (!seen->shadowed && !(seen->shadowed = fsg_path(c, sys)))
                                 return -ENOMEM;
                         continue;
                 }
-                r = file_add(cfg, c, d->path, de->d_name, d->origin, mask);
+                r = file_add(cfg, ix, c, d->path, plain ? full : NULL, de->d_name, d->origin, mask);
                 if (r < 0)
                         return r;
         }
@@ -252,16 +313,16 @@ static int scan_dir(FsgConfig *cfg, const FsgContext *c, const FsgConfDir *d, co
 }
 
 /* The override may name a file that does not exist yet (a mask we are about to write). */
-static int inject_override(FsgConfig *cfg, const FsgContext *c, const FsgOverride *ov, const FsgConfDir *d) {
+static int inject_override(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const FsgOverride *ov, const FsgConfDir *d) {
         size_t dl = strlen(d->path);
         const char *name;
 
         if (!ov || !ov->as_mask || strncmp(ov->path, d->path, dl) != 0 || ov->path[dl] != '/')
                 return 0;
         name = ov->path + dl + 1;
-        if (find_file(cfg, name))
+        if (find_file(cfg, ix, name))
                 return 0;
-        return file_add(cfg, c, d->path, name, d->origin, true);
+        return file_add(cfg, ix, c, d->path, NULL, name, d->origin, true);
 }
 
 static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
@@ -290,8 +351,46 @@ static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
         return 0;
 }
 
+static int cmp_rule_names(const void *a, const void *b, void *userdata) {
+        const FsgRule *rules = userdata;
+        size_t i = *(const size_t *) a, j = *(const size_t *) b;
+        int d = strcmp(rules[i].name, rules[j].name);
+        return d != 0 ? d : (i > j) - (i < j);
+}
+
+static int index_rules(FsgConfig *cfg) {
+        if (cfg->n_rules == 0)
+                return 0;
+        cfg->by_name = malloc(sizeof(size_t) * cfg->n_rules);
+        if (!cfg->by_name)
+                return -ENOMEM;
+        for (size_t i = 0; i < cfg->n_rules; i++)
+                cfg->by_name[i] = i;
+        qsort_r(cfg->by_name, cfg->n_rules, sizeof(size_t), cmp_rule_names, cfg->rules);
+        return 0;
+}
+
+size_t fsg_config_rules_named(const FsgConfig *cfg, const char *name, const size_t **ret) {
+        size_t lo = 0, hi = cfg->by_name ? cfg->n_rules : 0, end;
+
+        /* The first rule not smaller than name, then the run of equal ones. */
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (strcmp(cfg->rules[cfg->by_name[mid]].name, name) < 0)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        for (end = lo; cfg->by_name && end < cfg->n_rules && streq(cfg->rules[cfg->by_name[end]].name, name); end++)
+                ;
+        *ret = cfg->by_name ? cfg->by_name + lo : NULL;
+        return end - lo;
+}
+
 int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
         _cleanup_(fsg_config_freep) FsgConfig *cfg = calloc(1, sizeof(FsgConfig));
+        _cleanup_free_ size_t *slots = NULL;
+        NameIndex ix = {};
         struct stat seen_dirs[8];
         size_t n_seen = 0;
         int r;
@@ -312,14 +411,16 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
                                 continue;
                         seen_dirs[n_seen++] = st;
                 }
-                r = scan_dir(cfg, c, &fsg_conf_dirs[i], ov);
+                r = scan_dir(cfg, &ix, c, &fsg_conf_dirs[i], ov);
                 if (r >= 0)
-                        r = inject_override(cfg, c, ov, &fsg_conf_dirs[i]);
+                        r = inject_override(cfg, &ix, c, ov, &fsg_conf_dirs[i]);
+                slots = ix.slots;
                 if (r < 0)
                         return fsg_error_errno(e, -r, "Failed to read %s%s", c->root, fsg_conf_dirs[i].path);
         }
         if (cfg->n_files > 0)
                 qsort(cfg->files, cfg->n_files, sizeof(FsgConfFile), cmp_files);
+        strv_sort_unique(cfg->named_modules);
 
         for (size_t i = 0; i < cfg->n_files; i++) {
                 if (cfg->files[i].mask)
@@ -329,6 +430,8 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
                         return fsg_error_errno(e, -r, "Failed to read %s", cfg->files[i].path);
         }
         r = parse_cmdline(cfg, c);
+        if (r >= 0)
+                r = index_rules(cfg);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 
@@ -349,6 +452,7 @@ FsgConfig *fsg_config_free(FsgConfig *cfg) {
         fsg_rules_free(cfg->rules, cfg->n_rules);
         strv_free(cfg->cmdline_blacklist);
         strv_free(cfg->named_modules);
+        free(cfg->by_name);
         free(cfg);
         return NULL;
 }
@@ -370,10 +474,14 @@ char **fsg_config_kmod_paths(const FsgConfig *cfg) {
 }
 
 bool fsg_config_blacklists(const FsgConfig *cfg, const char *module) {
+        const size_t *idx;
+        size_t n;
+
         if (strv_contains(cfg->cmdline_blacklist, module))
                 return true;
-        for (size_t i = 0; i < cfg->n_rules; i++)
-                if (cfg->rules[i].kind == FSG_RULE_BLACKLIST && streq(cfg->rules[i].name, module))
+        n = fsg_config_rules_named(cfg, module, &idx);
+        for (size_t i = 0; i < n; i++)
+                if (cfg->rules[idx[i]].kind == FSG_RULE_BLACKLIST)
                         return true;
         return false;
 }

@@ -48,7 +48,8 @@ typedef struct FsgConfig {
         FsgRule *rules;           /* from the effective, non-mask files, in kmod's read order */
         size_t n_rules;
         char **cmdline_blacklist; /* modprobe.blacklist= on ROOT/proc/cmdline */
-        char **named_modules;     /* M from every 60-blacklist_fs-M.conf in any directory */
+        char **named_modules;     /* M from every 60-blacklist_fs-M.conf in any directory, sorted */
+        size_t *by_name;          /* indexes into rules, sorted by name, then in read order */
 } FsgConfig;
 
 /* A hypothetical change to one file, to ask "what would the state be if ...". */
@@ -72,6 +73,11 @@ void fsg_rules_free(FsgRule *rules, size_t n);
 char **fsg_config_kmod_paths(const FsgConfig *cfg);
 
 bool fsg_config_blacklists(const FsgConfig *cfg, const char *module);
+
+/* The rules whose name is name, in kmod's read order: *ret points to n indexes into
+ * cfg->rules. A lookup costs O(log rules), so per-module questions stay cheap with
+ * thousands of files. */
+size_t fsg_config_rules_named(const FsgConfig *cfg, const char *name, const size_t **ret);
 
 /* The directories in kmod's precedence order (kmod 30, plus /usr/lib as kmod 32 reads it). */
 typedef struct FsgConfDir {

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <fcntl.h>
 
 #include "modtree.h"
 #include "name.h"
@@ -108,8 +109,21 @@ int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e) {
                 if (r < 0)
                         return fsg_error_errno(e, -r, "Failed to read %s", p);
         }
+        /* Asked for every module kmod's probe walks through: a sorted set. */
+        strv_sort_unique(t->builtin);
+        strv_sort_unique(t->builtin_fs);
+        t->n_builtin = strv_length(t->builtin);
+        t->n_builtin_fs = strv_length(t->builtin_fs);
         *ret = TAKE_PTR(t);
         return 0;
+}
+
+bool fsg_modtree_is_builtin(const FsgModTree *t, const char *module) {
+        return strv_sorted_contains(t->builtin, t->n_builtin, module);
+}
+
+bool fsg_modtree_is_builtin_fs(const FsgModTree *t, const char *module) {
+        return strv_sorted_contains(t->builtin_fs, t->n_builtin_fs, module);
 }
 
 FsgModTree *fsg_modtree_free(FsgModTree *t) {
@@ -123,32 +137,89 @@ FsgModTree *fsg_modtree_free(FsgModTree *t) {
         return NULL;
 }
 
-/* Reads the given column of a whitespace-separated table file into a set. */
-static int read_column(const FsgContext *c, const char *abs, int column, bool normalize, char ***ret) {
-        _cleanup_free_ char *p = fsg_path(c, abs), *line = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_strv_free_ char **l = NULL;
-        size_t cap = 0;
+int fsg_read_table(const FsgContext *c, const char *abs, FsgWordFn fn, void *userdata) {
+        _cleanup_free_ char *p = NULL;
+        _cleanup_close_ int fd = -1;
+        char buf[4096], word[256];
+        size_t wl = 0;
+        unsigned col = 0;
+        bool in_word = false, too_long = false;
+        ssize_t n;
 
-        if (!p)
+        /* The running system's /proc needs no chasing: no allocation on the way. */
+        if (*c->root && !(p = fsg_path(c, abs)))
                 return -ENOMEM;
-        f = fopen(p, "re");
-        if (!f) {
-                *ret = NULL;
+        fd = open(p ?: abs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
                 return errno == ENOENT ? 0 : -errno;
-        }
-        while (getline(&line, &cap, f) >= 0) {
-                char *save = NULL, *w = strtok_r(line, " \t\n", &save);
-                for (int i = 0; w && i < column; i++)
-                        w = strtok_r(NULL, " \t\n", &save);
-                if (!w)
+        for (;;) {
+                n = read(fd, buf, sizeof(buf));
+                if (n < 0 && errno == EINTR)
                         continue;
-                if (normalize)
-                        fsg_name_normalize(w);
-                if (strv_extend_unique(&l, w) < 0)
-                        return -ENOMEM;
+                if (n < 0)
+                        return -errno;
+                /* At the end, one newline more ends a last line that lacks its own. */
+                for (ssize_t i = 0; i < (n > 0 ? n : 1); i++) {
+                        char ch = n > 0 ? buf[i] : '\n';
+
+                        if (ch == '\n' || ch == ' ' || ch == '\t') {
+                                if (in_word) {
+                                        word[wl] = 0;
+                                        /* A word longer than any name cannot be one: skipped, counted. */
+                                        if (!too_long)
+                                                fn(userdata, col, word);
+                                        col++;
+                                        in_word = false;
+                                }
+                                if (ch == '\n')
+                                        col = 0;
+                                continue;
+                        }
+                        if (!in_word) {
+                                in_word = true;
+                                too_long = false;
+                                wl = 0;
+                        }
+                        if (wl < sizeof(word) - 1)
+                                word[wl++] = ch;
+                        else
+                                too_long = true;
+                }
+                if (n == 0)
+                        return 0;
         }
-        *ret = TAKE_PTR(l);
+}
+
+typedef struct ColumnSet {
+        unsigned column;
+        bool normalize;
+        char **words;
+        int r;
+} ColumnSet;
+
+static void column_add(void *userdata, unsigned col, char *word) {
+        ColumnSet *cs = userdata;
+
+        if (col != cs->column || cs->r < 0)
+                return;
+        if (cs->normalize)
+                fsg_name_normalize(word);
+        cs->r = strv_extend(&cs->words, word);
+}
+
+/* Reads the given column of a whitespace-separated table file into a sorted set. */
+static int read_column(const FsgContext *c, const char *abs, unsigned column, bool normalize, char ***ret) {
+        ColumnSet cs = { .column = column, .normalize = normalize };
+        int r = fsg_read_table(c, abs, column_add, &cs);
+
+        if (r >= 0)
+                r = cs.r;
+        if (r < 0) {
+                strv_free(cs.words);
+                return r;
+        }
+        strv_sort_unique(cs.words);
+        *ret = cs.words;
         return 0;
 }
 

@@ -38,6 +38,15 @@ static int kmod_open(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx 
                 return -ENOMEM;
         if (!c->moddir && !(nodir = fsg_path(c, "/usr/lib/modules/none")))
                 return -ENOMEM;
+        /* kmod inserts each file into its list sorted by name, walking the list from the
+         * start to the first name not smaller: given in descending order every insertion stops
+         * at the first element, and reading n files costs O(n), not O(n²) (a third of a second
+         * at 10 000 files). The names are distinct, so the order changes nothing else. */
+        for (size_t i = 0, n = strv_length(paths); i < n / 2; i++) {
+                char *tmp = paths[i];
+                paths[i] = paths[n - 1 - i];
+                paths[n - 1 - i] = tmp;
+        }
         /* An empty list would make kmod fall back to the host's default directories. */
         k = kmod_new(c->moddir ?: nodir, paths[0] ? (const char * const *) paths : none);
         if (!k)
@@ -60,7 +69,7 @@ static bool module_inserted(struct kmod_module *m, bool ignorecmd, const FsgModT
         const char *name = kmod_module_get_name(m);
         if (!ignorecmd && kmod_module_get_install_commands(m))
                 return false;
-        return strv_contains(t->builtin, name) || kmod_module_get_path(m);
+        return fsg_modtree_is_builtin(t, name) || kmod_module_get_path(m);
 }
 
 static bool softdeps_insert(struct kmod_list *l, const char *target, const FsgModTree *t, char ***visited,
@@ -139,11 +148,14 @@ static int entry_set_source(FsgEntry *x, const FsgConfig *cfg, size_t file) {
  * module (blacklists add up, so any of them denies); otherwise the rule that routes the
  * kernel's request elsewhere. */
 static int attribute_denied(FsgEntry *x, const FsgConfig *cfg, char * const *denied_types) {
+        const size_t *idx;
+        size_t n = fsg_config_rules_named(cfg, x->module, &idx);
         ssize_t best = -1;
 
-        for (size_t i = 0; i < cfg->n_rules; i++) {
-                const FsgRule *r = &cfg->rules[i];
-                if (r->kind == FSG_RULE_BLACKLIST && streq(r->name, x->module) &&
+        /* The rules naming the module, in read order: as a walk over all of them would see them. */
+        for (size_t i = 0; i < n; i++) {
+                const FsgRule *r = &cfg->rules[idx[i]];
+                if (r->kind == FSG_RULE_BLACKLIST &&
                     (best < 0 || cfg->files[r->file].origin > cfg->files[best].origin))
                         best = r->file;
         }
@@ -153,9 +165,9 @@ static int attribute_denied(FsgEntry *x, const FsgConfig *cfg, char * const *den
                 x->origin = FSG_ORIGIN_CMDLINE;
                 return 0;
         }
-        for (size_t i = 0; i < cfg->n_rules; i++) {
-                const FsgRule *r = &cfg->rules[i];
-                if (r->kind == FSG_RULE_INSTALL && streq(r->name, x->module))
+        for (size_t i = 0; i < n; i++) {
+                const FsgRule *r = &cfg->rules[idx[i]];
+                if (r->kind == FSG_RULE_INSTALL)
                         return entry_set_source(x, cfg, r->file);
         }
         for (char * const *t = denied_types; t && *t; t++) {
@@ -163,9 +175,10 @@ static int attribute_denied(FsgEntry *x, const FsgConfig *cfg, char * const *den
                 if (asprintf(&alias, "fs-%s", *t) < 0)
                         return -ENOMEM;
                 fsg_name_normalize(alias);
-                for (size_t i = 0; i < cfg->n_rules; i++) {
-                        const FsgRule *r = &cfg->rules[i];
-                        if ((r->kind == FSG_RULE_ALIAS || r->kind == FSG_RULE_INSTALL) && streq(r->name, alias))
+                n = fsg_config_rules_named(cfg, alias, &idx);
+                for (size_t i = 0; i < n; i++) {
+                        const FsgRule *r = &cfg->rules[idx[i]];
+                        if (r->kind == FSG_RULE_ALIAS || r->kind == FSG_RULE_INSTALL)
                                 return entry_set_source(x, cfg, r->file);
                 }
         }
@@ -176,6 +189,16 @@ static bool rules_name(const FsgRule *rules, size_t n, const char *module) {
         for (size_t i = 0; i < n; i++)
                 if ((rules[i].kind == FSG_RULE_BLACKLIST || rules[i].kind == FSG_RULE_INSTALL) &&
                     streq(rules[i].name, module))
+                        return true;
+        return false;
+}
+
+static bool config_rules_name(const FsgConfig *cfg, const char *module) {
+        const size_t *idx;
+        size_t n = fsg_config_rules_named(cfg, module, &idx);
+
+        for (size_t i = 0; i < n; i++)
+                if (cfg->rules[idx[i]].kind == FSG_RULE_BLACKLIST || cfg->rules[idx[i]].kind == FSG_RULE_INSTALL)
                         return true;
         return false;
 }
@@ -216,7 +239,7 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
                         return -ENOMEM;
         strv_sort(x->types);
 
-        x->builtin = strv_contains(t->builtin, x->module);
+        x->builtin = fsg_modtree_is_builtin(t, x->module);
         if (!x->builtin && kmod_module_new_from_name(k, x->module, &m) >= 0 &&
             (path = kmod_module_get_path(m)))
                 x->available = access(path, F_OK) == 0;
@@ -230,7 +253,7 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
 
         if (!x->types) {
                 /* Named by a rule but absent from this kernel: judge the rules alone. */
-                x->denied = fsg_config_blacklists(cfg, x->module) || rules_name(cfg->rules, cfg->n_rules, x->module);
+                x->denied = fsg_config_blacklists(cfg, x->module) || config_rules_name(cfg, x->module);
         } else {
                 for (char **ty = x->types; *ty; ty++)
                         if (!autoload_loads(k, cfg, t, *ty, x->module) && strv_extend(&denied_types, *ty) < 0)
@@ -238,6 +261,99 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
                 x->denied = denied_types != NULL;
         }
         return x->denied ? attribute_denied(x, cfg, denied_types) : attribute_allowed(x, cfg);
+}
+
+static int cmp_type_refs(const void *a, const void *b) {
+        return strcmp(((const FsgTypeRef *) a)->type, ((const FsgTypeRef *) b)->type);
+}
+
+static int index_types(FsgState *s) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < s->n; i++)
+                n += strv_length(s->entries[i].types);
+        if (n == 0)
+                return 0;
+        s->by_type = calloc(n, sizeof(FsgTypeRef));
+        if (!s->by_type)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n; i++)
+                for (char **ty = s->entries[i].types; ty && *ty; ty++)
+                        s->by_type[s->n_types++] = (FsgTypeRef) { .type = *ty, .entry = &s->entries[i] };
+        qsort(s->by_type, s->n_types, sizeof(FsgTypeRef), cmp_type_refs);
+        return 0;
+}
+
+static int cmp_module_key(const void *key, const void *e) {
+        return strcmp(key, ((const FsgEntry *) e)->module);
+}
+
+static int cmp_type_key(const void *key, const void *t) {
+        return strcmp(key, ((const FsgTypeRef *) t)->type);
+}
+
+static FsgEntry *find_module(const FsgState *s, const char *normalized) {
+        return s->n > 0 ? bsearch(normalized, s->entries, s->n, sizeof(FsgEntry), cmp_module_key) : NULL;
+}
+
+static FsgEntry *find_type(const FsgState *s, const char *type) {
+        FsgTypeRef *t = s->n_types > 0 ? bsearch(type, s->by_type, s->n_types, sizeof(FsgTypeRef), cmp_type_key) : NULL;
+        return t ? t->entry : NULL;
+}
+
+typedef struct LoadedScan {
+        FsgState *s;
+        FsgEntry *line;         /* the entry the current line of /proc/modules names, if any */
+        bool transient;
+} LoadedScan;
+
+/* /proc/modules: "NAME SIZE REFS DEPS STATE ADDRESS"; STATE is Live, Loading or Unloading. */
+static void loaded_word(void *userdata, unsigned column, char *word) {
+        LoadedScan *ls = userdata;
+
+        if (column == 0) {
+                fsg_name_normalize(word);
+                ls->line = find_module(ls->s, word);
+                if (ls->line)
+                        ls->line->loaded = true;
+        } else if (column == 4 && ls->line && !streq(word, "Live"))
+                ls->transient = true;
+}
+
+int fsg_state_update_loaded(const FsgContext *c, FsgState *s) {
+        LoadedScan ls = { .s = s };
+        int r;
+
+        for (size_t i = 0; i < s->n; i++)
+                s->entries[i].loaded = false;
+        r = fsg_read_table(c, "/proc/modules", loaded_word, &ls);
+        if (r < 0)
+                return r;
+        s->loaded_transient = ls.transient;
+        return ls.transient;
+}
+
+/* /proc/mounts: "SOURCE TARGET TYPE OPTIONS 0 0". */
+static void mounted_word(void *userdata, unsigned column, char *word) {
+        FsgEntry *x;
+
+        if (column == 2 && (x = find_type(userdata, word)))
+                x->mounted = true;
+}
+
+int fsg_state_update_mounted(const FsgContext *c, FsgState *s) {
+        for (size_t i = 0; i < s->n; i++)
+                s->entries[i].mounted = false;
+        return fsg_read_table(c, "/proc/mounts", mounted_word, s);
+}
+
+int fsg_state_update_usage(const FsgContext *c, FsgState *s) {
+        int r = fsg_state_update_loaded(c, s), q;
+
+        if (r < 0)
+                return r;
+        q = fsg_state_update_mounted(c, s);
+        return q < 0 ? q : r;
 }
 
 static int cmp_entries(const void *a, const void *b) {
@@ -252,8 +368,8 @@ static bool named_module_wanted(struct kmod_ctx *k, const FsgModTree *t, const c
         _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
         const char *path;
 
-        if (strv_contains(t->builtin, m))
-                return strv_contains(t->builtin_fs, m);
+        if (fsg_modtree_is_builtin(t, m))
+                return fsg_modtree_is_builtin_fs(t, m);
         if (kmod_module_new_from_name(k, m, &mod) < 0)
                 return true;
         path = kmod_module_get_path(mod);
@@ -274,11 +390,12 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to set up libkmod");
 
         for (size_t i = 0; i < t->n; i++)
-                if (strv_extend_unique(&modules, t->modules[i]) < 0)
+                if (strv_extend(&modules, t->modules[i]) < 0)
                         goto oom;
         for (char **m = cfg->named_modules; m && *m; m++)
-                if (named_module_wanted(k, t, *m) && strv_extend_unique(&modules, *m) < 0)
+                if (named_module_wanted(k, t, *m) && strv_extend(&modules, *m) < 0)
                         goto oom;
+        strv_sort_unique(modules);
 
         s = calloc(1, sizeof(FsgState));
         if (!s)
@@ -296,33 +413,14 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
                         goto oom;
         }
         qsort(s->entries, s->n, sizeof(FsgEntry), cmp_entries);
+        if (index_types(s) < 0)
+                goto oom;
         if (fsg_state_update_usage(c, s) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc", c->root);
         *ret = TAKE_PTR(s);
         return 0;
 oom:
         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-}
-
-/* Loaded and mounted change without any file event we could watch, so a cached state
- * gets them read again for every answer. */
-int fsg_state_update_usage(const FsgContext *c, FsgState *s) {
-        _cleanup_strv_free_ char **loaded = NULL, **mounted = NULL;
-        int r;
-
-        r = fsg_read_loaded_modules(c, &loaded);
-        if (r >= 0)
-                r = fsg_read_mounted_types(c, &mounted);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < s->n; i++) {
-                FsgEntry *x = &s->entries[i];
-                x->loaded = strv_contains(loaded, x->module);
-                x->mounted = false;
-                for (char **ty = x->types; ty && *ty; ty++)
-                        x->mounted = x->mounted || strv_contains(mounted, *ty);
-        }
-        return 0;
 }
 
 bool fsg_type_block_is_reported(const FsgContext *c, const char *type) {
@@ -357,23 +455,22 @@ FsgState *fsg_state_free(FsgState *s) {
                 free(s->entries[i].source);
         }
         free(s->entries);
+        free(s->by_type);
         free(s);
         return NULL;
 }
 
 const FsgEntry *fsg_state_find(const FsgState *s, const char *name) {
-        _cleanup_free_ char *norm = strdup(name);
+        char norm[FSG_NAME_MAX + 1];
+        size_t l = strlen(name);
+        const FsgEntry *x;
 
-        if (!norm)
-                return NULL;
+        if (l > FSG_NAME_MAX)
+                return NULL; /* no entry has a longer name: modules and types are valid names */
+        memcpy(norm, name, l + 1);
         fsg_name_normalize(norm);
-        for (size_t i = 0; i < s->n; i++)
-                if (streq(s->entries[i].module, norm))
-                        return &s->entries[i];
-        for (size_t i = 0; i < s->n; i++)
-                if (strv_contains(s->entries[i].types, name))
-                        return &s->entries[i];
-        return NULL;
+        x = find_module(s, norm);
+        return x ?: find_type(s, name);
 }
 
 int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e) {

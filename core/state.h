@@ -16,9 +16,17 @@ typedef struct FsgEntry {
         bool mounted;
 } FsgEntry;
 
+typedef struct FsgTypeRef {
+        const char *type;
+        FsgEntry *entry;
+} FsgTypeRef;
+
 typedef struct FsgState {
         FsgEntry *entries;   /* sorted by module name */
         size_t n;
+        FsgTypeRef *by_type; /* every entry's types, sorted by type: lookups by type, /proc/mounts */
+        size_t n_types;
+        bool loaded_transient; /* see fsg_state_update_loaded() */
 } FsgState;
 
 /* Computes every entry from kmod (module tree, aliases, install commands) plus our own scan
@@ -26,13 +34,19 @@ typedef struct FsgState {
 int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e);
 FsgState *fsg_state_free(FsgState *s);
 
-/* Sets loaded/mounted from ROOT/proc/modules and ROOT/proc/mounts. */
+/* Sets loaded/mounted from ROOT/proc/modules and ROOT/proc/mounts. Neither allocates for the
+ * running system, so a caller that cannot tell whether they changed can afford them for every
+ * answer. update_loaded returns > 0 when one of the entries' modules is half loaded or half
+ * unloaded: the kernel announces no end of a load that fails, so that answer must not be kept. */
 int fsg_state_update_usage(const FsgContext *c, FsgState *s);
+int fsg_state_update_loaded(const FsgContext *c, FsgState *s);
+int fsg_state_update_mounted(const FsgContext *c, FsgState *s);
 static inline void fsg_state_freep(FsgState **s) {
         fsg_state_free(*s);
 }
 
-/* By module name (either '-' or '_') or by filesystem type. */
+/* By module name (either '-' or '_') or by filesystem type, in O(log n): s must come from
+ * fsg_state_build(), which sorts the entries and indexes their types. */
 const FsgEntry *fsg_state_find(const FsgState *s, const char *name);
 
 /* Validates a caller's name and finds its entry, with the error a caller can act on:

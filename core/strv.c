@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,14 +33,19 @@ bool strv_contains(char * const *l, const char *s) {
 
 int strv_push(char ***l, char *s) {
         size_t n = strv_length(*l);
-        char **t;
+        char **t = *l;
 
         if (!s)
                 return -ENOMEM;
-        t = realloc(*l, sizeof(char *) * (n + 2));
-        if (!t) {
-                free(s);
-                return -ENOMEM;
+        /* Grown by doubling, so that a list built one element at a time is copied O(log n)
+         * times, not n times. The allocator knows the capacity, so lists made elsewhere (an
+         * exact calloc) work as well. */
+        if (!t || sizeof(char *) * (n + 2) > malloc_usable_size(t)) {
+                t = realloc(t, sizeof(char *) * (n < 2 ? 4 : 2 * (n + 2)));
+                if (!t) {
+                        free(s);
+                        return -ENOMEM;
+                }
         }
         t[n] = s;
         t[n + 1] = NULL;
@@ -64,4 +70,22 @@ static int cmp_str(const void *a, const void *b) {
 void strv_sort(char **l) {
         if (l)
                 qsort(l, strv_length(l), sizeof(char *), cmp_str);
+}
+
+void strv_sort_unique(char **l) {
+        size_t n = 0;
+
+        strv_sort(l);
+        for (char **i = l; i && *i; i++) {
+                if (n > 0 && strcmp(l[n - 1], *i) == 0)
+                        free(*i);
+                else
+                        l[n++] = *i;
+        }
+        if (l)
+                l[n] = NULL;
+}
+
+bool strv_sorted_contains(char * const *l, size_t n, const char *s) {
+        return l && bsearch(&s, l, n, sizeof(char *), cmp_str);
 }

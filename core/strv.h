@@ -12,6 +12,10 @@ int strv_push(char ***l, char *s);          /* takes ownership of s, even on fai
 int strv_extend(char ***l, const char *s);  /* copies s */
 int strv_extend_unique(char ***l, const char *s);
 void strv_sort(char **l);
+/* Sorts and drops duplicates: a set in O(n log n), where strv_extend_unique() is O(n²). */
+void strv_sort_unique(char **l);
+/* For a list sorted by strv_sort(): n is its length. */
+bool strv_sorted_contains(char * const *l, size_t n, const char *s);
 
 static inline void strv_freep(char ***l) {
         strv_free(*l);

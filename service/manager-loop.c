@@ -5,6 +5,7 @@
 #include "conffile.h"
 #include "log.h"
 #include "manager.h"
+#include "polkit.h"
 #include "store.h"
 #include "strv.h"
 
@@ -55,6 +56,8 @@ int manager_new(const char *root, const char *kver, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
+        if (m->bus)
+                polkit_cancel_all(m);
         sd_bus_slot_unref(m->vtable_slot);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);

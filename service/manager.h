@@ -16,8 +16,10 @@ typedef struct Manager {
         sd_bus_slot *vtable_slot;
         FsgContext *ctx;
         unsigned n_pending;     /* authorizations in flight: no idle exit while > 0 */
+        struct PolkitQuery *polkit_queries; /* those of them waiting for an answer (polkit.c) */
         FsgState *cache;        /* see state-cache.c */
         int inotify_fd;
+        struct StateCache *state_cache; /* what else tells the cache to re-read: state-cache.c */
         uint64_t n_rebuilds;
         char **reported;        /* "device\ttype" already signalled as Blocked */
 } Manager;

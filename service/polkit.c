@@ -6,17 +6,33 @@
 #include "macro.h"
 #include "polkit.h"
 
-typedef struct Query {
+/* Linked into the manager while its answer is outstanding, so that polkit_cancel_all() can
+ * refuse it when the service stops: each query holds the caller's message, which holds the
+ * bus, so a query nobody finished would keep the bus (and itself) alive forever. */
+typedef struct PolkitQuery {
         Manager *manager;
         sd_bus_message *call;
+        sd_bus_slot *slot;      /* the call in flight: CheckAuthorization, then NameHasOwner */
         char *action_id;
         PolkitDone done;
         void *userdata;
+        struct PolkitQuery *prev, *next;
 } Query;
 
 static void query_finish(Query *q, bool granted, const sd_bus_error *error) {
-        q->manager->n_pending--;
-        q->done(q->manager, q->call, granted, error, q->userdata);
+        Manager *m = q->manager;
+
+        if (q->prev)
+                q->prev->next = q->next;
+        else
+                m->polkit_queries = q->next;
+        if (q->next)
+                q->next->prev = q->prev;
+        m->n_pending--;
+        /* Unref'ing the slot of the callback that is running is allowed: sd-bus frees it
+         * once that callback returns. */
+        sd_bus_slot_unref(q->slot);
+        q->done(m, q->call, granted, error, q->userdata);
         sd_bus_message_unref(q->call);
         free(q->action_id);
         free(q);
@@ -93,8 +109,8 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 return 0;
         }
         if (authorized) {
-                /* Floating slot: q now belongs to on_caller_checked(). */
-                r = sd_bus_call_method_async(q->manager->bus, NULL, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                q->slot = sd_bus_slot_unref(q->slot);
+                r = sd_bus_call_method_async(q->manager->bus, &q->slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
                                              "org.freedesktop.DBus", "NameHasOwner", on_caller_checked, q, "s",
                                              sd_bus_message_get_sender(q->call));
                 if (r < 0)
@@ -115,8 +131,12 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                                   q->action_id);
         query_finish(q, false, &error);
         sd_bus_error_free(&error);
-        /* The slot was floating and goes away with this callback. */
         return 0;
+}
+
+void polkit_cancel_all(Manager *m) {
+        while (m->polkit_queries)
+                refuse(m->polkit_queries, "fsgated is stopping; nothing was changed");
 }
 
 int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char *module,
@@ -136,7 +156,10 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
         if (!q)
                 return -ENOMEM;
         *q = (Query) { .manager = m, .call = sd_bus_message_ref(call), .action_id = strdup(action_id),
-                       .done = done, .userdata = userdata };
+                       .done = done, .userdata = userdata, .next = m->polkit_queries };
+        if (q->next)
+                q->next->prev = q;
+        m->polkit_queries = q;
         m->n_pending++;
         if (!q->action_id) {
                 r = -ENOMEM;
@@ -155,7 +178,7 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                                           (uint32_t) (interactive ? 1 : 0), "");
         /* A person may take a while to type a password; a non-interactive check must be quick. */
         if (r >= 0)
-                r = sd_bus_call_async(m->bus, NULL, req, on_reply, q,
+                r = sd_bus_call_async(m->bus, &q->slot, req, on_reply, q,
                                       interactive ? 300 * 1000000ULL : 25 * 1000000ULL);
         sd_bus_message_unref(req);
         if (r < 0)

@@ -11,3 +11,6 @@ typedef void (*PolkitDone)(Manager *m, sd_bus_message *call, bool granted, const
  * closed). done runs exactly once, possibly before this returns. */
 int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char *module,
                        const char *message, PolkitDone done, void *userdata);
+
+/* Refuses every query still waiting for polkit (the service is stopping). */
+void polkit_cancel_all(Manager *m);

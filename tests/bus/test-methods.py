@@ -427,6 +427,64 @@ class ManagerTest(BusTestCase):
         self.assertEqual(snapshot(self.root), before)
         self.assertEqual(mon.take(), [])
 
+    def test_changes_behind_the_services_back_show_in_the_next_reply(self):
+        # fsgated keeps its answer and its view of ROOT/proc between calls; whatever changes
+        # without it (an admin's file, a module loaded, a mount) must be in the very next reply,
+        # of List and of Get, however the file is changed.
+        st = self.stack
+
+        def check(name, **want):
+            by = {e.module: e for e in st.list()}
+            for e in (by[name], st.get(name)):
+                self.assertEqual({k: getattr(e, k) for k in want}, want, e)
+
+        def replace(rel, content):
+            # As an editor or a package manager does it: a new file renamed over the old one.
+            tmp = write(self.root, rel + '.new', content)
+            os.replace(tmp, os.path.join(self.root, rel))
+
+        check('hfs', state='allowed', loaded=False, mounted=False)
+        for round in range(3):
+            write(self.root, 'etc/modprobe.d/50-admin.conf', 'blacklist hfs\n')
+            check('hfs', state='denied', origin='admin', source='/etc/modprobe.d/50-admin.conf')
+            os.unlink(os.path.join(self.root, 'etc/modprobe.d/50-admin.conf'))
+            check('hfs', state='allowed', origin='default')
+            write(self.root, 'proc/modules', proc_modules_line('xfs') + proc_modules_line('hfs'))
+            check('hfs', loaded=True)
+            check('xfs', loaded=True)
+            write(self.root, 'proc/modules', proc_modules_line('xfs'))
+            check('hfs', loaded=False)
+            replace('proc/modules', proc_modules_line('hfs'))
+            check('hfs', loaded=True)
+            check('xfs', loaded=False)
+            write(self.root, 'proc/mounts', '/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
+            check('hfs', mounted=True)
+            check('ext4', mounted=True)
+            replace('proc/mounts', '/dev/vda / xfs rw 0 0\n')
+            check('hfs', mounted=False)
+            check('ext4', mounted=False)
+            check('xfs', mounted=True)
+            # A half-loaded module counts as loaded; it is read again until it is live.
+            write(self.root, 'proc/modules', 'hfs 16384 0 - Loading 0x0000000000000000\n')
+            check('hfs', loaded=True)
+            write(self.root, 'proc/modules', '')
+            check('hfs', loaded=False)
+            # The whole directory replaced, then put back.
+            os.rename(os.path.join(self.root, 'proc'), os.path.join(self.root, 'proc.old'))
+            try:
+                write(self.root, 'proc/modules', proc_modules_line('minix'))
+                write(self.root, 'proc/mounts', '/dev/vda / minix rw 0 0\n')
+                check('minix', loaded=True, mounted=True)
+                write(self.root, 'proc/modules', '')
+                check('minix', loaded=False, mounted=True)
+            finally:
+                shutil.rmtree(os.path.join(self.root, 'proc'))
+                os.rename(os.path.join(self.root, 'proc.old'), os.path.join(self.root, 'proc'))
+            check('minix', loaded=False, mounted=False)
+            write(self.root, 'proc/mounts', fb.DEFAULT_PROC['proc/mounts'])
+            write(self.root, 'proc/modules', '')
+            check('hfs', loaded=False, mounted=False)
+
     def test_foreign_file_elsewhere_keeps_module_denied(self):
         st = self.stack
         write(self.root, 'etc/modprobe.d/50-cis.conf', '# CIS 1.1.1.x\nblacklist jfs\n')

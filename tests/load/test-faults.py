@@ -469,9 +469,10 @@ class FloodTest(FaultBase):
                f'{max(samples) if samples else "?"} KiB, VmHWM {mem_after["VmHWM"]} KiB')
         self.assertEqual(bad, {}, 'unexpected answers (kind, error): count')
         self.assertEqual(result['answered'], result['sent'])
-        # Under a slow wrapper (valgrind) the flood ends by time rather than by count.
-        self.assertGreaterEqual(result['answered'],
-                                min(OPTS.flood_calls, 1000) if fb.DAEMON_WRAPPER else OPTS.flood_calls)
+        # The flood ends by count or, on a slow or busy machine (valgrind, ASan, a shared CI
+        # host), by time: what matters is that every call sent got its answer, and that
+        # there were enough of them to be a flood. No rate is asserted here (see bench/).
+        self.assertGreaterEqual(result['answered'], min(OPTS.flood_calls, 1000))
         self.assertEqual(probe.failures, [])
         self.assertGreater(len(v), 10, 'the concurrent client hardly got a call in')
         self.assertLess(percentile(v, .99), P99_BOUND * fb.TIMEOUT_MULTIPLIER, probe.summary())
@@ -613,7 +614,10 @@ class JournalTest(FaultBase):
         ExemptLoaded has no FSGATE_MODULE= at all and says ExemptLoaded."""
         st = self.stack
         self.vendor('hfs')
-        write(self.root, 'etc/modprobe.d/50-cis.conf', 'blacklist squashfs\n')
+        # squashfs: denied by vendor files (so ExemptLoaded tries it), one of them not
+        # fsgate's name, which a mask cannot override: not exempted.
+        self.vendor('squashfs')
+        write(self.root, 'usr/lib/modprobe.d/50-hardening.conf', 'blacklist squashfs\n')
         write(self.root, 'proc/modules', proc_modules_line('hfs') + proc_modules_line('squashfs'))
         self.journal.take()
         self.assertError(self.nobody('ExemptLoaded'), E_ACCESS_DENIED)       # the mock refuses all

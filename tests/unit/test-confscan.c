@@ -153,11 +153,51 @@ TEST(test_paths_stay_below_root) {
         scratch_root_free(root);
 }
 
+/* Enough files to grow the name index several times, each name in two directories, and the
+ * same module named in many of them: what kmod would decide, found through the indexes. */
+TEST(test_many_files) {
+        char *root = scratch_root_new(false);
+        const FsgConfFile *f;
+        const size_t *idx;
+        FsgConfig *cfg;
+        size_t n;
+
+        for (int i = 0; i < 700; i++) {
+                char rel[128], body[128];
+                snprintf(rel, sizeof(rel), "etc/modprobe.d/%04d.conf", i);
+                snprintf(body, sizeof(body), "blacklist mod%d\nblacklist shared\n", i);
+                write_file(root, rel, body);
+                snprintf(rel, sizeof(rel), "usr/lib/modprobe.d/%04d.conf", i);
+                write_file(root, rel, "blacklist hidden\n");
+                snprintf(rel, sizeof(rel), "usr/lib/modprobe.d/60-blacklist_fs-m%d.conf", i % 50);
+                write_file(root, rel, "");
+        }
+        cfg = load(root, NULL);
+        ASSERT(cfg->n_files == 750);
+        for (size_t i = 1; i < cfg->n_files; i++)
+                ASSERT(strcmp(cfg->files[i - 1].name, cfg->files[i].name) < 0);
+        f = file_named(cfg, "0123.conf");
+        ASSERT(f && f->origin == FSG_ORIGIN_ADMIN && !f->mask);
+        ASSERT_STREQ(f->path, "/etc/modprobe.d/0123.conf");
+        ASSERT(f->shadowed && strstr(f->shadowed, "/usr/lib/modprobe.d/0123.conf"));
+        ASSERT(!fsg_config_blacklists(cfg, "hidden"));
+        ASSERT(fsg_config_blacklists(cfg, "mod699") && !fsg_config_blacklists(cfg, "mod700"));
+        n = fsg_config_rules_named(cfg, "shared", &idx);
+        ASSERT(n == 700);
+        for (size_t i = 1; i < n; i++)
+                ASSERT(idx[i - 1] < idx[i]); /* in kmod's read order */
+        ASSERT(fsg_config_rules_named(cfg, "nosuch", &idx) == 0);
+        ASSERT(strv_length(cfg->named_modules) == 50 && strv_contains(cfg->named_modules, "m49"));
+        fsg_config_free(cfg);
+        scratch_root_free(root);
+}
+
 int main(void) {
         RUN(test_paths_stay_below_root);
         RUN(test_parse_like_kmod);
         RUN(test_precedence_and_masks);
         RUN(test_empty_file_masks);
         RUN(test_cmdline);
+        RUN(test_many_files);
         return 0;
 }

@@ -362,17 +362,22 @@ assert_bus_activated() {
                 DBUS_STARTER_BUS_TYPE=system "fsgated's environment (set by the activation helper)"
 }
 
+# stop_process PID WHAT — SIGTERM, then wait (10 s at most) until PID is gone.
+stop_process() {
+        kill "$1"
+        _k=0
+        while [ -d "/proc/$1" ]; do
+                _k=$((_k + 1))
+                [ $_k -gt 100 ] && fail "$2 ($1) does not stop"
+                sleep 0.1
+        done
+}
+
 # restart_polkitd — so that it reads rules files just written.
 restart_polkitd() {
         _old=$(dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
                 org.freedesktop.DBus.GetConnectionUnixProcessID string:org.freedesktop.PolicyKit1 | awk '{print $NF}')
-        kill "$_old"
-        _i=0
-        while [ -d "/proc/$_old" ]; do
-                _i=$((_i + 1))
-                [ $_i -gt 100 ] && fail "polkitd does not stop"
-                sleep 0.1
-        done
+        stop_process "$_old" polkitd
         /usr/lib/polkit-1/polkitd --no-debug </dev/null &
         _i=0
         until dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \

@@ -175,15 +175,7 @@ step "The service answers on the bus, from the packaged binary"
 # On a systemd system fsgate's postinst try-restarts a running fsgated after an upgrade;
 # here (no systemd) stop the old instance the same way, and let the next call activate.
 pid=$(fsgated_pid)
-if [ -n "$pid" ]; then
-        kill "$pid"
-        i=0
-        while [ -d "/proc/$pid" ]; do
-                i=$((i + 1))
-                [ $i -gt 100 ] && fail "fsgated ($pid) does not stop"
-                sleep 0.1
-        done
-fi
+[ -z "$pid" ] || stop_process "$pid" fsgated
 assert_bus_activated
 cmp -s /usr/libexec/fsgated "$DATA/fsgate/root/usr/libexec/fsgated" || fail "/usr/libexec/fsgated is not the packaged one"
 pass "fsgated is the packaged binary"

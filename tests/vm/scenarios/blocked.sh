@@ -16,7 +16,11 @@
 #      (then reset: reported again), a fresh ext4 filesystem, and an allowed mount.
 #   e  "at most one signal per device per type" across fsgated's idle exit (30 s) and
 #      re-activation by the next report: what was reported is kept in /run/fsgate.
+#   c  a SCSI disk (QEMU scsi-hd, INQUIRY vendor "FSGATE", product "Test Stick"; virtio disks
+#      have neither) with minix appears: Blocked also carries the drive's vendor and model,
+#      from udev's ID_VENDOR_ENC/ID_MODEL_ENC (scsi_id), decoded: "Test Stick", not "Test_Stick".
 # vm-boots: 1
+# vm-scsi-disk: yes
 # vm-timeout: 400
 
 set -eu
@@ -173,6 +177,30 @@ expect_no_blocked_since_mark 2 "mount -t hfs once allowed"
 assert_eq "$(kmsg_lines 'fsgate: ')" "$_k" "fsgate lines in the kernel log"
 unload hfs
 fsg_call_ok Reset st hfs 0
+
+step "c: a SCSI disk with minix (denied) appears: Blocked with the drive's vendor and model"
+STICK=${FSGATE_SCSI_DISK:-}
+[ -b "$STICK" ] || fail "no SCSI disk in the guest (run-scenario adds it for '# vm-scsi-disk: yes')"
+STICK_SIZE=$(($(cat "/sys/class/block/${STICK#/dev/}/size") * 512))
+expect_state minix denied vendor "$MINIX_SRC"
+info "udev knows of $STICK: $(udevadm info --query=property "$STICK" | grep -E '^(ID_BUS|ID_SERIAL|ID_VENDOR|ID_MODEL)' | tr '\n' ' ')"
+assert_eq "$(udev_prop "$STICK" ID_VENDOR)" FSGATE "udev's ID_VENDOR of $STICK (scsi_id)"
+assert_eq "$(udev_prop "$STICK" ID_MODEL)" Test_Stick "udev's ID_MODEL of $STICK (the space made safe)"
+assert_contains "$(udev_prop "$STICK" ID_MODEL_ENC)" 'Test\x20Stick' "udev's ID_MODEL_ENC of $STICK"
+blocked_mark
+mkfs.minix "$STICK" >/dev/null || fail "mkfs.minix $STICK failed"
+udevadm settle --timeout=60 || fail "udevadm settle timed out"
+assert_eq "$(udev_prop "$STICK" ID_FS_TYPE)" minix "udev's ID_FS_TYPE of $STICK after mkfs"
+expect_no_blocked_since_mark 2 "the change event after mkfs.minix on $STICK"
+udev_add "$STICK"
+expect_blocked_signal "('minix', 'minix', '$STICK',"
+assert_eq "$BLOCKED_SIGNAL" \
+        "Blocked ('minix', 'minix', '$STICK', {'source': <'$MINIX_SRC'>, 'origin': <'vendor'>, 'vendor': <'FSGATE'>, 'model': <'Test Stick'>, 'size': <uint64 $STICK_SIZE>})" \
+        "the Blocked signal of the new SCSI minix device"
+udev_add "$STICK"
+blocked_mark
+expect_no_blocked_since_mark 2 "a second add event of $STICK (minix)"
+assert_eq "$(blocked_count "('minix', 'minix', '$STICK',")" 1 "Blocked signals for $STICK/minix"
 
 step "what was received"
 blocked_watch_stop

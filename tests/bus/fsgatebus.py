@@ -49,6 +49,7 @@ E_INTERACTIVE = 'org.freedesktop.DBus.Error.InteractiveAuthorizationRequired'
 E_INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
 
 POLKIT_NAME = 'org.freedesktop.PolicyKit1'
+POLKIT_IFACE = 'org.freedesktop.PolicyKit1.Authority'
 POLKIT_PATH = '/org/freedesktop/PolicyKit1/Authority'
 MOCK_IFACE = 'org.freedesktop.DBus.Mock'
 
@@ -433,6 +434,12 @@ class Stack:
 
     def mock_polkit(self, method, sig='', args=()):
         return self.bus_call(POLKIT_NAME, POLKIT_PATH, MOCK_IFACE, method, sig, args)
+
+    def mock_polkit_answer(self, python_ret):
+        """The MOCK polkit answers every CheckAuthorization with python_ret, a python
+        expression for (is_authorized, is_challenge, details); stop_mock_polkit() undoes it."""
+        self.mock_polkit('AddMethod', 'sssss', [POLKIT_IFACE, 'CheckAuthorization', '(sa{sv})sa{ss}us',
+                                                '(bba{ss})', 'ret = ' + python_ret])
 
     def mock_polkit_allow(self, actions):
         """The MOCK polkit says yes to exactly these actions from now on."""

@@ -16,7 +16,6 @@ from fsgatebus import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, E_ACCESS_DENIED, 
                        LOAD_NOW, NOBODY, RUNTIME, BusTestCase, SignalMonitor, conf_name, snapshot, wait_until,
                        write)
 
-POLKIT_IFACE = 'org.freedesktop.PolicyKit1.Authority'
 
 
 def proc_modules_line(module):
@@ -182,8 +181,7 @@ class MockPolkitTest(BusTestCase):
         authentication was cancelled, which fsgate-notify shows as "cancelled"."""
         st = self.stack
         self.addCleanup(st.stop_mock_polkit)     # setUp starts a fresh one for the next test
-        st.mock_polkit('AddMethod', 'sssss', [POLKIT_IFACE, 'CheckAuthorization', '(sa{sv})sa{ss}us',
-                                              '(bba{ss})', "ret = (False, False, {'polkit.dismissed': 'true'})"])
+        st.mock_polkit_answer("(False, False, {'polkit.dismissed': 'true'})")
         self.vendor('hfs')
         before = snapshot(self.root)
         r = st.gdbus('Allow', 'hfs', 0, uid=NOBODY, interactive=True)
@@ -192,8 +190,7 @@ class MockPolkitTest(BusTestCase):
         r = self.nobody('Deny', 'minix', 0)
         self.assertError(r, E_ACCESS_DENIED, r'(?i)cancel')
         # A plain "no" still says so, without "cancelled".
-        st.mock_polkit('AddMethod', 'sssss', [POLKIT_IFACE, 'CheckAuthorization', '(sa{sv})sa{ss}us',
-                                              '(bba{ss})', "ret = (False, False, {'polkit.dismissed': 'false'})"])
+        st.mock_polkit_answer("(False, False, {'polkit.dismissed': 'false'})")
         r = self.nobody('Deny', 'minix', 0)
         self.assertError(r, E_ACCESS_DENIED)
         self.assertNotRegex(r.message, r'(?i)cancel|dismiss')
@@ -255,8 +252,7 @@ class MockPolkitTest(BusTestCase):
         # The mock answers "not authorized, but a password would do" (is_challenge).
         st = self.stack
         self.addCleanup(st.stop_mock_polkit)     # setUp starts a fresh one for the next test
-        st.mock_polkit('AddMethod', 'sssss', [POLKIT_IFACE, 'CheckAuthorization', '(sa{sv})sa{ss}us',
-                                              '(bba{ss})', 'ret = (False, True, {})'])
+        st.mock_polkit_answer('(False, True, {})')
         self.vendor('hfs')
         before = snapshot(self.root)
         # dbus-send never sets allow-interactive-authorization.

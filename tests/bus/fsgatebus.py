@@ -97,6 +97,19 @@ def daemon_is_sanitized():
         return b'__asan_init' in f.read()
 
 
+def assert_memory_back(tc, before, after, slack_kib, what):
+    """fsgated's VmRSS after WHAT is within slack_kib of its level before. Not checked under
+    FSGATE_DAEMON_WRAPPER (the RSS is the wrapper's) or ASan (see daemon_is_sanitized())."""
+    if DAEMON_WRAPPER:
+        log('  (FSGATE_DAEMON_WRAPPER set: the RSS is the wrapper\'s; not checked)')
+    elif daemon_is_sanitized():
+        log('  (ASan build: freed memory stays in quarantine, the RSS is not checked; '
+            'LeakSanitizer checks at exit)')
+    else:
+        tc.assertLessEqual(after['VmRSS'], before['VmRSS'] + slack_kib,
+                           f'fsgated grew {what}: {before} -> {after}')
+
+
 class Config:
     fsgated = None
     fsgatectl = None

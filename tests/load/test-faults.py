@@ -479,14 +479,7 @@ class FloodTest(FaultBase):
         self.assertIsNone(st.daemon.poll(), 'fsgated died')
         self.assertNothingChanged(before, 'the flood')
         self.assertEqual(st.mock_polkit_calls(), [], 'a malformed call reached polkit')
-        if fb.DAEMON_WRAPPER:
-            fb.log('  (FSGATE_DAEMON_WRAPPER set: the RSS is the wrapper\'s; not checked)')
-        elif fb.daemon_is_sanitized():
-            fb.log('  (ASan build: freed memory stays in quarantine, the RSS is not checked; '
-                   'LeakSanitizer checks at exit)')
-        else:
-            self.assertLessEqual(mem_after['VmRSS'], mem_before['VmRSS'] + RSS_SLACK_KIB,
-                                 f'fsgated grew during the flood: {mem_before} -> {mem_after}')
+        fb.assert_memory_back(self, mem_before, mem_after, RSS_SLACK_KIB, 'during the flood')
 
 
 # ---------------------------------------------------------------------------------------------

@@ -237,14 +237,7 @@ class LoadTest(BusTestCase):
         fb.log(f'  fsgated VmRSS before {mem_before["VmRSS"]} KiB, after {mem_after["VmRSS"]} KiB '
                f'(delta {mem_after["VmRSS"] - mem_before["VmRSS"]:+d} KiB, slack {RSS_SLACK_KIB}), '
                f'max sampled during load {max(samples) if samples else "?"} KiB, VmHWM {mem_after["VmHWM"]} KiB')
-        if fb.DAEMON_WRAPPER:
-            fb.log('  (FSGATE_DAEMON_WRAPPER set: the RSS is the wrapper\'s; not checked)')
-        elif fb.daemon_is_sanitized():
-            fb.log('  (ASan build: freed memory stays in quarantine, the RSS is not checked; '
-                   'LeakSanitizer checks at exit)')
-        else:
-            self.assertLessEqual(mem_after['VmRSS'], mem_before['VmRSS'] + RSS_SLACK_KIB,
-                                 f'fsgated grew under load: {mem_before} -> {mem_after}')
+        fb.assert_memory_back(self, mem_before, mem_after, RSS_SLACK_KIB, 'under load')
 
 
 if __name__ == '__main__':

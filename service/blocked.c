@@ -70,14 +70,10 @@ static int append_prop(sd_bus_message *m, sd_device *d, const char *dict_key, co
 }
 
 /* What udev knows about the device: enough for a person to recognize the stick. */
-static int append_device_details(sd_bus_message *m, const char *devnode) {
-        _cleanup_(device_unrefp) sd_device *d = NULL;
+static int append_device_details(sd_bus_message *m, sd_device *d) {
         const char *v = NULL;
         int r;
 
-        /* By sysname, not by node: the service has no /dev of its own (PrivateDevices=). */
-        if (sd_device_new_from_subsystem_sysname(&d, "block", strrchr(devnode, '/') + 1) < 0)
-                return 0;
         if ((r = append_prop(m, d, "label", "ID_FS_LABEL")) < 0 ||
             (r = append_prop(m, d, "uuid", "ID_FS_UUID")) < 0 ||
             (r = append_prop(m, d, "vendor", "ID_VENDOR")) < 0 ||
@@ -92,7 +88,7 @@ static int append_device_details(sd_bus_message *m, const char *devnode) {
         return 0;
 }
 
-static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const char *device) {
+static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const char *device, sd_device *d) {
         sd_bus_message *sig = NULL;
         int r;
 
@@ -105,8 +101,8 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
                 r = append_str(sig, "source", x->source);
         if (r >= 0)
                 r = sd_bus_message_append(sig, "{sv}", "origin", "s", fsg_origin_to_string(x->origin));
-        if (r >= 0 && *device)
-                r = append_device_details(sig, device);
+        if (r >= 0 && d)
+                r = append_device_details(sig, d);
         if (r >= 0)
                 r = sd_bus_message_close_container(sig);
         if (r >= 0)
@@ -130,17 +126,13 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
 
 /* udev sets DISKSEQ (the kernel's per-boot number of a medium) on disks and partitions;
  * without it the node alone names the medium. */
-static const char *medium_seq(const char *devnode) {
-        _cleanup_(device_unrefp) sd_device *d = NULL;
-        static char seq[32];
+static const char *medium_seq(sd_device *d) {
         const char *v = NULL;
 
-        if (sd_device_new_from_subsystem_sysname(&d, "block", strrchr(devnode, '/') + 1) < 0 ||
-            sd_device_get_property_value(d, "DISKSEQ", &v) < 0 || strspn(v, "0123456789") != strlen(v) ||
-            strlen(v) >= sizeof(seq))
+        if (!d || sd_device_get_property_value(d, "DISKSEQ", &v) < 0 || !*v || strspn(v, "0123456789") != strlen(v) ||
+            strlen(v) > 20)
                 return "0";
-        strcpy(seq, v);
-        return seq;
+        return v;
 }
 
 /* Whether this medium was already reported with this type, remembering it if not. The
@@ -148,10 +140,10 @@ static const char *medium_seq(const char *devnode) {
  * card), so the record lives for the boot in ROOT/run/fsgate (RuntimeDirectory=); a new
  * medium at the same node has a new DISKSEQ. When /run/fsgate cannot be written, a list in
  * memory still stops a storm while the service runs. */
-static bool reported_before(Manager *m, const char *devnode, const char *type) {
+static bool reported_before(Manager *m, const char *devnode, sd_device *d, const char *type) {
         _cleanup_free_ char *key = NULL, *dir = NULL, *file = NULL;
 
-        if (asprintf(&key, "%s!%s!%s", strrchr(devnode, '/') + 1, type, medium_seq(devnode)) < 0)
+        if (asprintf(&key, "%s!%s!%s", strrchr(devnode, '/') + 1, type, medium_seq(d)) < 0)
                 return false;
         dir = fsg_path(m->ctx, "/run/fsgate/reported");
         if (dir && asprintf(&file, "%s/%s", dir, key) >= 0) {
@@ -176,6 +168,7 @@ static bool reported_before(Manager *m, const char *devnode, const char *type) {
 }
 
 static int report(sd_bus_message *call, Manager *m, const char *type, const char *device) {
+        _cleanup_(device_unrefp) sd_device *d = NULL;
         const FsgState *s;
         const FsgEntry *x;
         FsgError e = {};
@@ -188,9 +181,13 @@ static int report(sd_bus_message *call, Manager *m, const char *type, const char
         /* The hook only runs for a deny; a type that is allowed now was allowed meanwhile. */
         if (!x || !x->denied)
                 return sd_bus_reply_method_return(call, NULL);
-        if (*device && reported_before(m, device, type))
+        /* By sysname, not by node: the service has no /dev of its own (PrivateDevices=). A
+         * device udev does not know is still reported, without details. */
+        if (*device)
+                (void) sd_device_new_from_subsystem_sysname(&d, "block", strrchr(device, '/') + 1);
+        if (*device && reported_before(m, device, d, type))
                 return sd_bus_reply_method_return(call, NULL);
-        (void) emit_blocked(m, x, type, device);
+        (void) emit_blocked(m, x, type, device, d);
         return sd_bus_reply_method_return(call, NULL);
 }
 

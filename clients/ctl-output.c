@@ -2,87 +2,59 @@
 #include <stdio.h>
 
 #include "ctl.h"
+#include "json-writer.h"
 #include "strv.h"
 
-static void json_string_to(FILE *f, const char *s) {
-        fputc('"', f);
-        for (; *s; s++) {
-                unsigned char ch = *s;
-                if (ch == '"' || ch == '\\')
-                        fprintf(f, "\\%c", ch);
-                else if (ch < 0x20)
-                        fprintf(f, "\\u%04x", ch);
-                else
-                        fputc(ch, f);
-        }
-        fputc('"', f);
-}
-
-static void json_string(const char *s) {
-        json_string_to(stdout, s);
-}
-
-static void json_bool(const char *key, bool b, bool comma) {
-        printf("\"%s\":%s%s", key, b ? "true" : "false", comma ? "," : "");
-}
-
-static void json_entry(const FsgEntry *x) {
-        printf("{\"module\":");
-        json_string(x->module);
-        printf(",\"types\":[");
-        for (char **t = x->types; t && *t; t++) {
-                json_string(*t);
-                if (t[1])
-                        putchar(',');
-        }
-        printf("],\"state\":\"%s\",\"origin\":\"%s\",\"source\":", fsg_entry_state_string(x),
-               fsg_origin_to_string(x->origin));
-        json_string(x->source ?: "");
-        putchar(',');
-        json_bool("available", x->available, true);
-        json_bool("builtin", x->builtin, true);
-        json_bool("loaded", x->loaded, true);
-        json_bool("mounted", x->mounted, false);
-        putchar('}');
+static void json_entry(JsonWriter *w, const FsgEntry *x) {
+        json_object_begin(w);
+        json_field_string(w, "module", x->module);
+        json_key(w, "types");
+        json_strv(w, x->types);
+        json_field_string(w, "state", fsg_entry_state_string(x));
+        json_field_string(w, "origin", fsg_origin_to_string(x->origin));
+        json_field_string(w, "source", x->source ?: "");
+        json_field_bool(w, "available", x->available);
+        json_field_bool(w, "builtin", x->builtin);
+        json_field_bool(w, "loaded", x->loaded);
+        json_field_bool(w, "mounted", x->mounted);
+        json_object_end(w);
 }
 
 void ctl_print_json(const FsgState *s, bool single) {
-        if (single && s->n == 1) {
-                json_entry(&s->entries[0]);
-                putchar('\n');
-                return;
+        JsonWriter w = JSON_WRITER(stdout);
+
+        if (single && s->n == 1)
+                json_entry(&w, &s->entries[0]);
+        else {
+                json_array_begin(&w);
+                for (size_t i = 0; i < s->n; i++)
+                        json_entry(&w, &s->entries[i]);
+                json_array_end(&w);
         }
-        putchar('[');
-        for (size_t i = 0; i < s->n; i++) {
-                json_entry(&s->entries[i]);
-                if (i + 1 < s->n)
-                        putchar(',');
-        }
-        printf("]\n");
+        putchar('\n');
 }
 
 int ctl_fail(const CtlOptions *o, const FsgError *e) {
         if (o->json) {
                 /* On stderr like the plain text, so that stdout holds only results; one line,
                  * so that a script can parse it whole. */
-                fputs("{\"error\":", stderr);
-                json_string_to(stderr, fsg_error_dbus_name(e->code));
-                fputs(",\"message\":", stderr);
-                json_string_to(stderr, e->message);
-                fputs("}\n", stderr);
+                JsonWriter w = JSON_WRITER(stderr);
+
+                json_object_begin(&w);
+                json_field_string(&w, "error", fsg_error_dbus_name(e->code));
+                json_field_string(&w, "message", e->message);
+                json_object_end(&w);
+                fputc('\n', stderr);
         } else
                 fprintf(stderr, "%s\n", e->message);
         return fsg_error_exit_status(e->code);
 }
 
 void ctl_print_strv_json(char **l) {
-        putchar('[');
-        for (char **i = l; i && *i; i++) {
-                json_string(*i);
-                if (i[1])
-                        putchar(',');
-        }
-        printf("]\n");
+        JsonWriter w = JSON_WRITER(stdout);
+
+        json_strv(&w, l);
+        putchar('\n');
 }
 
 static void types_joined(const FsgEntry *x, char *buf, size_t n) {

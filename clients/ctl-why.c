@@ -8,6 +8,7 @@
 #include "confscan.h"
 #include "conffile.h"
 #include "ctl.h"
+#include "json-writer.h"
 #include "name.h"
 
 extern char **environ;
@@ -102,10 +103,19 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         reported = ctl_block_is_reported(o, x, type);
 
         if (o->json) {
-                printf("{\"device\":\"%s\",\"type\":\"%s\",\"module\":\"%s\",\"state\":\"%s\",\"origin\":\"%s\","
-                       "\"source\":\"%s\",\"loaded\":%s,\"reported\":%s}\n",
-                       device ?: "", type, x->module, fsg_entry_state_string(x), fsg_origin_to_string(x->origin),
-                       x->source, x->loaded ? "true" : "false", reported ? "true" : "false");
+                JsonWriter w = JSON_WRITER(stdout);
+
+                json_object_begin(&w);
+                json_field_string(&w, "device", device ?: "");
+                json_field_string(&w, "type", type);
+                json_field_string(&w, "module", x->module);
+                json_field_string(&w, "state", fsg_entry_state_string(x));
+                json_field_string(&w, "origin", fsg_origin_to_string(x->origin));
+                json_field_string(&w, "source", x->source ?: "");
+                json_field_bool(&w, "loaded", x->loaded);
+                json_field_bool(&w, "reported", reported);
+                json_object_end(&w);
+                putchar('\n');
                 return 0;
         }
 

@@ -5,14 +5,16 @@
 
 #include "utf8.h"
 
-/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one. Overlong forms,
- * surrogates and code points past U+10FFFF are invalid, as D-Bus requires. */
-static size_t sequence_length(const unsigned char *s) {
-        unsigned cp;
+size_t fsg_utf8_decode(const char *str, uint32_t *ret_cp) {
+        const unsigned char *s = (const unsigned char *) str;
+        uint32_t cp;
         size_t n;
 
-        if (s[0] < 0x80)
+        if (s[0] < 0x80) {
+                if (ret_cp)
+                        *ret_cp = s[0];
                 return 1;
+        }
         if ((s[0] & 0xe0) == 0xc0)
                 n = 2, cp = s[0] & 0x1f;
         else if ((s[0] & 0xf0) == 0xe0)
@@ -29,12 +31,14 @@ static size_t sequence_length(const unsigned char *s) {
         if ((n == 2 && cp < 0x80) || (n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
             (cp >= 0xd800 && cp <= 0xdfff))
                 return 0;
+        if (ret_cp)
+                *ret_cp = cp;
         return n;
 }
 
 bool fsg_utf8_is_valid(const char *s) {
-        for (const unsigned char *p = (const unsigned char *) s; *p;) {
-                size_t n = sequence_length(p);
+        for (const char *p = s; *p;) {
+                size_t n = fsg_utf8_decode(p, NULL);
                 if (n == 0)
                         return false;
                 p += n;
@@ -49,7 +53,7 @@ char *fsg_utf8_escape(const char *s) {
         if (!out)
                 return NULL;
         for (const unsigned char *p = (const unsigned char *) s; *p;) {
-                size_t n = sequence_length(p);
+                size_t n = fsg_utf8_decode((const char *) p, NULL);
                 if (n == 0) {
                         o += sprintf(out + o, "\\x%02x", *p);
                         p++;

@@ -1,13 +1,51 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Fails when the unit's exposure from `systemd-analyze security --offline=yes` is above
-# 2.0, so a change that weakens the sandbox shows up in the packaging suite. Prints the
-# figure either way. The verdict is systemd-analyze's own --threshold (0-100 scale), not
-# a parse of the rounded figure.
-set -u
+# Fails when the unit's capability bounding set is not exactly what the service needs, or
+# when its exposure from `systemd-analyze security --offline=yes` is above 2.0, so a change
+# that weakens the sandbox shows up in the packaging suite. Prints the figure either way.
+# The verdict is systemd-analyze's own --threshold (0-100 scale), not a parse of the
+# rounded figure.
+set -fu   # no globbing: capability names are split on blanks below
 
 unit=${1:?usage: check-unit-security.sh UNIT-FILE}
 max=20   # exposure 2.0
+
+# The bounding set as systemd builds it from an allow list: each CapabilityBoundingSet=
+# line adds its names, an empty one starts over. No line (or an inverted "~" list) leaves
+# capabilities the service must not have, so both fail. Only CAP_SYS_MODULE (loading) and
+# CAP_DAC_READ_SEARCH (reading every file modprobe reads) may be in it, and the second must:
+# without it one unreadable modprobe.d file breaks every method.
+caps='' seen=''
+while IFS= read -r line; do
+        line=${line#"${line%%[![:space:]]*}"}
+        case $line in
+        CapabilityBoundingSet=~*)
+                echo "FAIL: $line: an inverted bounding set keeps every capability it does not name"
+                exit 1 ;;
+        CapabilityBoundingSet=*)
+                seen=1
+                value=${line#CapabilityBoundingSet=}
+                if [ -z "$value" ]; then caps=; else caps="$caps $value"; fi ;;
+        esac
+done < "$unit"
+if [ -z "$seen" ]; then
+        echo "FAIL: no CapabilityBoundingSet= in $unit: the service would keep every capability"
+        exit 1
+fi
+caps=$(printf '%s' "$caps" | tr -s '[:space:]' '\n' | tr '[:lower:]' '[:upper:]' | sed '/^$/d' | sort -u | tr '\n' ' ' | sed 's/ *$//')
+echo "capability bounding set: ${caps:-(empty)}"
+for cap in $caps; do
+        case $cap in
+        CAP_SYS_MODULE | CAP_DAC_READ_SEARCH) ;;
+        *) echo "FAIL: $cap in the bounding set: only CAP_SYS_MODULE and CAP_DAC_READ_SEARCH belong there"
+           exit 1 ;;
+        esac
+done
+case " $caps " in
+*" CAP_DAC_READ_SEARCH "*) ;;
+*) echo "FAIL: CAP_DAC_READ_SEARCH is not in the bounding set: a modprobe.d file root cannot read breaks every method"
+   exit 1 ;;
+esac
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
         echo "systemd-analyze not found: skipping"

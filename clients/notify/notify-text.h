@@ -42,8 +42,11 @@ typedef enum NotifyOutcome {
 NotifyOutcome notify_classify_error(const char *name, const char *message);
 
 /* A copy of a string that came over the bus, fit for one line of a notification: control
- * characters become spaces, and it is cut (on a character boundary, with "…") after max
- * bytes. NULL on allocation failure. */
+ * characters (C0, C1, DEL) and line and paragraph separators become spaces, format
+ * characters (bidi controls, zero-width characters: Unicode category Cf) are dropped, an
+ * invalid UTF-8 byte becomes U+FFFD, blanks at either end go, and past max characters (max
+ * >= 1) it is cut to max - 1 of them plus "…". Markup is left to notify_markup_escape().
+ * NULL on allocation failure. */
 char *notify_clean(const char *s, size_t max);
 
 /* "16.0 GB": decimal units, as file managers show drive sizes. */

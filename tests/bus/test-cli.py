@@ -26,6 +26,30 @@ def proc_modules_line(module):
     return f'{module} 16384 0 - Live 0x0000000000000000\n'
 
 
+# A foreign deny file whose name needs escaping in JSON: a double quote and a backslash.
+AWKWARD_CONF = 'etc/modprobe.d/50-say "no" to \\jfs.conf'
+
+
+def assert_json_names_awkward_file(test, ctl):
+    """why, status and list --json parse and name AWKWARD_CONF exactly; ctl(*args) runs
+    fsgatectl and returns (exit status, stdout)."""
+    source = '/' + AWKWARD_CONF
+    rc, out = ctl('--json', 'why', 'jfs')
+    test.assertEqual(rc, 0, out)
+    why = json.loads(out)
+    # "reported" is read from the files of the CLI's own root, the host's over the bus.
+    test.assertIn(why.pop('reported'), (True, False))
+    test.assertEqual(why, {'device': '', 'type': 'jfs', 'module': 'jfs', 'state': 'denied', 'origin': 'admin',
+                           'source': source, 'loaded': False})
+    rc, out = ctl('--json', 'status', 'jfs')
+    test.assertEqual(rc, 0, out)
+    status = json.loads(out)
+    test.assertEqual((status['state'], status['source']), ('denied', source))
+    rc, out = ctl('--json', 'list')
+    test.assertEqual(rc, 0, out)
+    test.assertEqual({e['module']: e['source'] for e in json.loads(out)}['jfs'], source)
+
+
 class CliBusTest(BusTestCase):
 
     @classmethod
@@ -150,6 +174,17 @@ class CliBusTest(BusTestCase):
             st.start_daemon(self.root, self.kver)
 
 
+    def test_json_escapes_file_names(self):
+        """Regression: why --json printed the deciding file's name as it is, so a quote in
+        it made invalid JSON. Over the bus as offline, every --json output names it."""
+        write(self.root, AWKWARD_CONF, 'blacklist jfs\n')
+
+        def ctl(*args):
+            r = self.stack.ctl(*args)
+            return r.rc, r.out
+
+        assert_json_names_awkward_file(self, ctl)
+
     def test_json_errors(self):
         """Regression: with --json an error is one JSON object on stderr,
         {"error": D-Bus name, "message": text}, stdout stays empty, the exit status is the
@@ -257,6 +292,27 @@ class CliOfflineTest(BusTestCase):
         self.assertIn('mounting xfs filesystems works', p.stdout)
         self.assertEqual(self.offline('why', 'nosuchfs').returncode, 3)
         self.assertEqual(self.offline('why', 'a/b').returncode, 2)
+
+    def test_json_escapes_file_names(self):
+        """Regression: `fsgatectl --root=DIR why --json` printed the deciding file's name as
+        it is, so a quote or a backslash in it made invalid JSON; and an argument that is not
+        UTF-8 went into the error object as raw bytes."""
+        write(self.image, AWKWARD_CONF, 'blacklist jfs\n')
+
+        def ctl(*args):
+            p = self.offline(*args)
+            return p.returncode, p.stdout
+
+        assert_json_names_awkward_file(self, ctl)
+        # The error names the device it was given: a byte that is not UTF-8 becomes U+FFFD,
+        # a quote and a control character are escaped, and the line still parses.
+        p = subprocess.run([CONFIG.fsgatectl, '--root=' + self.image, '--json', 'why', b'/dev/x\xff"\x01'],
+                           env=self.env, capture_output=True, stdin=subprocess.DEVNULL)
+        self.assertEqual(p.returncode, 3, p)
+        self.assertEqual(p.stdout, b'', p)
+        err = json.loads(p.stderr)
+        self.assertEqual(err['error'], 'org.fsgate.fsgate1.Error.NoSuchFilesystem', p)
+        self.assertTrue(err['message'].startswith('/dev/x\ufffd"\x01: no filesystem found'), p)
 
     def test_offline_exit_codes(self):
         write(self.image, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fsgate-notify's texts and its reading of error replies, without a bus. */
+#include <string.h>
+
 #include "notify-text.h"
+#include "utf8.h"
 #include "../unit/test-util.h"
 
 static NotifyBlocked blocked(const char *device, const char *label, const char *vendor, const char *model,
@@ -49,6 +52,90 @@ TEST(test_clean) {
         s = notify_clean("abcde", 5);
         ASSERT_STREQ(s, "abcde");
         free(s);
+}
+
+static void assert_clean(const char *in, size_t max, const char *want) {
+        char *s = notify_clean(in, max);
+
+        ASSERT_STREQ(s, want);
+        ASSERT(fsg_utf8_is_valid(s));
+        free(s);
+}
+
+/* Regression: a label is the stick's to choose. Line and paragraph separators, bidi
+ * controls, zero-width and other format characters, C1 controls and invalid UTF-8 each got
+ * through, so a label could break the notification's line, reverse it or hide text. */
+TEST(test_clean_unicode) {
+        /* Line breaks of every kind become spaces: U+2028, U+2029, U+0085 (NEL), CR, VT, FF. */
+        assert_clean("A\u2028B\u2029C\xc2\x85" "D\rE\vF\fG", 64, "A B C D E F G");
+        assert_clean("\u2028BACKUP\u2029", 64, "BACKUP");
+        /* C1 controls (U+0080, U+009B CSI, U+009F): spaces, as C0 ones are. */
+        assert_clean("A\xc2\x80" "B\xc2\x9b" "C\xc2\x9f" "D\x7f", 64, "A B C D");
+        /* Bidi controls are dropped: "evil\u202Efdp.exe" would show as "evilexe.pdf". */
+        assert_clean("evil\u202efdp.exe", 64, "evilfdp.exe");
+        assert_clean("a\u200eb\u200fc\u202ad\u202be\u202cf\u202dg\u202eh", 64, "abcdefgh");
+        assert_clean("a\u2066b\u2067c\u2068d\u2069e\u061cf", 64, "abcdef");
+        /* Zero-width and other format characters (Unicode category Cf) are dropped too. */
+        assert_clean("B\u200bA\u200cC\u200dK\u2060U\u2061P\u2064!", 64, "BACKUP!");
+        assert_clean("\ufeffSOFT\u00adHYPHEN\U000e0041", 64, "SOFTHYPHEN");
+        /* Invalid UTF-8 (a stray byte, an overlong '/', a surrogate, a cut sequence): U+FFFD
+         * for each byte, and the rest kept. */
+        assert_clean("a\xff" "b", 64, "a\ufffdb");
+        assert_clean("\xc0\xaf", 64, "\ufffd\ufffd");
+        assert_clean("x\xed\xa0\x80", 64, "x\ufffd\ufffd\ufffd");
+        assert_clean("ok\xe2\x82", 64, "ok\ufffd\ufffd");
+        /* Printable text of any script stays, and so does markup (escaped later). */
+        assert_clean("Données 日本 😀 <b>&amp;", 64, "Données 日本 😀 <b>&amp;");
+}
+
+/* The cap counts characters, not bytes, and never cuts a sequence. */
+TEST(test_clean_cap) {
+        char in[4 * 100 + 1] = "", want[4 * 64 + 1] = "";
+        char *s;
+
+        for (size_t i = 0; i < 100; i++)
+                strcat(in, "😀");
+        for (size_t i = 0; i < 63; i++)
+                strcat(want, "😀");
+        strcat(want, "…");
+        assert_clean(in, 64, want);
+        /* Exactly 64 characters (256 bytes): not cut. */
+        in[64 * 4] = 0;
+        assert_clean(in, 64, in);
+        /* 65 two-byte characters: 63 of them and the ellipsis. */
+        in[0] = 0;
+        for (size_t i = 0; i < 65; i++)
+                strcat(in, "é");
+        s = notify_clean(in, 64);
+        ASSERT(strlen(s) == 63 * 2 + strlen("…"));
+        ASSERT(streq(s + 63 * 2, "…"));
+        free(s);
+        /* Dropped characters do not count; blanks before the ellipsis go. */
+        assert_clean("\u202eab\u200bcd", 4, "abcd");
+        assert_clean("ab    cdef", 4, "ab…");
+        assert_clean("abcdef", 1, "…");
+}
+
+/* What a person sees: a hostile label and drive stay on their line, inert, escaped. */
+TEST(test_blocked_hostile_label) {
+        NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
+        char *summary, *body, *markup;
+        const char *want;
+
+        free(b.label);
+        b.label = notify_clean("<b>X</b>\u2029Allowed\u202e\u200b", 64);
+        free(b.vendor);
+        b.vendor = notify_clean("Evil\xc2\x85" "Corp", 64);
+        ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
+        want = "/dev/sdb1 (“<b>X</b> Allowed”, Evil Corp) holds a filesystem of type hfs";
+        ASSERT(strncmp(body, want, strlen(want)) == 0);
+        ASSERT(strchr(body, '\n') == strrchr(body, '\n'));   /* the one line break is ours */
+        markup = notify_markup_escape(body);
+        ASSERT(strstr(markup, "(“&lt;b&gt;X&lt;/b&gt; Allowed”, Evil Corp)"));
+        free(markup);
+        free(summary);
+        free(body);
+        notify_blocked_done(&b);
 }
 
 TEST(test_size) {
@@ -160,10 +247,13 @@ TEST(test_outcome) {
 int main(void) {
         RUN(test_classify);
         RUN(test_clean);
+        RUN(test_clean_unicode);
+        RUN(test_clean_cap);
         RUN(test_size);
         RUN(test_markup);
         RUN(test_blocked_device);
         RUN(test_blocked_no_device);
+        RUN(test_blocked_hostile_label);
         RUN(test_details);
         RUN(test_outcome);
         return 0;

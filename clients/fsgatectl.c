@@ -3,20 +3,207 @@
 
 #include "config.h"
 #include "ctl.h"
+#include "json-writer.h"
 #include "strv.h"
+
+/* What one invocation works with, handed to every verb instead of globals. */
+typedef struct Ctl {
+        CtlOptions o;
+        const CtlBackend *be;
+        uint64_t flags;                 /* FSG_FLAG_*: --runtime, --force, --load */
+} Ctl;
+
+typedef enum VerbFlags {
+        VERB_ARG_NAME   = 1 << 0,       /* its argument is a module or type name */
+        VERB_ARG_DEVICE = 1 << 1,       /* ... or a device: completion offers both */
+        VERB_HIDDEN     = 1 << 2,       /* for the completion scripts, not for people */
+} VerbFlags;
+
+/* One row per verb, as systemd's dispatch_verb() has them. --help, --list-verbs and so the
+ * shell completions are printed from this table: a verb added here is offered everywhere. */
+typedef struct Verb {
+        const char *name;
+        unsigned min_args, max_args;    /* counting the verb itself, as systemd does */
+        VerbFlags flags;
+        int (*run)(int argc, char *argv[], Ctl *c);     /* returns the exit status */
+        const char *help;
+} Verb;
+
+static int verb_list(int argc, char *argv[], Ctl *c) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        FsgError e = {};
+
+        if (c->be->list(&c->o, &s, &e) < 0)
+                return ctl_fail(&c->o, &e);
+        if (c->o.json)
+                ctl_print_json(s, false);
+        else
+                ctl_print_table(s);
+        return 0;
+}
+
+static int verb_status(int argc, char *argv[], Ctl *c) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        FsgError e = {};
+
+        if (c->be->get(&c->o, argv[1], &s, &e) < 0)
+                return ctl_fail(&c->o, &e);
+        if (c->o.json)
+                ctl_print_json(s, true);
+        else
+                ctl_print_status(&c->o, &s->entries[0]);
+        return 0;
+}
+
+static int verb_why(int argc, char *argv[], Ctl *c) {
+        return ctl_why(c->be, &c->o, argv[1]);
+}
+
+static int change(Ctl *c, FsgOp op, const char *name) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        FsgError e = {};
+
+        if (c->be->change(&c->o, op, name, c->flags, &e) < 0)
+                return ctl_fail(&c->o, &e);
+
+        /* Say where things stand now, so a no-op is visible as such. */
+        if (c->be->get(&c->o, name, &s, &e) < 0)
+                return ctl_fail(&c->o, &e);
+        if (c->o.json)
+                ctl_print_json(s, true);
+        else
+                printf("%s: %s (%s%s%s)\n", s->entries[0].module, fsg_entry_state_string(&s->entries[0]),
+                       fsg_origin_to_string(s->entries[0].origin), *s->entries[0].source ? " " : "",
+                       s->entries[0].source);
+        return 0;
+}
+
+static int verb_allow(int argc, char *argv[], Ctl *c) {
+        return change(c, FSG_OP_ALLOW, argv[1]);
+}
+
+static int verb_deny(int argc, char *argv[], Ctl *c) {
+        return change(c, FSG_OP_DENY, argv[1]);
+}
+
+static int verb_reset(int argc, char *argv[], Ctl *c) {
+        return change(c, FSG_OP_RESET, argv[1]);
+}
+
+static int verb_load(int argc, char *argv[], Ctl *c) {
+        FsgError e = {};
+
+        if (c->be->load(&c->o, argv[1], &e) < 0)
+                return ctl_fail(&c->o, &e);
+        if (c->o.json) {
+                JsonWriter w = JSON_WRITER(stdout);
+
+                json_object_begin(&w);
+                json_field_string(&w, "loaded", argv[1]);
+                json_object_end(&w);
+                putchar('\n');
+        }
+        return 0;
+}
+
+static int verb_exempt_loaded(int argc, char *argv[], Ctl *c) {
+        _cleanup_strv_free_ char **done = NULL;
+        FsgError e = {};
+
+        if (c->be->exempt(&c->o, &done, &e) < 0)
+                return ctl_fail(&c->o, &e);
+        if (c->o.json)
+                ctl_print_strv_json(done);
+        else
+                for (char **d = done; d && *d; d++)
+                        printf("Exempted %s: it is in use, so it stays allowed.\n", *d);
+        return 0;
+}
+
+/* Every word a NAME argument accepts (modules and their types), one a line: what the shell
+ * completions offer, from the service or, with --root, from the image. */
+static int verb_list_names(int argc, char *argv[], Ctl *c) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_strv_free_ char **names = NULL;
+        FsgError e = {};
+
+        if (c->be->list(&c->o, &s, &e) < 0)
+                return ctl_fail(&c->o, &e);
+        for (size_t i = 0; i < s->n; i++) {
+                if (strv_extend(&names, s->entries[i].module) < 0)
+                        goto oom;
+                for (char **t = s->entries[i].types; t && *t; t++)
+                        if (strv_extend(&names, *t) < 0)
+                                goto oom;
+        }
+        strv_sort_unique(names);
+        for (char **n = names; n && *n; n++)
+                puts(*n);
+        return 0;
+oom:
+        fsg_error(&e, FSG_ERR_FAILED, "Out of memory");
+        return ctl_fail(&c->o, &e);
+}
+
+static const Verb verbs[] = {
+        { "list",          1, 1, 0,               verb_list,          "List every filesystem module and whether it may autoload" },
+        { "status",        2, 2, VERB_ARG_NAME,   verb_status,        "Show one module (NAME may be a filesystem type, e.g. vxfs)" },
+        { "why",           2, 2, VERB_ARG_DEVICE, verb_why,           "Can this device or filesystem type be mounted here, and if not, why" },
+        { "allow",         2, 2, VERB_ARG_NAME,   verb_allow,         "Let the kernel load it on demand" },
+        { "deny",          2, 2, VERB_ARG_NAME,   verb_deny,          "Stop the kernel from loading it on demand" },
+        { "reset",         2, 2, VERB_ARG_NAME,   verb_reset,         "Drop fsgate's override, back to the vendor default" },
+        { "load",          2, 2, VERB_ARG_NAME,   verb_load,          "Load it now, this boot only, changing no configuration" },
+        { "exempt-loaded", 1, 1, 0,               verb_exempt_loaded, "Allow every denied filesystem that is loaded or mounted now" },
+        { "list-names",    1, 1, VERB_HIDDEN,     verb_list_names,    NULL },
+};
+
+static const char *verb_arg(const Verb *v) {
+        return v->flags & VERB_ARG_DEVICE ? "DEVICE|TYPE" : v->flags & VERB_ARG_NAME ? "NAME" : NULL;
+}
+
+enum {
+        ARG_VERSION = 0x100,
+        ARG_ROOT,
+        ARG_KVER,
+        ARG_RUNTIME,
+        ARG_FORCE,
+        ARG_LOAD,
+        ARG_JSON,
+        ARG_NO_ASK,
+        ARG_LIST_VERBS,
+        ARG_LIST_OPTIONS,
+};
+
+static const struct option options[] = {
+        { "help",            no_argument,       NULL, 'h'              },
+        { "version",         no_argument,       NULL, ARG_VERSION      },
+        { "root",            required_argument, NULL, ARG_ROOT         },
+        { "kernel-release",  required_argument, NULL, ARG_KVER         },
+        { "runtime",         no_argument,       NULL, ARG_RUNTIME      },
+        { "force",           no_argument,       NULL, ARG_FORCE        },
+        { "load",            no_argument,       NULL, ARG_LOAD         },
+        { "json",            no_argument,       NULL, ARG_JSON         },
+        { "no-ask-password", no_argument,       NULL, ARG_NO_ASK       },
+        /* Hidden: what the shell completions ask, so they cannot drift from this file. */
+        { "list-verbs",      no_argument,       NULL, ARG_LIST_VERBS   },
+        { "list-options",    no_argument,       NULL, ARG_LIST_OPTIONS },
+        {}
+};
 
 static void help(void) {
         printf("fsgatectl [OPTIONS...] COMMAND [NAME]\n\n"
                "Decide which filesystem modules the kernel may load on its own.\n\n"
-               "Commands:\n"
-               "  list               List every filesystem module and whether it may autoload\n"
-               "  status NAME        Show one module (NAME may be a filesystem type, e.g. vxfs)\n"
-               "  why DEVICE|TYPE    Can this device or filesystem type be mounted here, and if not, why\n"
-               "  allow NAME         Let the kernel load it on demand\n"
-               "  deny NAME          Stop the kernel from loading it on demand\n"
-               "  reset NAME         Drop fsgate's override, back to the vendor default\n"
-               "  load NAME          Load it now, this boot only, changing no configuration\n"
-               "  exempt-loaded      Allow every denied filesystem that is loaded or mounted now\n\n"
+               "Commands:\n");
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                const Verb *v = &verbs[i];
+                char usage[32];
+
+                if (v->flags & VERB_HIDDEN)
+                        continue;
+                snprintf(usage, sizeof(usage), "%s%s%s", v->name, verb_arg(v) ? " " : "", verb_arg(v) ?: "");
+                printf("  %-18s %s\n", usage, v->help);
+        }
+        printf("\n"
                "Options:\n"
                "  -h --help          Show this help\n"
                "     --version       Show the version\n"
@@ -30,119 +217,82 @@ static void help(void) {
                "See fsgatectl(1) for exit codes.\n");
 }
 
-int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_ROOT, ARG_KVER, ARG_RUNTIME, ARG_FORCE, ARG_LOAD, ARG_JSON, ARG_NO_ASK };
-        static const struct option options[] = {
-                { "help",            no_argument,       NULL, 'h'          },
-                { "version",         no_argument,       NULL, ARG_VERSION  },
-                { "root",            required_argument, NULL, ARG_ROOT     },
-                { "kernel-release",  required_argument, NULL, ARG_KVER     },
-                { "runtime",         no_argument,       NULL, ARG_RUNTIME  },
-                { "force",           no_argument,       NULL, ARG_FORCE    },
-                { "load",            no_argument,       NULL, ARG_LOAD     },
-                { "json",            no_argument,       NULL, ARG_JSON     },
-                { "no-ask-password", no_argument,       NULL, ARG_NO_ASK   },
-                {}
-        };
-        CtlOptions o = { .ask_password = true };
-        const CtlBackend *be;
-        uint64_t flags = 0;
-        const char *verb, *name = NULL;
-        FsgError e = {};
-        int c;
+/* One verb a line: name, what its argument is ("name", "device" or "-"), and its help, tab
+ * separated. */
+static void list_verbs(void) {
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+                const Verb *v = &verbs[i];
 
-        while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
-                switch (c) {
+                if (v->flags & VERB_HIDDEN)
+                        continue;
+                printf("%s\t%s\t%s\n", v->name,
+                       v->flags & VERB_ARG_DEVICE ? "device" : v->flags & VERB_ARG_NAME ? "name" : "-", v->help);
+        }
+}
+
+/* One option a line, "--root=" for one that takes a value. */
+static void list_options(void) {
+        for (const struct option *p = options; p->name; p++) {
+                if (p->val == ARG_LIST_VERBS || p->val == ARG_LIST_OPTIONS)
+                        continue;
+                if (p->val < 0x100)
+                        printf("-%c\n", p->val);
+                printf("--%s%s\n", p->name, p->has_arg == required_argument ? "=" : "");
+        }
+}
+
+static int dispatch_verb(int argc, char *argv[], Ctl *c) {
+        const Verb *v = NULL;
+        FsgError e = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
+                if (streq(verbs[i].name, argv[0])) {
+                        v = &verbs[i];
+                        break;
+                }
+        if (!v) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Unknown command %s; see fsgatectl --help", argv[0]);
+                return ctl_fail(&c->o, &e);
+        }
+        if ((unsigned) argc < v->min_args) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s needs a filesystem module or type name", v->name);
+                return ctl_fail(&c->o, &e);
+        }
+        if ((unsigned) argc > v->max_args) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Too many arguments");
+                return ctl_fail(&c->o, &e);
+        }
+        return v->run(argc, argv, c);
+}
+
+int main(int argc, char *argv[]) {
+        Ctl c = { .o.ask_password = true };
+        FsgError e = {};
+        int r;
+
+        while ((r = getopt_long(argc, argv, "h", options, NULL)) >= 0)
+                switch (r) {
                 case 'h': help(); return 0;
                 case ARG_VERSION: printf("fsgatectl %s\n", FSGATE_VERSION); return 0;
-                case ARG_ROOT: o.root = optarg; break;
-                case ARG_KVER: o.kernel_release = optarg; break;
-                case ARG_RUNTIME: flags |= FSG_FLAG_RUNTIME; break;
-                case ARG_FORCE: flags |= FSG_FLAG_FORCE; break;
-                case ARG_LOAD: flags |= FSG_FLAG_LOAD_NOW; break;
-                case ARG_JSON: o.json = true; break;
-                case ARG_NO_ASK: o.ask_password = false; break;
+                case ARG_ROOT: c.o.root = optarg; break;
+                case ARG_KVER: c.o.kernel_release = optarg; break;
+                case ARG_RUNTIME: c.flags |= FSG_FLAG_RUNTIME; break;
+                case ARG_FORCE: c.flags |= FSG_FLAG_FORCE; break;
+                case ARG_LOAD: c.flags |= FSG_FLAG_LOAD_NOW; break;
+                case ARG_JSON: c.o.json = true; break;
+                case ARG_NO_ASK: c.o.ask_password = false; break;
+                case ARG_LIST_VERBS: list_verbs(); return 0;
+                case ARG_LIST_OPTIONS: list_options(); return 0;
                 default: return 2;
                 }
         if (optind >= argc) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, "Missing command; see fsgatectl --help");
-                return ctl_fail(&o, &e);
+                return ctl_fail(&c.o, &e);
         }
-        if (o.kernel_release && !o.root) {
+        if (c.o.kernel_release && !c.o.root) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, "--kernel-release only applies offline, with --root");
-                return ctl_fail(&o, &e);
+                return ctl_fail(&c.o, &e);
         }
-        verb = argv[optind++];
-        be = o.root ? &ctl_backend_offline : &ctl_backend_bus;
-
-        bool needs_name = !streq(verb, "list") && !streq(verb, "exempt-loaded");
-        if (needs_name) {
-                if (optind >= argc) {
-                        fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s needs a filesystem module or type name", verb);
-                        return ctl_fail(&o, &e);
-                }
-                name = argv[optind++];
-        }
-        if (optind < argc) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Too many arguments");
-                return ctl_fail(&o, &e);
-        }
-
-        if (streq(verb, "list") || streq(verb, "status")) {
-                _cleanup_(fsg_state_freep) FsgState *s = NULL;
-                if ((name ? be->get(&o, name, &s, &e) : be->list(&o, &s, &e)) < 0)
-                        return ctl_fail(&o, &e);
-                if (o.json)
-                        ctl_print_json(s, name != NULL);
-                else if (name)
-                        ctl_print_status(&o, &s->entries[0]);
-                else
-                        ctl_print_table(s);
-                return 0;
-        }
-
-        FsgOp op;
-        if (streq(verb, "allow"))
-                op = FSG_OP_ALLOW;
-        else if (streq(verb, "deny"))
-                op = FSG_OP_DENY;
-        else if (streq(verb, "reset"))
-                op = FSG_OP_RESET;
-        else if (streq(verb, "load")) {
-                if (be->load(&o, name, &e) < 0)
-                        return ctl_fail(&o, &e);
-                if (o.json)
-                        printf("{\"loaded\":\"%s\"}\n", name);
-                return 0;
-        } else if (streq(verb, "why")) {
-                return ctl_why(be, &o, name);
-        } else if (streq(verb, "exempt-loaded")) {
-                _cleanup_strv_free_ char **done = NULL;
-                if (be->exempt(&o, &done, &e) < 0)
-                        return ctl_fail(&o, &e);
-                if (o.json)
-                        ctl_print_strv_json(done);
-                else
-                        for (char **d = done; d && *d; d++)
-                                printf("Exempted %s: it is in use, so it stays allowed.\n", *d);
-                return 0;
-        } else {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Unknown command %s; see fsgatectl --help", verb);
-                return ctl_fail(&o, &e);
-        }
-
-        if (be->change(&o, op, name, flags, &e) < 0)
-                return ctl_fail(&o, &e);
-
-        /* Say where things stand now, so a no-op is visible as such. */
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        if (be->get(&o, name, &s, &e) < 0)
-                return ctl_fail(&o, &e);
-        if (o.json)
-                ctl_print_json(s, true);
-        else
-                printf("%s: %s (%s%s%s)\n", s->entries[0].module, fsg_entry_state_string(&s->entries[0]),
-                       fsg_origin_to_string(s->entries[0].origin), *s->entries[0].source ? " " : "",
-                       s->entries[0].source);
-        return 0;
+        c.be = c.o.root ? &ctl_backend_offline : &ctl_backend_bus;
+        return dispatch_verb(argc - optind, argv + optind, &c);
 }

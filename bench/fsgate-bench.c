@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
@@ -20,6 +21,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
 
 #include "macro.h"
 
@@ -32,6 +34,7 @@
 #define MAX_CLIENTS       256
 #define MAX_ROUNDS        20
 #define WARMUP_CALLS      20
+#define MAX_FLOOD_CALLS   16
 
 typedef enum Method {
         METHOD_PING,
@@ -48,6 +51,11 @@ static const char * const method_names[_METHOD_MAX] = {
         [METHOD_MIX]  = "mix",
 };
 
+typedef struct FloodCall {
+        const char *method, *name;
+        uint64_t flags;
+} FloodCall;
+
 typedef struct Options {
         unsigned clients;
         uint64_t calls;         /* per method, all clients and rounds together */
@@ -61,6 +69,12 @@ typedef struct Options {
         const char *child_log;
         pid_t service_pid;      /* for CPU time per call; 0: not measured */
         pid_t bus_pid;
+        unsigned interval_ms;   /* during: pause between two calls */
+        uid_t uid;              /* flood: the caller's uid; 0: stay root */
+        unsigned in_flight;     /* flood: unanswered calls per connection, at most */
+        FloodCall flood_calls[MAX_FLOOD_CALLS];
+        unsigned n_flood_calls;
+        const char *expect;     /* flood: the error every call must get */
 } Options;
 
 static void bus_unrefp(sd_bus **b) {
@@ -786,6 +800,213 @@ static int cmd_cold_start(const Options *o, char **argv) {
         return 0;
 }
 
+/* ---- Load from other callers ----------------------------------------------------------- */
+
+typedef struct Flood Flood;
+
+typedef struct FloodConn {
+        Flood *flood;
+        sd_bus *bus;
+        uint64_t sent, answered, share;
+} FloodConn;
+
+struct Flood {
+        const Options *o;
+        sd_event *event;
+        FloodConn conns[MAX_CLIENTS];
+        unsigned n_conns, done;
+        uint64_t ok, expected, other;
+        char first_other[256];
+};
+
+static int flood_send(FloodConn *c);
+
+static int on_flood_reply(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        FloodConn *c = userdata;
+        Flood *f = c->flood;
+        const sd_bus_error *e = sd_bus_message_get_error(m);
+
+        if (!e)
+                f->ok++;
+        else if (f->o->expect && sd_bus_error_has_name(e, f->o->expect))
+                f->expected++;
+        else if (f->other++ == 0)
+                snprintf(f->first_other, sizeof(f->first_other), "%s: %s", e->name, e->message ?: "");
+        c->answered++;
+        if (c->answered == c->share) {
+                if (++f->done == f->n_conns)
+                        return sd_event_exit(f->event, 0);
+                return 0;
+        }
+        return flood_send(c);
+}
+
+/* Keeps up to --in-flight calls unanswered on this connection, cycling over --call. */
+static int flood_send(FloodConn *c) {
+        const Options *o = c->flood->o;
+
+        while (c->sent < c->share && c->sent - c->answered < o->in_flight) {
+                const FloodCall *k = &o->flood_calls[c->sent % o->n_flood_calls];
+                int r = sd_bus_call_method_async(c->bus, NULL, BUS_NAME, BUS_PATH, BUS_IFACE, k->method,
+                                                 on_flood_reply, c, "st", k->name, k->flags);
+                if (r < 0)
+                        return fail("%s %s: %s", k->method, k->name, strerror(-r));
+                c->sent++;
+        }
+        return 0;
+}
+
+/* Change requests as another user (--uid), pipelined over --clients connections at once:
+ * the load a local user can put on the service without being allowed anything. One event
+ * loop, so that every connection floods from the first millisecond (no interpreter start
+ * in the way of the figure measured beside it). */
+static int cmd_flood(const Options *o) {
+        Flood f = { .o = o, .n_conns = o->clients };
+        uint64_t per = o->calls / o->clients, t0, t1;
+        int r;
+
+        if (o->n_flood_calls == 0)
+                return fail("flood needs at least one --call=METHOD:NAME:FLAGS");
+        if (per == 0)
+                return fail("flood: --calls must be at least --clients");
+        if (o->uid != 0 && (setgroups(0, NULL) < 0 || setresgid(o->uid, o->uid, o->uid) < 0 ||
+                            setresuid(o->uid, o->uid, o->uid) < 0))
+                return fail("cannot become uid %u: %s", (unsigned) o->uid, strerror(errno));
+        r = sd_event_new(&f.event);
+        if (r < 0)
+                return fail("sd_event_new: %s", strerror(-r));
+        for (unsigned i = 0; i < f.n_conns; i++) {
+                FloodConn *c = &f.conns[i];
+                c->flood = &f;
+                c->share = per + (i < o->calls % o->clients);
+                if (open_bus(&c->bus) < 0)
+                        return -1;
+                (void) sd_bus_set_method_call_timeout(c->bus, 120 * 1000000ULL);
+                r = sd_bus_attach_event(c->bus, f.event, SD_EVENT_PRIORITY_NORMAL);
+                if (r < 0)
+                        return fail("sd_bus_attach_event: %s", strerror(-r));
+        }
+        t0 = now_ns();
+        for (unsigned i = 0; i < f.n_conns; i++)
+                if (flood_send(&f.conns[i]) < 0)
+                        return -1;
+        r = sd_event_loop(f.event);
+        t1 = now_ns();
+        for (unsigned i = 0; i < f.n_conns; i++)
+                sd_bus_flush_close_unref(f.conns[i].bus);
+        sd_event_unref(f.event);
+        if (r < 0)
+                return fail("event loop: %s", strerror(-r));
+        printf("{\"command\":\"flood\",\"uid\":%u,\"clients\":%u,\"calls\":%" PRIu64 ",\"ok\":%" PRIu64
+               ",\"expected_errors\":%" PRIu64 ",\"other_errors\":%" PRIu64 ",\"first_other_error\":",
+               (unsigned) o->uid, o->clients, o->calls, f.ok, f.expected, f.other);
+        print_json_string(f.first_other);
+        printf(",\"seconds\":%.3f,\"calls_per_s\":%.0f}\n", (t1 - t0) / 1e9, o->calls / ((t1 - t0) / 1e9));
+        if (f.other || (o->expect && f.ok)) {
+                fprintf(stderr, "fsgate-bench: flood: %" PRIu64 " calls succeeded and %" PRIu64
+                        " got another error than %s (first: %s)\n", f.ok, f.other, o->expect ?: "none",
+                        f.first_other[0] ? f.first_other : "-");
+                return -1;
+        }
+        return 0;
+}
+
+static void sleep_ms(unsigned ms) {
+        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long) (ms % 1000) * 1000000L };
+
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+                ;
+}
+
+/* One GetFilesystem (--get), timed. A failed call is counted (the first error kept), not
+ * timed; only running out of memory is an error. */
+static int timed_get(sd_bus *bus, const Options *o, Samples *s, uint64_t *errors, char *first_error, size_t len) {
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        uint64_t t0 = now_ns();
+
+        if (do_call(bus, METHOD_GET, o->get_name, &reply, *errors ? NULL : first_error, len) < 0) {
+                (*errors)++;
+                return 0;
+        }
+        return samples_add(s, now_ns() - t0) < 0 ? fail("out of memory") : 0;
+}
+
+/* GetFilesystem (--get) from one client, a call every --interval-ms: with nothing else
+ * going on (--calls calls: "idle"), then for as long as the command after -- runs (a load
+ * made by other callers: "busy"); --reps times in turn, so that a slow moment of a shared
+ * machine hits both alike. The pause keeps this client from being a load of its own. */
+static int cmd_during(const Options *o, char **argv) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_close_ int log_fd = -1;
+        Samples idle = {}, busy = {}, load = {};
+        uint64_t errors = 0;
+        unsigned failures = 0;
+        int last_status = 0;
+        char first_error[256] = "";
+
+        if (!argv[0])
+                return fail("during needs the load command after --");
+        log_fd = open_child_log(o->child_log);
+        if (log_fd < 0 || open_bus(&bus) < 0 || check_reply(bus, METHOD_GET, o->get_name, NULL) < 0)
+                return -1;
+        for (unsigned rep = 0; rep < o->reps; rep++) {
+                uint64_t t0;
+                int status;
+                pid_t pid;
+
+                for (uint64_t i = 0; i < o->calls; i++) {
+                        if (timed_get(bus, o, &idle, &errors, first_error, sizeof(first_error)) < 0)
+                                return -1;
+                        sleep_ms(o->interval_ms);
+                }
+                t0 = now_ns();
+                pid = spawn(argv, NULL, log_fd);
+                if (pid < 0)
+                        return -1;
+                /* Every timed call starts while the load runs: the pause first gives it time
+                 * to connect, and an exited load ends the phase before the next call. */
+                for (;;) {
+                        pid_t w;
+                        sleep_ms(o->interval_ms);
+                        w = waitpid(pid, &status, WNOHANG);
+                        if (w == pid)
+                                break;
+                        if (w < 0)
+                                return fail("waitpid: %s", strerror(errno));
+                        if (timed_get(bus, o, &busy, &errors, first_error, sizeof(first_error)) < 0)
+                                return -1;
+                }
+                if (samples_add(&load, now_ns() - t0) < 0)
+                        return fail("out of memory");
+                if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                        failures++;
+                        last_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                }
+        }
+        samples_sort(&idle);
+        samples_sort(&busy);
+        printf("{\"command\":\"during\",\"get\":");
+        print_json_string(o->get_name);
+        printf(",\"interval_ms\":%u,\"reps\":%u,\"idle\":{", o->interval_ms, o->reps);
+        print_latency_fields(&idle);
+        printf("},\"busy\":{");
+        print_latency_fields(&busy);
+        printf("},\"errors\":%" PRIu64 ",\"first_error\":", errors);
+        print_json_string(first_error);
+        printf(",\"load_failures\":%u,\"load_last_failed_status\":%d,", failures, last_status);
+        print_ms_summary("load", &load);
+        printf("}\n");
+        samples_done(&idle);
+        samples_done(&busy);
+        samples_done(&load);
+        if (failures)
+                fprintf(stderr, "fsgate-bench: the load command %s failed %u times (last status %d)\n", argv[0],
+                        failures, last_status);
+        if (errors)
+                fprintf(stderr, "fsgate-bench: %" PRIu64 " GetFilesystem calls failed, first: %s\n", errors, first_error);
+        return failures || errors ? -1 : 0;
+}
+
 /* ---- Main ---------------------------------------------------------------------------- */
 
 static void help(void) {
@@ -796,7 +1017,11 @@ static void help(void) {
                "  calls                Just make --calls calls: one of --methods, else List and Get alternating\n"
                "  rebuild              List after rewriting --touch=FILE, beside List with no change\n"
                "  cold-start -- CMD    Start the service --reps times: fork to first List reply\n"
-               "  exec -- CMD          Wall time of CMD (stdout to /dev/null), --reps times\n\n"
+               "  exec -- CMD          Wall time of CMD (stdout to /dev/null), --reps times\n"
+               "  during -- CMD        Get latency, one call every --interval-ms: --calls calls idle,\n"
+               "                       then while CMD runs; --reps times\n"
+               "  flood                --calls change requests (--call) over --clients connections,\n"
+               "                       at most --in-flight unanswered on each, as --uid\n\n"
                "Options:\n"
                "  -h --help            Show this help\n"
                "     --clients=N       Concurrent clients, one thread and connection each (1)\n"
@@ -810,7 +1035,12 @@ static void help(void) {
                "     --chroot=DIR      Run the exec command chrooted into DIR\n"
                "     --child-log=FILE  Where started commands' stderr goes (/dev/null)\n"
                "     --service-pid=PID With latency: report the service's CPU time per call\n"
-               "     --bus-pid=PID     With latency: report the bus daemon's CPU time per call\n");
+               "     --bus-pid=PID     With latency: report the bus daemon's CPU time per call\n"
+               "     --interval-ms=N   With during: pause between two calls (10)\n"
+               "     --uid=UID         With flood: make the calls as this user (root)\n"
+               "     --in-flight=N     With flood: unanswered calls per connection, at most (50)\n"
+               "     --call=M:NAME:FL  With flood: METHOD:NAME:FLAGS, e.g. Allow:hfs:0; repeat to cycle\n"
+               "     --expect=ERROR    With flood: every call must fail with this D-Bus error\n");
 }
 
 static int parse_methods(const char *s, bool methods[_METHOD_MAX]) {
@@ -846,7 +1076,8 @@ static int parse_uint(const char *opt, const char *s, uint64_t max, uint64_t *re
 
 int main(int argc, char *argv[]) {
         enum { ARG_CLIENTS = 0x100, ARG_CALLS, ARG_SECONDS, ARG_ROUNDS, ARG_METHODS, ARG_GET, ARG_REPS,
-               ARG_TOUCH, ARG_CHROOT, ARG_CHILD_LOG, ARG_SERVICE_PID, ARG_BUS_PID };
+               ARG_TOUCH, ARG_CHROOT, ARG_CHILD_LOG, ARG_SERVICE_PID, ARG_BUS_PID, ARG_INTERVAL_MS, ARG_UID,
+               ARG_IN_FLIGHT, ARG_CALL, ARG_EXPECT };
         static const struct option options[] = {
                 { "help",        no_argument,       NULL, 'h'             },
                 { "clients",     required_argument, NULL, ARG_CLIENTS     },
@@ -861,10 +1092,16 @@ int main(int argc, char *argv[]) {
                 { "child-log",   required_argument, NULL, ARG_CHILD_LOG   },
                 { "service-pid", required_argument, NULL, ARG_SERVICE_PID },
                 { "bus-pid",     required_argument, NULL, ARG_BUS_PID     },
+                { "interval-ms", required_argument, NULL, ARG_INTERVAL_MS },
+                { "uid",         required_argument, NULL, ARG_UID         },
+                { "in-flight",   required_argument, NULL, ARG_IN_FLIGHT   },
+                { "call",        required_argument, NULL, ARG_CALL        },
+                { "expect",      required_argument, NULL, ARG_EXPECT      },
                 {}
         };
         Options o = {
                 .clients = 1, .calls = 10000, .seconds = 10, .rounds = 3, .reps = 20, .get_name = "vxfs",
+                .interval_ms = 10, .in_flight = 50,
                 .methods = { [METHOD_PING] = true, [METHOD_LIST] = true, [METHOD_GET] = true },
         };
         const char *cmd;
@@ -917,10 +1154,58 @@ int main(int argc, char *argv[]) {
                                 return 2;
                         *(c == ARG_BUS_PID ? &o.bus_pid : &o.service_pid) = (pid_t) v;
                         break;
+                case ARG_INTERVAL_MS:
+                        /* 0 is a valid pause: parse_uint wants 1 or more. */
+                        if (!streq(optarg, "0")) {
+                                if (parse_uint("interval-ms", optarg, 10000, &v) < 0)
+                                        return 2;
+                                o.interval_ms = (unsigned) v;
+                        } else
+                                o.interval_ms = 0;
+                        break;
+                case ARG_UID:
+                        if (!streq(optarg, "0")) {
+                                if (parse_uint("uid", optarg, UINT32_MAX - 1, &v) < 0)
+                                        return 2;
+                                o.uid = (uid_t) v;
+                        }
+                        break;
+                case ARG_IN_FLIGHT:
+                        if (parse_uint("in-flight", optarg, 100000, &v) < 0)
+                                return 2;
+                        o.in_flight = (unsigned) v;
+                        break;
+                case ARG_CALL: {
+                        FloodCall *k = &o.flood_calls[o.n_flood_calls];
+                        char *method = optarg, *name, *flags;
+                        if (o.n_flood_calls == MAX_FLOOD_CALLS) {
+                                fail("at most %d --call options", MAX_FLOOD_CALLS);
+                                return 2;
+                        }
+                        name = strchr(method, ':');
+                        flags = name ? strchr(name + 1, ':') : NULL;
+                        if (!name || !flags || name == method || flags == name + 1) {
+                                fail("invalid --call: '%s' (METHOD:NAME:FLAGS)", optarg);
+                                return 2;
+                        }
+                        *name++ = 0;
+                        *flags++ = 0;
+                        errno = 0;
+                        k->flags = strtoull(flags, &end, 0);
+                        if (errno || *end || !*flags) {
+                                fail("invalid flags in --call: '%s'", flags);
+                                return 2;
+                        }
+                        k->method = method;
+                        k->name = name;
+                        o.n_flood_calls++;
+                        break;
+                }
+                case ARG_EXPECT: o.expect = optarg; break;
                 default: return 2;
                 }
         if (optind >= argc) {
-                fail("no command given (latency, calls, rebuild, cold-start, exec); see --help");
+                fail("no command given (latency, calls, rebuild, cold-start, exec, during, flood); see --help");
                 return 2;
         }
         cmd = argv[optind++];
@@ -938,6 +1223,10 @@ int main(int argc, char *argv[]) {
                 r = cmd_cold_start(&o, argv + optind);
         else if (streq(cmd, "exec"))
                 r = cmd_exec(&o, argv + optind);
+        else if (streq(cmd, "during"))
+                r = cmd_during(&o, argv + optind);
+        else if (streq(cmd, "flood"))
+                r = cmd_flood(&o);
         else {
                 fail("unknown command '%s'; see --help", cmd);
                 return 2;

@@ -39,6 +39,7 @@ pids=()
 cleanup() {
         for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
         wait 2>/dev/null || true
+        "$src/tools/private-fsgated" stop "$work" 2>/dev/null || true
         rm -rf -- "$work"
 }
 trap cleanup EXIT INT TERM
@@ -55,24 +56,10 @@ etc=$root/etc/modprobe.d
 run=$root/run/modprobe.d
 
 # The bus and the service. Root may also monitor the bus (dbus-monitor, for check mode).
-sed -e "s|@SOCKET@|$work/bus.sock|" -e "s|@POLICY@|$src/dbus/org.fsgate.fsgate1.conf|" \
-        -e 's|^</busconfig>|<policy user="root"><allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Monitoring"/></policy>\n&|' \
-        "$src/tools/private-bus.conf.in" >"$work/bus.conf"
-dbus-daemon --config-file="$work/bus.conf" --nofork --nopidfile 2>"$work/dbus.log" &
-pids+=($!)
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus.sock
-for _ in $(seq 50); do [[ -S $work/bus.sock ]] && break; sleep 0.1; done
-[[ -S $work/bus.sock ]] || fail "dbus-daemon did not start: $(cat "$work/dbus.log")"
-
-"$fsgated" --root="$root" --kernel-release="$kver" --idle-timeout=0 2>"$work/fsgated.log" &
-pids+=($!)
-for _ in $(seq 100); do
-        busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
-                NameHasOwner s org.fsgate.fsgate1 2>/dev/null | grep -q true && break
-        sleep 0.1
-done
-busctl --system call org.freedesktop.DBus /org/freedesktop/DBus org.freedesktop.DBus \
-        NameHasOwner s org.fsgate.fsgate1 | grep -q true || fail "fsgated did not start: $(cat "$work/fsgated.log")"
+env=$("$src/tools/private-fsgated" start --dir="$work" --root="$root" --fsgated="$fsgated" \
+        --fsgated-arg=--kernel-release="$kver" --allow-monitoring --watch=$$) ||
+        fail "fsgated did not start: $(cat "$work/fsgated.log" 2>/dev/null)"
+eval "$env"
 
 # Ansible, configured for this run only (nothing read from or written to ~/.ansible or /etc/ansible).
 mkdir -p "$work/ansible-home"

@@ -23,11 +23,9 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "fsgate-api.h"
 #include "macro.h"
 
-#define BUS_NAME  "org.fsgate.fsgate1"
-#define BUS_PATH  "/org/fsgate/fsgate1"
-#define BUS_IFACE "org.fsgate.fsgate1.Manager"
 
 #define CALL_TIMEOUT_USEC (10 * 1000000ULL)
 #define WAIT_NAME_USEC    (10 * 1000000ULL)
@@ -54,6 +52,7 @@ static const char * const method_names[_METHOD_MAX] = {
 typedef struct FloodCall {
         const char *method, *name;
         uint64_t flags;
+        bool with_flags;        /* METHOD:NAME:FLAGS ("st"), else METHOD:NAME ("s", a read) */
 } FloodCall;
 
 typedef struct Options {
@@ -227,13 +226,13 @@ static int do_call(sd_bus *bus, Method method, const char *get_name, sd_bus_mess
 
         switch (method) {
         case METHOD_PING:
-                r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, "org.freedesktop.DBus.Peer", "Ping");
+                r = sd_bus_message_new_method_call(bus, &m, FSGATE_BUS_NAME, FSGATE_BUS_PATH, "org.freedesktop.DBus.Peer", "Ping");
                 break;
         case METHOD_LIST:
-                r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, BUS_IFACE, "ListFilesystems");
+                r = sd_bus_message_new_method_call(bus, &m, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "ListFilesystems");
                 break;
         case METHOD_GET:
-                r = sd_bus_message_new_method_call(bus, &m, BUS_NAME, BUS_PATH, BUS_IFACE, "GetFilesystem");
+                r = sd_bus_message_new_method_call(bus, &m, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "GetFilesystem");
                 if (r >= 0)
                         r = sd_bus_message_append(m, "s", get_name);
                 break;
@@ -689,7 +688,7 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
         NameWatch *w = userdata;
         const char *name, *old_owner, *new_owner;
 
-        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && streq(name, BUS_NAME))
+        if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) >= 0 && streq(name, FSGATE_BUS_NAME))
                 w->owned = new_owner[0] != 0;
         return 0;
 }
@@ -700,7 +699,7 @@ static int name_has_owner(sd_bus *bus) {
         int has = 0, r;
 
         r = sd_bus_call_method(bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
-                               "NameHasOwner", &error, &reply, "s", BUS_NAME);
+                               "NameHasOwner", &error, &reply, "s", FSGATE_BUS_NAME);
         if (r >= 0)
                 r = sd_bus_message_read(reply, "b", &has);
         sd_bus_error_free(&error);
@@ -718,9 +717,9 @@ static int wait_name(sd_bus *bus, NameWatch *w, int want, pid_t child) {
                 if (r > 0)
                         continue;
                 if (child > 0 && want == 1 && waitpid(child, NULL, WNOHANG) == child)
-                        return fail("the service exited before taking %s (see its log)", BUS_NAME);
+                        return fail("the service exited before taking %s (see its log)", FSGATE_BUS_NAME);
                 if (now_ns() >= deadline)
-                        return fail("timed out waiting for %s to be %s", BUS_NAME, want ? "taken" : "released");
+                        return fail("timed out waiting for %s to be %s", FSGATE_BUS_NAME, want ? "taken" : "released");
                 r = sd_bus_wait(bus, 100 * 1000);
                 if (r < 0)
                         return fail("bus: %s", strerror(-r));
@@ -746,15 +745,15 @@ static int cmd_cold_start(const Options *o, char **argv) {
                 return -1;
         r = sd_bus_add_match(bus, &slot,
                              "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-                             "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" BUS_NAME "'",
+                             "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" FSGATE_BUS_NAME "'",
                              on_name_owner_changed, &w);
         if (r < 0)
-                return fail("cannot watch %s: %s", BUS_NAME, strerror(-r));
+                return fail("cannot watch %s: %s", FSGATE_BUS_NAME, strerror(-r));
         r = name_has_owner(bus);
         if (r < 0)
                 return fail("NameHasOwner: %s", strerror(-r));
         if (r > 0)
-                return fail("%s is already owned: stop the running service first", BUS_NAME);
+                return fail("%s is already owned: stop the running service first", FSGATE_BUS_NAME);
 
         for (unsigned i = 0; i < o->reps; i++) {
                 _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
@@ -847,8 +846,11 @@ static int flood_send(FloodConn *c) {
 
         while (c->sent < c->share && c->sent - c->answered < o->in_flight) {
                 const FloodCall *k = &o->flood_calls[c->sent % o->n_flood_calls];
-                int r = sd_bus_call_method_async(c->bus, NULL, BUS_NAME, BUS_PATH, BUS_IFACE, k->method,
-                                                 on_flood_reply, c, "st", k->name, k->flags);
+                int r = k->with_flags ?
+                        sd_bus_call_method_async(c->bus, NULL, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, k->method,
+                                                 on_flood_reply, c, "st", k->name, k->flags) :
+                        sd_bus_call_method_async(c->bus, NULL, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, k->method,
+                                                 on_flood_reply, c, "s", k->name);
                 if (r < 0)
                         return fail("%s %s: %s", k->method, k->name, strerror(-r));
                 c->sent++;
@@ -1184,17 +1186,20 @@ int main(int argc, char *argv[]) {
                         }
                         name = strchr(method, ':');
                         flags = name ? strchr(name + 1, ':') : NULL;
-                        if (!name || !flags || name == method || flags == name + 1) {
-                                fail("invalid --call: '%s' (METHOD:NAME:FLAGS)", optarg);
+                        if (!name || name == method || name[1] == 0 || (flags && flags == name + 1)) {
+                                fail("invalid --call: '%s' (METHOD:NAME[:FLAGS])", optarg);
                                 return 2;
                         }
                         *name++ = 0;
-                        *flags++ = 0;
-                        errno = 0;
-                        k->flags = strtoull(flags, &end, 0);
-                        if (errno || *end || !*flags) {
-                                fail("invalid flags in --call: '%s'", flags);
-                                return 2;
+                        k->with_flags = flags;
+                        if (flags) {
+                                *flags++ = 0;
+                                errno = 0;
+                                k->flags = strtoull(flags, &end, 0);
+                                if (errno || *end || !*flags) {
+                                        fail("invalid flags in --call: '%s'", flags);
+                                        return 2;
+                                }
                         }
                         k->method = method;
                         k->name = name;

@@ -3,11 +3,8 @@
 
 #include "ctl-agent.h"
 #include "ctl.h"
+#include "fsgate-api.h"
 #include "strv.h"
-
-#define BUS_NAME "org.fsgate.fsgate1"
-#define BUS_PATH "/org/fsgate/fsgate1"
-#define BUS_IFACE "org.fsgate.fsgate1.Manager"
 
 static void bus_unrefp(sd_bus **b) {
         sd_bus_flush_close_unref(*b);
@@ -40,7 +37,7 @@ static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgEr
 
         if (connect_bus(o, bus, e) < 0)
                 return -1;
-        r = sd_bus_message_new_method_call(*bus, &m, BUS_NAME, BUS_PATH, BUS_IFACE, method);
+        r = sd_bus_message_new_method_call(*bus, &m, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, method);
         if (r >= 0) {
                 va_start(ap, types);
                 r = sd_bus_message_appendv(m, types, ap);
@@ -105,6 +102,13 @@ static int state_new(size_t n, FsgState **ret) {
         return 0;
 }
 
+/* The files the service could not read, which the output names: without them the answer
+ * may be incomplete. A service too old to have the property has nothing to say. */
+static void read_unreadable(sd_bus *bus, FsgState *s) {
+        (void) sd_bus_get_property_strv(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "UnreadableFiles",
+                                        NULL, &s->unreadable);
+}
+
 static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         _cleanup_(bus_unrefp) sd_bus *bus = NULL;
         _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
@@ -132,6 +136,7 @@ static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         }
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
+        read_unreadable(bus, s);
         *ret = TAKE_PTR(s);
         return 0;
 }
@@ -150,6 +155,7 @@ static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgErr
         if (r <= 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Malformed reply");
         s->n = 1;
+        read_unreadable(bus, s);
         *ret = TAKE_PTR(s);
         return 0;
 }

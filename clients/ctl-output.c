@@ -66,6 +66,12 @@ static void types_joined(const FsgEntry *x, char *buf, size_t n) {
                 snprintf(buf, n, "-");
 }
 
+void ctl_warn_unreadable(const FsgState *s) {
+        /* A skipped file may be the one that decides: the answer is not to be trusted blindly. */
+        for (char **u = s->unreadable; u && *u; u++)
+                fprintf(stderr, "Warning: the answer may be incomplete: cannot read %s\n", *u);
+}
+
 void ctl_print_table(const FsgState *s) {
         printf("%-12s %-20s %-8s %-8s %-6s %-7s %s\n", "MODULE", "TYPES", "STATE", "ORIGIN", "LOADED",
                "MOUNTED", "SOURCE");

@@ -24,6 +24,8 @@ typedef struct CtlBackend {
 extern const CtlBackend ctl_backend_bus;
 extern const CtlBackend ctl_backend_offline;
 
+/* Names the configuration files the answer had to skip (on stderr). */
+void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
 void ctl_print_status(const CtlOptions *o, const FsgEntry *x);

@@ -35,6 +35,7 @@ static int verb_list(int argc, char *argv[], Ctl *c) {
 
         if (c->be->list(&c->o, &s, &e) < 0)
                 return ctl_fail(&c->o, &e);
+        ctl_warn_unreadable(s);
         if (c->o.json)
                 ctl_print_json(s, false);
         else
@@ -48,6 +49,7 @@ static int verb_status(int argc, char *argv[], Ctl *c) {
 
         if (c->be->get(&c->o, argv[1], &s, &e) < 0)
                 return ctl_fail(&c->o, &e);
+        ctl_warn_unreadable(s);
         if (c->o.json)
                 ctl_print_json(s, true);
         else

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "fsg-error.h"
+#include <sys/types.h>
+#include <time.h>
+
+#include "context.h"
 
 /* What sits at a 60-blacklist_fs-M.conf path, and whether fsgate may replace it. */
 typedef enum FsgFileKind {
@@ -13,10 +16,26 @@ typedef enum FsgFileKind {
         FSG_FILE_FOREIGN,     /* anything else: an admin's or a hardening tool's; never touched */
 } FsgFileKind;
 
+/* What a plan saw at a path: its kind and, for a file, which file it was. A write replaces or
+ * removes a file only while it is still that one, so that a writer who does not take our lock
+ * never loses a file to us. A zeroed FsgFileId means "no file". */
+typedef struct FsgFileId {
+        FsgFileKind kind;
+        dev_t dev;
+        ino_t ino;
+        off_t size;
+        struct timespec mtime;
+} FsgFileId;
+
 #define FSG_HEADER "# Written by fsgate"
 #define FSG_SUSE_MODIFIABLE "# __THIS FILE MAY BE MODIFIED__"
 
 FsgFileKind fsg_file_classify(const char *fullpath, const char *module);
+/* name in the directory dfd, a final symlink not followed, never blocking on what is there.
+ * module NULL: any module's "never" file. ret (may be NULL) gets the file's identity. */
+FsgFileKind fsg_file_classify_at(int dfd, const char *name, const char *module, FsgFileId *ret);
+/* abs (a system path) below the root, its directory resolved inside the root. */
+FsgFileKind fsg_target_classify(const FsgContext *c, const char *abs, const char *module, FsgFileId *ret);
 const char *fsg_file_kind_to_string(FsgFileKind k);
 
 /* The content fsgate writes for a deny of module (serving the space-separated types) in
@@ -27,12 +46,24 @@ char *fsg_deny_file_content(const char *module, const char *types, const char *p
 /* The name a type's request is routed to in a deny file. */
 #define FSG_BLOCKED_PREFIX "fsgate_blocked_"
 
-/* Durable replacement of dir/name: a temp file (hidden, so kmod skips it) in the same dir,
- * fsync, rename over, fsync the dir. A crash leaves either the old or the new file. */
-int fsg_atomic_write(const char *dir, const char *name, const char *content, FsgError *e);
-int fsg_atomic_symlink(const char *dir, const char *name, const char *target, FsgError *e);
-int fsg_durable_unlink(const char *dir, const char *name, FsgError *e);
+/* Durable replacement of name in the directory dfd (opened by fsg_open_dir(); dir names it in
+ * messages): a temp file (hidden, so kmod skips it) in the same directory, fsync, then into
+ * place, fsync the directory. A crash leaves either the old or the new file. expect is what
+ * the plan saw there: no file (NULL or ABSENT) and the new one goes in only if the name is
+ * still free; a file of ours and it is swapped in only for that very file. Anything else is
+ * FSG_ERR_CONCURRENT_CHANGE, with the file found left where it was. Files are 0644 whatever
+ * the umask. */
+int fsg_atomic_write(int dfd, const char *dir, const char *name, const char *content,
+                     const FsgFileId *expect, FsgError *e);
+int fsg_atomic_symlink(int dfd, const char *dir, const char *name, const char *target,
+                       const FsgFileId *expect, FsgError *e);
+/* Removes name if it is still the file expect describes (moved aside first, checked, then
+ * unlinked; put back if it is not). Already gone is success. */
+int fsg_durable_unlink(int dfd, const char *dir, const char *name, const FsgFileId *expect, FsgError *e);
 /* Removes temp files a killed writer left behind. Call with the lock held. */
-void fsg_clean_temp_files(const char *dir);
+void fsg_clean_temp_files_at(int dfd);
 
 #define FSG_TEMP_PREFIX ".fsgate-tmp-"
+/* Where a foreign file that could not be put back under its name is kept, for a human (a
+ * concurrent writer replaced it twice within one write); never cleaned. Hidden from kmod. */
+#define FSG_KEPT_PREFIX ".fsgate-kept-"

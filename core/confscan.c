@@ -105,12 +105,24 @@ static int parse_line(char *line, size_t file, FsgRule **rules, size_t *n) {
         return 0;
 }
 
-int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules) {
-        _cleanup_fclose_ FILE *f = fopen(fullpath, "re");
+static int parse_fd(int fd, size_t file_index, FsgRule **rules, size_t *n_rules) {
+        _cleanup_fclose_ FILE *f = NULL;
+        int r;
 
-        if (!f)
-                return errno == ENOENT ? 0 : -errno;
-        return fsg_conf_parse(f, file_index, rules, n_rules);
+        if (fd < 0)
+                return fd == -ENOENT ? 0 : fd;
+        f = fdopen(fd, "re");
+        if (!f) {
+                close(fd);
+                return -ENOMEM;
+        }
+        r = fsg_conf_parse(f, file_index, rules, n_rules);
+        return r >= 0 && ferror(f) ? -EIO : r;
+}
+
+int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules) {
+        static const FsgContext host = { .root = (char *) "", .root_fd = -1 };
+        return parse_fd(fsg_open_regular(&host, fullpath, FSG_CONF_MAX), file_index, rules, n_rules);
 }
 
 int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules) {
@@ -199,6 +211,7 @@ static int file_add(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const ch
                     const char *name, FsgOrigin origin, bool mask) {
         FsgConfFile *t = grow_one(cfg->files, cfg->n_files, sizeof(FsgConfFile));
         FsgConfFile *f;
+        int r;
 
         if (!t)
                 return -ENOMEM;
@@ -214,11 +227,16 @@ static int file_add(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const ch
                 f->fullpath = fsg_path(c, sys);
         else if (asprintf(&f->fullpath, "%s/%s", fulldir, name) < 0)
                 f->fullpath = NULL;
-        if (!f->name || !f->path || !f->fullpath || index_add(ix, cfg, cfg->n_files) < 0) {
+        r = f->fullpath ? 0 : errno > 0 ? -errno : -ENOMEM; /* fsg_path() fails on a loop, too */
+        f->syspath = TAKE_PTR(sys);
+        if (r == 0 && (!f->name || !f->path || index_add(ix, cfg, cfg->n_files) < 0))
+                r = -ENOMEM;
+        if (r < 0) {
                 free(f->name);
                 free(f->path);
                 free(f->fullpath);
-                return -ENOMEM;
+                free(f->syspath);
+                return r;
         }
         cfg->n_files++;
         return 0;
@@ -248,17 +266,32 @@ static bool is_dev_null_link(int dfd, const char *name) {
         return streq(target, "/dev/null");
 }
 
-static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const FsgConfDir *d, const FsgOverride *ov) {
+/* Records a file or directory that could not be read for lack of permission: skipped, so
+ * one 0600 file of another user does not make every answer fail, and named, so that callers
+ * can say the answer may be incomplete. */
+static int note_unreadable(FsgConfig *cfg, const char *sys) {
+        _cleanup_free_ char *p = fsg_utf8_escape(sys);
+        return p ? strv_push(&cfg->unreadable, TAKE_PTR(p)) : -ENOMEM;
+}
+
+/* dfd: the directory, resolved inside the root. */
+static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const FsgConfDir *d, int dfd,
+                    const FsgOverride *ov) {
         _cleanup_free_ char *full = fsg_path(c, d->path);
         _cleanup_closedir_ DIR *dir = NULL;
         struct dirent *de;
-        int r;
+        int fd, r;
 
         if (!full)
-                return -ENOMEM;
-        dir = opendir(full);
-        if (!dir)
-                return errno == ENOENT || errno == ENOTDIR ? 0 : -errno;
+                return -errno;
+        fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        dir = fdopendir(fd);
+        if (!dir) {
+                close(fd);
+                return -errno;
+        }
 
         while ((errno = 0, de = readdir(dir))) {
                 _cleanup_free_ char *sys = NULL;
@@ -282,10 +315,8 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                 } else if (is_dev_null_link(dirfd(dir), de->d_name))
                         mask = true;
                 else {
-                        _cleanup_free_ char *target = fsg_path(c, sys);
-                        if (!target)
-                                return -ENOMEM;
-                        if (stat(target, &st) < 0 || S_ISDIR(st.st_mode))
+                        _cleanup_close_ int target = fsg_open_in_root(c, sys, O_PATH);
+                        if (target < 0 || fstat(target, &st) < 0 || S_ISDIR(st.st_mode))
                                 continue;
                         mask = !S_ISREG(st.st_mode) || st.st_size == 0;
                 }
@@ -302,7 +333,7 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                 seen = find_file(cfg, ix, de->d_name);
                 if (seen) {
                         if (!seen->shadowed && !(seen->shadowed = fsg_path(c, sys)))
-                                return -ENOMEM;
+                                return -errno;
                         continue;
                 }
                 r = file_add(cfg, ix, c, d->path, plain ? full : NULL, de->d_name, d->origin, mask);
@@ -326,15 +357,24 @@ static int inject_override(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, c
 }
 
 static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
-        _cleanup_free_ char *p = fsg_path(c, "/proc/cmdline"), *buf = NULL;
+        _cleanup_free_ char *buf = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         size_t cap = 0;
         char *save = NULL;
+        int fd = fsg_open_regular(c, "/proc/cmdline", FSG_CONF_MAX);
 
-        if (!p)
+        if (fd == -ENOENT)
+                return 0;
+        if (fd == -EACCES || fd == -EPERM)
+                return note_unreadable(cfg, "/proc/cmdline");
+        if (fd < 0)
+                return fd;
+        f = fdopen(fd, "re");
+        if (!f) {
+                close(fd);
                 return -ENOMEM;
-        f = fopen(p, "re");
-        if (!f || getline(&buf, &cap, f) < 0)
+        }
+        if (getline(&buf, &cap, f) < 0)
                 return 0;
         for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
                 char *s2 = NULL;
@@ -399,39 +439,54 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 
         for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
-                _cleanup_free_ char *full = fsg_path(c, fsg_conf_dirs[i].path);
+                const FsgConfDir *d = &fsg_conf_dirs[i];
+                _cleanup_close_ int dfd = fsg_open_in_root(c, d->path, O_RDONLY | O_DIRECTORY);
                 struct stat st;
                 bool dup = false;
 
-                /* /lib is a symlink to /usr/lib on merged systems: read each directory once. */
-                if (full && stat(full, &st) == 0) {
-                        for (size_t j = 0; j < n_seen; j++)
-                                dup = dup || (seen_dirs[j].st_dev == st.st_dev && seen_dirs[j].st_ino == st.st_ino);
-                        if (dup)
-                                continue;
-                        seen_dirs[n_seen++] = st;
+                r = 0;
+                if (dfd == -EACCES || dfd == -EPERM)
+                        r = note_unreadable(cfg, d->path);
+                else if (dfd < 0 && dfd != -ENOENT && dfd != -ENOTDIR)
+                        r = dfd;
+                else if (dfd >= 0) {
+                        /* /lib is a symlink to /usr/lib on merged systems: read each directory once. */
+                        if (fstat(dfd, &st) == 0) {
+                                for (size_t j = 0; j < n_seen; j++)
+                                        dup = dup || (seen_dirs[j].st_dev == st.st_dev && seen_dirs[j].st_ino == st.st_ino);
+                                if (dup)
+                                        continue;
+                                seen_dirs[n_seen++] = st;
+                        }
+                        r = scan_dir(cfg, &ix, c, d, dfd, ov);
                 }
-                r = scan_dir(cfg, &ix, c, &fsg_conf_dirs[i], ov);
                 if (r >= 0)
-                        r = inject_override(cfg, &ix, c, ov, &fsg_conf_dirs[i]);
+                        r = inject_override(cfg, &ix, c, ov, d);
                 slots = ix.slots;
                 if (r < 0)
-                        return fsg_error_errno(e, -r, "Failed to read %s%s", c->root, fsg_conf_dirs[i].path);
+                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, d->path, fsg_strerror(-r));
         }
         if (cfg->n_files > 0)
                 qsort(cfg->files, cfg->n_files, sizeof(FsgConfFile), cmp_files);
         strv_sort_unique(cfg->named_modules);
 
         for (size_t i = 0; i < cfg->n_files; i++) {
-                if (cfg->files[i].mask)
+                const FsgConfFile *f = &cfg->files[i];
+
+                if (f->mask)
                         continue;
-                r = fsg_conf_parse_file(cfg->files[i].fullpath, i, &cfg->rules, &cfg->n_rules);
+                /* Opened inside the root and checked: a FIFO or a huge file swapped in since
+                 * the scan is an error, not a hang. */
+                r = parse_fd(fsg_open_regular(c, f->syspath, FSG_CONF_MAX), i, &cfg->rules, &cfg->n_rules);
+                if (r == -EACCES || r == -EPERM)
+                        r = note_unreadable(cfg, f->syspath);
                 if (r < 0)
-                        return fsg_error_errno(e, -r, "Failed to read %s", cfg->files[i].path);
+                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, f->path, fsg_strerror(-r));
         }
         r = parse_cmdline(cfg, c);
-        if (r >= 0)
-                r = index_rules(cfg);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/cmdline: %s", c->root, fsg_strerror(-r));
+        r = index_rules(cfg);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 
@@ -446,12 +501,14 @@ FsgConfig *fsg_config_free(FsgConfig *cfg) {
                 free(cfg->files[i].name);
                 free(cfg->files[i].path);
                 free(cfg->files[i].fullpath);
+                free(cfg->files[i].syspath);
                 free(cfg->files[i].shadowed);
         }
         free(cfg->files);
         fsg_rules_free(cfg->rules, cfg->n_rules);
         strv_free(cfg->cmdline_blacklist);
         strv_free(cfg->named_modules);
+        strv_free(cfg->unreadable);
         free(cfg->by_name);
         free(cfg);
         return NULL;

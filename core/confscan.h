@@ -23,7 +23,8 @@ FsgOrigin fsg_origin_from_string(const char *s);
 typedef struct FsgConfFile {
         char *name;        /* basename */
         char *path;        /* as the system sees it, e.g. /etc/modprobe.d/x.conf */
-        char *fullpath;    /* root-prefixed, for opening */
+        char *fullpath;    /* root-prefixed, for libkmod (which opens by name) */
+        char *syspath;     /* path as the system sees it, raw bytes: we open it inside the root */
         FsgOrigin origin;
         bool mask;         /* symlink to /dev/null or empty: hides same-named files below */
         char *shadowed;    /* fullpath of the next file below with the same basename, or NULL */
@@ -50,6 +51,8 @@ typedef struct FsgConfig {
         char **cmdline_blacklist; /* modprobe.blacklist= on ROOT/proc/cmdline */
         char **named_modules;     /* M from every 60-blacklist_fs-M.conf in any directory, sorted */
         size_t *by_name;          /* indexes into rules, sorted by name, then in read order */
+        char **unreadable;        /* system paths that could not be read (EACCES): skipped, so the
+                                   * answer may be incomplete, and callers must say so */
 } FsgConfig;
 
 /* A hypothetical change to one file, to ask "what would the state be if ...". */
@@ -64,7 +67,9 @@ static inline void fsg_config_freep(FsgConfig **c) {
         fsg_config_free(*c);
 }
 
-/* The rules of one file, parsed the way kmod parses it (continuations, '#' at column 0). */
+/* The rules of one file, parsed the way kmod parses it (continuations, '#' at column 0). Only
+ * a regular file is read (never blocking on a FIFO), at most FSG_CONF_MAX bytes; a missing
+ * file has no rules. */
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
 int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules);
 void fsg_rules_free(FsgRule *rules, size_t n);

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 
 #include "context.h"
+#include "lock.h"
 
 /* Resolves abs the way the system under the root sees it: an absolute symlink target starts
- * again at the root, ".." stops at the root, so nothing read or written escapes it (an image
- * may well hold "etc/modprobe.d -> /somewhere"). The part that does not exist yet is
- * appended as it is. */
+ * again at the root, ".." stops at the root. The part that does not exist yet is appended as
+ * it is. Only for strings (names, watches, libkmod): opening goes through openat2(). */
 static char *chase(const FsgContext *c, const char *abs, bool follow_last) {
         _cleanup_free_ char *done = strdup(""), *todo = strdup(abs);
         unsigned links = 0;
@@ -42,7 +46,14 @@ static char *chase(const FsgContext *c, const char *abs, bool follow_last) {
                         n = readlink(full, target, sizeof(target) - 1);
                         free(full);
                         free(cand);
-                        if (n < 0 || ++links > 40)
+                        if (++links > 40) {
+                                errno = ELOOP;
+                                return NULL;
+                        }
+                        /* No symlink any more (replaced since the lstat()): look again. */
+                        if (n < 0 && errno == EINVAL)
+                                continue;
+                        if (n < 0)
                                 return NULL;
                         target[n] = 0;
                         if (target[0] == '/')
@@ -61,121 +72,376 @@ static char *chase(const FsgContext *c, const char *abs, bool follow_last) {
 }
 
 char *fsg_path(const FsgContext *c, const char *abs) {
-        char *p;
         if (*c->root)
                 return chase(c, abs, true);
-        if (asprintf(&p, "%s", abs) < 0)
-                return NULL;
-        return p;
+        return strdup(abs);
 }
 
 char *fsg_path_nofollow(const FsgContext *c, const char *abs) {
-        char *p;
         if (*c->root)
                 return chase(c, abs, false);
-        if (asprintf(&p, "%s", abs) < 0)
-                return NULL;
-        return p;
+        return strdup(abs);
 }
 
-static bool is_dir(const char *p) {
+#define WALK_DEPTH 64
+
+static void close_all(int *fds, size_t n) {
+        while (n > 0)
+                close(fds[--n]);
+}
+
+int fsg_open_in_root_walk(int root_fd, const char *abs, int flags) {
+        _cleanup_free_ char *todo = strdup(abs);
+        int dirs[WALK_DEPTH], r;   /* the directories walked so far below the root */
+        size_t depth = 0;
+        unsigned links = 0;
+        const char *rest;
+
+        if (!todo)
+                return -ENOMEM;
+        for (rest = todo;;) {
+                char comp[NAME_MAX + 1], target[4096], *joined;
+                size_t l;
+                int cur, fd;
+                bool last;
+                ssize_t n;
+
+                rest += strspn(rest, "/");
+                cur = depth > 0 ? dirs[depth - 1] : root_fd;
+                if (!*rest) { /* the path ends at a directory already walked (or the root) */
+                        fd = openat(cur, ".", flags | O_CLOEXEC);
+                        r = fd < 0 ? -errno : fd;
+                        break;
+                }
+                l = strcspn(rest, "/");
+                if (l > NAME_MAX) {
+                        r = -ENAMETOOLONG;
+                        break;
+                }
+                memcpy(comp, rest, l);
+                comp[l] = 0;
+                rest += l;
+                last = !rest[strspn(rest, "/")];
+                if (streq(comp, "."))
+                        continue;
+                if (streq(comp, "..")) { /* never above the root */
+                        if (depth > 0)
+                                close(dirs[--depth]);
+                        continue;
+                }
+                fd = last ? openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC) :
+                            openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                if (fd >= 0 && last && (flags & O_PATH) && !(flags & O_NOFOLLOW)) {
+                        struct stat st;
+                        if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
+                                close(fd); /* O_PATH|O_NOFOLLOW opened the symlink itself */
+                                fd = -1;
+                                errno = ELOOP;
+                        }
+                }
+                if (fd >= 0 && last) {
+                        r = fd;
+                        break;
+                }
+                if (fd >= 0) {
+                        if (depth == WALK_DEPTH) {
+                                close(fd);
+                                r = -ENAMETOOLONG;
+                                break;
+                        }
+                        dirs[depth++] = fd;
+                        continue;
+                }
+                /* O_NOFOLLOW refused a symlink (or it is no directory): unless the caller
+                 * wants a last one left alone, it is read and walked from the root (absolute)
+                 * or from here. */
+                r = -errno;
+                if ((r != -ELOOP && r != -ENOTDIR) || (last && (flags & O_NOFOLLOW)))
+                        break;
+                n = readlinkat(cur, comp, target, sizeof(target) - 1);
+                if (n < 0)
+                        break; /* no symlink: the error stands */
+                if (++links > 40) {
+                        r = -ELOOP;
+                        break;
+                }
+                target[n] = 0;
+                if (target[0] == '/') {
+                        close_all(dirs, depth);
+                        depth = 0;
+                }
+                if (asprintf(&joined, "%s/%s", target, rest) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                free(todo);
+                rest = todo = joined;
+        }
+        close_all(dirs, depth);
+        return r;
+}
+
+/* openat2() may be missing: an old kernel, a seccomp filter, valgrind. */
+static bool have_openat2 = true;
+
+/* name below dfd: with in_root, dfd is the root and every symlink is resolved inside it; else
+ * name is one component and a final symlink is not followed. */
+static int open_below(int dfd, const char *name, int flags, bool in_root) {
+        struct open_how how = {
+                .flags = (uint64_t) (flags | O_CLOEXEC),
+                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+        };
+        int fd;
+
+        if (!in_root) {
+                fd = openat(dfd, name, flags | O_NOFOLLOW | O_CLOEXEC);
+                return fd < 0 ? -errno : fd;
+        }
+        /* The kernel answers EAGAIN when a rename elsewhere raced a ".." walk: it cannot
+         * vouch for the result then. Anything else is final. */
+        for (unsigned i = 0; have_openat2 && i < 64; i++) {
+                fd = (int) syscall(SYS_openat2, dfd, name, &how, sizeof(how));
+                if (fd >= 0)
+                        return fd;
+                if (errno == ENOSYS || errno == EPERM)
+                        have_openat2 = false;
+                else if (errno != EAGAIN)
+                        return -errno;
+        }
+        return fsg_open_in_root_walk(dfd, name, flags);
+}
+
+int fsg_open_in_root(const FsgContext *c, const char *abs, int flags) {
+        int fd;
+
+        if (c->root_fd >= 0)
+                return open_below(c->root_fd, abs, flags, true);
+        fd = open(abs, flags | O_CLOEXEC);
+        return fd < 0 ? -errno : fd;
+}
+
+int fsg_open_dir(const FsgContext *c, const char *abs, bool create) {
+        _cleanup_free_ char *p = NULL;
+        int fd = fsg_open_in_root(c, abs, O_RDONLY | O_DIRECTORY);
+
+        if (fd >= 0 || fd != -ENOENT || !create)
+                return fd;
+        /* Where the system under the root would make it: along its symlinks (a dangling
+         * "etc/modprobe.d -> /usr/lib/x" included), as mkdir -p on the target would. */
+        p = fsg_path(c, abs);
+        if (!p)
+                return -errno;
+        memmove(p, p + strlen(c->root), strlen(p + strlen(c->root)) + 1);
+        /* One component at a time, made inside the directory found (inside the root) for its
+         * parent: a string path would follow a symlink swapped in between. */
+        for (char *s = p + 1;; s++) {
+                _cleanup_close_ int parent = -1, made = -1;
+                char save = *s, *slash;
+
+                if (save && save != '/')
+                        continue;
+                *s = 0;
+                slash = strrchr(p, '/');
+                *slash = 0;
+                parent = fsg_open_in_root(c, *p ? p : "/", O_PATH | O_DIRECTORY);
+                *slash = '/';
+                if (parent < 0)
+                        return parent;
+                if (slash[1] && mkdirat(parent, slash + 1, 0755) == 0) {
+                        /* The umask of whoever runs us must not make the directory unreadable. */
+                        made = openat(parent, slash + 1, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+                        if (made < 0 || fchmod(made, 0755) < 0)
+                                return -errno;
+                } else if (slash[1] && errno != EEXIST)
+                        return -errno;
+                *s = save;
+                if (!save)
+                        break;
+        }
+        return fsg_open_in_root(c, abs, O_RDONLY | O_DIRECTORY);
+}
+
+static int check_regular(int fd, uint64_t max, struct stat *st) {
+        if (fstat(fd, st) < 0)
+                return -errno;
+        if (S_ISDIR(st->st_mode))
+                return -EISDIR;
+        if (!S_ISREG(st->st_mode))
+                return -EBADFD;
+        if ((uint64_t) st->st_size > max)
+                return -EFBIG;
+        return 0;
+}
+
+/* The file is looked at (O_PATH) before it is opened: opening a device node an image can
+ * hold (a watchdog, a tape) has effects of its own, O_NONBLOCK or not. Then exactly that
+ * inode is opened through /proc/self/fd; without /proc (a bare chroot), the name again, and
+ * it must lead to the same inode. */
+static int open_checked(int dfd, const char *name, bool in_root, uint64_t max) {
+        _cleanup_close_ int pfd = open_below(dfd, name, O_PATH, in_root), fd = -1;
+        char p[sizeof("/proc/self/fd/") + 12];
+        struct stat a, b;
+        int r;
+
+        if (pfd < 0)
+                return pfd;
+        r = check_regular(pfd, max, &a);
+        if (r < 0)
+                return r;
+        snprintf(p, sizeof(p), "/proc/self/fd/%d", pfd);
+        fd = open(p, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0 && errno == ENOENT)
+                fd = open_below(dfd, name, O_RDONLY | O_NONBLOCK | O_NOCTTY, in_root);
+        else if (fd < 0)
+                fd = -errno;
+        if (fd < 0)
+                return fd;
+        r = check_regular(fd, max, &b); /* it may have grown meanwhile */
+        if (r < 0)
+                return r;
+        if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+                return -ESTALE;
+        return TAKE_FD(fd);
+}
+
+int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max) {
         struct stat st;
-        return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+        int fd, r;
+
+        if (c->root_fd >= 0)
+                return open_checked(c->root_fd, abs, true, max);
+        /* The running system's own files (/proc tables read for every answer): one open, no
+         * allocation; O_NONBLOCK still keeps a FIFO from blocking it. */
+        fd = open(abs, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        r = check_regular(fd, max, &st);
+        if (r < 0) {
+                close(fd);
+                return r;
+        }
+        return fd;
+}
+
+int fsg_open_regular_at(int dfd, const char *name, uint64_t max) {
+        return open_checked(dfd, name, false, max);
+}
+
+const char *fsg_strerror(int err) {
+        switch (err) {
+        case EBADFD: return "Not a regular file";
+        case EFBIG:  return "File too large";
+        case ESTALE: return "Replaced while being opened";
+        default:     return strerror(err);
+        }
+}
+
+static bool dir_exists(const FsgContext *c, const char *abs) {
+        _cleanup_close_ int fd = fsg_open_in_root(c, abs, O_PATH | O_DIRECTORY);
+        return fd >= 0;
 }
 
 /* Debian and openSUSE both merged /usr; older images keep modules in /lib only. */
-static char *modules_base(const FsgContext *c) {
+static const char *modules_base(const FsgContext *c) {
         static const char * const bases[] = { "/usr/lib/modules", "/lib/modules" };
-        for (size_t i = 0; i < ELEMENTSOF(bases); i++) {
-                _cleanup_free_ char *p = fsg_path(c, bases[i]);
-                if (p && is_dir(p))
-                        return TAKE_PTR(p);
-        }
+        for (size_t i = 0; i < ELEMENTSOF(bases); i++)
+                if (dir_exists(c, bases[i]))
+                        return bases[i];
         return NULL;
 }
 
-static int filter_release(const struct dirent *d) {
-        return d->d_name[0] != '.';
-}
-
 static int pick_release(const FsgContext *c, const char *base, char **ret) {
+        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_free_ char *best = NULL;
         struct utsname u;
-        struct dirent **names = NULL;
-        int n;
+        struct dirent *de;
+        int fd;
 
         if (uname(&u) == 0) {
                 _cleanup_free_ char *p = NULL;
-                if (asprintf(&p, "%s/%s", base, u.release) >= 0 && is_dir(p)) {
+                if (asprintf(&p, "%s/%s", base, u.release) >= 0 && dir_exists(c, p)) {
                         *ret = strdup(u.release);
                         return *ret ? 0 : -ENOMEM;
                 }
         }
 
         /* No tree for the running kernel (an image, a chroot): the newest one present. */
-        n = scandir(base, &names, filter_release, versionsort);
-        if (n < 0)
+        fd = fsg_open_in_root(c, base, O_RDONLY | O_DIRECTORY);
+        if (fd < 0)
+                return fd;
+        d = fdopendir(fd);
+        if (!d) {
+                close(fd);
                 return -errno;
-        *ret = n > 0 ? strdup(names[n - 1]->d_name) : NULL;
-        for (int i = 0; i < n; i++)
-                free(names[i]);
-        free(names);
+        }
+        while ((errno = 0, de = readdir(d))) {
+                if (de->d_name[0] == '.' || (best && strverscmp(de->d_name, best) <= 0))
+                        continue;
+                free(best);
+                best = strdup(de->d_name);
+                if (!best)
+                        return -ENOMEM;
+        }
+        if (errno > 0)
+                return -errno;
+        *ret = TAKE_PTR(best);
         return 0;
 }
 
 int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgError *e) {
-        FsgContext *c;
-        _cleanup_free_ char *base = NULL;
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        const char *base;
         size_t l;
+        int r;
 
         c = calloc(1, sizeof(*c));
         if (!c)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        c->root_fd = -1;
+        c->lock_timeout_usec = FSG_LOCK_TIMEOUT_USEC;
 
         if (!root || streq(root, "/") || !*root)
                 root = "";
-        else if (root[0] != '/') {
-                free(c);
+        else if (root[0] != '/')
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Root directory must be an absolute path: %s", root);
-        }
         c->root = strdup(root);
         if (!c->root)
-                goto oom;
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         l = strlen(c->root);
         while (l > 0 && c->root[l - 1] == '/')
                 c->root[--l] = 0;
-        if (*c->root && !is_dir(c->root)) {
-                fsg_error(e, FSG_ERR_INVALID_ARGS, "Root directory %s does not exist", c->root);
-                fsg_context_free(c);
-                return -1;
+        if (*c->root) {
+                c->root_fd = open(c->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                if (c->root_fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+                        return fsg_error(e, FSG_ERR_INVALID_ARGS, "Root directory %s does not exist", c->root);
+                if (c->root_fd < 0)
+                        return fsg_error_errno(e, errno, "Failed to open %s", c->root);
         }
 
         base = modules_base(c);
         if (kver) {
-                if (strchr(kver, '/') || streq(kver, "..") || streq(kver, ".") || !*kver) {
-                        fsg_context_free(c);
+                if (strchr(kver, '/') || streq(kver, "..") || streq(kver, ".") || !*kver)
                         return fsg_error(e, FSG_ERR_INVALID_ARGS, "Invalid kernel release: %s", kver);
-                }
                 c->kver = strdup(kver);
                 if (!c->kver)
-                        goto oom;
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         } else if (base) {
-                if (pick_release(c, base, &c->kver) < 0)
-                        goto oom;
+                r = pick_release(c, base, &c->kver);
+                if (r < 0)
+                        return fsg_error_errno(e, -r, "Failed to list %s%s", c->root, base);
         }
 
         if (c->kver) {
-                if (!base && !(base = fsg_path(c, "/usr/lib/modules")))
-                        goto oom;
-                if (asprintf(&c->moddir, "%s/%s", base, c->kver) < 0) {
-                        c->moddir = NULL;
-                        goto oom;
+                if (asprintf(&c->moddir_in_root, "%s/%s", base ?: "/usr/lib/modules", c->kver) < 0) {
+                        c->moddir_in_root = NULL;
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                 }
+                c->moddir = fsg_path(c, c->moddir_in_root);
+                if (!c->moddir)
+                        return fsg_error_errno(e, errno, "Failed to resolve %s in %s", c->moddir_in_root, c->root);
         }
-        *ret = c;
+        *ret = TAKE_PTR(c);
         return 0;
-oom:
-        fsg_context_free(c);
-        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 }
 
 FsgContext *fsg_context_free(FsgContext *c) {
@@ -184,6 +450,9 @@ FsgContext *fsg_context_free(FsgContext *c) {
         free(c->root);
         free(c->kver);
         free(c->moddir);
+        free(c->moddir_in_root);
+        if (c->root_fd >= 0)
+                close(c->root_fd);
         free(c);
         return NULL;
 }

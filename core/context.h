@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdint.h>
+
 #include "fsg-error.h"
 
 /* Where fsgate looks: a system root ("/" or an image) and one kernel release in it. */
 typedef struct FsgContext {
         char *root;     /* "" for the running system, else an absolute path without trailing '/' */
         char *kver;     /* NULL when the root has no module tree */
-        char *moddir;   /* root-prefixed lib/modules/KVER, NULL with kver */
+        char *moddir;   /* root-prefixed lib/modules/KVER (for libkmod, which opens by name), NULL with kver */
+        char *moddir_in_root; /* the same as the system under the root names it, e.g. /usr/lib/modules/KVER */
+        int root_fd;    /* the root, O_PATH; -1 for the running system */
+        /* How long a write waits for another writer's lock (lock.h): a CLI can wait, a
+         * daemon answering everyone from one loop must not. */
+        uint64_t lock_timeout_usec;
 } FsgContext;
 
 int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgError *e);
@@ -17,7 +24,40 @@ static inline void fsg_context_freep(FsgContext **c) {
 }
 
 /* abs as a path on the host: below the root, with symlinks resolved inside the root.
- * abs must start with '/'. Returns NULL on OOM or a symlink loop. The _nofollow variant
- * leaves a final symlink alone (for classifying our own files, masks included). */
+ * abs must start with '/'. Returns NULL with errno set (ENOMEM, ELOOP, ...). The _nofollow
+ * variant leaves a final symlink alone (for classifying our own files, masks included).
+ * The string is only as good as the moment it was made: a symlink swapped in later is
+ * followed by whoever opens it. Use it to name, watch or hand a path to libkmod; open
+ * through fsg_open_in_root() and friends. */
 char *fsg_path(const FsgContext *c, const char *abs);
 char *fsg_path_nofollow(const FsgContext *c, const char *abs);
+
+/* Opens abs as the system under the root sees it: every symlink resolved inside the root by
+ * the kernel (openat2 RESOLVE_IN_ROOT, no magic links), so what is opened is inside the root
+ * whatever the image holds or an attacker swaps in meanwhile. For the running system a plain
+ * open(). Returns an fd (O_CLOEXEC) or a negative errno. */
+int fsg_open_in_root(const FsgContext *c, const char *abs, int flags);
+/* The same by hand, where openat2() is missing (old kernels, seccomp filters, valgrind): one
+ * component at a time from directory fds held, each symlink read and walked again from the
+ * root (absolute) or from where it is, ".." never above the root. Exported for tests. */
+int fsg_open_in_root_walk(int root_fd, const char *abs, int flags);
+
+/* A directory below the root as an fd for the *at() calls that write in it (O_RDONLY, so that
+ * it can be fsync'd and flock'd). With create, missing components are made, 0755 whatever the
+ * umask, each inside the directory found for its parent. Returns an fd or a negative errno. */
+int fsg_open_dir(const FsgContext *c, const char *abs, bool create);
+
+/* Opens a file to read and checks it first: a FIFO would block the reader forever and a
+ * device (a link to /dev/zero) feed it forever, so only a regular file of at most max bytes is
+ * opened, never blocking (procfs files say size 0: the reader caps what it reads). Returns an
+ * fd, or -ENOENT, -EISDIR, -EBADFD (not a regular file), -EFBIG (larger than max), ... */
+int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max);
+/* The same for name in the directory dfd, a final symlink not followed. */
+int fsg_open_regular_at(int dfd, const char *name, uint64_t max);
+
+/* strerror() with the words for the errors above ("not a regular file" for EBADFD). */
+const char *fsg_strerror(int err);
+
+/* Caps on what one file may hold: beyond them a file is an error, not a slow answer. */
+#define FSG_CONF_MAX  (UINT64_C(16) << 20)   /* one modprobe.d file */
+#define FSG_TABLE_MAX (UINT64_C(64) << 20)   /* a module tree text file, a /proc table */

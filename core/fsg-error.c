@@ -17,6 +17,7 @@ static const char * const dbus_names[_FSG_ERR_MAX] = {
         [FSG_ERR_READ_ONLY]          = "org.fsgate.fsgate1.Error.ReadOnly",
         [FSG_ERR_LOAD_FAILED]        = "org.fsgate.fsgate1.Error.LoadFailed",
         [FSG_ERR_CONCURRENT_CHANGE]  = "org.fsgate.fsgate1.Error.ConcurrentChange",
+        [FSG_ERR_BUSY]               = "org.fsgate.fsgate1.Error.Busy",
         [FSG_ERR_ACCESS_DENIED]      = "org.freedesktop.DBus.Error.AccessDenied",
         [FSG_ERR_UNREACHABLE]        = "org.freedesktop.DBus.Error.ServiceUnknown",
 };
@@ -36,6 +37,7 @@ static const int exit_status[_FSG_ERR_MAX] = {
         [FSG_ERR_READ_ONLY]          = 6,
         [FSG_ERR_LOAD_FAILED]        = 7,
         [FSG_ERR_CONCURRENT_CHANGE]  = 1,
+        [FSG_ERR_BUSY]               = 1,
         [FSG_ERR_ACCESS_DENIED]      = 4,
         [FSG_ERR_UNREACHABLE]        = 8,
 };

@@ -19,6 +19,7 @@ typedef enum FsgErrorCode {
         FSG_ERR_READ_ONLY,
         FSG_ERR_LOAD_FAILED,
         FSG_ERR_CONCURRENT_CHANGE,
+        FSG_ERR_BUSY,              /* another writer kept the lock too long */
         FSG_ERR_ACCESS_DENIED,     /* polkit said no (clients only) */
         FSG_ERR_UNREACHABLE,       /* the service could not be reached (clients only) */
         _FSG_ERR_MAX,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <sys/stat.h>
 
 #include "modtree.h"
 #include "name.h"
@@ -20,13 +21,10 @@ static int add_type(FsgModTree *t, const char *type, char *module) {
 
 /* kmod itself answers lookups from the .bin indexes; the text files hold the same
  * aliases and are the only way to enumerate every "fs-" one. */
-static int read_fs_aliases(FsgModTree *t, const char *path) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+static int read_fs_aliases(FsgModTree *t, FILE *f) {
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
 
-        if (!f)
-                return errno == ENOENT ? 0 : -errno;
         while (getline(&line, &cap, f) >= 0) {
                 char type[128], module[128];
                 if (sscanf(line, "alias fs-%127s %127s", type, module) != 2)
@@ -38,13 +36,10 @@ static int read_fs_aliases(FsgModTree *t, const char *path) {
         return 0;
 }
 
-static int read_builtin(FsgModTree *t, const char *path) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+static int read_builtin(FsgModTree *t, FILE *f) {
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
 
-        if (!f)
-                return errno == ENOENT ? 0 : -errno;
         while (getline(&line, &cap, f) >= 0) {
                 char *base = strrchr(line, '/'), *dot;
                 bool fs = strncmp(line, "kernel/fs/", strlen("kernel/fs/")) == 0;
@@ -64,14 +59,11 @@ static int read_builtin(FsgModTree *t, const char *path) {
  * its source, modules.builtin.modinfo, holds them as NUL-terminated "MODULE.alias=ALIAS"
  * records (debugfs, tracefs on Debian), and names code modules.builtin does not list
  * because it can never be a module. */
-static int read_builtin_modinfo(FsgModTree *t, const char *path) {
-        _cleanup_fclose_ FILE *f = fopen(path, "re");
+static int read_builtin_modinfo(FsgModTree *t, FILE *f) {
         _cleanup_free_ char *rec = NULL;
         size_t cap = 0;
         ssize_t l;
 
-        if (!f)
-                return errno == ENOENT ? 0 : -errno;
         while ((l = getdelim(&rec, &cap, 0, f)) > 0) {
                 char *eq = strstr(rec, ".alias=fs-");
                 if (!eq || memchr(rec, '/', eq - rec))
@@ -86,10 +78,39 @@ static int read_builtin_modinfo(FsgModTree *t, const char *path) {
         return 0;
 }
 
+/* libkmod opens these itself, by name, and blocks on a FIFO: each must be a regular file
+ * before a kmod context sees the tree, and in an image not a symlink either (libkmod would
+ * follow it on the host). */
+static int check_kmod_indexes(const FsgContext *c, FsgError *e) {
+        static const char * const names[] = {
+                "modules.dep.bin", "modules.alias.bin", "modules.symbols.bin", "modules.builtin.bin",
+                "modules.builtin.alias.bin", "modules.softdep", "modules.weakdep",
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(names); i++) {
+                _cleanup_free_ char *p = NULL;
+                _cleanup_close_ int fd = -1;
+                struct stat st;
+
+                if (asprintf(&p, "%s/%s", c->moddir_in_root, names[i]) < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                fd = fsg_open_in_root(c, p, O_PATH | (c->root_fd >= 0 ? O_NOFOLLOW : 0));
+                if (fd == -ENOENT)
+                        continue;
+                if (fd < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-fd));
+                if (fstat(fd, &st) < 0)
+                        return fsg_error_errno(e, errno, "Failed to read %s%s", c->root, p);
+                if (!S_ISREG(st.st_mode))
+                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(EBADFD));
+        }
+        return 0;
+}
+
 int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e) {
         static const struct {
                 const char *name;
-                int (*read)(FsgModTree *t, const char *path);
+                int (*read)(FsgModTree *t, FILE *f);
         } files[] = {
                 { "modules.alias",           read_fs_aliases },
                 { "modules.builtin",         read_builtin },
@@ -99,15 +120,30 @@ int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e) {
 
         if (!t)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        for (size_t i = 0; c->moddir && i < ELEMENTSOF(files); i++) {
+        if (c->moddir_in_root && check_kmod_indexes(c, e) < 0)
+                return -1;
+        for (size_t i = 0; c->moddir_in_root && i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *p = NULL;
-                int r;
+                _cleanup_fclose_ FILE *f = NULL;
+                int fd, r;
 
-                if (asprintf(&p, "%s/%s", c->moddir, files[i].name) < 0)
+                if (asprintf(&p, "%s/%s", c->moddir_in_root, files[i].name) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                r = files[i].read(t, p);
+                fd = fsg_open_regular(c, p, FSG_TABLE_MAX);
+                if (fd == -ENOENT)
+                        continue;
+                if (fd < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-fd));
+                f = fdopen(fd, "re");
+                if (!f) {
+                        close(fd);
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                }
+                r = files[i].read(t, f);
+                if (r >= 0 && ferror(f))
+                        r = -EIO;
                 if (r < 0)
-                        return fsg_error_errno(e, -r, "Failed to read %s", p);
+                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-r));
         }
         /* Asked for every module kmod's probe walks through: a sorted set. */
         strv_sort_unique(t->builtin);
@@ -138,26 +174,31 @@ FsgModTree *fsg_modtree_free(FsgModTree *t) {
 }
 
 int fsg_read_table(const FsgContext *c, const char *abs, FsgWordFn fn, void *userdata) {
-        _cleanup_free_ char *p = NULL;
         _cleanup_close_ int fd = -1;
         char buf[4096], word[256];
         size_t wl = 0;
+        uint64_t total = 0;
         unsigned col = 0;
         bool in_word = false, too_long = false;
         ssize_t n;
 
-        /* The running system's /proc needs no chasing: no allocation on the way. */
-        if (*c->root && !(p = fsg_path(c, abs)))
-                return -ENOMEM;
-        fd = open(p ?: abs, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        /* Checked before it is read (an image's "proc/modules" may be a FIFO or a link to
+         * /dev/zero); for the running system one open and no allocation. */
+        fd = fsg_open_regular(c, abs, FSG_TABLE_MAX);
+        if (fd == -ENOENT)
+                return 0;
         if (fd < 0)
-                return errno == ENOENT ? 0 : -errno;
+                return fd;
         for (;;) {
                 n = read(fd, buf, sizeof(buf));
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
                         return -errno;
+                /* procfs files say size 0: what is read is capped instead. */
+                total += (uint64_t) n;
+                if (total > FSG_TABLE_MAX)
+                        return -EFBIG;
                 /* At the end, one newline more ends a last line that lacks its own. */
                 for (ssize_t i = 0; i < (n > 0 ? n : 1); i++) {
                         char ch = n > 0 ? buf[i] : '\n';

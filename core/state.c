@@ -415,8 +415,13 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         qsort(s->entries, s->n, sizeof(FsgEntry), cmp_entries);
         if (index_types(s) < 0)
                 goto oom;
-        if (fsg_state_update_usage(c, s) < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc", c->root);
+        r = fsg_state_update_loaded(c, s);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/modules: %s", c->root, fsg_strerror(-r));
+        r = fsg_state_update_mounted(c, s);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/mounts: %s", c->root, fsg_strerror(-r));
+        s->unreadable = TAKE_PTR(cfg->unreadable);
         *ret = TAKE_PTR(s);
         return 0;
 oom:
@@ -456,6 +461,7 @@ FsgState *fsg_state_free(FsgState *s) {
         }
         free(s->entries);
         free(s->by_type);
+        strv_free(s->unreadable);
         free(s);
         return NULL;
 }

@@ -27,6 +27,8 @@ typedef struct FsgState {
         FsgTypeRef *by_type; /* every entry's types, sorted by type: lookups by type, /proc/mounts */
         size_t n_types;
         bool loaded_transient; /* see fsg_state_update_loaded() */
+        char **unreadable;   /* config files skipped for lack of permission (FsgConfig's): the
+                              * answer may be incomplete; callers must say so, naming them */
 } FsgState;
 
 /* Computes every entry from kmod (module tree, aliases, install commands) plus our own scan

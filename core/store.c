@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 
 #include "config.h"
+#include "lock.h"
 #include "name.h"
 #include "store.h"
 #include "strv.h"
 
 const char *fsg_action_id(FsgAction a) {
         switch (a) {
-        case FSG_ACTION_ALLOW: return "org.fsgate.fsgate1.allow";
-        case FSG_ACTION_DENY:  return "org.fsgate.fsgate1.deny";
-        case FSG_ACTION_LOAD:  return "org.fsgate.fsgate1.load";
+        case FSG_ACTION_ALLOW: return FSGATE_ACTION_ALLOW;
+        case FSG_ACTION_DENY:  return FSGATE_ACTION_DENY;
+        case FSG_ACTION_LOAD:  return FSGATE_ACTION_LOAD;
         default:               return NULL;
         }
 }
@@ -22,72 +22,75 @@ static const char *target_dir(uint64_t flags) {
         return flags & FSG_FLAG_RUNTIME ? "/run/modprobe.d" : "/etc/modprobe.d";
 }
 
-static int mkdir_p(const char *path, mode_t mode) {
-        _cleanup_free_ char *p = strdup(path);
-        if (!p)
-                return -ENOMEM;
-        for (char *s = p + 1; *s; s++) {
-                if (*s != '/')
-                        continue;
-                *s = 0;
-                if (mkdir(p, mode) < 0 && errno != EEXIST)
-                        return -errno;
-                *s = '/';
-        }
-        if (mkdir(p, mode) < 0 && errno != EEXIST)
-                return -errno;
-        return 0;
-}
-
-int fsg_lock(const FsgContext *c, int *ret_fd, FsgError *e) {
-        _cleanup_free_ char *dir = fsg_path(c, "/etc/modprobe.d");
-        _cleanup_close_ int fd = -1;
-        int r;
-
-        if (!dir)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        r = mkdir_p(dir, 0755);
-        if (r < 0)
-                return fsg_error_errno(e, -r, "Failed to create %s", dir);
-        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return fsg_error_errno(e, errno, "Failed to open %s", dir);
-        if (flock(fd, LOCK_EX) < 0)
-                return fsg_error_errno(e, errno, "Failed to lock %s", dir);
-        *ret_fd = TAKE_FD(fd);
-        return 0;
-}
-
 /* Why a module is still denied after our own file is out of the way: name what decides. */
-static int foreign_denial(const FsgEntry *x, FsgError *e) {
-        if (x->origin == FSG_ORIGIN_CMDLINE)
+static int foreign_denial(const char *module, const FsgWhatIf *y, FsgError *e) {
+        if (y->origin == FSG_ORIGIN_CMDLINE)
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                  "%s is denied by modprobe.blacklist= on the kernel command line; "
-                                 "remove it from the boot loader configuration", x->module);
-        if (x->source && *x->source)
+                                 "remove it from the boot loader configuration", module);
+        if (y->source && *y->source)
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                  "%s is denied by %s, which fsgate did not write; edit that file by hand "
                                  "or mask it with: ln -s /dev/null /etc/modprobe.d/%s",
-                                 x->module, x->source, strrchr(x->source, '/') + 1);
+                                 module, y->source, strrchr(y->source, '/') + 1);
         return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
-                         "%s cannot be autoloaded for a reason fsgate does not manage (module file missing?)", x->module);
+                         "%s cannot be autoloaded for a reason fsgate does not manage (module file missing?)", module);
 }
 
-static int state_with(const FsgContext *c, const char *path, bool as_mask, const char *module,
-                      FsgState **ret_state, const FsgEntry **ret, FsgError *e) {
+void fsg_what_if_memo_clear(FsgWhatIfMemo *memo) {
+        for (size_t i = 0; i < memo->n; i++) {
+                free(memo->items[i].key);
+                free(memo->items[i].source);
+        }
+        free(memo->items);
+        *memo = (FsgWhatIfMemo) {};
+}
+
+/* What the state would say of module with the file at path absent (or a mask). A full
+ * build: remembered in memo for as long as the caller's configuration stays, so
+ * that asking again, as every unauthorized caller may, costs a lookup. */
+static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, bool as_mask, const char *module,
+                   FsgWhatIf *ret, FsgError *e) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_free_ char *key = NULL, *source = NULL;
         FsgOverride ov = { .path = path, .as_mask = as_mask };
-        if (fsg_state_build(c, &ov, ret_state, e) < 0)
+        const FsgEntry *y;
+
+        if (asprintf(&key, "%d %s %s", as_mask, module, path) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        for (size_t i = 0; i < memo->n; i++)
+                if (streq(memo->items[i].key, key)) {
+                        *ret = memo->items[i];
+                        return 0;
+                }
+        if (fsg_state_build(c, &ov, &s, e) < 0)
                 return -1;
-        *ret = fsg_state_find(*ret_state, module);
-        if (!*ret)
+        y = fsg_state_find(s, module);
+        if (!y)
                 return fsg_error(e, FSG_ERR_FAILED, "%s vanished while planning", module);
+        source = strdup(y->source ?: "");
+        if (!source)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        /* Bounded by the number of modules times the few files a plan looks at; a cap all the
+         * same, since every entry costs a build to make. */
+        if (memo->n >= FSG_WHAT_IF_MEMO_MAX)
+                fsg_what_if_memo_clear(memo);
+        FsgWhatIf *items = reallocarray(memo->items, memo->n + 1, sizeof(FsgWhatIf));
+        if (!items)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        memo->items = items;
+        items[memo->n] = (FsgWhatIf) { .key = TAKE_PTR(key), .denied = y->denied, .origin = y->origin,
+                                       .source = TAKE_PTR(source) };
+        *ret = items[memo->n++];
         return 0;
 }
 
-int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *p, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL, *what_if = NULL;
-        _cleanup_free_ char *full = NULL, *etc_full = NULL;
-        const FsgEntry *x, *y;
+int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgOp op, const char *name,
+                    uint64_t flags, FsgPlan *p, FsgError *e) {
+        _cleanup_(fsg_state_freep) FsgState *built = NULL;
+        _cleanup_(fsg_what_if_memo_clear) FsgWhatIfMemo own = {};
+        const FsgEntry *x;
+        FsgWhatIf y;
         uint64_t valid = op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
                          op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE : FSG_FLAG_RUNTIME;
         bool runtime = flags & FSG_FLAG_RUNTIME;
@@ -96,7 +99,14 @@ int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, Fs
         *p = (FsgPlan) { .op = op, .flags = flags };
         if (flags & ~valid)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
-        if (fsg_state_build(c, NULL, &s, e) < 0 || fsg_state_resolve(c, s, name, &x, e) < 0)
+        if (!current) {
+                if (fsg_state_build(c, NULL, &built, e) < 0)
+                        return -1;
+                current = built;
+        }
+        if (!memo)
+                memo = &own;
+        if (fsg_state_resolve(c, current, name, &x, e) < 0)
                 return -1;
         snprintf(p->module, sizeof(p->module), "%s", x->module);
         for (char **t = x->types; t && *t; t++) {
@@ -105,17 +115,13 @@ int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, Fs
         }
         snprintf(p->target, sizeof(p->target), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, target_dir(flags), x->module);
 
-        full = fsg_path_nofollow(c, p->target);
-        if (!full)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        kind = fsg_file_classify(full, x->module);
+        kind = fsg_target_classify(c, p->target, x->module, &p->target_id);
         if (runtime) {
                 /* The same basename in /etc hides ours in /run. */
                 _cleanup_free_ char *etc = NULL;
-                if (asprintf(&etc, "/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) < 0 ||
-                    !(etc_full = fsg_path_nofollow(c, etc)))
+                if (asprintf(&etc, "/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                etc_kind = fsg_file_classify(etc_full, x->module);
+                etc_kind = fsg_target_classify(c, etc, x->module, NULL);
         }
 
         switch (op) {
@@ -126,10 +132,10 @@ int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, Fs
                         goto foreign_target;
                 if (etc_kind != FSG_FILE_ABSENT)
                         goto overridden;
-                if (state_with(c, p->target, true, x->module, &what_if, &y, e) < 0)
+                if (what_if(c, memo, p->target, true, x->module, &y, e) < 0)
                         return -1;
-                if (y->denied)
-                        return foreign_denial(y, e);
+                if (y.denied)
+                        return foreign_denial(x->module, &y, e);
                 p->write = FSG_WRITE_MASK;
                 p->action = FSG_ACTION_ALLOW;
                 break;
@@ -162,10 +168,10 @@ int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, Fs
                         break;
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
-                if (state_with(c, p->target, false, x->module, &what_if, &y, e) < 0)
+                if (what_if(c, memo, p->target, false, x->module, &y, e) < 0)
                         return -1;
                 p->write = FSG_WRITE_REMOVE;
-                p->action = y->denied ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
+                p->action = y.denied ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
                 break;
         }
         return 0;
@@ -181,33 +187,37 @@ overridden:
                          x->module);
 }
 
-static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
-        _cleanup_free_ char *dir = NULL, *content = NULL;
-        const char *name = strrchr(p->target, '/') + 1;
-        int r;
+int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *p, FsgError *e) {
+        return fsg_plan_cached(c, NULL, NULL, op, name, flags, p, e);
+}
 
-        _cleanup_free_ char *sysdir = strndup(p->target, name - 1 - p->target);
-        if (sysdir)
-                dir = fsg_path(c, sysdir);
-        if (!dir)
+static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
+        _cleanup_free_ char *sysdir = NULL, *dir = NULL, *content = NULL;
+        _cleanup_close_ int dfd = -1;
+        const char *name = strrchr(p->target, '/') + 1;
+
+        sysdir = strndup(p->target, name - 1 - p->target);
+        if (!sysdir || asprintf(&dir, "%s%s", c->root, sysdir) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        if (p->write != FSG_WRITE_REMOVE) {
-                r = mkdir_p(dir, 0755);
-                if (r < 0)
-                        return fsg_error_errno(e, -r, "Failed to create %s", dir);
-        }
-        fsg_clean_temp_files(dir);
+        /* The directory is resolved once, inside the root, and everything below happens
+         * relative to it: a symlink swapped in meanwhile cannot send a write elsewhere. */
+        dfd = fsg_open_dir(c, sysdir, p->write != FSG_WRITE_REMOVE);
+        if (dfd == -ENOENT && p->write == FSG_WRITE_REMOVE)
+                return 0; /* the file went with its directory */
+        if (dfd < 0)
+                return fsg_error_errno(e, -dfd, "Failed to open %s", dir);
+        fsg_clean_temp_files_at(dfd);
 
         switch (p->write) {
         case FSG_WRITE_MASK:
-                return fsg_atomic_symlink(dir, name, "/dev/null", e);
+                return fsg_atomic_symlink(dfd, dir, name, "/dev/null", &p->target_id, e);
         case FSG_WRITE_DENY:
                 content = fsg_deny_file_content(p->module, p->types, p->target, FSGATE_BLOCKED_HOOK);
                 if (!content)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                return fsg_atomic_write(dir, name, content, e);
+                return fsg_atomic_write(dfd, dir, name, content, &p->target_id, e);
         case FSG_WRITE_REMOVE:
-                return fsg_durable_unlink(dir, name, e);
+                return fsg_durable_unlink(dfd, dir, name, &p->target_id, e);
         default:
                 return 0;
         }
@@ -219,7 +229,7 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
 
         if (authorized->write == FSG_WRITE_NOTHING)
                 return 0;
-        if (fsg_lock(c, &lock, e) < 0)
+        if (fsg_lock(c, c->lock_timeout_usec, &lock, e) < 0)
                 return -1;
         if (fsg_plan(c, authorized->op, authorized->module, authorized->flags, &now, e) < 0)
                 return -1;

@@ -4,11 +4,9 @@
 #include <stdint.h>
 
 #include "conffile.h"
+#include "fsgate-api.h"
 #include "state.h"
 
-#define FSG_FLAG_RUNTIME  UINT64_C(0x1)
-#define FSG_FLAG_LOAD_NOW UINT64_C(0x2)
-#define FSG_FLAG_FORCE    UINT64_C(0x4)
 
 typedef enum FsgOp {
         FSG_OP_ALLOW,
@@ -41,11 +39,38 @@ typedef struct FsgPlan {
         FsgAction action;
         char target[256];    /* system path of the file to write */
         char types[256];     /* the module's types, space-separated (for a deny file) */
+        FsgFileId target_id; /* what was at target: a write replaces or removes only that file */
 } FsgPlan;
 
 /* Validates a request and decides what it would write and which authorization it needs,
  * without touching anything. Unknown flags, names and every refusal are errors here. */
 int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);
+
+/* What a state says of one module with one of its files out of the way: the part of a plan
+ * that needs a build of its own (is an Allow still refused? which authorization does a Reset
+ * need?). */
+typedef struct FsgWhatIf {
+        char *key;
+        bool denied;
+        FsgOrigin origin;
+        char *source;
+} FsgWhatIf;
+
+#define FSG_WHAT_IF_MEMO_MAX 1024
+
+/* The "what if" answers computed for one configuration. Whoever keeps it must clear it
+ * whenever the state it plans against is rebuilt. */
+typedef struct FsgWhatIfMemo {
+        FsgWhatIf *items;
+        size_t n;
+} FsgWhatIfMemo;
+void fsg_what_if_memo_clear(FsgWhatIfMemo *memo);
+
+/* fsg_plan() against a state the caller keeps (current, which must be up to date) and its
+ * memo: no build at all when the memo has the answer, so an unauthorized caller costs what a
+ * read costs. Either may be NULL (built, or kept only for this call). */
+int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgOp op, const char *name,
+                    uint64_t flags, FsgPlan *ret, FsgError *e);
 
 /* Under the lock: plans again (the files may have changed since), refuses if the needed
  * authorization differs from the one granted, and writes. */
@@ -60,5 +85,3 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
 /* Loads the module now, ignoring blacklist and install commands, changing no config. */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e);
 
-/* Serializes writers (daemon and offline CLI alike) with flock on /etc/modprobe.d. */
-int fsg_lock(const FsgContext *c, int *ret_fd, FsgError *e);

@@ -3,6 +3,7 @@
 #include <syslog.h>
 
 #include "conffile.h"
+#include "lock.h"
 #include "log.h"
 #include "manager.h"
 #include "polkit.h"
@@ -36,8 +37,12 @@ int manager_new(const char *root, const char *kver, Manager **ret) {
                 free(m);
                 return -EINVAL;
         }
-        m->inotify_fd = -1;
+        m->ctx->lock_timeout_usec = FSGATED_LOCK_TIMEOUT_USEC;
         r = manager_cache_init(m);
+        if (!m->state_cache) {
+                manager_free(m);
+                return r;
+        }
         if (r < 0)
                 log_plain(LOG_WARNING, "inotify unavailable (%s): every answer rebuilds the state", strerror(-r));
         r = sd_event_default(&m->event);
@@ -74,12 +79,13 @@ static void clean_stale_temp_files(Manager *m) {
         static const char * const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d" };
         _cleanup_close_ int lock = -1;
 
-        if (fsg_lock(m->ctx, &lock, NULL) < 0)
+        /* One try: a start must never wait for another writer (it cleans up next time). */
+        if (fsg_lock(m->ctx, 0, &lock, NULL) < 0)
                 return;
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
-                _cleanup_free_ char *p = fsg_path(m->ctx, dirs[i]);
-                if (p)
-                        fsg_clean_temp_files(p);
+                _cleanup_close_ int dfd = fsg_open_dir(m->ctx, dirs[i], false);
+                if (dfd >= 0)
+                        fsg_clean_temp_files_at(dfd);
         }
 }
 
@@ -122,7 +128,17 @@ int manager_run(Manager *m, uint64_t idle_usec) {
                 }
         }
         (void) sd_bus_release_name(m->bus, FSGATE_BUS_NAME);
-        while (sd_bus_process(m->bus, NULL) > 0)
-                ;
+        /* What was sent to the name before it went away is ours to answer, a call that needs
+         * polkit included: keep running until it is done, unless a signal asked us to stop. */
+        for (;;) {
+                r = sd_bus_process(m->bus, NULL);
+                if (r > 0)
+                        continue;
+                if (r < 0 || m->n_pending == 0 || sd_event_get_state(m->event) == SD_EVENT_FINISHED)
+                        break;
+                r = sd_event_run(m->event, UINT64_MAX);
+                if (r < 0)
+                        return r;
+        }
         return 0;
 }

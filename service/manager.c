@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <assert.h>
 #include <syslog.h>
 
 #include "blocked.h"
@@ -11,24 +12,32 @@
 #include "strv.h"
 #include "utf8.h"
 
-/* Every handler reads the same way: arguments → validate and plan (named errors, nothing
- * touched) → return early if nothing would change → polkit → apply → signal → reply. */
+/* Every method is one block: its handler (arguments → validate and plan against the kept
+ * state, with named errors and nothing touched → reply at once if nothing would change), the
+ * polkit actions it needs with their messages, and what it does once authorized (apply →
+ * log → signal → reply). The request carries that last step. */
 
-typedef enum RequestKind {
-        REQUEST_CHANGE,
-        REQUEST_LOAD,
-        REQUEST_EXEMPT,
-} RequestKind;
+typedef struct Request Request;
+typedef int (*AuthorizedFn)(Manager *m, sd_bus_message *call, Request *req);
 
-typedef struct Request {
-        RequestKind kind;
-        FsgPlan plan;           /* REQUEST_CHANGE */
-        char module[64];
-        FsgAction actions[2];   /* authorizations still to obtain, in order */
-        size_t n_actions;
-        bool load;              /* REQUEST_CHANGE: FSG_ACTION_LOAD is among them */
+struct Request {
+        AuthorizedFn authorized;
+        char module[64];        /* "" when the request is not about one module */
+        FsgPlan plan;           /* changes only */
+        bool load;              /* changes only: a load was asked for and must follow */
+        struct {
+                FsgAction action;
+                const char *message;
+        } needs[2];             /* authorizations still to obtain, in order */
+        size_t n_needs;
         size_t next;
-} Request;
+};
+
+static void request_need(Request *req, FsgAction action, const char *message) {
+        assert(req->n_needs < ELEMENTSOF(req->needs));
+        req->needs[req->n_needs].action = action;
+        req->needs[req->n_needs++].message = message;
+}
 
 static int reply_error(sd_bus_message *call, const FsgError *e) {
         /* Messages quote paths and names, which need not be UTF-8; D-Bus strings must be. */
@@ -111,79 +120,6 @@ static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error)
         return r;
 }
 
-static const char *polkit_message(FsgAction a, const char *module) {
-        if (!*module)
-                return "Authentication is required to let the kernel keep loading every filesystem module in use now.";
-        switch (a) {
-        case FSG_ACTION_ALLOW: return "Authentication is required to let the kernel load the $(module) filesystem module automatically.";
-        case FSG_ACTION_DENY:  return "Authentication is required to stop the kernel from loading the $(module) filesystem module automatically.";
-        default:               return "Authentication is required to load the $(module) filesystem module now.";
-        }
-}
-
-static int execute(Manager *m, sd_bus_message *call, Request *req) {
-        _cleanup_strv_free_ char **done = NULL, **failed = NULL;
-        FsgError e = {};
-
-        switch (req->kind) {
-        case REQUEST_CHANGE:
-                if (fsg_apply(m->ctx, &req->plan, &e) < 0) {
-                        log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, req->module, "Change to %s failed: %s",
-                                    req->module, e.message);
-                        return reply_error(call, &e);
-                }
-                if (req->plan.write != FSG_WRITE_NOTHING) {
-                        static const char * const verbs[] = { [FSG_WRITE_MASK] = "masked with /dev/null (allowed)",
-                                                              [FSG_WRITE_DENY] = "written (denied)",
-                                                              [FSG_WRITE_REMOVE] = "removed (reset)" };
-                        log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, req->module, "%s %s",
-                                    req->plan.target, verbs[req->plan.write]);
-                        (void) emit_changed(m, req->module);
-                }
-                /* Only with the load authorization: a module that was loaded when the
-                 * request came (so none was asked for) stays unloaded if it went away. */
-                if (!req->load)
-                        break;
-                _fallthrough_;
-        case REQUEST_LOAD:
-                if (fsg_load(m->ctx, req->module, NULL, &e) < 0)
-                        return reply_error(call, &e);
-                log_request(call, FSGATE_MESSAGE_MODULE_LOADED, LOG_NOTICE, req->module, "Loaded %s for this boot",
-                            req->module);
-                break;
-        case REQUEST_EXEMPT: {
-                int r = fsg_exempt_loaded(m->ctx, &done, &failed, &e);
-
-                /* What was written before a failure is announced all the same. */
-                for (char **d = done; d && *d; d++) {
-                        log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, *d,
-                                    "%s is in use: allowed so that it keeps working", *d);
-                        (void) emit_changed(m, *d);
-                }
-                for (char **f = failed; f && *f; f++) {
-                        /* "MODULE: reason" (fsg_exempt_loaded()); names never contain ':'. */
-                        char module[64];
-                        snprintf(module, sizeof(module), "%.*s", (int) strcspn(*f, ":"), *f);
-                        log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, module, "Not exempted: %s", *f);
-                }
-                if (r < 0) {
-                        log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "ExemptLoaded failed: %s",
-                                    e.message);
-                        return reply_error(call, &e);
-                }
-                sd_bus_message *reply = NULL;
-                r = sd_bus_message_new_method_return(call, &reply);
-                if (r >= 0)
-                        r = sd_bus_message_append_strv(reply, done);
-                if (r >= 0)
-                        r = sd_bus_send(NULL, reply, NULL);
-                sd_bus_message_unref(reply);
-                return r;
-        }
-        }
-        return sd_bus_reply_method_return(call, NULL);
-}
-
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);
 
 static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const sd_bus_error *error, void *userdata) {
@@ -191,7 +127,7 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
 
         if (!granted) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_INFO, req->module, "Refused %s %s%s: %s",
-                            fsg_action_id(req->actions[req->next]), *req->module ? "on " : "for ",
+                            fsg_action_id(req->needs[req->next].action), *req->module ? "on " : "for ",
                             *req->module ? req->module : "ExemptLoaded", error->message);
                 (void) sd_bus_reply_method_error(call, error);
                 free(req);
@@ -202,15 +138,13 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
 }
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
-        FsgAction a;
-
-        if (req->next >= req->n_actions) {
-                (void) execute(m, call, req);
+        if (req->next >= req->n_needs) {
+                (void) req->authorized(m, call, req);
                 free(req);
                 return;
         }
-        a = req->actions[req->next];
-        (void) polkit_check_async(m, call, fsg_action_id(a), req->module, polkit_message(a, req->module), on_authorized, req);
+        (void) polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action), req->module,
+                                  req->needs[req->next].message, on_authorized, req);
 }
 
 static int start_request(Manager *m, sd_bus_message *call, const Request *template) {
@@ -220,6 +154,74 @@ static int start_request(Manager *m, sd_bus_message *call, const Request *templa
         *req = *template;
         authorize_next(m, call, req);
         return 1;
+}
+
+/* -- Load: this boot only, no configuration change ---------------------------------------- */
+
+static const char load_message[] = "Authentication is required to load the $(module) filesystem module now.";
+
+static int load_authorized(Manager *m, sd_bus_message *call, Request *req) {
+        FsgError e = {};
+
+        if (fsg_load(m->ctx, req->module, NULL, &e) < 0)
+                return reply_error(call, &e);
+        log_request(call, FSGATE_MESSAGE_MODULE_LOADED, LOG_NOTICE, req->module, "Loaded %s for this boot", req->module);
+        return sd_bus_reply_method_return(call, NULL);
+}
+
+static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        Request req = { .authorized = load_authorized };
+        const FsgState *s;
+        const FsgEntry *x;
+        const char *name;
+        FsgError e = {};
+        int r;
+
+        r = sd_bus_message_read(call, "s", &name);
+        if (r < 0)
+                return r;
+        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
+                return reply_error(call, &e);
+        if (x->loaded || x->builtin)
+                return sd_bus_reply_method_return(call, NULL);
+        if (!x->available) {
+                fsg_error(&e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module, m->ctx->kver ?: "(none)");
+                return reply_error(call, &e);
+        }
+        snprintf(req.module, sizeof(req.module), "%s", x->module);
+        request_need(&req, FSG_ACTION_LOAD, load_message);
+        return start_request(m, call, &req);
+}
+
+/* -- Allow, Deny, Reset: one module's file ------------------------------------------------- */
+
+static const char allow_message[] =
+        "Authentication is required to let the kernel load the $(module) filesystem module automatically.";
+static const char deny_message[] =
+        "Authentication is required to stop the kernel from loading the $(module) filesystem module automatically.";
+
+static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
+        static const char * const done[] = { [FSG_WRITE_MASK] = "masked with /dev/null (allowed)",
+                                             [FSG_WRITE_DENY] = "written (denied)",
+                                             [FSG_WRITE_REMOVE] = "removed (reset)" };
+        FsgError e = {};
+
+        if (fsg_apply(m->ctx, &req->plan, &e) < 0) {
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, req->module, "Change to %s failed: %s",
+                            req->module, e.message);
+                return reply_error(call, &e);
+        }
+        if (req->plan.write != FSG_WRITE_NOTHING) {
+                log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, req->module, "%s %s",
+                            req->plan.target, done[req->plan.write]);
+                (void) emit_changed(m, req->module);
+        }
+        /* Only with the load authorization: a module that was loaded when the request came
+         * (so none was asked for) stays unloaded if it went away. */
+        if (req->load)
+                return load_authorized(m, call, req);
+        return sd_bus_reply_method_return(call, NULL);
 }
 
 /* LOAD_NOW asks for the load authorization only when there is something to load. */
@@ -233,7 +235,7 @@ static bool needs_load(Manager *m, const char *module) {
 }
 
 static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
-        Request req = { .kind = REQUEST_CHANGE };
+        Request req = { .authorized = change_authorized };
         const char *name;
         uint64_t flags;
         FsgError e = {};
@@ -242,16 +244,17 @@ static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
         r = sd_bus_message_read(call, "st", &name, &flags);
         if (r < 0)
                 return r;
-        if (fsg_plan(m->ctx, op, name, flags, &req.plan, &e) < 0)
+        if (manager_plan(m, op, name, flags, &req.plan, &e) < 0)
                 return reply_error(call, &e);
         snprintf(req.module, sizeof(req.module), "%s", req.plan.module);
         if (req.plan.write != FSG_WRITE_NOTHING)
-                req.actions[req.n_actions++] = req.plan.action;
+                request_need(&req, req.plan.action,
+                             req.plan.action == FSG_ACTION_ALLOW ? allow_message : deny_message);
         if ((flags & FSG_FLAG_LOAD_NOW) && needs_load(m, req.plan.module)) {
-                req.actions[req.n_actions++] = FSG_ACTION_LOAD;
+                request_need(&req, FSG_ACTION_LOAD, load_message);
                 req.load = true;
         }
-        if (req.n_actions == 0)
+        if (req.n_needs == 0)
                 return sd_bus_reply_method_return(call, NULL);
         return start_request(m, call, &req);
 }
@@ -266,33 +269,50 @@ static int method_reset(sd_bus_message *call, void *userdata, sd_bus_error *erro
         return method_change(call, userdata, FSG_OP_RESET);
 }
 
-static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        const FsgState *s;
-        Request req = { .kind = REQUEST_LOAD, .actions = { FSG_ACTION_LOAD }, .n_actions = 1 };
-        const FsgEntry *x;
-        const char *name;
-        FsgError e = {};
-        int r;
+/* -- ExemptLoaded: package scripts keep what is in use working --------------------------- */
 
-        r = sd_bus_message_read(call, "s", &name);
-        if (r < 0)
-                return r;
-        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
+static const char exempt_message[] =
+        "Authentication is required to let the kernel keep loading every filesystem module in use now.";
+
+static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
+        _cleanup_strv_free_ char **done = NULL, **failed = NULL;
+        sd_bus_message *reply = NULL;
+        FsgError e = {};
+        int r = fsg_exempt_loaded(m->ctx, &done, &failed, &e);
+
+        /* What was written before a failure is announced all the same. */
+        for (char **d = done; d && *d; d++) {
+                log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, *d,
+                            "%s is in use: allowed so that it keeps working", *d);
+                (void) emit_changed(m, *d);
+        }
+        for (char **f = failed; f && *f; f++) {
+                /* "MODULE: reason" (fsg_exempt_loaded()); names never contain ':'. */
+                char module[64];
+                snprintf(module, sizeof(module), "%.*s", (int) strcspn(*f, ":"), *f);
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, module, "Not exempted: %s", *f);
+        }
+        if (r < 0) {
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "ExemptLoaded failed: %s", e.message);
                 return reply_error(call, &e);
-        if (x->loaded || x->builtin)
-                return sd_bus_reply_method_return(call, NULL);
-        if (!x->available)
-                return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(FSG_ERR_LOAD_FAILED),
-                                                  "No module file for %s in kernel %s", x->module, m->ctx->kver ?: "(none)");
-        snprintf(req.module, sizeof(req.module), "%s", x->module);
-        return start_request(m, call, &req);
+        }
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append_strv(reply, done);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
 }
 
 static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Request req = { .kind = REQUEST_EXEMPT, .actions = { FSG_ACTION_ALLOW }, .n_actions = 1, .module = "" };
+        Request req = { .authorized = exempt_authorized };
+
+        request_need(&req, FSG_ACTION_ALLOW, exempt_message);
         return start_request(userdata, call, &req);
 }
+
+/* -- Properties ----------------------------------------------------------------------------- */
 
 static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
                             sd_bus_message *reply, void *userdata, sd_bus_error *error) {
@@ -305,10 +325,24 @@ static int property_kernel_release(sd_bus *bus, const char *path, const char *in
         return sd_bus_message_append(reply, "s", m->ctx->kver ?: "");
 }
 
+/* Not an error: one unreadable file must not silence every answer, but whoever reads one
+ * must be able to learn that it may be incomplete, and why. */
+static int property_unreadable_files(sd_bus *bus, const char *path, const char *interface, const char *property,
+                                     sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const FsgState *s;
+        FsgError e = {};
+
+        if (manager_state(m, &s, &e) < 0)
+                return sd_bus_error_set(error, fsg_error_dbus_name(e.code), e.message);
+        return sd_bus_message_append_strv(reply, s->unreadable);
+}
+
 const sd_bus_vtable manager_vtable[] = {
         SD_BUS_VTABLE_START(0),
         SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("KernelRelease", "s", property_kernel_release, 0, SD_BUS_VTABLE_PROPERTY_CONST),
+        SD_BUS_PROPERTY("UnreadableFiles", "as", property_unreadable_files, 0, 0),
         SD_BUS_METHOD_WITH_NAMES("ListFilesystems", "", "", "a(sassssbbbb)", SD_BUS_PARAM(filesystems),
                                  method_list, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetFilesystem", "s", SD_BUS_PARAM(name), "(sassssbbbb)", SD_BUS_PARAM(filesystem),

@@ -5,10 +5,8 @@
 #include <systemd/sd-event.h>
 
 #include "state.h"
+#include "store.h"
 
-#define FSGATE_BUS_NAME "org.fsgate.fsgate1"
-#define FSGATE_BUS_PATH "/org/fsgate/fsgate1"
-#define FSGATE_BUS_IFACE "org.fsgate.fsgate1.Manager"
 
 typedef struct Manager {
         sd_event *event;
@@ -17,10 +15,7 @@ typedef struct Manager {
         FsgContext *ctx;
         unsigned n_pending;     /* authorizations in flight: no idle exit while > 0 */
         struct PolkitQuery *polkit_queries; /* those of them waiting for an answer (polkit.c) */
-        FsgState *cache;        /* see state-cache.c */
-        int inotify_fd;
-        struct StateCache *state_cache; /* what else tells the cache to re-read: state-cache.c */
-        uint64_t n_rebuilds;
+        struct StateCache *state_cache; /* the kept answer and what tells it to re-read: state-cache.c */
         char **reported;        /* "device\ttype" already signalled as Blocked */
 } Manager;
 
@@ -34,3 +29,5 @@ int manager_cache_init(Manager *m);
 void manager_cache_done(Manager *m);
 /* The current state, rebuilt only when the configuration changed. Owned by the manager. */
 int manager_state(Manager *m, const FsgState **ret, FsgError *e);
+/* fsg_plan() against that state: what validating a request costs whoever sends it. */
+int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);

@@ -8,8 +8,10 @@
 #include <sys/inotify.h>
 #include <sys/socket.h>
 #include <sys/vfs.h>
+#include <syslog.h>
 
 #include "confscan.h"
+#include "log.h"
 #include "manager.h"
 
 /* The computed state is kept until inotify says a modprobe.d directory or the module tree
@@ -35,6 +37,9 @@ enum {
 };
 
 typedef struct StateCache {
+        FsgState *state;        /* NULL until the next answer builds it */
+        FsgWhatIfMemo what_if;  /* planning answers for state's configuration, cleared with it */
+        int inotify_fd;         /* the modprobe.d directories and the module tree */
         int epoll_fd;
         int proc_inotify_fd;    /* ROOT/proc is a plain directory */
         int uevent_fd;          /* ROOT/proc is procfs */
@@ -57,13 +62,15 @@ static void add_watch(int fd, const char *dir, uint32_t mask, bool watch_parent_
 }
 
 static void add_watches(Manager *m) {
+        StateCache *sc = m->state_cache;
+
         for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
                 _cleanup_free_ char *p = fsg_path(m->ctx, fsg_conf_dirs[i].path);
                 if (p)
-                        add_watch(m->inotify_fd, p, DIR_EVENTS, true);
+                        add_watch(sc->inotify_fd, p, DIR_EVENTS, true);
         }
         if (m->ctx->moddir)
-                add_watch(m->inotify_fd, m->ctx->moddir, DIR_EVENTS, false);
+                add_watch(sc->inotify_fd, m->ctx->moddir, DIR_EVENTS, false);
 }
 
 static void close_fd(StateCache *sc, int *fd) {
@@ -176,18 +183,19 @@ int manager_cache_init(Manager *m) {
 
         if (!sc)
                 return -ENOMEM;
-        *sc = (StateCache) { .epoll_fd = -1, .proc_inotify_fd = -1, .uevent_fd = -1, .mountinfo_fd = -1 };
+        *sc = (StateCache) { .inotify_fd = -1, .epoll_fd = -1, .proc_inotify_fd = -1, .uevent_fd = -1,
+                             .mountinfo_fd = -1 };
         m->state_cache = sc;
         sc->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
         if (sc->epoll_fd < 0)
                 return -errno;
-        m->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (m->inotify_fd < 0)
+        sc->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (sc->inotify_fd < 0)
                 return -errno;
-        if (watch_fd(sc, m->inotify_fd, EPOLLIN, TAG_CONFIG) < 0) {
+        if (watch_fd(sc, sc->inotify_fd, EPOLLIN, TAG_CONFIG) < 0) {
                 int r = -errno;
-                close(m->inotify_fd);
-                m->inotify_fd = -1;
+                close(sc->inotify_fd);
+                sc->inotify_fd = -1;
                 return r;
         }
         add_watches(m);
@@ -201,12 +209,11 @@ int manager_cache_init(Manager *m) {
 void manager_cache_done(Manager *m) {
         StateCache *sc = m->state_cache;
 
-        m->cache = fsg_state_free(m->cache);
-        if (m->inotify_fd >= 0)
-                close(m->inotify_fd);
-        m->inotify_fd = -1;
         if (!sc)
                 return;
+        fsg_state_free(sc->state);
+        fsg_what_if_memo_clear(&sc->what_if);
+        close_fd(sc, &sc->inotify_fd);
         close_fd(sc, &sc->proc_inotify_fd);
         close_fd(sc, &sc->uevent_fd);
         close_fd(sc, &sc->mountinfo_fd);
@@ -223,7 +230,7 @@ static bool poll_changes(Manager *m) {
         bool config = false;
         int n;
 
-        if (m->inotify_fd < 0 || !sc || sc->epoll_fd < 0)
+        if (sc->inotify_fd < 0 || sc->epoll_fd < 0)
                 return true; /* no watch: rebuild every time rather than risk staleness */
         n = epoll_wait(sc->epoll_fd, ev, ELEMENTSOF(ev), 0);
         if (n < 0) {
@@ -234,7 +241,7 @@ static bool poll_changes(Manager *m) {
         for (int i = 0; i < n; i++)
                 switch (ev[i].data.u64) {
                 case TAG_CONFIG:
-                        config = drain_inotify(m->inotify_fd) || config;
+                        config = drain_inotify(sc->inotify_fd) || config;
                         break;
                 case TAG_PROC:
                         if (drain_inotify(sc->proc_inotify_fd)) {
@@ -260,28 +267,38 @@ int manager_state(Manager *m, const FsgState **ret, FsgError *e) {
         bool loaded_watched, mounted_watched;
 
         if (poll_changes(m)) {
-                m->cache = fsg_state_free(m->cache);
-                if (m->inotify_fd >= 0)
+                sc->state = fsg_state_free(sc->state);
+                fsg_what_if_memo_clear(&sc->what_if);
+                if (sc->inotify_fd >= 0)
                         add_watches(m); /* a directory may have appeared or been replaced */
         }
-        loaded_watched = sc && (sc->live_proc ? sc->uevent_fd >= 0 : sc->proc_inotify_fd >= 0);
-        mounted_watched = sc && (sc->live_proc ? sc->mountinfo_fd >= 0 : sc->proc_inotify_fd >= 0);
-        if (!m->cache) {
-                if (fsg_state_build(m->ctx, NULL, &m->cache, e) < 0)
+        loaded_watched = (sc->live_proc ? sc->uevent_fd >= 0 : sc->proc_inotify_fd >= 0);
+        mounted_watched = (sc->live_proc ? sc->mountinfo_fd >= 0 : sc->proc_inotify_fd >= 0);
+        if (!sc->state) {
+                if (fsg_state_build(m->ctx, NULL, &sc->state, e) < 0)
                         return -1;
-                m->n_rebuilds++;
+                for (char **u = sc->state->unreadable; u && *u; u++)
+                        log_plain(LOG_WARNING, "Cannot read %s%s: skipped, answers may be incomplete", m->ctx->root, *u);
                 /* A build leaves its garbage (kmod's indexes, the parsed files) in the heap's
                  * free lists: give it back, since nothing else is as big until the next one. */
                 (void) malloc_trim(0);
         } else {
-                if ((!loaded_watched || sc->loaded_stale || m->cache->loaded_transient) &&
-                    fsg_state_update_loaded(m->ctx, m->cache) < 0)
+                if ((!loaded_watched || sc->loaded_stale || sc->state->loaded_transient) &&
+                    fsg_state_update_loaded(m->ctx, sc->state) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/modules", m->ctx->root);
-                if ((!mounted_watched || sc->mounted_stale) && fsg_state_update_mounted(m->ctx, m->cache) < 0)
+                if ((!mounted_watched || sc->mounted_stale) && fsg_state_update_mounted(m->ctx, sc->state) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/mounts", m->ctx->root);
         }
-        if (sc)
-                sc->loaded_stale = sc->mounted_stale = false;
-        *ret = m->cache;
+        sc->loaded_stale = sc->mounted_stale = false;
+        *ret = sc->state;
         return 0;
+}
+
+int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e) {
+        StateCache *sc = m->state_cache;
+        const FsgState *s;
+
+        if (manager_state(m, &s, e) < 0)
+                return -1;
+        return fsg_plan_cached(m->ctx, s, &sc->what_if, op, name, flags, ret, e);
 }

@@ -25,14 +25,12 @@
 #include <systemd/sd-event.h>
 
 #include "config.h"
+#include "fsgate-api.h"
 #include "macro.h"
 #include "name.h"
 #include "notify-text.h"
 #include "strv.h"
 
-#define FSGATE_BUS_NAME "org.fsgate.fsgate1"
-#define FSGATE_BUS_PATH "/org/fsgate/fsgate1"
-#define FSGATE_BUS_IFACE "org.fsgate.fsgate1.Manager"
 
 #define NOTIFY_BUS_NAME "org.freedesktop.Notifications"
 #define NOTIFY_BUS_PATH "/org/freedesktop/Notifications"

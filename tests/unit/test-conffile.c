@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "conffile.h"
 #include "test-util.h"
@@ -52,41 +57,208 @@ TEST(test_deny_content) {
         free(s);
 }
 
+static int open_dir(const char *root, const char *rel) {
+        char *p = path_in(root, rel);
+        int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        ASSERT(fd >= 0);
+        free(p);
+        return fd;
+}
+
+static FsgFileId id_of(int dfd, const char *name) {
+        FsgFileId id;
+        fsg_file_classify_at(dfd, name, "hfs", &id);
+        return id;
+}
+
+/* Only name and the files in keep are in the directory (no temp file left behind). */
+static void assert_only(int dfd, const char *name, const char *keep) {
+        int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *d = fdopendir(fd);
+        struct dirent *de;
+
+        ASSERT(d);
+        while ((de = readdir(d)))
+                if (!streq(de->d_name, ".") && !streq(de->d_name, "..") && !streq(de->d_name, name) &&
+                    !(keep && streq(de->d_name, keep))) {
+                        fprintf(stderr, "unexpected %s\n", de->d_name);
+                        ASSERT(false);
+                }
+        closedir(d);
+}
+
+static char *content_of(const char *root, const char *rel) {
+        char *p = path_in(root, rel), *buf = calloc(1, 4096);
+        FILE *f = fopen(p, "re");
+        ASSERT(f && buf);
+        ASSERT(fread(buf, 1, 4095, f) < 4095);
+        fclose(f);
+        free(p);
+        return buf;
+}
+
 TEST(test_atomic_writes) {
-        char *root = scratch_root_new(false), *dir = path_in(root, "etc/modprobe.d"), *p, buf[16];
+        char *root = scratch_root_new(false), *p, buf[16];
+        int dfd = open_dir(root, "etc/modprobe.d");
         FsgError e = {};
+        FsgFileId id;
         struct stat st;
+        mode_t old_umask;
         ssize_t n;
 
         p = path_in(root, "etc/modprobe.d/x.conf");
-        ASSERT(fsg_atomic_write(dir, "x.conf", "blacklist a\n", &e) == 0);
+        /* The caller's umask does not reach the file: kmod run by anyone reads it. */
+        old_umask = umask(077);
+        ASSERT(fsg_atomic_write(dfd, "/etc/modprobe.d", "x.conf", FSG_HEADER "\nblacklist a\n", NULL, &e) == 0);
+        umask(old_umask);
         ASSERT(stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0644);
-        ASSERT(fsg_atomic_symlink(dir, "x.conf", "/dev/null", &e) == 0);
+        id = id_of(dfd, "x.conf");
+        ASSERT(id.kind == FSG_FILE_FSGATE && id.ino == st.st_ino);
+        ASSERT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", "x.conf", "/dev/null", &id, &e) == 0);
         n = readlink(p, buf, sizeof(buf) - 1);
         ASSERT(n == 9);
         buf[n] = 0;
         ASSERT_STREQ(buf, "/dev/null");
-        ASSERT(fsg_durable_unlink(dir, "x.conf", &e) == 0);
+        assert_only(dfd, "x.conf", NULL);
+        id = id_of(dfd, "x.conf");
+        ASSERT(id.kind == FSG_FILE_MASK);
+        ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", "x.conf", &id, &e) == 0);
         ASSERT(lstat(p, &st) < 0 && errno == ENOENT);
-        ASSERT(fsg_durable_unlink(dir, "x.conf", &e) == 0); /* idempotent */
+        ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", "x.conf", &id, &e) == 0); /* idempotent */
+        assert_only(dfd, "", NULL);
 
-        /* A temp file a killed writer left behind is cleaned; other files are not. */
-        write_file(root, "etc/modprobe.d/" FSG_TEMP_PREFIX "deadbeef", "blacklist a\n");
+        /* A temp file a killed writer left behind is cleaned; other files are not, nor a
+         * foreign file kept aside because it could not be put back (it waits for a human). */
+        write_file(root, "etc/modprobe.d/" FSG_TEMP_PREFIX "deadbeef", FSG_HEADER "\nblacklist a\n");
+        write_file(root, "etc/modprobe.d/" FSG_TEMP_PREFIX "half", "# Wri");
+        make_symlink(root, "etc/modprobe.d/" FSG_TEMP_PREFIX "mask", "/dev/null");
+        write_file(root, "etc/modprobe.d/" FSG_KEPT_PREFIX "0", "# CIS\ninstall hfs /bin/true\n");
         write_file(root, "etc/modprobe.d/keep.conf", "blacklist a\n");
-        fsg_clean_temp_files(dir);
+        fsg_clean_temp_files_at(dfd);
+        assert_only(dfd, "keep.conf", FSG_KEPT_PREFIX "0");
         free(p);
-        p = path_in(root, "etc/modprobe.d/" FSG_TEMP_PREFIX "deadbeef");
-        ASSERT(lstat(p, &st) < 0);
-        free(p);
-        p = path_in(root, "etc/modprobe.d/keep.conf");
-        ASSERT(lstat(p, &st) == 0);
+        close(dfd);
+        scratch_root_free(root);
+}
 
-        /* A directory that cannot be written is ReadOnly, not a generic failure. */
-        free(dir);
-        dir = path_in(root, "does-not-exist");
-        ASSERT(fsg_atomic_write(dir, "x.conf", "x", &e) < 0 && e.code == FSG_ERR_FAILED);
-        free(dir);
+/* The promise "never touch a foreign file" against a writer that does not take our lock: a
+ * file that appears, or replaces ours, between the plan and the write stays as it is. */
+TEST(test_foreign_file_appears) {
+        char *root = scratch_root_new(false), *s;
+        const char *rel = "etc/modprobe.d/60-blacklist_fs-hfs.conf", *name = "60-blacklist_fs-hfs.conf";
+        const char *foreign = "# by hand\nblacklist hfs\ninstall hfs /bin/true\n";
+        int dfd = open_dir(root, "etc/modprobe.d");
+        FsgFileId absent = { .kind = FSG_FILE_ABSENT }, ours;
+        FsgError e = {};
+
+        /* Planned on an empty name; someone else's file there at the write. */
+        write_file(root, rel, foreign);
+        ASSERT(fsg_atomic_write(dfd, "/etc/modprobe.d", name, FSG_HEADER "\n", &absent, &e) < 0);
+        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
+        ASSERT_STREQ(s = content_of(root, rel), foreign);
+        free(s);
+        e = (FsgError) {};
+        ASSERT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", name, "/dev/null", NULL, &e) < 0);
+        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
+        ASSERT_STREQ(s = content_of(root, rel), foreign);
+        free(s);
+        assert_only(dfd, name, NULL);
+
+        /* Planned on our own file; replaced by a foreign one (a new inode) before the write. */
+        s = path_in(root, rel);
+        ASSERT(unlink(s) == 0);
+        free(s);
+        write_file(root, rel, FSG_HEADER "\nblacklist hfs\n");
+        ours = id_of(dfd, name);
+        ASSERT(ours.kind == FSG_FILE_FSGATE);
+        s = path_in(root, rel);
+        ASSERT(unlink(s) == 0);
+        free(s);
+        write_file(root, rel, foreign);
+        e = (FsgError) {};
+        ASSERT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", name, "/dev/null", &ours, &e) < 0);
+        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
+        ASSERT_STREQ(s = content_of(root, rel), foreign);
+        free(s);
+        e = (FsgError) {};
+        ASSERT(fsg_atomic_write(dfd, "/etc/modprobe.d", name, FSG_HEADER "\n", &ours, &e) < 0);
+        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
+        ASSERT_STREQ(s = content_of(root, rel), foreign);
+        free(s);
+        /* ... and a Reset does not remove it. */
+        e = (FsgError) {};
+        ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", name, &ours, &e) < 0);
+        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
+        ASSERT_STREQ(s = content_of(root, rel), foreign);
+        free(s);
+        assert_only(dfd, name, NULL);
+
+        /* Our file edited in place (same inode): no longer the file planned on. */
+        s = path_in(root, rel);
+        ASSERT(unlink(s) == 0);
+        free(s);
+        write_file(root, rel, FSG_HEADER "\nblacklist hfs\n");
+        ours = id_of(dfd, name);
+        s = path_in(root, rel);
+        FILE *f = fopen(s, "ae");
+        ASSERT(f && fputs("install hfs /bin/true\n", f) >= 0 && fclose(f) == 0);
+        free(s);
+        e = (FsgError) {};
+        ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", name, &ours, &e) < 0);
+        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
+        ASSERT_STREQ(s = content_of(root, rel), FSG_HEADER "\nblacklist hfs\ninstall hfs /bin/true\n");
+        free(s);
+        assert_only(dfd, name, NULL);
+
+        /* A plan that saw a foreign file never writes. */
+        ours = id_of(dfd, name);
+        ours.kind = FSG_FILE_FOREIGN;
+        e = (FsgError) {};
+        ASSERT(fsg_atomic_write(dfd, "/etc/modprobe.d", name, FSG_HEADER "\n", &ours, &e) < 0);
+        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
+        assert_only(dfd, name, NULL);
+        close(dfd);
+        scratch_root_free(root);
+}
+
+/* Another fsgate's atomic writes swap our files under the classifier's eyes: what it sees is
+ * always one of them, never "foreign" (which would refuse a change for nothing). */
+TEST(test_classify_while_swapped) {
+        char *root = scratch_root_new(false), *a = path_in(root, "etc/modprobe.d/a"), *b = path_in(root, "etc/modprobe.d/b");
+        int dfd = open_dir(root, "etc/modprobe.d");
+        pid_t pid;
+
+        write_file(root, "etc/modprobe.d/a", FSG_HEADER "\nblacklist hfs\n");
+        make_symlink(root, "etc/modprobe.d/b", "/dev/null");
+        pid = fork();
+        ASSERT(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;)
+                        (void) renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+        }
+        for (int i = 0; i < 20000; i++) {
+                FsgFileKind k = fsg_file_classify_at(dfd, "a", "hfs", NULL);
+                ASSERT(k == FSG_FILE_FSGATE || k == FSG_FILE_MASK);
+        }
+        ASSERT(kill(pid, SIGKILL) == 0);
+        ASSERT(waitpid(pid, NULL, 0) == pid);
+        free(a);
+        free(b);
+        close(dfd);
+        scratch_root_free(root);
+}
+
+/* What is read to classify is never waited for: a FIFO at the name is foreign, at once. */
+TEST(test_classify_fifo) {
+        char *root = scratch_root_new(false), *p = path_in(root, "etc/modprobe.d/60-blacklist_fs-hfs.conf");
+        int dfd = open_dir(root, "etc/modprobe.d");
+
+        ASSERT(mkfifo(p, 0644) == 0);
+        ASSERT(fsg_file_classify(p, "hfs") == FSG_FILE_FOREIGN);
+        ASSERT(fsg_file_classify_at(dfd, "60-blacklist_fs-hfs.conf", "hfs", NULL) == FSG_FILE_FOREIGN);
         free(p);
+        close(dfd);
         scratch_root_free(root);
 }
 
@@ -108,6 +280,9 @@ int main(void) {
         RUN(test_classify);
         RUN(test_deny_content);
         RUN(test_atomic_writes);
+        RUN(test_foreign_file_appears);
+        RUN(test_classify_fifo);
+        RUN(test_classify_while_swapped);
         RUN(test_error_names);
         return 0;
 }

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* The public contract, spelled once: the service, fsgatectl, the notifier, the hook and the
+ * benchmark include this. Error names are in fsg-error.c, with their codes. */
+
+#include <stdint.h>
+
+#define FSGATE_BUS_NAME  "org.fsgate.fsgate1"
+#define FSGATE_BUS_PATH  "/org/fsgate/fsgate1"
+#define FSGATE_BUS_IFACE "org.fsgate.fsgate1.Manager"
+
+/* Flags of Allow, Deny and Reset (org.fsgate.fsgate1(5)). */
+#define FSG_FLAG_RUNTIME  UINT64_C(0x1)
+#define FSG_FLAG_LOAD_NOW UINT64_C(0x2)
+#define FSG_FLAG_FORCE    UINT64_C(0x4)
+
+/* polkit actions (polkit/org.fsgate.fsgate1.policy). */
+#define FSGATE_ACTION_ALLOW "org.fsgate.fsgate1.allow"
+#define FSGATE_ACTION_DENY  "org.fsgate.fsgate1.deny"
+#define FSGATE_ACTION_LOAD  "org.fsgate.fsgate1.load"

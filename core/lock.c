@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "lock.h"
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
+}
+
+/* Whoever could open the file or replace it could hold the lock: both must be ours alone. */
+static bool private_to_us(const struct stat *st, mode_t type) {
+        return (st->st_mode & S_IFMT) == type && st->st_uid == geteuid() && !(st->st_mode & 0077);
+}
+
+static int open_lock_dir(FsgError *e) {
+        _cleanup_free_ char *dir = NULL;
+        const char *base = geteuid() == 0 ? "/run" : getenv("XDG_RUNTIME_DIR");
+        struct stat st;
+        int fd;
+
+        if (!base || base[0] != '/')
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot lock: not root and XDG_RUNTIME_DIR is not set");
+        if (asprintf(&dir, "%s/fsgate", base) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        /* The service's RuntimeDirectory= makes it 0755; a first offline write makes it 0700. */
+        if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+                return fsg_error_errno(e, errno, "Failed to create %s", dir);
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return fsg_error_errno(e, errno, "Failed to open %s", dir);
+        if (fstat(fd, &st) < 0 || (st.st_mode & S_IFMT) != S_IFDIR || st.st_uid != geteuid() ||
+            (st.st_mode & 0022)) {
+                close(fd);
+                return fsg_error(e, FSG_ERR_FAILED, "%s is not a directory only uid %u can write to",
+                                 dir, (unsigned) geteuid());
+        }
+        return fd;
+}
+
+static int lock_name(const FsgContext *c, char **ret, FsgError *e) {
+        struct stat st;
+
+        if (!*c->root)
+                *ret = strdup("lock");
+        else if (stat(c->root, &st) < 0)
+                return fsg_error_errno(e, errno, "Failed to look at %s", c->root);
+        else if (asprintf(ret, "root-%llx-%llx.lock", (unsigned long long) st.st_dev,
+                          (unsigned long long) st.st_ino) < 0)
+                *ret = NULL;
+        return *ret ? 0 : fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+}
+
+int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e) {
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = -1, fd = -1;
+        uint64_t deadline = now_usec() + timeout_usec;
+        struct stat st;
+
+        if (lock_name(c, &name, e) < 0)
+                return -1;
+        dfd = open_lock_dir(e);
+        if (dfd < 0)
+                return -1;
+        /* Read-only is enough for flock, and opens on a read-only /run too. */
+        fd = openat(dfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
+        if (fd < 0)
+                return fsg_error_errno(e, errno, "Failed to open the lock %s", name);
+        if (fstat(fd, &st) < 0)
+                return fsg_error_errno(e, errno, "Failed to check the lock %s", name);
+        if (!private_to_us(&st, S_IFREG))
+                return fsg_error(e, FSG_ERR_FAILED, "The lock %s is not a private regular file; remove it", name);
+        for (;;) {
+                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                        break;
+                if (errno != EWOULDBLOCK && errno != EINTR)
+                        return fsg_error_errno(e, errno, "Failed to take the lock %s", name);
+                /* Polling keeps the wait bounded without a timer or a signal. */
+                if (now_usec() >= deadline)
+                        return fsg_error(e, FSG_ERR_BUSY,
+                                         "Another fsgate writer is changing the configuration; nothing was changed, try again");
+                (void) usleep(10000);
+        }
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdint.h>
+
+#include "context.h"
+
+/* How long a writer waits for another writer (always the same user, root in practice)
+ * before giving up with Busy. A write holds the lock for milliseconds; the daemon, which
+ * answers everyone from one loop, waits less (FSGATED_LOCK_TIMEOUT_USEC). */
+#define FSG_LOCK_TIMEOUT_USEC (10 * 1000000ULL)
+#define FSGATED_LOCK_TIMEOUT_USEC (1000000ULL)
+
+/* Takes the lock the writers of one root (the daemon and the offline CLI alike) share,
+ * waiting at most timeout_usec (0: one try). On success *ret_fd holds it until closed. Fails
+ * with FSG_ERR_BUSY when another writer keeps it longer.
+ *
+ * The lock file is outside any image, in a directory only its owner can enter (/run/fsgate
+ * for root, else $XDG_RUNTIME_DIR/fsgate), and 0600: an unprivileged process can neither open
+ * it nor hold it, so it cannot stall a writer; and an image gets no file it did not ask for.
+ * The running system's is /run/fsgate/lock; an image's is named after its root directory's
+ * device and inode, so every writer of that image finds the same one. */
+int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e);

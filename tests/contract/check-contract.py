@@ -1,0 +1,74 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The public contract is spelled in a few places that must agree; this names the place a
+change forgot (HACKING.md's checklist):
+- every method, signal and property of dbus/org.fsgate.fsgate1.Manager.xml is documented in
+  man/org.fsgate.fsgate1.5.scd (the XML itself is checked against the live vtable by
+  tests/bus/test-methods.py);
+- every org.fsgate.fsgate1.Error.* name of core/fsg-error.c is in the man page and in the
+  README's error table;
+- every polkit action id of core/fsgate-api.h is defined in polkit/org.fsgate.fsgate1.policy
+  and named in the man page, and the policy defines no other;
+- every fsgatectl verb (fsgatectl --list-verbs) is in man/fsgatectl.1.scd.
+Usage: check-contract.py SOURCE_ROOT FSGATECTL
+"""
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+src, fsgatectl = sys.argv[1], sys.argv[2]
+
+
+def read(rel):
+    with open(f'{src}/{rel}') as f:
+        return f.read()
+
+
+problems = []
+man = read('man/org.fsgate.fsgate1.5.scd')
+readme = read('README.md')
+
+iface = ET.fromstring(read('dbus/org.fsgate.fsgate1.Manager.xml')).find('interface')
+for kind in ('method', 'signal', 'property'):
+    for el in iface.findall(kind):
+        if not re.search(r'\*' + el.get('name') + r'[*(]', man):
+            problems.append(f'{kind} {el.get("name")}: not documented in man/org.fsgate.fsgate1.5.scd')
+
+errors = sorted(set(re.findall(r'"org\.fsgate\.fsgate1\.Error\.(\w+)"', read('core/fsg-error.c'))))
+if not errors:
+    problems.append('no error names found in core/fsg-error.c')
+for name in errors:
+    if not re.search(r'\*' + name + r'\*', man):
+        problems.append(f'error {name}: not in man/org.fsgate.fsgate1.5.scd')
+    if f'`org.fsgate.fsgate1.Error.{name}`' not in readme:
+        problems.append(f'error {name}: not in the README\'s error table')
+
+actions = set(re.findall(r'#define FSGATE_ACTION_\w+\s+"([\w.]+)"', read('core/fsgate-api.h')))
+policy = set(a.get('id') for a in ET.fromstring(read('polkit/org.fsgate.fsgate1.policy')).findall('action'))
+if not actions:
+    problems.append('no action ids found in core/fsgate-api.h')
+for a in sorted(actions - policy):
+    problems.append(f'polkit action {a}: not defined in polkit/org.fsgate.fsgate1.policy')
+for a in sorted(policy - actions):
+    problems.append(f'polkit action {a}: defined in the policy but not in core/fsgate-api.h')
+for a in sorted(actions):
+    if a not in man:
+        problems.append(f'polkit action {a}: not named in man/org.fsgate.fsgate1.5.scd')
+
+ctl_man = read('man/fsgatectl.1.scd')
+out = subprocess.run([fsgatectl, '--list-verbs'], capture_output=True, text=True, check=True).stdout
+verbs = [line.split()[0] for line in out.splitlines() if line.strip()]
+if not verbs:
+    problems.append('fsgatectl --list-verbs printed nothing')
+for v in verbs:
+    if not re.search(r'\*' + re.escape(v) + r'\*', ctl_man):
+        problems.append(f'fsgatectl verb {v}: not in man/fsgatectl.1.scd')
+
+for p in problems:
+    print('FAIL:', p)
+print(f'{len(errors)} errors, {len(actions)} actions, {len(verbs)} verbs, '
+      f'{sum(len(iface.findall(k)) for k in ("method", "signal", "property"))} members checked; '
+      f'{len(problems)} problems')
+sys.exit(1 if problems else 0)

@@ -14,9 +14,11 @@
 #include "strv.h"
 #include "utf8.h"
 
-/* The in-memory fallback of reported_before(): the bound only protects memory; real
- * systems see a handful of devices. */
-#define REPORTED_MAX 1024
+/* The records of reported_before(), on disk and in memory: the newest ones, the oldest
+ * dropped first. Real systems see a handful of media per boot, but anyone who may set up a
+ * loop device (udisks lets a desktop user) makes a new medium each time, and the records
+ * must not fill /run. A medium whose record was dropped may be reported once more. */
+#define REPORTED_MAX 256
 
 static void device_unrefp(sd_device **d) {
         sd_device_unref(*d);
@@ -135,6 +137,70 @@ static const char *medium_seq(sd_device *d) {
         return v;
 }
 
+typedef struct ReportedRecord {
+        struct timespec made;
+        char *name;
+} ReportedRecord;
+
+static int reported_record_cmp(const void *a, const void *b) {
+        const ReportedRecord *x = a, *y = b;
+
+        if (x->made.tv_sec != y->made.tv_sec)
+                return x->made.tv_sec < y->made.tv_sec ? -1 : 1;
+        if (x->made.tv_nsec != y->made.tv_nsec)
+                return x->made.tv_nsec < y->made.tv_nsec ? -1 : 1;
+        return strcmp(x->name, y->name);
+}
+
+/* Drops the oldest records in DIR (by their mtime, which reported_before() sets to the
+ * nanosecond) until REPORTED_MAX are left, KEEP (the record just made) among them. */
+static void reported_trim(const char *dir, const char *keep) {
+        _cleanup_closedir_ DIR *d = opendir(dir);
+        ReportedRecord *v = NULL;
+        size_t n = 0, size = 0;
+        struct dirent *de;
+
+        if (!d)
+                return;
+        while ((de = readdir(d))) {
+                struct stat st;
+
+                if (de->d_name[0] == '.' || streq(de->d_name, keep) ||
+                    fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        continue;
+                if (n == size) {
+                        ReportedRecord *w = reallocarray(v, size ? size * 2 : REPORTED_MAX + 1, sizeof(*v));
+                        if (!w)
+                                break;
+                        v = w;
+                        size = size ? size * 2 : REPORTED_MAX + 1;
+                }
+                v[n].made = st.st_mtim;
+                v[n].name = strdup(de->d_name);
+                if (v[n].name)
+                        n++;
+        }
+        if (n >= REPORTED_MAX) {
+                qsort(v, n, sizeof(*v), reported_record_cmp);
+                for (size_t i = 0; i < n - (REPORTED_MAX - 1); i++)
+                        (void) unlinkat(dirfd(d), v[i].name, 0);
+        }
+        for (size_t i = 0; i < n; i++)
+                free(v[i].name);
+        free(v);
+}
+
+/* The in-memory list, oldest first. */
+static void reported_remember(Manager *m, const char *key) {
+        size_t n = strv_length(m->reported);
+
+        if (n >= REPORTED_MAX) {
+                free(m->reported[0]);
+                memmove(m->reported, m->reported + 1, n * sizeof(char *)); /* with the NULL */
+        }
+        (void) strv_extend(&m->reported, key);
+}
+
 /* Whether this medium was already reported with this type, remembering it if not. The
  * service exits when idle and udev replays "add" (udevadm trigger, a re-plug of the same
  * card), so the record lives for the boot in ROOT/run/fsgate (RuntimeDirectory=); a new
@@ -154,7 +220,15 @@ static bool reported_before(Manager *m, const char *devnode, sd_device *d, const
                 (void) mkdir(dir, 0755);
                 fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
                 if (fd >= 0) {
+                        struct timespec now[2];
+
+                        /* The file system's own timestamps are only as fine as a clock
+                         * tick: too coarse to tell which of a burst of records came first. */
+                        (void) clock_gettime(CLOCK_REALTIME, &now[0]);
+                        now[1] = now[0];
+                        (void) futimens(fd, now);
                         close(fd);
+                        reported_trim(dir, key);
                         return false;
                 }
                 if (errno == EEXIST)
@@ -162,8 +236,7 @@ static bool reported_before(Manager *m, const char *devnode, sd_device *d, const
         }
         if (strv_contains(m->reported, key))
                 return true;
-        if (strv_length(m->reported) < REPORTED_MAX)
-                (void) strv_extend(&m->reported, key);
+        reported_remember(m, key);
         return false;
 }
 

@@ -2,29 +2,36 @@
 /* The hook a deny routes the kernel's request to. It runs synchronously inside the kernel's
  * module request (as modprobe's install command, uid 0), so it must be quick and must never
  * wait for the service: it writes one kernel log line, hands the report to a detached
- * child, and exits 0 — the mount then fails with "unknown filesystem type". From udev it
- * reports a new device itself, within the 3 s it allows itself.
+ * child, and exits 0 — the mount then fails with "unknown filesystem type". Any user who may
+ * create a user namespace can make the kernel ask as often as it likes, so both are rate
+ * limited per type (hook-ratelimit.h): past the burst an attempt costs a few system calls
+ * and one line later sums them up. From udev it reports a new device itself, within the
+ * 3 s it allows itself; that path is not limited here, because udev runs it synchronously
+ * in a bounded number of workers and fsgated reports a medium only once.
  *
  *   fsgate-blocked TYPE MODULE SOURCE     from the install line of a deny file
  *   fsgate-blocked --device DEVNODE       from the udev rule; the type is udev's ID_FS_TYPE
  */
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <systemd/sd-bus.h>
 
+#include "hook-ratelimit.h"
 #include "macro.h"
 #include "name.h"
 #include "state.h"
 #include "utf8.h"
 
-static void kmsg(const char *type, const char *module, const char *source) {
+static void kmsg(const char *fmt, ...) _printf_(1, 2);
+static void kmsg(const char *fmt, ...) {
         char line[512];
+        va_list ap;
         int fd, n;
 
-        /* <4> = warning: visible in dmesg and the journal, and not alarming. */
-        n = snprintf(line, sizeof(line),
-                     "<4>fsgate: blocked autoload of filesystem %s (module %s, denied by %s); allow with: fsgatectl allow %s\n",
-                     type, module, source, module);
+        va_start(ap, fmt);
+        n = vsnprintf(line, sizeof(line), fmt, ap);
+        va_end(ap);
         /* FSGATE_KMSG lets host tests capture the line instead of logging to the host kernel. */
         fd = open(getenv("FSGATE_KMSG") ?: "/dev/kmsg", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
@@ -46,7 +53,8 @@ static void call(const char *method, const char *a, const char *b, uint64_t time
 /* The report must not hold up the kernel, yet fsgated only believes reports from root,
  * and it can check who sent one only while the sender is still connected. So a detached
  * child makes the call and waits for the answer (bus activation included); the parent
- * returns to modprobe at once. */
+ * returns to modprobe at once. The child inherits the reporter locks of
+ * hook_claim_reporter() and holds them until it exits. */
 static void post(const char *method, const char *a, const char *b) {
         pid_t pid;
         int fd;
@@ -87,7 +95,46 @@ static int device_mode(const char *devnode) {
         return 0;
 }
 
+/* A module request the deny routed here. Past the burst of its type this is all an
+ * attempt costs: the state opened, counted, closed; no fork, no bus. */
+static int blocked_mode(const char *type, const char *module, const char *source) {
+        _cleanup_close_ int dir_fd = hook_state_open();
+        HookVerdict v;
+        int locks[2];
+
+        hook_account(dir_fd, type, &v);
+        /* <4> = warning: visible in dmesg and the journal, and not alarming. */
+        if (v.summary > 0)
+                kmsg("<4>fsgate: %u more blocked autoloads of filesystem %s (module %s) suppressed; "
+                     "at most %u are logged per %u s\n", v.summary, type, module, v.burst, v.window_sec);
+        if (!v.log)
+                return 0;
+        kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s, denied by %s); allow with: fsgatectl allow %s\n",
+             type, module, source, module);
+        if (!v.report || hook_claim_reporter(dir_fd, type, locks) < 0)
+                return 0;
+        post("ReportBlocked", type, module);
+        close(locks[0]);
+        close(locks[1]);
+        return 0;
+}
+
+/* The kernel starts modprobe, and so the hook, without standard input, output or error
+ * (kernel/umh.c). Left free, those numbers would go to the files opened next, the reporter
+ * locks among them, and the reporting child's dup2() of /dev/null onto them would close
+ * the locks. */
+static void stdio_fill(void) {
+        int fd;
+
+        do
+                fd = open("/dev/null", O_RDWR | O_NOCTTY);
+        while (fd >= 0 && fd <= STDERR_FILENO);
+        if (fd > STDERR_FILENO)
+                close(fd);
+}
+
 int main(int argc, char *argv[]) {
+        stdio_fill();
         /* Never hold up the kernel (or udev) for long, whatever the bus does. */
         signal(SIGALRM, SIG_DFL);
         alarm(3);
@@ -98,7 +145,5 @@ int main(int argc, char *argv[]) {
                 fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE\n");
                 return 0; /* still a block: modprobe must not load anything either way */
         }
-        kmsg(argv[1], argv[2], argv[3]);
-        post("ReportBlocked", argv[1], argv[2]);
-        return 0;
+        return blocked_mode(argv[1], argv[2], argv[3]);
 }

@@ -374,6 +374,9 @@ class Stack:
         self.address = 'unix:path=' + self.socket
         self.env = dict(os.environ)
         self.env['DBUS_SYSTEM_BUS_ADDRESS'] = self.address
+        # The hook's rate-limit state, per stack: never the host's /run/fsgate, which would
+        # outlive the run and be shared between tests running at once.
+        self.env['FSGATE_RUNTIME_DIR'] = os.path.join(workdir, 'run-fsgate')
         self.env.pop('DBUS_SESSION_BUS_ADDRESS', None)
         self.env.pop('INVOCATION_ID', None)   # fsgated logs to stderr only outside systemd
         self.env['LC_ALL'] = 'C.UTF-8'

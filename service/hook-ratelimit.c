@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The hook's state lives in small root-only files in /run/fsgate, one set per boot:
+ *
+ *   hook-TYPE.state      TYPE's current window (HookRecord), shared by every hook through
+ *                        mmap(): counted with atomic adds, so a storm of attempts neither
+ *                        waits for a lock nor loses count
+ *   hook-TYPE.reporter   flock()ed by the one child reporting TYPE
+ *   hook-reporter-N      N < HOOK_REPORTERS_MAX: flock()ed by any reporting child
+ *
+ * Locks are flock()s: the kernel drops them when their holder dies, so a killed hook leaves
+ * nothing stuck behind, and a forked child shares its parent's, which is how a reporter
+ * keeps its slot after the hook has returned to modprobe. Every lock is taken with
+ * LOCK_NB: the hook runs inside the kernel's module request and must never wait. */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "hook-ratelimit.h"
+#include "macro.h"
+#include "name.h"
+
+typedef struct HookRecord {
+        uint64_t start_ms;      /* CLOCK_BOOTTIME; 0: no window yet */
+        uint64_t attempts;      /* in the window, the logged ones included */
+} HookRecord;
+
+int hook_state_open(void) {
+        const char *path = getenv("FSGATE_RUNTIME_DIR") ?: "/run/fsgate";
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        /* fsgated's RuntimeDirectory=, which exists only once the service has run. */
+        (void) mkdir(path, 0755);
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)))
+                return -EPERM;
+        return TAKE_FD(fd);
+}
+
+/* Only root can create files in the directory; still, nothing but root's own plain,
+ * private, singly linked file is believed (no FIFO to hang on, no hard link to another
+ * file of root's to scribble on). */
+static int open_state_file(int dir_fd, const char *name) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0600);
+        if (fd < 0)
+                return -errno;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if (!S_ISREG(st.st_mode) || st.st_uid != 0 || st.st_nlink != 1 || (st.st_mode & 0077))
+                return -EPERM;
+        return TAKE_FD(fd);
+}
+
+static uint64_t now_ms(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_BOOTTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
+}
+
+static bool window_over(uint64_t start, uint64_t now, uint64_t window_ms) {
+        /* A start in the future comes from a clock we cannot compare with. */
+        return start == 0 || now < start || now - start >= window_ms;
+}
+
+static unsigned window_sec(void) {
+        const char *e = getenv("FSGATE_HOOK_WINDOW_SEC");
+        char *end;
+        unsigned long v;
+
+        if (!e)
+                return HOOK_WINDOW_SEC;
+        errno = 0;
+        v = strtoul(e, &end, 10);
+        if (errno != 0 || end == e || *end || v < 1 || v > 86400)
+                return HOOK_WINDOW_SEC;
+        return (unsigned) v;
+}
+
+void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
+        _cleanup_close_ int fd = -1;
+        char name[FSG_NAME_MAX + 32];
+        uint64_t window_ms, n;
+        HookRecord *r;
+        struct stat st;
+
+        *ret = (HookVerdict) { .log = true, .burst = HOOK_BURST, .window_sec = window_sec() };
+        window_ms = ret->window_sec * 1000ULL;
+        if (dir_fd < 0)
+                return;
+        (void) snprintf(name, sizeof(name), "hook-%s.state", type);
+        fd = open_state_file(dir_fd, name);
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return;
+        /* Only ever grown, never shrunk: a mapping of it cannot fault. */
+        if (st.st_size < (off_t) sizeof(HookRecord) && ftruncate(fd, sizeof(HookRecord)) < 0)
+                return;
+        r = mmap(NULL, sizeof(HookRecord), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (r == MAP_FAILED)
+                return;
+
+        /* One attempt opens the next window and sums up the last; one that finds the lock
+         * taken counts itself in whichever window is current when it adds. The exchange
+         * hands every attempt of the last window to exactly one summary. */
+        if (window_over(__atomic_load_n(&r->start_ms, __ATOMIC_ACQUIRE), now_ms(), window_ms) &&
+            flock(fd, LOCK_EX | LOCK_NB) >= 0) {
+                uint64_t now = now_ms();
+
+                if (window_over(__atomic_load_n(&r->start_ms, __ATOMIC_ACQUIRE), now, window_ms)) {
+                        n = __atomic_exchange_n(&r->attempts, 0, __ATOMIC_ACQ_REL);
+                        __atomic_store_n(&r->start_ms, now, __ATOMIC_RELEASE);
+                        if (n > ret->burst)
+                                ret->summary = n - ret->burst > UINT_MAX ? UINT_MAX : (unsigned) (n - ret->burst);
+                }
+                (void) flock(fd, LOCK_UN);
+        }
+        n = __atomic_fetch_add(&r->attempts, 1, __ATOMIC_ACQ_REL);
+        ret->log = ret->report = n < ret->burst;
+        (void) munmap(r, sizeof(HookRecord));
+}
+
+int hook_claim_reporter(int dir_fd, const char *type, int ret_fds[static 2]) {
+        _cleanup_close_ int type_fd = -1;
+        char name[FSG_NAME_MAX + 32];
+
+        (void) snprintf(name, sizeof(name), "hook-%s.reporter", type);
+        type_fd = open_state_file(dir_fd, name);
+        if (type_fd < 0)
+                return type_fd;
+        /* Held: this type's report is still on its way, and a second one says nothing new. */
+        if (flock(type_fd, LOCK_EX | LOCK_NB) < 0)
+                return -errno;
+        for (unsigned i = 0; i < HOOK_REPORTERS_MAX; i++) {
+                int fd;
+
+                (void) snprintf(name, sizeof(name), "hook-reporter-%u", i);
+                fd = open_state_file(dir_fd, name);
+                if (fd < 0)
+                        return fd;
+                if (flock(fd, LOCK_EX | LOCK_NB) >= 0) {
+                        ret_fds[0] = TAKE_FD(type_fd);
+                        ret_fds[1] = fd;
+                        return 0;
+                }
+                close(fd);
+        }
+        return -EBUSY;
+}

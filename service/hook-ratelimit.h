@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+/* Any user who may create a user namespace can make the kernel run the hook as root, as
+ * often as it likes (`unshare -Urm mount -t hfs ...`). What one attempt may cost therefore
+ * has to be bounded per type, whatever the rate: */
+#define HOOK_BURST 3            /* kernel log lines (and reports) per type and window */
+#define HOOK_WINDOW_SEC 60      /* FSGATE_HOOK_WINDOW_SEC overrides it, for tests */
+#define HOOK_REPORTERS_MAX 4    /* detached reporting children, all types together */
+
+typedef struct HookVerdict {
+        bool log;               /* write the kernel log line */
+        bool report;            /* and report, if a reporter is free: only when counted */
+        unsigned summary;       /* attempts the previous window kept quiet about: say so first */
+        unsigned burst;
+        unsigned window_sec;
+} HookVerdict;
+
+/* The directory of the hook's state: /run/fsgate (FSGATE_RUNTIME_DIR in tests), created
+ * 0755 if missing and trusted only if root's and writable by nobody else. A file
+ * descriptor, or -errno. */
+int hook_state_open(void);
+
+/* Counts one attempt for TYPE in its window. Without a state it can trust, every attempt
+ * is logged (a block never goes unseen) and none is reported (what costs a process and a
+ * bus connection is never unbounded). */
+void hook_account(int dir_fd, const char *type, HookVerdict *ret);
+
+/* Claims the right to report TYPE: one reporter per type, HOOK_REPORTERS_MAX in all. On
+ * success ret_fds[] hold the two locks; a child forked before they are closed keeps them
+ * until it exits. -EBUSY (or -errno) otherwise. */
+int hook_claim_reporter(int dir_fd, const char *type, int ret_fds[static 2]);

@@ -16,8 +16,10 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <systemd/sd-bus.h>
+#include <systemd/sd-device.h>
 
 #include "hook-ratelimit.h"
+#include "device-check.h"
 #include "macro.h"
 #include "name.h"
 #include "state.h"
@@ -85,7 +87,8 @@ static int device_mode(const char *devnode) {
         if (!type || !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0)
                 return 0;
         /* FSGATE_ROOT: tests judge against a scratch root; udev never sets it. */
-        if (fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0 || fsg_state_build(c, NULL, &s, NULL) < 0)
+        if (fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0 || !device_type_may_be_denied(c, type) ||
+            fsg_state_build(c, NULL, &s, NULL) < 0)
                 return 0;
         x = fsg_state_find(s, type);
         /* Synchronous, unlike the kernel's path: udevd kills what a RUN program leaves
@@ -133,6 +136,42 @@ static void stdio_fill(void) {
                 close(fd);
 }
 
+static void device_enumerator_unrefp(sd_device_enumerator **e) {
+        sd_device_enumerator_unref(*e);
+}
+
+/* Disks that were there before the system bus (at boot, or plugged in before dbus.service
+ * ran): their udev "add" found no one to tell. fsgate-boot-report.service runs this once the
+ * bus is up; the service reports each medium only once, so a disk udev did report is not
+ * reported again. Not in a udev worker: it may wait for bus activation. */
+static int boot_mode(void) {
+        _cleanup_(device_enumerator_unrefp) sd_device_enumerator *e = NULL;
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+
+        alarm(120);
+        if (sd_device_enumerator_new(&e) < 0 || sd_device_enumerator_add_match_subsystem(e, "block", true) < 0 ||
+            sd_device_enumerator_add_match_property(e, "ID_FS_TYPE", "*") < 0 ||
+            fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
+                return 0;
+        for (sd_device *d = sd_device_enumerator_get_device_first(e); d; d = sd_device_enumerator_get_device_next(e)) {
+                const char *devnode = NULL, *type = NULL;
+                const FsgEntry *x;
+
+                if (sd_device_get_devname(d, &devnode) < 0 || sd_device_get_property_value(d, "ID_FS_TYPE", &type) < 0 ||
+                    !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0 ||
+                    !device_type_may_be_denied(c, type))
+                        continue;
+                /* Built once, and only when some disk may need it. */
+                if (!s && fsg_state_build(c, NULL, &s, NULL) < 0)
+                        return 0;
+                x = fsg_state_find(s, type);
+                if (x && x->denied && !x->builtin)
+                        call("ReportDevice", devnode, type, 25000000ULL);
+        }
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
         stdio_fill();
         /* Never hold up the kernel (or udev) for long, whatever the bus does. */
@@ -141,8 +180,10 @@ int main(int argc, char *argv[]) {
 
         if (argc == 3 && streq(argv[1], "--device"))
                 return device_mode(argv[2]);
+        if (argc == 2 && streq(argv[1], "--boot"))
+                return boot_mode();
         if (argc != 4 || !fsg_name_is_valid(argv[1]) || !fsg_name_is_valid(argv[2])) {
-                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE\n");
+                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --boot\n");
                 return 0; /* still a block: modprobe must not load anything either way */
         }
         return blocked_mode(argv[1], argv[2], argv[3]);

@@ -11,11 +11,13 @@ import subprocess
 import sys
 import threading
 import time
+import unittest
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fsgatebus as fb  # noqa: E402
-from fsgatebus import CONFIG, E_ACCESS_DENIED, IFACE, NOBODY, BusTestCase, die_with_parent, stop_process  # noqa: E402
+from fsgatebus import (CONFIG, E_ACCESS_DENIED, IFACE, NOBODY, BusTestCase, die_with_parent, stop_process,  # noqa: E402
+                       write)
 
 
 class BlockedMonitor:
@@ -152,6 +154,29 @@ class BlockedTest(BusTestCase):
         self.assertEqual(self.run_hook('--device', '/dev/sdy2', env_extra=env)[0], 0)
         sig = self.mon.wait(2, timeout=2)
         self.assertEqual([s[:3] for s in sig], [('minix', 'minix', '/dev/sdy1')])
+
+    @unittest.skipUnless(shutil.which('strace'), 'strace is missing')
+    def test_device_hook_decides_from_the_type_first(self):
+        """udev runs the device hook for every disk with a filesystem, the root's at every
+        boot: for a type that autoloads it must not open the module tree's indexes (libkmod,
+        the whole state), only the small files that say so. A denied type still does."""
+        self.vendor('minix')
+        write(self.root, 'etc/modprobe.d/50-local.conf', 'options jfs foo=1\n')   # names another module
+
+        def opened(fs_type):
+            env = dict(self.stack.env, FSGATE_KMSG=self.kmsg, FSGATE_ROOT=self.root, ID_FS_TYPE=fs_type)
+            p = subprocess.run(['strace', '-f', '-qq', '-e', 'trace=open,openat,openat2', '-o', '/dev/stderr',
+                                self.hook, '--device', '/dev/sdy9'],
+                               env=env, capture_output=True, text=True, timeout=20)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            return p.stderr
+        for allowed in ('xfs', 'vfat', 'swap', 'LVM2_member', 'hfsplus'):
+            trace = opened(allowed)
+            self.assertFalse('modules.dep' in trace or 'modules.alias.bin' in trace,
+                             f'{allowed}: the module tree was read (libkmod, the whole state)')
+        self.assertIn('modules.dep', opened('minix'))
+        sig = self.mon.wait(1, timeout=2)
+        self.assertEqual([s[:3] for s in sig], [('minix', 'minix', '/dev/sdy9')])
 
     def test_reports_are_root_only(self):
         self.vendor('hfs')

@@ -246,10 +246,12 @@ static int report(sd_bus_message *call, Manager *m, const char *type, const char
         const FsgEntry *x;
         FsgError e = {};
 
-        if (!fsg_name_is_valid(type))
-                return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(FSG_ERR_INVALID_NAME), "Invalid type");
+        if (!fsg_name_is_valid(type)) {
+                fsg_error(&e, FSG_ERR_INVALID_NAME, "Invalid type");
+                return manager_reply_error(call, &e);
+        }
         if (manager_state(m, &s, &e) < 0)
-                return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(e.code), "%s", e.message);
+                return manager_reply_error(call, &e);
         x = fsg_state_find(s, type);
         /* The hook only runs for a deny; a type that is allowed now was allowed meanwhile. */
         if (!x || !x->denied)
@@ -275,12 +277,15 @@ int method_report_blocked(sd_bus_message *call, void *userdata, sd_bus_error *er
 int method_report_device(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         const char *device, *type;
+        FsgError e = {};
         int r;
 
         r = sd_bus_message_read(call, "ss", &device, &type);
         if (r < 0)
                 return r;
-        if (strncmp(device, "/dev/", 5) != 0 || strstr(device, "/..") || !fsg_name_is_valid(strrchr(device, '/') + 1))
-                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_INVALID_ARGS, "Not a device node: %s", device);
+        if (strncmp(device, "/dev/", 5) != 0 || strstr(device, "/..") || !fsg_name_is_valid(strrchr(device, '/') + 1)) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Not a device node: %s", device);
+                return manager_reply_error(call, &e);
+        }
         return report(call, m, type, device);
 }

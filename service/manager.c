@@ -39,7 +39,7 @@ static void request_need(Request *req, FsgAction action, const char *message) {
         req->needs[req->n_needs++].message = message;
 }
 
-static int reply_error(sd_bus_message *call, const FsgError *e) {
+int manager_reply_error(sd_bus_message *call, const FsgError *e) {
         /* Messages quote paths and names, which need not be UTF-8; D-Bus strings must be. */
         _cleanup_free_ char *msg = fsg_utf8_escape(e->message);
         return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(e->code), "%s", msg ?: "Out of memory");
@@ -83,7 +83,7 @@ static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error
         int r;
 
         if (manager_state(m, &s, &e) < 0)
-                return reply_error(call, &e);
+                return manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "(sassssbbbb)");
@@ -110,7 +110,7 @@ static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error)
         if (r < 0)
                 return r;
         if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
-                return reply_error(call, &e);
+                return manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = append_entry(reply, x);
@@ -164,7 +164,7 @@ static int load_authorized(Manager *m, sd_bus_message *call, Request *req) {
         FsgError e = {};
 
         if (fsg_load(m->ctx, req->module, NULL, &e) < 0)
-                return reply_error(call, &e);
+                return manager_reply_error(call, &e);
         log_request(call, FSGATE_MESSAGE_MODULE_LOADED, LOG_NOTICE, req->module, "Loaded %s for this boot", req->module);
         return sd_bus_reply_method_return(call, NULL);
 }
@@ -182,12 +182,12 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
         if (r < 0)
                 return r;
         if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
-                return reply_error(call, &e);
+                return manager_reply_error(call, &e);
         if (x->loaded || x->builtin)
                 return sd_bus_reply_method_return(call, NULL);
         if (!x->available) {
                 fsg_error(&e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module, m->ctx->kver ?: "(none)");
-                return reply_error(call, &e);
+                return manager_reply_error(call, &e);
         }
         snprintf(req.module, sizeof(req.module), "%s", x->module);
         request_need(&req, FSG_ACTION_LOAD, load_message);
@@ -210,7 +210,7 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
         if (fsg_apply(m->ctx, &req->plan, &e) < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, req->module, "Change to %s failed: %s",
                             req->module, e.message);
-                return reply_error(call, &e);
+                return manager_reply_error(call, &e);
         }
         if (req->plan.write != FSG_WRITE_NOTHING) {
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, req->module, "%s %s",
@@ -245,7 +245,7 @@ static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
         if (r < 0)
                 return r;
         if (manager_plan(m, op, name, flags, &req.plan, &e) < 0)
-                return reply_error(call, &e);
+                return manager_reply_error(call, &e);
         snprintf(req.module, sizeof(req.module), "%s", req.plan.module);
         if (req.plan.write != FSG_WRITE_NOTHING)
                 request_need(&req, req.plan.action,
@@ -294,7 +294,7 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
         }
         if (r < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "ExemptLoaded failed: %s", e.message);
-                return reply_error(call, &e);
+                return manager_reply_error(call, &e);
         }
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)

@@ -29,5 +29,7 @@ int manager_cache_init(Manager *m);
 void manager_cache_done(Manager *m);
 /* The current state, rebuilt only when the configuration changed. Owned by the manager. */
 int manager_state(Manager *m, const FsgState **ret, FsgError *e);
+/* The one way an FsgError becomes a D-Bus error reply (its message made valid UTF-8). */
+int manager_reply_error(sd_bus_message *call, const FsgError *e);
 /* fsg_plan() against that state: what validating a request costs whoever sends it. */
 int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);

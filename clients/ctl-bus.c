@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <systemd/sd-bus.h>
 
+#include "autoload.h"
 #include "ctl-agent.h"
 #include "ctl.h"
 #include "fsgate-api.h"
@@ -35,8 +36,9 @@ static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgEr
         va_list ap;
         int r;
 
-        if (connect_bus(o, bus, e) < 0)
-                return -1;
+        r = connect_bus(o, bus, e);
+        if (r < 0)
+                return r;
         r = sd_bus_message_new_method_call(*bus, &m, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, method);
         if (r >= 0) {
                 va_start(ap, types);
@@ -116,8 +118,9 @@ static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         size_t cap = 64;
         int r;
 
-        if (call(o, &bus, &reply, e, "ListFilesystems", "") < 0)
-                return -1;
+        r = call(o, &bus, &reply, e, "ListFilesystems", "");
+        if (r < 0)
+                return r;
         if (state_new(cap, &s) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         r = sd_bus_message_enter_container(reply, 'a', "(sassssbbbb)");
@@ -147,8 +150,9 @@ static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgErr
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         int r;
 
-        if (call(o, &bus, &reply, e, "GetFilesystem", "s", name) < 0)
-                return -1;
+        r = call(o, &bus, &reply, e, "GetFilesystem", "s", name);
+        if (r < 0)
+                return r;
         if (state_new(1, &s) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         r = read_entry(reply, &s->entries[0]);
@@ -178,12 +182,21 @@ static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
-        if (call(o, &bus, &reply, e, "ExemptLoaded", "") < 0)
-                return -1;
+        r = call(o, &bus, &reply, e, "ExemptLoaded", "");
+        if (r < 0)
+                return r;
         r = sd_bus_message_read_strv(reply, ret);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
         return 0;
+}
+
+/* Read locally, with no call: the files are world-readable, and the service reads the same
+ * ones. */
+static bool bus_block_is_reported(const CtlOptions *o, const char *type) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+
+        return fsg_context_new(NULL, NULL, &c, NULL) >= 0 && fsg_type_block_is_reported(c, type);
 }
 
 const CtlBackend ctl_backend_bus = {
@@ -192,4 +205,5 @@ const CtlBackend ctl_backend_bus = {
         .change = bus_change,
         .load = bus_load,
         .exempt = bus_exempt,
+        .block_is_reported = bus_block_is_reported,
 };

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "autoload.h"
 #include "ctl.h"
 #include "strv.h"
 
@@ -11,41 +12,31 @@ static int open_ctx(const CtlOptions *o, FsgContext **ret, FsgError *e) {
 
 static int offline_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        if (open_ctx(o, &c, e) < 0)
-                return -1;
-        return fsg_state_build(c, NULL, ret, e);
+        int r = open_ctx(o, &c, e);
+
+        return r < 0 ? r : fsg_state_build(c, NULL, ret, e);
 }
 
 static int offline_get(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        const FsgEntry *x;
+        int r = open_ctx(o, &c, e);
 
-        if (open_ctx(o, &c, e) < 0 || fsg_state_build(c, NULL, &s, e) < 0 ||
-            fsg_state_resolve(c, s, name, &x, e) < 0)
-                return -1;
-        /* Keep just the one entry: move it to the front and shrink. */
-        FsgEntry keep = *x, first = s->entries[0];
-        s->entries[x - s->entries] = first;
-        s->entries[0] = keep;
-        for (size_t i = 1; i < s->n; i++) {
-                free(s->entries[i].module);
-                strv_free(s->entries[i].types);
-                free(s->entries[i].source);
-        }
-        s->n = 1;
-        *ret = TAKE_PTR(s);
-        return 0;
+        return r < 0 ? r : fsg_state_build_one(c, name, ret, e);
 }
 
 static int offline_change(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         FsgPlan p;
+        int r;
 
         if (flags & FSG_FLAG_LOAD_NOW)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "--load needs the running system; it cannot be used with --root");
-        if (open_ctx(o, &c, e) < 0 || fsg_plan(c, op, name, flags, &p, e) < 0)
-                return -1;
+        r = open_ctx(o, &c, e);
+        if (r < 0)
+                return r;
+        r = fsg_plan(c, op, name, flags, &p, e);
+        if (r < 0)
+                return r;
         return fsg_apply(c, &p, e);
 }
 
@@ -56,12 +47,24 @@ static int offline_load(const CtlOptions *o, const char *name, FsgError *e) {
 static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_strv_free_ char **failed = NULL;
+        int r;
 
-        if (open_ctx(o, &c, e) < 0 || fsg_exempt_loaded(c, ret, &failed, e) < 0)
-                return -1;
+        r = open_ctx(o, &c, e);
+        if (r < 0)
+                return r;
+        r = fsg_exempt_loaded(c, ret, &failed, e);
+        if (r < 0)
+                return r;
         for (char **f = failed; f && *f; f++)
                 fprintf(stderr, "Not exempted: %s\n", *f);
         return 0;
+}
+
+/* From the image's own files, as the kernel under it would read them. */
+static bool offline_block_is_reported(const CtlOptions *o, const char *type) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+
+        return open_ctx(o, &c, NULL) >= 0 && fsg_type_block_is_reported(c, type);
 }
 
 const CtlBackend ctl_backend_offline = {
@@ -70,4 +73,5 @@ const CtlBackend ctl_backend_offline = {
         .change = offline_change,
         .load = offline_load,
         .exempt = offline_exempt,
+        .block_is_reported = offline_block_is_reported,
 };

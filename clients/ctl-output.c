@@ -87,7 +87,7 @@ void ctl_print_table(const FsgState *s) {
         printf("\n%zu filesystem modules listed.\n", s->n);
 }
 
-void ctl_print_status(const CtlOptions *o, const FsgEntry *x) {
+void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry *x) {
         char types[256];
         types_joined(x, types, sizeof(types));
         printf("      Module: %s\n", x->module);
@@ -102,7 +102,7 @@ void ctl_print_status(const CtlOptions *o, const FsgEntry *x) {
         if (x->denied && !x->builtin) {
                 size_t n = 0, reported = 0;
                 for (char **t = x->types; t && *t; t++, n++)
-                        reported += ctl_block_is_reported(o, x, *t);
+                        reported += be->block_is_reported(o, *t);
                 printf("     Blocked: %s\n", n > 0 && reported == n ? "reported (kernel log, journal, Blocked signal)" :
                                              reported > 0 ? "reported for some of its types only" :
                                              "not reported: decided by a plain blacklist or the kernel command line");

@@ -6,7 +6,6 @@
 #include <systemd/sd-device.h>
 
 #include "confscan.h"
-#include "conffile.h"
 #include "ctl.h"
 #include "json-writer.h"
 #include "name.h"
@@ -52,15 +51,6 @@ static char *device_fs_type(const char *devnode) {
         return *buf ? strdup(buf) : NULL;
 }
 
-bool ctl_block_is_reported(const CtlOptions *o, const FsgEntry *x, const char *type) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-
-        /* Read locally: the files are world-readable, and the service reads the same ones. */
-        if (!x->denied || fsg_context_new(o->root, o->kernel_release, &c, NULL) < 0)
-                return false;
-        return fsg_type_block_is_reported(c, type);
-}
-
 /* A file fsgate may override: ours by name (60-blacklist_fs-MODULE.conf) in any directory. */
 static bool fsg_source_is_ours(const FsgEntry *x) {
         _cleanup_free_ char *own = NULL;
@@ -100,7 +90,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 return ctl_fail(o, &e);
         }
         x = &s->entries[0];
-        reported = ctl_block_is_reported(o, x, type);
+        reported = x->denied && be->block_is_reported(o, type);
 
         if (o->json) {
                 JsonWriter w = JSON_WRITER(stdout);

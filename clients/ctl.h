@@ -19,6 +19,9 @@ typedef struct CtlBackend {
         int (*change)(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e);
         int (*load)(const CtlOptions *o, const char *name, FsgError *e);
         int (*exempt)(const CtlOptions *o, char ***ret, FsgError *e);
+        /* Whether a blocked autoload of type would be reported (the deciding file routes the
+         * kernel's request to the hook). */
+        bool (*block_is_reported)(const CtlOptions *o, const char *type);
 } CtlBackend;
 
 extern const CtlBackend ctl_backend_bus;
@@ -28,7 +31,7 @@ extern const CtlBackend ctl_backend_offline;
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
-void ctl_print_status(const CtlOptions *o, const FsgEntry *x);
+void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
  * returns the exit status fsgatectl(1) documents for it. */
@@ -36,5 +39,3 @@ int ctl_fail(const CtlOptions *o, const FsgError *e);
 
 /* `fsgatectl why DEVICE|TYPE`. Returns the exit status. */
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);
-/* Whether a blocked autoload of type is reported (the deciding file routes it to the hook). */
-bool ctl_block_is_reported(const CtlOptions *o, const FsgEntry *x, const char *type);

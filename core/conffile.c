@@ -9,15 +9,6 @@
 #include "conffile.h"
 #include "name.h"
 
-const char *fsg_file_kind_to_string(FsgFileKind k) {
-        static const char * const n[] = {
-                [FSG_FILE_ABSENT] = "absent", [FSG_FILE_MASK] = "mask", [FSG_FILE_FSGATE] = "fsgate",
-                [FSG_FILE_SUSE_NEVER] = "opensuse-never", [FSG_FILE_MODIFIABLE] = "modifiable",
-                [FSG_FILE_FOREIGN] = "foreign",
-        };
-        return n[k];
-}
-
 /* Large files are certainly not ours; a cap keeps a hostile file from costing memory. */
 #define CLASSIFY_MAX 65536
 

@@ -36,7 +36,6 @@ FsgFileKind fsg_file_classify(const char *fullpath, const char *module);
 FsgFileKind fsg_file_classify_at(int dfd, const char *name, const char *module, FsgFileId *ret);
 /* abs (a system path) below the root, its directory resolved inside the root. */
 FsgFileKind fsg_target_classify(const FsgContext *c, const char *abs, const char *module, FsgFileId *ret);
-const char *fsg_file_kind_to_string(FsgFileKind k);
 
 /* The content fsgate writes for a deny of module (serving the space-separated types) in
  * the file at path: the blacklist, plus one alias per type that routes the kernel's request

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <malloc.h>
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "alloc-util.h"
 #include "confscan.h"
 #include "name.h"
 #include "strv.h"
@@ -45,116 +45,6 @@ static bool conf_name_wanted(const char *fn) {
         if (fn[0] == '.')
                 return false;
         return (l >= 6 && streq(fn + l - 5, ".conf")) || (l >= 7 && streq(fn + l - 6, ".alias"));
-}
-
-void fsg_rules_free(FsgRule *rules, size_t n) {
-        for (size_t i = 0; i < n; i++) {
-                free(rules[i].name);
-                free(rules[i].value);
-        }
-        free(rules);
-}
-
-/* Room for one more element of an array grown by doubling (the allocator knows its capacity),
- * so that adding n elements one at a time copies O(n) bytes in all, not O(n²). */
-static void *grow_one(void *p, size_t n, size_t size) {
-        if (p && size * (n + 1) <= malloc_usable_size(p))
-                return p;
-        return realloc(p, size * (n < 4 ? 8 : 2 * (n + 1)));
-}
-
-static int rule_add(FsgRule **rules, size_t *n, FsgRuleKind kind, const char *name, const char *value, size_t file) {
-        FsgRule *t = grow_one(*rules, *n, sizeof(FsgRule));
-        if (!t)
-                return -ENOMEM;
-        *rules = t;
-        t[*n] = (FsgRule) { .kind = kind, .name = strdup(name), .value = value ? strdup(value) : NULL, .file = file };
-        if (!t[*n].name || (value && !t[*n].value)) {
-                free(t[*n].name);
-                free(t[*n].value);
-                return -ENOMEM;
-        }
-        fsg_name_normalize(t[*n].name);
-        if (kind == FSG_RULE_ALIAS)
-                fsg_name_normalize(t[*n].value);
-        (*n)++;
-        return 0;
-}
-
-static int parse_line(char *line, size_t file, FsgRule **rules, size_t *n) {
-        char *save = NULL, *cmd, *a, *b;
-
-        if (line[0] == '\0' || line[0] == '#')
-                return 0;
-        cmd = strtok_r(line, "\t ", &save);
-        if (!cmd)
-                return 0;
-        a = strtok_r(NULL, "\t ", &save);
-        if (!a)
-                return 0; /* kmod logs a syntax error and goes on */
-        if (streq(cmd, "blacklist"))
-                return rule_add(rules, n, FSG_RULE_BLACKLIST, a, NULL, file);
-        if (streq(cmd, "install")) {
-                b = strtok_r(NULL, "", &save);
-                return b ? rule_add(rules, n, FSG_RULE_INSTALL, a, b, file) : 0;
-        }
-        if (streq(cmd, "alias")) {
-                b = strtok_r(NULL, "\t ", &save);
-                return b ? rule_add(rules, n, FSG_RULE_ALIAS, a, b, file) : 0;
-        }
-        return 0;
-}
-
-static int parse_fd(int fd, size_t file_index, FsgRule **rules, size_t *n_rules) {
-        _cleanup_fclose_ FILE *f = NULL;
-        int r;
-
-        if (fd < 0)
-                return fd == -ENOENT ? 0 : fd;
-        f = fdopen(fd, "re");
-        if (!f) {
-                close(fd);
-                return -ENOMEM;
-        }
-        r = fsg_conf_parse(f, file_index, rules, n_rules);
-        return r >= 0 && ferror(f) ? -EIO : r;
-}
-
-int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules) {
-        static const FsgContext host = { .root = (char *) "", .root_fd = -1 };
-        return parse_fd(fsg_open_regular(&host, fullpath, FSG_CONF_MAX), file_index, rules, n_rules);
-}
-
-int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules) {
-        _cleanup_free_ char *line = NULL, *joined = NULL;
-        size_t cap = 0, jl = 0;
-        ssize_t l;
-
-        /* A line ending in a backslash continues on the next one, joined without the newline. */
-        while ((l = getline(&line, &cap, f)) >= 0) {
-                bool cont;
-                char *t;
-
-                if (l > 0 && line[l - 1] == '\n')
-                        line[--l] = 0;
-                cont = l > 0 && line[l - 1] == '\\';
-                if (cont)
-                        line[--l] = 0;
-                t = realloc(joined, jl + l + 1);
-                if (!t)
-                        return -ENOMEM;
-                joined = t;
-                memcpy(joined + jl, line, l + 1);
-                jl += l;
-                if (cont)
-                        continue;
-                if (parse_line(joined, file_index, rules, n_rules) < 0)
-                        return -ENOMEM;
-                jl = 0;
-        }
-        if (jl > 0 && parse_line(joined, file_index, rules, n_rules) < 0)
-                return -ENOMEM;
-        return 0;
 }
 
 static int cmp_files(const void *a, const void *b) {
@@ -209,7 +99,7 @@ static int index_add(NameIndex *ix, const FsgConfig *cfg, size_t file) {
 /* fulldir: dir as found on the host when name is known to be no symlink, else NULL. */
 static int file_add(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const char *dir, const char *fulldir,
                     const char *name, FsgOrigin origin, bool mask) {
-        FsgConfFile *t = grow_one(cfg->files, cfg->n_files, sizeof(FsgConfFile));
+        FsgConfFile *t = fsg_grow_one(cfg->files, cfg->n_files, sizeof(FsgConfFile));
         FsgConfFile *f;
         int r;
 
@@ -475,9 +365,7 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
 
                 if (f->mask)
                         continue;
-                /* Opened inside the root and checked: a FIFO or a huge file swapped in since
-                 * the scan is an error, not a hang. */
-                r = parse_fd(fsg_open_regular(c, f->syspath, FSG_CONF_MAX), i, &cfg->rules, &cfg->n_rules);
+                r = fsg_conf_parse_at(c, f->syspath, i, &cfg->rules, &cfg->n_rules);
                 if (r == -EACCES || r == -EPERM)
                         r = note_unreadable(cfg, f->syspath);
                 if (r < 0)
@@ -539,6 +427,16 @@ bool fsg_config_blacklists(const FsgConfig *cfg, const char *module) {
         n = fsg_config_rules_named(cfg, module, &idx);
         for (size_t i = 0; i < n; i++)
                 if (cfg->rules[idx[i]].kind == FSG_RULE_BLACKLIST)
+                        return true;
+        return false;
+}
+
+bool fsg_config_names_module(const FsgConfig *cfg, const char *module) {
+        const size_t *idx;
+        size_t n = fsg_config_rules_named(cfg, module, &idx);
+
+        for (size_t i = 0; i < n; i++)
+                if (cfg->rules[idx[i]].kind == FSG_RULE_BLACKLIST || cfg->rules[idx[i]].kind == FSG_RULE_INSTALL)
                         return true;
         return false;
 }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include <stdio.h>
+#include "confparse.h"
 
-#include "context.h"
+/* What the configuration says: which modprobe.d files count, in kmod's precedence (masks,
+ * shadowing, the kernel command line), and the rules they hold. */
 
 /* What decides an entry, in the order kmod reads the directories (highest precedence last
  * in this enum so that a larger value wins attribution ties). */
@@ -30,19 +31,6 @@ typedef struct FsgConfFile {
         char *shadowed;    /* fullpath of the next file below with the same basename, or NULL */
 } FsgConfFile;
 
-typedef enum FsgRuleKind {
-        FSG_RULE_BLACKLIST,
-        FSG_RULE_INSTALL,
-        FSG_RULE_ALIAS,
-} FsgRuleKind;
-
-typedef struct FsgRule {
-        FsgRuleKind kind;
-        char *name;        /* normalized module name (or alias for FSG_RULE_ALIAS) */
-        char *value;       /* alias target (normalized) or install command */
-        size_t file;       /* index into FsgConfig.files */
-} FsgRule;
-
 typedef struct FsgConfig {
         FsgConfFile *files;       /* effective files, sorted by basename like kmod */
         size_t n_files;
@@ -67,17 +55,13 @@ static inline void fsg_config_freep(FsgConfig **c) {
         fsg_config_free(*c);
 }
 
-/* The rules of one file, parsed the way kmod parses it (continuations, '#' at column 0). Only
- * a regular file is read (never blocking on a FIFO), at most FSG_CONF_MAX bytes; a missing
- * file has no rules. */
-int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
-int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules);
-void fsg_rules_free(FsgRule *rules, size_t n);
-
 /* NULL-terminated list of the fullpaths kmod should read, in order. */
 char **fsg_config_kmod_paths(const FsgConfig *cfg);
 
 bool fsg_config_blacklists(const FsgConfig *cfg, const char *module);
+/* Whether a blacklist or an install rule names module: what denies a module the tree does not
+ * have, judged by the rules alone. */
+bool fsg_config_names_module(const FsgConfig *cfg, const char *module);
 
 /* The rules whose name is name, in kmod's read order: *ret points to n indexes into
  * cfg->rules. A lookup costs O(log rules), so per-module questions stay cheap with

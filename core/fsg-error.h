@@ -30,9 +30,17 @@ typedef struct FsgError {
         char message[512];
 } FsgError;
 
-/* Records the error (if e is non-NULL) and returns -1, so callers can `return fsg_error(...)`. */
+/* The convention, one rule: a function that fills an FsgError returns a negative errno, the
+ * one fsg_error() or fsg_error_errno() returned, passed up unchanged; never a bare -1, which
+ * reads as -EPERM. A caller tests r < 0 and acts on e->code; the errno is for code that speaks
+ * errno (a log line, sd-bus). */
+
+/* Records the error (if e is non-NULL) and returns the negative errno that stands for code
+ * (fsg-error.c's table: -EIO for Failed, -EINVAL for InvalidArgs, ...), never 0, so that
+ * callers can `return fsg_error(...)`. */
 int fsg_error(FsgError *e, FsgErrorCode code, const char *fmt, ...) _printf_(3, 4);
-/* Like fsg_error() but picks ReadOnly for errno values that mean the directory cannot be written. */
+/* Like fsg_error() but picks ReadOnly for errno values that mean the directory cannot be
+ * written, and returns -err: the cause is more exact than the code's errno. */
 int fsg_error_errno(FsgError *e, int err, const char *fmt, ...) _printf_(3, 4);
 
 const char *fsg_error_dbus_name(FsgErrorCode code);

@@ -15,8 +15,10 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
         const FsgEntry *x;
         int r;
 
-        if (fsg_state_build(c, NULL, &s, e) < 0 || fsg_state_resolve(c, s, name, &x, e) < 0)
-                return -1;
+        r = fsg_state_build_one(c, name, &s, e);
+        if (r < 0)
+                return r;
+        x = &s->entries[0];
         if (ret_module && !(*ret_module = strdup(x->module)))
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         if (x->builtin || x->loaded)

@@ -61,12 +61,14 @@ int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *
         _cleanup_close_ int dfd = -1, fd = -1;
         uint64_t deadline = now_usec() + timeout_usec;
         struct stat st;
+        int r;
 
-        if (lock_name(c, &name, e) < 0)
-                return -1;
+        r = lock_name(c, &name, e);
+        if (r < 0)
+                return r;
         dfd = open_lock_dir(e);
         if (dfd < 0)
-                return -1;
+                return dfd;
         /* Read-only is enough for flock, and opens on a read-only /run too. */
         fd = openat(dfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
         if (fd < 0)

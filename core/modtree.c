@@ -117,15 +117,19 @@ int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e) {
                 { "modules.builtin.modinfo", read_builtin_modinfo },
         };
         _cleanup_(fsg_modtree_freep) FsgModTree *t = calloc(1, sizeof(FsgModTree));
+        int r;
 
         if (!t)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        if (c->moddir_in_root && check_kmod_indexes(c, e) < 0)
-                return -1;
+        if (c->moddir_in_root) {
+                r = check_kmod_indexes(c, e);
+                if (r < 0)
+                        return r;
+        }
         for (size_t i = 0; c->moddir_in_root && i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *p = NULL;
                 _cleanup_fclose_ FILE *f = NULL;
-                int fd, r;
+                int fd;
 
                 if (asprintf(&p, "%s/%s", c->moddir_in_root, files[i].name) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
@@ -171,103 +175,4 @@ FsgModTree *fsg_modtree_free(FsgModTree *t) {
         strv_free(t->builtin_fs);
         free(t);
         return NULL;
-}
-
-int fsg_read_table(const FsgContext *c, const char *abs, FsgWordFn fn, void *userdata) {
-        _cleanup_close_ int fd = -1;
-        char buf[4096], word[256];
-        size_t wl = 0;
-        uint64_t total = 0;
-        unsigned col = 0;
-        bool in_word = false, too_long = false;
-        ssize_t n;
-
-        /* Checked before it is read (an image's "proc/modules" may be a FIFO or a link to
-         * /dev/zero); for the running system one open and no allocation. */
-        fd = fsg_open_regular(c, abs, FSG_TABLE_MAX);
-        if (fd == -ENOENT)
-                return 0;
-        if (fd < 0)
-                return fd;
-        for (;;) {
-                n = read(fd, buf, sizeof(buf));
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
-                /* procfs files say size 0: what is read is capped instead. */
-                total += (uint64_t) n;
-                if (total > FSG_TABLE_MAX)
-                        return -EFBIG;
-                /* At the end, one newline more ends a last line that lacks its own. */
-                for (ssize_t i = 0; i < (n > 0 ? n : 1); i++) {
-                        char ch = n > 0 ? buf[i] : '\n';
-
-                        if (ch == '\n' || ch == ' ' || ch == '\t') {
-                                if (in_word) {
-                                        word[wl] = 0;
-                                        /* A word longer than any name cannot be one: skipped, counted. */
-                                        if (!too_long)
-                                                fn(userdata, col, word);
-                                        col++;
-                                        in_word = false;
-                                }
-                                if (ch == '\n')
-                                        col = 0;
-                                continue;
-                        }
-                        if (!in_word) {
-                                in_word = true;
-                                too_long = false;
-                                wl = 0;
-                        }
-                        if (wl < sizeof(word) - 1)
-                                word[wl++] = ch;
-                        else
-                                too_long = true;
-                }
-                if (n == 0)
-                        return 0;
-        }
-}
-
-typedef struct ColumnSet {
-        unsigned column;
-        bool normalize;
-        char **words;
-        int r;
-} ColumnSet;
-
-static void column_add(void *userdata, unsigned col, char *word) {
-        ColumnSet *cs = userdata;
-
-        if (col != cs->column || cs->r < 0)
-                return;
-        if (cs->normalize)
-                fsg_name_normalize(word);
-        cs->r = strv_extend(&cs->words, word);
-}
-
-/* Reads the given column of a whitespace-separated table file into a sorted set. */
-static int read_column(const FsgContext *c, const char *abs, unsigned column, bool normalize, char ***ret) {
-        ColumnSet cs = { .column = column, .normalize = normalize };
-        int r = fsg_read_table(c, abs, column_add, &cs);
-
-        if (r >= 0)
-                r = cs.r;
-        if (r < 0) {
-                strv_free(cs.words);
-                return r;
-        }
-        strv_sort_unique(cs.words);
-        *ret = cs.words;
-        return 0;
-}
-
-int fsg_read_loaded_modules(const FsgContext *c, char ***ret) {
-        return read_column(c, "/proc/modules", 0, true, ret);
-}
-
-int fsg_read_mounted_types(const FsgContext *c, char ***ret) {
-        return read_column(c, "/proc/mounts", 2, false, ret);
 }

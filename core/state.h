@@ -3,6 +3,8 @@
 
 #include "confscan.h"
 
+/* The entry model: one entry per filesystem module, sorted by name, indexed by type. */
+
 /* One filesystem module as the D-Bus entry (sassssbbbb) describes it. */
 typedef struct FsgEntry {
         char *module;
@@ -26,23 +28,20 @@ typedef struct FsgState {
         size_t n;
         FsgTypeRef *by_type; /* every entry's types, sorted by type: lookups by type, /proc/mounts */
         size_t n_types;
-        bool loaded_transient; /* see fsg_state_update_loaded() */
+        bool loaded_transient; /* see fsg_state_update_loaded() (usage.h) */
         char **unreadable;   /* config files skipped for lack of permission (FsgConfig's): the
                               * answer may be incomplete; callers must say so, naming them */
 } FsgState;
 
 /* Computes every entry from kmod (module tree, aliases, install commands) plus our own scan
- * of modprobe.d (precedence, masks, attribution). ov, if set, asks "what if". */
+ * of modprobe.d (precedence, masks, attribution), with what is in use now (usage.h). ov, if
+ * set, asks "what if". */
 int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e);
+/* The same, holding only the entry name resolves to (fsg_state_resolve(), with its errors),
+ * its index and lookups as consistent as a full state's. */
+int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e);
 FsgState *fsg_state_free(FsgState *s);
 
-/* Sets loaded/mounted from ROOT/proc/modules and ROOT/proc/mounts. Neither allocates for the
- * running system, so a caller that cannot tell whether they changed can afford them for every
- * answer. update_loaded returns > 0 when one of the entries' modules is half loaded or half
- * unloaded: the kernel announces no end of a load that fails, so that answer must not be kept. */
-int fsg_state_update_usage(const FsgContext *c, FsgState *s);
-int fsg_state_update_loaded(const FsgContext *c, FsgState *s);
-int fsg_state_update_mounted(const FsgContext *c, FsgState *s);
 static inline void fsg_state_freep(FsgState **s) {
         fsg_state_free(*s);
 }
@@ -50,14 +49,14 @@ static inline void fsg_state_freep(FsgState **s) {
 /* By module name (either '-' or '_') or by filesystem type, in O(log n): s must come from
  * fsg_state_build(), which sorts the entries and indexes their types. */
 const FsgEntry *fsg_state_find(const FsgState *s, const char *name);
+/* Its two halves, for a reader that knows which one a word is (usage.h): the entry of a
+ * module by its normalized name, or of a filesystem type. */
+FsgEntry *fsg_state_find_module(const FsgState *s, const char *normalized);
+FsgEntry *fsg_state_find_type(const FsgState *s, const char *type);
 
 /* Validates a caller's name and finds its entry, with the error a caller can act on:
  * InvalidName, NotAFilesystem (a module of the tree without "fs-" aliases), NoSuchFilesystem. */
 int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e);
-
-/* Whether the kernel's request for fs-TYPE would run fsgate's reporting hook: some effective
- * file routes the type to fsgate_blocked_TYPE, with its install line. */
-bool fsg_type_block_is_reported(const FsgContext *c, const char *type);
 
 static inline const char *fsg_entry_state_string(const FsgEntry *x) {
         return x->denied ? "denied" : "allowed";

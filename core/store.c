@@ -55,6 +55,7 @@ static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, b
         _cleanup_free_ char *key = NULL, *source = NULL;
         FsgOverride ov = { .path = path, .as_mask = as_mask };
         const FsgEntry *y;
+        int r;
 
         if (asprintf(&key, "%d %s %s", as_mask, module, path) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
@@ -63,8 +64,9 @@ static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, b
                         *ret = memo->items[i];
                         return 0;
                 }
-        if (fsg_state_build(c, &ov, &s, e) < 0)
-                return -1;
+        r = fsg_state_build(c, &ov, &s, e);
+        if (r < 0)
+                return r;
         y = fsg_state_find(s, module);
         if (!y)
                 return fsg_error(e, FSG_ERR_FAILED, "%s vanished while planning", module);
@@ -95,19 +97,22 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                          op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE : FSG_FLAG_RUNTIME;
         bool runtime = flags & FSG_FLAG_RUNTIME;
         FsgFileKind kind, etc_kind = FSG_FILE_ABSENT;
+        int r;
 
         *p = (FsgPlan) { .op = op, .flags = flags };
         if (flags & ~valid)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
         if (!current) {
-                if (fsg_state_build(c, NULL, &built, e) < 0)
-                        return -1;
+                r = fsg_state_build(c, NULL, &built, e);
+                if (r < 0)
+                        return r;
                 current = built;
         }
         if (!memo)
                 memo = &own;
-        if (fsg_state_resolve(c, current, name, &x, e) < 0)
-                return -1;
+        r = fsg_state_resolve(c, current, name, &x, e);
+        if (r < 0)
+                return r;
         snprintf(p->module, sizeof(p->module), "%s", x->module);
         for (char **t = x->types; t && *t; t++) {
                 size_t l = strlen(p->types);
@@ -132,8 +137,9 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                         goto foreign_target;
                 if (etc_kind != FSG_FILE_ABSENT)
                         goto overridden;
-                if (what_if(c, memo, p->target, true, x->module, &y, e) < 0)
-                        return -1;
+                r = what_if(c, memo, p->target, true, x->module, &y, e);
+                if (r < 0)
+                        return r;
                 if (y.denied)
                         return foreign_denial(x->module, &y, e);
                 p->write = FSG_WRITE_MASK;
@@ -168,8 +174,9 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                         break;
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
-                if (what_if(c, memo, p->target, false, x->module, &y, e) < 0)
-                        return -1;
+                r = what_if(c, memo, p->target, false, x->module, &y, e);
+                if (r < 0)
+                        return r;
                 p->write = FSG_WRITE_REMOVE;
                 p->action = y.denied ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
                 break;
@@ -226,13 +233,16 @@ static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
 int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
         _cleanup_close_ int lock = -1;
         FsgPlan now;
+        int r;
 
         if (authorized->write == FSG_WRITE_NOTHING)
                 return 0;
-        if (fsg_lock(c, c->lock_timeout_usec, &lock, e) < 0)
-                return -1;
-        if (fsg_plan(c, authorized->op, authorized->module, authorized->flags, &now, e) < 0)
-                return -1;
+        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        if (r < 0)
+                return r;
+        r = fsg_plan(c, authorized->op, authorized->module, authorized->flags, &now, e);
+        if (r < 0)
+                return r;
         if (now.write == FSG_WRITE_NOTHING)
                 return 0; /* someone else got there first */
         if (now.action != authorized->action || now.write != authorized->write)
@@ -244,9 +254,11 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
 int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         _cleanup_strv_free_ char **done = NULL, **failed = NULL;
+        int r;
 
-        if (fsg_state_build(c, NULL, &s, e) < 0)
-                return -1;
+        r = fsg_state_build(c, NULL, &s, e);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < s->n; i++) {
                 const FsgEntry *x = &s->entries[i];
                 FsgError err = {};

@@ -2,7 +2,7 @@
 /* The modprobe.d line parser: continuations, comments, tokenizing, name normalization. */
 #include <stdint.h>
 
-#include "confscan.h"
+#include "confparse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -13,6 +13,7 @@
 #include "confscan.h"
 #include "log.h"
 #include "manager.h"
+#include "usage.h"
 
 /* The computed state is kept until inotify says a modprobe.d directory or the module tree
  * changed. Loaded modules and mounts are kept too, each until its own signal says it changed:
@@ -265,6 +266,7 @@ static bool poll_changes(Manager *m) {
 int manager_state(Manager *m, const FsgState **ret, FsgError *e) {
         StateCache *sc = m->state_cache;
         bool loaded_watched, mounted_watched;
+        int r;
 
         if (poll_changes(m)) {
                 sc->state = fsg_state_free(sc->state);
@@ -275,8 +277,9 @@ int manager_state(Manager *m, const FsgState **ret, FsgError *e) {
         loaded_watched = (sc->live_proc ? sc->uevent_fd >= 0 : sc->proc_inotify_fd >= 0);
         mounted_watched = (sc->live_proc ? sc->mountinfo_fd >= 0 : sc->proc_inotify_fd >= 0);
         if (!sc->state) {
-                if (fsg_state_build(m->ctx, NULL, &sc->state, e) < 0)
-                        return -1;
+                r = fsg_state_build(m->ctx, NULL, &sc->state, e);
+                if (r < 0)
+                        return r;
                 for (char **u = sc->state->unreadable; u && *u; u++)
                         log_plain(LOG_WARNING, "Cannot read %s%s: skipped, answers may be incomplete", m->ctx->root, *u);
                 /* A build leaves its garbage (kmod's indexes, the parsed files) in the heap's
@@ -297,8 +300,10 @@ int manager_state(Manager *m, const FsgState **ret, FsgError *e) {
 int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e) {
         StateCache *sc = m->state_cache;
         const FsgState *s;
+        int r;
 
-        if (manager_state(m, &s, e) < 0)
-                return -1;
+        r = manager_state(m, &s, e);
+        if (r < 0)
+                return r;
         return fsg_plan_cached(m->ctx, s, &sc->what_if, op, name, flags, ret, e);
 }

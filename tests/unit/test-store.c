@@ -23,9 +23,8 @@ static const FsgEntry *get(FsgState **s, const char *name) {
 
 static int change(FsgOp op, const char *name, uint64_t flags, FsgError *e) {
         FsgPlan p;
-        if (fsg_plan(ctx, op, name, flags, &p, e) < 0)
-                return -1;
-        return fsg_apply(ctx, &p, e);
+        int r = fsg_plan(ctx, op, name, flags, &p, e);
+        return r < 0 ? r : fsg_apply(ctx, &p, e);
 }
 
 static FsgFileKind kind_of(const char *rel, const char *module) {

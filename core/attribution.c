@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+
+#include "attribution.h"
+#include "name.h"
+#include "strv.h"
+
+static int entry_set_source(FsgEntry *x, const FsgConfig *cfg, size_t file) {
+        x->origin = cfg->files[file].origin;
+        free(x->source);
+        x->source = strdup(cfg->files[file].path);
+        return x->source ? 0 : -ENOMEM;
+}
+
+/* The file an admin has to look at: for a blacklist, the highest-precedence file naming the
+ * module (blacklists add up, so any of them denies); otherwise the rule that routes the
+ * kernel's request elsewhere. */
+static int attribute_denied(FsgEntry *x, const FsgConfig *cfg, char * const *denied_types) {
+        const size_t *idx;
+        size_t n = fsg_config_rules_named(cfg, x->module, &idx);
+        ssize_t best = -1;
+
+        /* The rules naming the module, in read order: as a walk over all of them would see them. */
+        for (size_t i = 0; i < n; i++) {
+                const FsgRule *r = &cfg->rules[idx[i]];
+                if (r->kind == FSG_RULE_BLACKLIST &&
+                    (best < 0 || cfg->files[r->file].origin > cfg->files[best].origin))
+                        best = r->file;
+        }
+        if (best >= 0)
+                return entry_set_source(x, cfg, best);
+        if (strv_contains(cfg->cmdline_blacklist, x->module)) {
+                x->origin = FSG_ORIGIN_CMDLINE;
+                return 0;
+        }
+        for (size_t i = 0; i < n; i++) {
+                const FsgRule *r = &cfg->rules[idx[i]];
+                if (r->kind == FSG_RULE_INSTALL)
+                        return entry_set_source(x, cfg, r->file);
+        }
+        for (char * const *t = denied_types; t && *t; t++) {
+                _cleanup_free_ char *alias = NULL;
+                if (asprintf(&alias, "fs-%s", *t) < 0)
+                        return -ENOMEM;
+                fsg_name_normalize(alias);
+                n = fsg_config_rules_named(cfg, alias, &idx);
+                for (size_t i = 0; i < n; i++) {
+                        const FsgRule *r = &cfg->rules[idx[i]];
+                        if (r->kind == FSG_RULE_ALIAS || r->kind == FSG_RULE_INSTALL)
+                                return entry_set_source(x, cfg, r->file);
+                }
+        }
+        return 0; /* nothing configured: the module is just not there */
+}
+
+static bool rules_name(const FsgRule *rules, size_t n, const char *module) {
+        for (size_t i = 0; i < n; i++)
+                if ((rules[i].kind == FSG_RULE_BLACKLIST || rules[i].kind == FSG_RULE_INSTALL) &&
+                    streq(rules[i].name, module))
+                        return true;
+        return false;
+}
+
+/* An allowed module is "decided" by a mask only if the mask hides a file that would deny it. */
+static int attribute_allowed(FsgEntry *x, const FsgConfig *cfg) {
+        _cleanup_free_ char *own = NULL;
+
+        if (asprintf(&own, FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < cfg->n_files; i++) {
+                const FsgConfFile *f = &cfg->files[i];
+                FsgRule *rules = NULL;
+                size_t n = 0;
+                bool hit;
+
+                if (!f->mask)
+                        continue;
+                if (streq(f->name, own))
+                        return entry_set_source(x, cfg, i);
+                if (!f->shadowed)
+                        continue;
+                /* A hidden file that cannot be read denies nothing we can name. */
+                hit = fsg_conf_parse_file(f->shadowed, 0, &rules, &n) >= 0 && rules_name(rules, n, x->module);
+                fsg_rules_free(rules, n);
+                if (hit)
+                        return entry_set_source(x, cfg, i);
+        }
+        return 0;
+}
+
+int fsg_entry_attribute(FsgEntry *x, const FsgConfig *cfg, char * const *denied_types) {
+        return x->denied ? attribute_denied(x, cfg, denied_types) : attribute_allowed(x, cfg);
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "confscan.h"
+#include "modtree.h"
+
+/* What the kernel would load: libkmod's own answers, over exactly the configuration fsgate
+ * scanned, to the requests the kernel makes (request_module("fs-TYPE") runs modprobe). */
+
+struct kmod_ctx;
+
+/* A fresh kmod context over cfg's effective files and c's module tree. Returns a negative
+ * errno. */
+int fsg_kmod_open(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx **ret);
+void fsg_kmod_unrefp(struct kmod_ctx **k);
+
+/* Would the kernel's request for fs-TYPE end with module in the kernel? */
+bool fsg_autoload_loads(struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t, const char *type,
+                        const char *module);
+/* Whether the tree has a file for module (not built in) that is there to be loaded. */
+bool fsg_kmod_module_available(struct kmod_ctx *k, const char *module);
+/* Whether module, named by a 60-blacklist_fs-M.conf file but not found through an fs- alias,
+ * may be a filesystem module: unless the tree knows it as a module outside fs/ (a file named
+ * after usb_storage does not make it a filesystem). Absent (exofs), built in (pstore) and
+ * alias-less (orangefs: its type pvfs2 has none) filesystem modules may. */
+bool fsg_kmod_may_be_filesystem(struct kmod_ctx *k, const FsgModTree *t, const char *module);
+/* Whether name is a module of c's tree (any module, filesystem or not), with a file. */
+bool fsg_kmod_is_module(const FsgContext *c, const char *name);
+
+/* Whether the kernel's request for fs-TYPE would run fsgate's reporting hook: some effective
+ * file routes the type to fsgate_blocked_TYPE, with its install line. */
+bool fsg_type_block_is_reported(const FsgContext *c, const char *type);

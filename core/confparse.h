@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdio.h>
+
+#include "context.h"
+
+/* How kmod reads one modprobe.d file: the rules fsgate needs from it, nothing about which
+ * files count (confscan.h). */
+
+typedef enum FsgRuleKind {
+        FSG_RULE_BLACKLIST,
+        FSG_RULE_INSTALL,
+        FSG_RULE_ALIAS,
+} FsgRuleKind;
+
+typedef struct FsgRule {
+        FsgRuleKind kind;
+        char *name;        /* normalized module name (or alias for FSG_RULE_ALIAS) */
+        char *value;       /* alias target (normalized) or install command */
+        size_t file;       /* index into FsgConfig.files */
+} FsgRule;
+
+/* The rules of one file, parsed the way kmod parses it (continuations, '#' at column 0),
+ * appended to *rules. Only a regular file is read (never blocking on a FIFO), at most
+ * FSG_CONF_MAX bytes; a missing file has no rules. _at opens abs inside c's root, _file a
+ * path on the host. Return a negative errno. */
+int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, FsgRule **rules, size_t *n_rules);
+int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
+int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules);
+void fsg_rules_free(FsgRule *rules, size_t n);

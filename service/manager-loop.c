@@ -6,7 +6,7 @@
 #include "lock.h"
 #include "log.h"
 #include "manager.h"
-#include "polkit.h"
+#include "polkit-bridge.h"
 #include "store.h"
 #include "strv.h"
 

@@ -14,7 +14,7 @@ typedef struct Manager {
         sd_bus_slot *vtable_slot;
         FsgContext *ctx;
         unsigned n_pending;     /* authorizations in flight: no idle exit while > 0 */
-        struct PolkitQuery *polkit_queries; /* those of them waiting for an answer (polkit.c) */
+        struct PolkitQuery *polkit_queries; /* those of them waiting for an answer (polkit-bridge.c) */
         struct StateCache *state_cache; /* the kept answer and what tells it to re-read: state-cache.c */
         char **reported;        /* "device\ttype" already signalled as Blocked */
 } Manager;

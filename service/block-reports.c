@@ -8,7 +8,7 @@
 #include <systemd/sd-device.h>
 #include <systemd/sd-journal.h>
 
-#include "blocked.h"
+#include "block-reports.h"
 #include "log.h"
 #include "name.h"
 #include "strv.h"

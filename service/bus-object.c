@@ -2,11 +2,11 @@
 #include <assert.h>
 #include <syslog.h>
 
-#include "blocked.h"
+#include "block-reports.h"
 #include "config.h"
 #include "log.h"
 #include "manager.h"
-#include "polkit.h"
+#include "polkit-bridge.h"
 #include "state.h"
 #include "store.h"
 #include "strv.h"

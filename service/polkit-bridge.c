@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "macro.h"
-#include "polkit.h"
+#include "polkit-bridge.h"
 
 /* Linked into the manager while its answer is outstanding, so that polkit_cancel_all() can
  * refuse it when the service stops: each query holds the caller's message, which holds the

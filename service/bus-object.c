@@ -97,20 +97,30 @@ static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error
         return r;
 }
 
-static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+/* The entry a method's name argument names: > 0 found, 0 not (*e says why, for the
+ * caller), < 0 a malformed call. */
+static int read_entry_arg(Manager *m, sd_bus_message *call, const FsgEntry **ret, FsgError *e) {
         const FsgState *s;
-        sd_bus_message *reply = NULL;
-        const FsgEntry *x;
         const char *name;
-        FsgError e = {};
         int r;
 
         r = sd_bus_message_read(call, "s", &name);
         if (r < 0)
                 return r;
-        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
-                return manager_reply_error(call, &e);
+        if (manager_state(m, &s, e) < 0 || fsg_state_resolve(m->ctx, s, name, ret, e) < 0)
+                return 0;
+        return 1;
+}
+
+static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        sd_bus_message *reply = NULL;
+        const FsgEntry *x;
+        FsgError e = {};
+        int r;
+
+        r = read_entry_arg(userdata, call, &x, &e);
+        if (r <= 0)
+                return r < 0 ? r : manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = append_entry(reply, x);
@@ -172,17 +182,13 @@ static int load_authorized(Manager *m, sd_bus_message *call, Request *req) {
 static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         Request req = { .authorized = load_authorized };
-        const FsgState *s;
         const FsgEntry *x;
-        const char *name;
         FsgError e = {};
         int r;
 
-        r = sd_bus_message_read(call, "s", &name);
-        if (r < 0)
-                return r;
-        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
-                return manager_reply_error(call, &e);
+        r = read_entry_arg(m, call, &x, &e);
+        if (r <= 0)
+                return r < 0 ? r : manager_reply_error(call, &e);
         if (x->loaded || x->builtin)
                 return sd_bus_reply_method_return(call, NULL);
         if (!x->available) {

@@ -5,67 +5,15 @@ modprobe's install line runs it) and the udev path (ReportDevice), observed with
 dbus-monitor. The kernel side (a real mount being blocked) is in the VM suite."""
 
 import os
-import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import unittest
 
 sys.dont_write_bytecode = True
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (CONFIG, E_ACCESS_DENIED, IFACE, NOBODY, BusTestCase, die_with_parent, stop_process,  # noqa: E402
-                       write)
-
-
-class BlockedMonitor:
-    """Blocked signals as (type, module, device, {detail: value}) via dbus-monitor."""
-
-    def __init__(self, stack):
-        self.signals, self.cond, cur = [], threading.Condition(), None
-        rule = f"type='signal',interface='{IFACE}',member='Blocked'"
-        self.proc = subprocess.Popen(['stdbuf', '-oL', 'dbus-monitor', '--system', rule], stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=stack.env, text=True, errors='replace',
-                                     preexec_fn=die_with_parent)
-        threading.Thread(target=self._read, daemon=True).start()
-        time.sleep(0.3)  # dbus-monitor becomes a monitor asynchronously; signals before that are not ours
-
-    def _read(self):
-        cur, key = None, None
-        for line in self.proc.stdout:
-            if line.startswith('signal '):
-                cur = None
-                if 'member=Blocked' in line:
-                    cur = {'args': [], 'details': {}}
-                    with self.cond:
-                        self.signals.append(cur)
-                continue
-            if cur is None:
-                continue
-            m = re.match(r'^\s+(?:variant\s+)?string "(.*)"$', line.rstrip('\n'))
-            u = re.match(r'^\s+(?:variant\s+)?uint64 (\d+)$', line.rstrip('\n'))
-            with self.cond:
-                if m and len(cur['args']) < 3:
-                    cur['args'].append(m.group(1))
-                elif m and key is None:
-                    key = m.group(1)
-                elif (m or u) and key is not None:
-                    cur['details'][key] = m.group(1) if m else int(u.group(1))
-                    key = None
-                self.cond.notify_all()
-
-    def wait(self, n, timeout=5):
-        with self.cond:
-            # Every Blocked carries "origin": wait for the whole message, not just its first arguments.
-            self.cond.wait_for(lambda: len(self.signals) >= n and all(len(s['args']) == 3 and 'origin' in s['details']
-                                                                      for s in self.signals[:n]), timeout)
-            return [(*s['args'], dict(s['details'])) for s in self.signals]
-
-    def stop(self):
-        stop_process(self.proc)
-        self.proc.stdout.close()
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import CONFIG, E_ACCESS_DENIED, NOBODY, BlockedMonitor, BusTestCase, write  # noqa: E402
 
 
 class BlockedTest(BusTestCase):
@@ -74,7 +22,7 @@ class BlockedTest(BusTestCase):
         super().setUp()
         self.mon = BlockedMonitor(self.stack)
         self.addCleanup(self.mon.stop)
-        self.hook = os.path.join(CONFIG.build_root, 'service', 'fsgate-blocked')
+        self.hook = CONFIG.hook
         self.kmsg = os.path.join(self.workdir, 'kmsg')
         open(self.kmsg, 'w').close()
 

@@ -12,18 +12,13 @@ import tempfile
 import threading
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (ACTION_ALLOW, ACTION_DENY, CONFIG, NOBODY, BusTestCase, conf_name,  # noqa: E402
-                       make_scratch_root, reset_root, snapshot, write)
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_DENY, CONFIG, NOBODY, BusTestCase, add_builtin, conf_name,  # noqa: E402
+                        make_scratch_root, proc_modules_line, reset_root, snapshot, write)
 
 
 def as_dict(e):
     return {k: getattr(e, k) for k in fb.Entry.FIELDS}
-
-
-def proc_modules_line(module):
-    return f'{module} 16384 0 - Live 0x0000000000000000\n'
 
 
 # A foreign deny file whose name needs escaping in JSON: a double quote and a backslash.
@@ -55,11 +50,7 @@ class CliBusTest(BusTestCase):
     @classmethod
     def prepare_root(cls, root):
         # A built-in filesystem, for exit status 5 (Builtin).
-        moddir = os.path.join(root, 'usr/lib/modules', cls.kver)
-        with open(os.path.join(moddir, 'modules.builtin'), 'a') as f:
-            f.write('kernel/fs/fsgtestfs/fsgtestfs.ko\n')
-        with open(os.path.join(moddir, 'modules.builtin.modinfo'), 'ab') as f:
-            f.write(b'fsgtestfs.alias=fs-fsgtestfs\0')
+        add_builtin(root, cls.kver, 'kernel/fs/fsgtestfs/fsgtestfs.ko', b'fsgtestfs.alias=fs-fsgtestfs\0')
 
     def ctl_json(self, *args, uid=None):
         r = self.stack.ctl('--json', *args, uid=uid)

@@ -18,9 +18,9 @@ import sys
 import tempfile
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import CONFIG, NOBODY, TIMEOUT, BusTestCase, conf_name, make_scratch_root, reset_root, write  # noqa: E402
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (CONFIG, NOBODY, TIMEOUT, BusTestCase, conf_name, make_scratch_root,  # noqa: E402
+                        reset_root, write)
 
 BASH_COMPLETION = '/usr/share/bash-completion/bash_completion'
 

@@ -12,9 +12,9 @@ import tempfile
 import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import CONFIG, NOBODY, BusTestCase, conf_name, make_scratch_root, reset_root, snapshot, write  # noqa: E402
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (CONFIG, NOBODY, BusTestCase, conf_name, make_scratch_root, reset_root,  # noqa: E402
+                        snapshot, write)
 
 # The attacker: exchanges two names in a directory it owns, as fast as the kernel allows.
 SWAPPER = r'''

@@ -12,10 +12,10 @@ import sys
 import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (CONFIG, ERR, E_INVALID_ARGS, FORCE, LOAD_NOW, NOBODY, RUNTIME,  # noqa: E402
-                       BusTestCase, SignalMonitor, conf_name, snapshot, write, symlink)
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (CONFIG, ERR, E_INVALID_ARGS, FORCE, LOAD_NOW, NOBODY, RUNTIME,  # noqa: E402
+                        BusTestCase, SignalMonitor, add_builtin, conf_name, proc_modules_line, snapshot, write,
+                        symlink)
 
 # Not plausible module or filesystem type names. Each must give InvalidName from every
 # method and change nothing.
@@ -28,10 +28,6 @@ BAD_NAMES = [
 ]
 
 METHODS_WITH_NAME = [('GetFilesystem', ()), ('Allow', (0,)), ('Deny', (0,)), ('Reset', (0,)), ('Load', ())]
-
-
-def proc_modules_line(module):
-    return f'{module} 16384 0 - Live 0x0000000000000000\n'
 
 
 class ManagerTest(BusTestCase):
@@ -658,7 +654,7 @@ class ManagerTest(BusTestCase):
         for std in ('org.freedesktop.DBus.Introspectable', 'org.freedesktop.DBus.Properties',
                     'org.freedesktop.DBus.Peer'):
             self.assertIn(std, live_ifaces)
-        # The contract's names, so the XML itself cannot drift from the issue either.
+        # The contract's names (README.md, the man page), so the XML itself cannot drift either.
         self.assertEqual(sorted(k for k in want if k.startswith('method ')),
                          sorted('method ' + m for m in ('ListFilesystems', 'GetFilesystem', 'Allow', 'Deny',
                                                         'Reset', 'Load', 'ExemptLoaded',
@@ -699,14 +695,9 @@ class BuiltinTest(BusTestCase):
 
     @classmethod
     def prepare_root(cls, root):
-        moddir = os.path.join(root, 'usr/lib/modules', cls.kver)
-        # modules.* are copies (make-scratch-root.sh): changing them leaves the cache alone.
-        with open(os.path.join(moddir, 'modules.builtin'), 'a') as f:
-            f.write('kernel/fs/fsgtestfs/fsgtestfs.ko\n')
-        # depmod keeps the aliases of built-in code in modules.builtin.modinfo (and its
-        # .bin index), as NUL-terminated MODULE.KEY=VALUE records.
-        with open(os.path.join(moddir, 'modules.builtin.modinfo'), 'ab') as f:
-            f.write(b'fsgtestfs.alias=fs-fsgtestfs\0fsgtestfs.alias=fs-fsgtest2\0fsgtestfs.license=GPL\0')
+        # Two fs- aliases (depmod keeps them in modules.builtin.modinfo and its .bin index).
+        add_builtin(root, cls.kver, 'kernel/fs/fsgtestfs/fsgtestfs.ko',
+                    b'fsgtestfs.alias=fs-fsgtestfs\0fsgtestfs.alias=fs-fsgtest2\0fsgtestfs.license=GPL\0')
 
     def test_builtin_named_by_a_rule(self):
         # pstore is built in on Debian (kernel/fs/pstore in modules.builtin) without an fs-

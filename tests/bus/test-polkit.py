@@ -10,16 +10,10 @@ import sys
 import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, E_ACCESS_DENIED, E_INTERACTIVE, ERR,  # noqa: E402
-                       LOAD_NOW, NOBODY, RUNTIME, BusTestCase, SignalMonitor, conf_name, snapshot, wait_until,
-                       write)
-
-
-
-def proc_modules_line(module):
-    return f'{module} 16384 0 - Live 0x0000000000000000\n'
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, E_ACCESS_DENIED, E_INTERACTIVE, ERR,  # noqa: E402
+                        LOAD_NOW, NOBODY, RUNTIME, BusTestCase, SignalMonitor, conf_name, proc_modules_line,
+                        snapshot, wait_until, write)
 
 
 class MockPolkitTest(BusTestCase):

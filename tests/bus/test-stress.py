@@ -10,10 +10,9 @@ import threading
 import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, ERR, FORCE, NOBODY, RUNTIME, TEMP_PREFIX,  # noqa: E402
-                       BusTestCase, conf_name, wait_until, write)
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, ERR, FORCE, NOBODY, RUNTIME, TEMP_PREFIX,  # noqa: E402
+                        BusTestCase, conf_name, expected_from_files, last_change, wait_until, write)
 
 SEED = int(os.environ.get('FSGATE_TEST_SEED', time.time_ns() % 1000000))
 
@@ -25,15 +24,6 @@ DISCONNECTED = {
     'org.freedesktop.DBus.Error.NameHasNoOwner',
     'org.freedesktop.DBus.Error.Disconnected',
 }
-
-
-def target_state(op, module):
-    """The state a successful op leaves (or found) the module in."""
-    if op == 'Allow':
-        return 'allowed'
-    if op == 'Deny':
-        return 'denied'
-    return 'denied' if module in VENDOR_DENIED else 'allowed'
 
 
 class StressBase(BusTestCase):
@@ -74,20 +64,10 @@ class StressBase(BusTestCase):
                         self.assertEqual(f.read(), want, f'{d}/{name} is not a complete deny file')
         return temps
 
-    def expected_from_files(self, module):
-        """(state, origin) that the files imply: /etc hides the same-named /run file."""
-        for d, origin in (('etc/modprobe.d', 'admin'), ('run/modprobe.d', 'runtime')):
-            p = os.path.join(self.root, d, conf_name(module))
-            if os.path.islink(p):
-                return ('allowed', origin)
-            if os.path.exists(p):
-                return ('denied', origin)
-        return ('denied', 'vendor') if module in VENDOR_DENIED else ('allowed', 'default')
-
     def check_agreement(self, modules):
         for m in modules:
             e = self.stack.get(m)
-            self.assertEqual((e.state, e.origin), self.expected_from_files(m), f'{m}: {e!r}')
+            self.assertEqual((e.state, e.origin), expected_from_files(self.root, m, VENDOR_DENIED), f'{m}: {e!r}')
 
 
 class KillTest(StressBase):
@@ -277,12 +257,10 @@ class ConcurrencyTest(StressBase):
         # The last successful change decides, where no other successful change overlapped it.
         decided = 0
         for m in all_modules:
-            mine = [rec for rec in records if rec[0] == m]
-            if not mine:
+            found = last_change(records, m, VENDOR_DENIED)
+            if found is None:
                 continue
-            last = max(mine, key=lambda rec: rec[3])
-            overlapping = [rec for rec in mine if rec is not last and rec[3] > last[2]]
-            possible = {target_state(op, m) for _, op, _, _ in [last] + overlapping}
+            last, overlapping, possible = found
             state = st.get(m).state
             self.assertIn(state, possible, f'{m}: last change {last[1]}, overlapping {overlapping}; seed {SEED}')
             if not overlapping:

@@ -15,7 +15,7 @@
   still answered (granted), not refused with "fsgated is stopping" (gdb holds fsgated right
   before it releases its name).
 
-The hook storm is tests/load/test-hook-storm.py. Bus harness: tests/bus/fsgatebus.py (real
+The hook storm is tests/load/test-hook-storm.py. Bus harness: tests/lib/fsgatetest (real
 dbus-daemon, MOCK polkit, real clients).
 """
 
@@ -31,10 +31,9 @@ import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'bus'))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (ACTION_ALLOW, ACTION_DENY, E_ACCESS_DENIED, ERR, NOBODY, PYTHON, RUNTIME,  # noqa: E402
-                       BusTestCase, snapshot, wait_until)
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_DENY, E_ACCESS_DENIED, ERR, NOBODY, PYTHON, RUNTIME,  # noqa: E402
+                        BusTestCase, percentile, snapshot, wait_until)
 
 E_BUSY = ERR + 'Busy'
 LOCK_TIMEOUT = 1.0          # core/lock.h FSG_LOCK_TIMEOUT_USEC
@@ -45,11 +44,6 @@ FLOOD_CLIENT = os.path.join(HERE, 'unauthorized-flood-client.py')
 def lock_path(root):
     st = os.stat(root)
     return f'/run/fsgate/root-{st.st_dev:x}-{st.st_ino:x}.lock'
-
-
-def percentile(values, q):
-    v = sorted(values)
-    return v[min(len(v) - 1, int(q * len(v)))] if v else float('nan')
 
 
 class LockTest(BusTestCase):

@@ -26,7 +26,7 @@ SIGKILL at random moments of a burst of 200 writes is tests/bus/test-stress.py (
 
 Options (before unittest's): --skip-polkit-timeout (or FSGATE_SKIP_POLKIT_TIMEOUT=1)
 skips the one test that waits out the daemon's 25 s polkit timeout; --flood-calls=N
-(default 20000). Bus harness: tests/bus/fsgatebus.py (MOCK polkit, real dbus-daemon,
+(default 20000). Bus harness: tests/lib/fsgatetest (MOCK polkit, real dbus-daemon,
 real clients).
 """
 
@@ -44,10 +44,10 @@ import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'bus'))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, CONFIG, E_ACCESS_DENIED, E_INVALID_ARGS, ERR,  # noqa: E402
-                       NOBODY, PYTHON, RUNTIME, BusTestCase, SignalMonitor, snapshot, wait_until, write)
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, CONFIG, E_ACCESS_DENIED,  # noqa: E402
+                        E_INVALID_ARGS, ERR, NOBODY, PYTHON, RUNTIME, BusTestCase, SignalMonitor, percentile,
+                        proc_modules_line, snapshot, wait_until, write)
 
 ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument('--skip-polkit-timeout', action='store_true',
@@ -60,18 +60,9 @@ FLOOD_CLIENT = os.path.join(HERE, 'flood-client.py')
 E_NO_REPLY = 'org.freedesktop.DBus.Error.NoReply'
 E_INVALID_NAME = ERR + 'InvalidName'
 E_READ_ONLY = ERR + 'ReadOnly'
-DAEMON_POLKIT_TIMEOUT = 25          # service/polkit.c, non-interactive checks
+DAEMON_POLKIT_TIMEOUT = 25          # service/polkit-bridge.c, non-interactive checks
 RSS_SLACK_KIB = 512
 P99_BOUND = 1.0                     # seconds, for a GetFilesystem next to a flood
-
-
-def proc_modules_line(module):
-    return f'{module} 16384 0 - Live 0x0000000000000000\n'
-
-
-def percentile(values, q):
-    v = sorted(values)
-    return v[min(len(v) - 1, int(q * len(v)))] if v else float('nan')
 
 
 class Prober:
@@ -354,7 +345,7 @@ class CallerDisconnectTest(FaultBase):
     apply the change for, nobody who learns whether it happened (no reply, no error), and a
     real polkitd asked a moment later could not even resolve the subject and would refuse:
     applying it would make the outcome depend on a race. A grant for a vanished subject is
-    therefore treated like a refusal (fail closed), which is what issue 5 asks for."""
+    therefore treated like a refusal (fail closed), as the security model asks (README.md)."""
 
     def test_disconnect_while_authorization_pending(self):
         st = self.stack

@@ -6,7 +6,7 @@ real thing runs in the VM suite, tests/vm/scenarios/storm.sh). Here the test pla
 kernel: the built hook, run as root the way modprobe's install line runs it (without
 standard input, output and error, as the kernel starts modprobe), ATTEMPTS times from
 WORKERS threads at once, against the real fsgated on the private bus (MOCK polkit;
-harness: tests/bus/fsgatebus.py). Its kernel log line goes to a scratch file
+harness: tests/lib/fsgatetest). Its kernel log line goes to a scratch file
 (FSGATE_KMSG), its state to a scratch directory (FSGATE_RUNTIME_DIR, /run/fsgate for real).
 
 Checked (the limits are service/hook-ratelimit.h's):
@@ -20,14 +20,13 @@ Checked (the limits are service/hook-ratelimit.h's):
 - a state directory or file the hook cannot trust (writable by others, a symlink) is not
   used: the attempt is logged, nothing is reported, nothing is written;
 - fsgated's record of the devices it reported (ROOT/run/fsgate/reported, kept across idle
-  exits) holds the newest REPORTED_MAX (service/blocked.c) and forgets the oldest.
+  exits) holds the newest REPORTED_MAX (service/block-reports.c) and forgets the oldest.
 
 Options (before unittest's): --attempts=N (default 1000), --workers=N (default 8), --hook
 (the fsgate-blocked to test; meson passes the built one).
 """
 
 import argparse
-import importlib
 import os
 import re
 import signal
@@ -38,22 +37,18 @@ import threading
 import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'bus'))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import CONFIG, BusTestCase, wait_until  # noqa: E402
-BlockedMonitor = importlib.import_module('test-blocked').BlockedMonitor
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import CONFIG, BlockedMonitor, BusTestCase, wait_until  # noqa: E402
 
 ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument('--attempts', type=int, default=1000)
 ap.add_argument('--workers', type=int, default=8)
-ap.add_argument('--hook', default=None)
 OPTS, _rest = ap.parse_known_args()
 sys.argv = sys.argv[:1] + _rest
 
 HOOK_BURST = 3              # service/hook-ratelimit.h
 HOOK_REPORTERS_MAX = 4      # service/hook-ratelimit.h
-REPORTED_MAX = 256          # service/blocked.c
+REPORTED_MAX = 256          # service/block-reports.c
 REPORTER_LIFETIME = 15      # the reporting child's alarm (service/fsgate-blocked.c)
 # Seconds, for the median attempt: starting the hook costs ~10 ms on an idle machine and
 # 200-300 ms when the machine is loaded tenfold. A hook that waited for the bus would be
@@ -141,7 +136,7 @@ class HookStormTest(BusTestCase):
 
     def setUp(self):
         super().setUp()
-        self.hook = os.path.abspath(OPTS.hook or os.path.join(CONFIG.build_root, 'service', 'fsgate-blocked'))
+        self.hook = CONFIG.hook
         self.mon = BlockedMonitor(self.stack)
         self.addCleanup(self.mon.stop)
         self.kmsg = os.path.join(self.workdir, 'kmsg')

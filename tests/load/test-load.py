@@ -17,7 +17,7 @@ process with its own connection (tests/load/load-client.py). Checked afterwards:
   (measured after a warm-up with the same mix); VmHWM is reported.
 
 Options (before unittest's): --duration=SEC (or FSGATE_LOAD_DURATION), --warmup=SEC,
---clients=N. Seed: FSGATE_TEST_SEED. Bus harness: tests/bus/fsgatebus.py.
+--clients=N. Seed: FSGATE_TEST_SEED. Bus harness: tests/lib/fsgatetest.
 """
 
 import argparse
@@ -30,10 +30,9 @@ import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'bus'))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, ERR, NOBODY, PYTHON, TEMP_PREFIX,  # noqa: E402
-                       BusTestCase, SignalMonitor, conf_name)
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, ERR, NOBODY, PYTHON, TEMP_PREFIX,  # noqa: E402
+                        BusTestCase, SignalMonitor, conf_name, expected_from_files, last_change, percentile)
 
 ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument('--duration', type=float, default=float(os.environ.get('FSGATE_LOAD_DURATION', 30)))
@@ -56,35 +55,10 @@ EXPECTED_ERRORS = {
 }
 
 
-def target_state(op, module):
-    if op == 'Allow':
-        return 'allowed'
-    if op == 'Deny':
-        return 'denied'
-    return 'denied' if module in VENDOR_DENIED else 'allowed'
-
-
-def percentile(values, q):
-    if not values:
-        return float('nan')
-    v = sorted(values)
-    return v[min(len(v) - 1, int(q * len(v)))]
-
-
 class LoadTest(BusTestCase):
 
     MODULES = ['hfs', 'minix', 'jfs']       # changed in /etc
     RUNTIME_MODULES = ['udf']               # changed in /run only (so never Overridden)
-
-    def expected_from_files(self, module):
-        """(state, origin) the files imply: /etc hides the same-named /run file."""
-        for d, origin in (('etc/modprobe.d', 'admin'), ('run/modprobe.d', 'runtime')):
-            p = os.path.join(self.root, d, conf_name(module))
-            if os.path.islink(p):
-                return ('allowed', origin)
-            if os.path.exists(p):
-                return ('denied', origin)
-        return ('denied', 'vendor') if module in VENDOR_DENIED else ('allowed', 'default')
 
     def check_files(self, modules):
         """Every file is fsgate's deny file or a /dev/null mask of one of the modules."""
@@ -212,17 +186,15 @@ class LoadTest(BusTestCase):
             last_signal[sig[0]] = sig[1:]
         for m in modules:
             e = st.get(m)
-            self.assertEqual((e.state, e.origin), self.expected_from_files(m), f'{m}: {e!r}')
+            self.assertEqual((e.state, e.origin), expected_from_files(self.root, m, VENDOR_DENIED), f'{m}: {e!r}')
             if m in last_signal:
                 self.assertEqual((e.state, e.origin), tuple(last_signal[m]),
                                  f'{m}: the last FilesystemChanged signal said {last_signal[m]}')
-            mine = [c for c in changes if c[0] == m]
-            if not mine:
-                continue
-            last = max(mine, key=lambda c: c[3])
             # A change applied after `last` was answered after last's call began.
-            overlapping = [c for c in mine if c is not last and c[3] > last[2]]
-            possible = {target_state(op, m) for _, op, _, _ in [last] + overlapping}
+            found = last_change(changes, m, VENDOR_DENIED)
+            if found is None:
+                continue
+            last, overlapping, possible = found
             self.assertIn(e.state, possible, f'{m}: last successful {last[1]}, overlapping '
                           f'{[c[1] for c in overlapping]}; {log}')
             if not overlapping:

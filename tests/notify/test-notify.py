@@ -11,7 +11,7 @@ MOCKS (python-dbusmock templates):
 - the MOCK notification server, `notification_daemon`: no real server runs headless here
   reliably. It records every Notify call (GetMethodCalls) and the tests emit ActionInvoked
   and NotificationClosed from it, as a person clicking would make a real server do.
-- the MOCK polkit, `polkitd`, as in every bus test (see tests/bus/fsgatebus.py). It records
+- the MOCK polkit, `polkitd`, as in every bus test (see tests/lib/fsgatetest). It records
   CheckAuthorization's flags: 1 means the caller allowed interactive authorization.
 
 Runs as root (77 = skipped otherwise), with Debian's /usr/bin/python3.
@@ -30,16 +30,14 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'bus'))
-import fsgatebus as fb  # noqa: E402
-from fsgatebus import (ACTION_ALLOW, ACTION_LOAD, NOBODY, PYTHON, TIMEOUT, BusTestCase, Stack,  # noqa: E402
-                       conf_name, die_with_parent, stop_process, wait_until)
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, MOCK_IFACE, NOBODY, PYTHON, TIMEOUT, BusTestCase,  # noqa: E402
+                        PrivateBus, Stack, conf_name, die_with_parent, stop_process, wait_until)
 
 NOTIFY_NAME = 'org.freedesktop.Notifications'
 NOTIFY_PATH = '/org/freedesktop/Notifications'
 NOTIFY_IFACE = 'org.freedesktop.Notifications'
 INSTANCE_NAME = 'org.fsgate.fsgate1.Notify'
-MOCK_IFACE = 'org.freedesktop.DBus.Mock'
 
 ACTIONS_BLOCKED = ['default', 'Details', 'allow', 'Allow', 'allow-once', 'Allow once']
 ACTIONS_RETRY = ['allow', 'Allow', 'allow-once', 'Allow once']
@@ -47,61 +45,19 @@ CLOSED_BY_USER = 2
 
 FSGATE_NOTIFY = None   # set by main() from --fsgate-notify
 
-SESSION_BUS_CONFIG = '''<!-- SPDX-License-Identifier: LGPL-2.1-or-later -->
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<!-- A private session bus for fsgate-notify's test, like Debian's session.conf, except that
-     uid 65534 (fsgate-notify) and root (the harness, the MOCK notification server) share it. -->
-<busconfig>
-  <type>session</type>
-  <auth>EXTERNAL</auth>
-  <listen>unix:path={socket}</listen>
-  <policy context="default">
-    <allow user="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-'''
 
-
-class SessionBus:
+class SessionBus(PrivateBus):
     """A private session bus and, on it, the MOCK notification server."""
 
     def __init__(self, workdir):
-        self.dir = tempfile.mkdtemp(prefix='session-', dir=workdir)
+        super().__init__(tempfile.mkdtemp(prefix='session-', dir=workdir), kind='session')
         os.chmod(self.dir, 0o755)
-        self.socket = os.path.join(self.dir, 'bus')
-        self.address = 'unix:path=' + self.socket
-        self.proc = None
         self.mock = None
-        self._conn = None
         self.mock_log = os.path.join(self.dir, 'mock-notification-server.log')
 
     def start(self, env):
         self.env = dict(env, DBUS_SESSION_BUS_ADDRESS=self.address)
-        conf = os.path.join(self.dir, 'bus.conf')
-        with open(conf, 'w') as f:
-            f.write(SESSION_BUS_CONFIG.format(socket=self.socket))
-        self.proc = subprocess.Popen(['dbus-daemon', '--config-file=' + conf, '--nofork', '--nopidfile',
-                                      '--print-address=1'], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                     env=self.env, preexec_fn=die_with_parent)
-        r, _, _ = select.select([self.proc.stdout], [], [], TIMEOUT)
-        line = self.proc.stdout.readline().decode() if r else ''
-        if not line.startswith('unix:'):
-            raise RuntimeError(f'session dbus-daemon did not start: {line!r}')
-        os.chmod(self.socket, 0o777)
-
-    def conn(self):
-        import dbus
-        if self._conn is None:
-            self._conn = dbus.bus.BusConnection(self.address)
-        return self._conn
-
-    def has_owner(self, name):
-        return bool(self.conn().call_blocking('org.freedesktop.DBus', '/org/freedesktop/DBus', 'org.freedesktop.DBus',
-                                              'NameHasOwner', 's', [name]))
+        super().start(self.env)
 
     # -- the MOCK notification server ---------------------------------------------------------
     def start_mock_server(self):
@@ -123,8 +79,7 @@ class SessionBus:
         wait_until(lambda: not self.has_owner(NOTIFY_NAME), what='the MOCK notification server to leave')
 
     def mock_call(self, method, sig='', args=()):
-        return self.conn().call_blocking(NOTIFY_NAME, NOTIFY_PATH, MOCK_IFACE, method, sig, list(args),
-                                         timeout=TIMEOUT)
+        return self.call(NOTIFY_NAME, NOTIFY_PATH, MOCK_IFACE, method, sig, args)
 
     def notifications(self):
         """Every Notify call the MOCK server got, oldest first, as dicts."""
@@ -156,16 +111,7 @@ class SessionBus:
     def stop(self):
         stop_process(self.mock)
         self.mock = None
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except Exception:
-                pass
-            self._conn = None
-        stop_process(self.proc)
-        if self.proc is not None:
-            self.proc.stdout.close()
-        self.proc = None
+        super().stop()
 
 
 class Notifier:
@@ -521,11 +467,7 @@ def main():
     if not os.access(FSGATE_NOTIFY, os.X_OK):
         print(f'error: {FSGATE_NOTIFY} is not an executable (build first, or pass --fsgate-notify)', file=sys.stderr)
         sys.exit(1)
-    # fsgatebus.main() checks root and the tools, sets up CONFIG (fsgated, the hook) and runs.
-    hook = None
-    if '--hook' in argv:
-        hook = argv[argv.index('--hook') + 1]
-    fb.CONFIG.hook = os.path.abspath(hook or os.path.join(build_root, 'service', 'fsgate-blocked'))
+    # fsgatetest.main() checks root and the tools, sets up CONFIG (fsgated, the hook) and runs.
     sys.argv = argv
     fb.main()
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 3, scenario 10: for every filesystem the Debian kernel has, the state fsgated
+# Check 10 of the VM suite (tests/vm/README.md): for every filesystem the Debian kernel has, the state fsgated
 # reports agrees with what the kernel does on a real mount attempt (mount -t TYPE of the
 # blank disk: allowed = the module gets loaded; denied = "unknown filesystem type" and the
 # module stays out). Checked twice: with the vendor defaults, and with every module flipped

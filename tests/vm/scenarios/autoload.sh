@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 3, scenarios 6, 1, 2 and 7, in one boot (in that order: the exemption needs a boot
+# Checks 6, 1, 2 and 7 of the VM suite (tests/vm/README.md), in one boot (in that order: the exemption needs a boot
 # where no other denied module has been loaded yet).
 #   6  exempt-loaded with hfs loaded: hfs becomes allowed (admin), every other entry stays.
 #   1  a vendor-denied type is refused by the kernel; Allow makes the same mount autoload

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 4, the VM tests: a blocked autoload is seen, in one boot. A subscriber (gdbus
+# Blocked reports from the real kernel: a blocked autoload is seen, in one boot. A subscriber (gdbus
 # monitor) listens to org.fsgate.fsgate1.Manager from the start; systemd-udevd runs.
 #   a  mount -t hfs of the blank disk (hfs is vendor-denied): Blocked('hfs', 'hfs', '', {source,
 #      origin}) arrives once, and the kernel log has fsgate's line, once.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 3, scenarios 8 and 9, in one boot.
+# Checks 8 and 9 of the VM suite (tests/vm/README.md), in one boot.
 #   8  openSUSE interop: with openSUSE's exact vendor files (blacklist + install unblacklist
 #      line) in /usr/lib/modprobe.d, Allow writes the /dev/null mask and Reset removes it;
 #      the unblacklist helper's own results (mask, "never" file) are understood; files

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 3, scenario 3: real polkitd with fsgate's .policy and no session (so every change
+# Check 3 of the VM suite (tests/vm/README.md): real polkitd with fsgate's .policy and no session (so every change
 # needs an administrator's password, which nobody can give here).
 #   - alice (unprivileged) can list and get; Allow, Deny, Reset, Load, ExemptLoaded are
 #     refused: InteractiveAuthorizationRequired without the interactive flag, AccessDenied

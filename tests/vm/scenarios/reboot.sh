@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 3, scenarios 4 and 5, over two boots sharing the persistent /etc disk.
+# Checks 4 and 5 of the VM suite (tests/vm/README.md), over two boots sharing the persistent /etc disk.
 #   4  Load ("allow once"): minix is loaded and a real minix filesystem mounts this boot;
 #      no configuration changes; after the reboot the same filesystem is refused again.
 #   5  An Allow (ufs) survives the reboot; a RUNTIME Allow (jfs) does not.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 7: fsgate's Debian packages installed on a system that uses filesystems the vendor
+# Package upgrade: fsgate's Debian packages installed on a system that uses filesystems the vendor
 # deny list is about to deny. Run through tests/vm/run-upgrade-scenario, which builds the
 # .deb files and hands them to the guest unpacked (/fsgate-vm/data/PACKAGE/root, control/);
 # the guest has no dpkg, so this script does what `dpkg -i` does, step by step:

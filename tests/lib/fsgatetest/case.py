@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""BusTestCase (a Stack per test class, a clean scratch root per test, the assertions the
+tests share) and main(), every bus, load and notify test's entry point."""
+
+import argparse
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import unittest
+
+from .fsgated import daemon_is_sanitized
+from .root import SUSE_VENDOR_FILE, TEMP_PREFIX, conf_name, make_scratch_root, reset_root, write
+from .stack import Stack
+from .util import CONFIG, DAEMON_WRAPPER, log
+
+
+def assert_memory_back(tc, before, after, slack_kib, what):
+    """fsgated's VmRSS after WHAT is within slack_kib of its level before. Not checked under
+    FSGATE_DAEMON_WRAPPER (the RSS is the wrapper's) or ASan (see daemon_is_sanitized())."""
+    if DAEMON_WRAPPER:
+        log('  (FSGATE_DAEMON_WRAPPER set: the RSS is the wrapper\'s; not checked)')
+    elif daemon_is_sanitized():
+        log('  (ASan build: freed memory stays in quarantine, the RSS is not checked; '
+            'LeakSanitizer checks at exit)')
+    else:
+        tc.assertLessEqual(after['VmRSS'], before['VmRSS'] + slack_kib,
+                           f'fsgated grew {what}: {before} -> {after}')
+
+
+class BusTestCase(unittest.TestCase):
+    """setUpClass: a scratch root, a private bus, the MOCK polkit, fsgated.
+    setUp: the scratch root's modprobe.d directories emptied and /proc reset;
+    the MOCK polkit refusing everything; its call log cleared."""
+
+    start_polkit = True
+    start_daemon = True
+
+    @classmethod
+    def setUpClass(cls):
+        cls.workdir = tempfile.mkdtemp(prefix='fsgate-bus-')
+        cls.addClassCleanup(shutil.rmtree, cls.workdir, ignore_errors=True)
+        cls.root = os.path.join(cls.workdir, 'root')
+        cls.kver = make_scratch_root(cls.root)
+        cls.prepare_root(cls.root)
+        cls.stack = Stack(cls.workdir)
+        cls.addClassCleanup(cls.stack.stop)
+        cls.stack.start_bus()
+        if cls.start_polkit:
+            cls.stack.start_mock_polkit()
+        if cls.start_daemon:
+            cls.stack.start_daemon(cls.root, cls.kver)
+
+    @classmethod
+    def prepare_root(cls, root):
+        """Hook: change the scratch root once per class (e.g. its module tree)."""
+
+    def setUp(self):
+        reset_root(self.root)
+        st = self.stack
+        if st.polkit is None and self.start_polkit:
+            st.start_mock_polkit()
+        if st.polkit is not None:
+            st.mock_polkit_allow([])
+            st.mock_polkit_clear()
+        if self.start_daemon and (st.daemon is None or st.daemon.poll() is not None):
+            st.start_daemon(self.root, self.kver)
+        self._log_mark = len(st.daemon_output())
+
+    @classmethod
+    def tearDownClass(cls):
+        # Leak reports come when fsgated exits: stop it and look.
+        cls.stack.stop_daemon()
+        reports = cls.stack.sanitizer_reports()
+        if reports:
+            raise AssertionError('sanitizer reports from fsgated:\n' + '\n'.join(reports) +
+                                 '\n' + cls.stack.daemon_output()[-20000:])
+        problems = cls.stack.take_daemon_problems()
+        if problems:
+            raise AssertionError('fsgated exits (FSGATE_DAEMON_WRAPPER, SIGTERM):\n' + '\n'.join(problems))
+
+    def tearDown(self):
+        reports = self.stack.sanitizer_reports(self.stack.daemon_output()[self._log_mark:])
+        if reports:
+            self.fail('sanitizer reports from fsgated during this test:\n' + '\n'.join(reports))
+        problems = self.stack.take_daemon_problems()
+        if problems:
+            self.fail('fsgated exits during this test (FSGATE_DAEMON_WRAPPER, SIGTERM):\n' + '\n'.join(problems))
+        if hasattr(self, '_outcome'):
+            # On failure, show what the daemon said during this test.
+            result = getattr(self._outcome, 'result', None)
+            errors = getattr(self._outcome, 'errors', None) or []
+            failed = any(exc for _, exc in errors) if errors else False
+            if result is not None and hasattr(result, 'failures'):
+                failed = failed or any(t is self for t, _ in result.failures + result.errors)
+            if failed:
+                out = self.stack.daemon_output()[self._log_mark:]
+                if out:
+                    log(f'--- fsgated output during {self.id()} ---\n{out}--- end ---')
+
+    # -- helpers --------------------------------------------------------------------------
+    def vendor(self, module, content=None):
+        """openSUSE's vendor file for module in usr/lib/modprobe.d (exactly as shipped)."""
+        return write(self.root, 'usr/lib/modprobe.d/' + conf_name(module),
+                     content if content is not None else SUSE_VENDOR_FILE.format(m=module))
+
+    def etc(self, name=None, module=None):
+        return os.path.join(self.root, 'etc/modprobe.d', name or conf_name(module))
+
+    def run_file(self, module):
+        return os.path.join(self.root, 'run/modprobe.d', conf_name(module))
+
+    def assertReplyOk(self, r):
+        self.assertTrue(r.ok, f'call failed: {r!r}')
+
+    def assertError(self, r, name, message_re=None):
+        self.assertFalse(r.ok, f'expected {name}, the call succeeded: {r!r}')
+        self.assertEqual(r.error, name, f'wrong error: {r!r}')
+        if message_re is not None:
+            self.assertRegex(r.message, message_re)
+
+    def assertMask(self, path):
+        self.assertTrue(os.path.islink(path), f'{path} is not a symlink')
+        self.assertEqual(os.readlink(path), '/dev/null')
+
+    def assertDenyFile(self, path, module):
+        self.assertFalse(os.path.islink(path), f'{path} is a symlink')
+        self.assertTrue(os.path.isfile(path), f'{path} does not exist')
+        with open(path) as f:
+            text = f.read()
+        self.assertTrue(text.startswith('# Written by fsgate'), text)
+        self.assertIn(f'blacklist {module}', text.splitlines())
+        self.assertTrue(text.endswith('\n'))
+        return text
+
+    def assertAbsent(self, path):
+        self.assertFalse(os.path.lexists(path), f'{path} exists')
+
+    def assertState(self, name, state, origin, source=None):
+        e = self.stack.get(name)
+        self.assertEqual((e.state, e.origin), (state, origin), f'{name}: {e!r}')
+        if source is not None:
+            self.assertEqual(e.source, source, f'{name}: {e!r}')
+        return e
+
+    def assertNoTempFiles(self):
+        for d in ('etc/modprobe.d', 'run/modprobe.d'):
+            full = os.path.join(self.root, d)
+            left = [n for n in os.listdir(full) if n.startswith(TEMP_PREFIX)] if os.path.isdir(full) else []
+            self.assertEqual(left, [], f'temp files left in {d}')
+
+
+def main():
+    """Reads the harness's options (the rest go to unittest), skips (77) when not root or a
+    tool is missing, and runs the tests of the calling script."""
+    here = os.path.dirname(os.path.abspath(__file__))   # SOURCE/tests/lib/fsgatetest
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument('--fsgated', default=os.environ.get('FSGATED'))
+    ap.add_argument('--fsgatectl', default=os.environ.get('FSGATECTL'))
+    ap.add_argument('--source-root', default=os.environ.get('FSGATE_SOURCE_ROOT'))
+    ap.add_argument('--build-root', default=os.environ.get('FSGATE_BUILD_ROOT'))
+    ap.add_argument('--hook', default=None)  # fsgate-blocked; named so that meson builds it first
+    opts, rest = ap.parse_known_args()
+    CONFIG.source_root = os.path.abspath(opts.source_root or os.path.join(here, '..', '..', '..'))
+    CONFIG.build_root = os.path.abspath(opts.build_root or os.path.join(CONFIG.source_root, 'build'))
+    CONFIG.fsgated = os.path.abspath(opts.fsgated or os.path.join(CONFIG.build_root, 'service', 'fsgated'))
+    CONFIG.fsgatectl = os.path.abspath(opts.fsgatectl or os.path.join(CONFIG.build_root, 'clients', 'fsgatectl'))
+    CONFIG.hook = os.path.abspath(opts.hook or os.path.join(CONFIG.build_root, 'service', 'fsgate-blocked'))
+
+    if os.geteuid() != 0:
+        print('SKIP: the bus tests must run as root (fsgated owns a system bus name; '
+              'non-root callers are made with setpriv)', file=sys.stderr)
+        sys.exit(77)
+    missing = [t for t in ('dbus-daemon', 'dbus-send', 'dbus-monitor', 'busctl', 'gdbus', 'setpriv', 'stdbuf',
+                           'unshare', 'mount') if not shutil.which(t)]
+    try:
+        import dbus  # noqa: F401
+        import dbusmock  # noqa: F401
+    except ImportError as e:
+        missing.append(f'python module ({e}) for {sys.executable}')
+    if missing:
+        print('SKIP: missing ' + ', '.join(missing), file=sys.stderr)
+        sys.exit(77)
+    for p in (CONFIG.fsgated, CONFIG.fsgatectl):
+        if not os.access(p, os.X_OK):
+            print(f'error: {p} is not an executable (build first, or pass --fsgated/--fsgatectl)',
+                  file=sys.stderr)
+            sys.exit(1)
+    # meson's timeout sends SIGTERM: turn it into an exception so that cleanups run.
+    def on_term(signum, frame):
+        raise KeyboardInterrupt(f'signal {signum}')
+    signal.signal(signal.SIGTERM, on_term)
+    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

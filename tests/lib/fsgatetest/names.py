@@ -1,0 +1,23 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""fsgated's public names as the tests spell them: bus name, object, interface, error names,
+polkit action ids and method flags. A test that spells one of them differently from the
+service fails: that is the point of spelling them here rather than reading the C header."""
+
+BUS_NAME = 'org.fsgate.fsgate1'
+OBJ_PATH = '/org/fsgate/fsgate1'
+IFACE = 'org.fsgate.fsgate1.Manager'
+ERR = 'org.fsgate.fsgate1.Error.'
+E_ACCESS_DENIED = 'org.freedesktop.DBus.Error.AccessDenied'
+E_INTERACTIVE = 'org.freedesktop.DBus.Error.InteractiveAuthorizationRequired'
+E_INVALID_ARGS = 'org.freedesktop.DBus.Error.InvalidArgs'
+
+POLKIT_NAME = 'org.freedesktop.PolicyKit1'
+POLKIT_IFACE = 'org.freedesktop.PolicyKit1.Authority'
+POLKIT_PATH = '/org/freedesktop/PolicyKit1/Authority'
+MOCK_IFACE = 'org.freedesktop.DBus.Mock'
+
+ACTION_ALLOW = 'org.fsgate.fsgate1.allow'
+ACTION_DENY = 'org.fsgate.fsgate1.deny'
+ACTION_LOAD = 'org.fsgate.fsgate1.load'
+
+RUNTIME, LOAD_NOW, FORCE = 0x1, 0x2, 0x4

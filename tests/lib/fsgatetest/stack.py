@@ -1,0 +1,69 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Stack: a private system bus, optionally the MOCK polkit, and fsgated on a scratch root,
+with the clients that call it; what BusTestCase starts for each test class."""
+
+import os
+
+from .bus import PrivateBus
+from .clients import Clients
+from .fsgated import Fsgated
+from .polkit import MockPolkit
+from .util import TIMEOUT, read_text, stop_process
+
+
+class Stack(MockPolkit, Fsgated, Clients):
+    """Everything lives in WORKDIR: the bus in WORKDIR/bus (also the clients' working
+    directory), the logs of the MOCK polkit and fsgated. env is what every process started
+    here gets: the private bus as the system bus, no session bus."""
+
+    def __init__(self, workdir):
+        self.workdir = workdir
+        os.chmod(workdir, 0o755)     # uid 65534 must reach the socket
+        self.busdir = os.path.join(workdir, 'bus')
+        os.makedirs(self.busdir, mode=0o755, exist_ok=True)
+        self.system_bus = PrivateBus(self.busdir, 'system')
+        self.socket = self.system_bus.socket
+        self.address = self.system_bus.address
+        self.env = dict(os.environ)
+        self.env['DBUS_SYSTEM_BUS_ADDRESS'] = self.address
+        # The hook's rate-limit state, per stack: never the host's /run/fsgate, which would
+        # outlive the run and be shared between tests running at once.
+        self.env['FSGATE_RUNTIME_DIR'] = os.path.join(workdir, 'run-fsgate')
+        self.env.pop('DBUS_SESSION_BUS_ADDRESS', None)
+        self.env.pop('INVOCATION_ID', None)   # fsgated logs to stderr only outside systemd
+        self.env['LC_ALL'] = 'C.UTF-8'
+        self.env['SYSTEMD_COLORS'] = '0'
+        self.env['SYSTEMD_PAGER'] = 'cat'
+        self.polkit = None
+        self._init_fsgated()
+
+    read = staticmethod(read_text)
+
+    # -- the bus ------------------------------------------------------------------------------
+    @property
+    def bus(self):
+        """The dbus-daemon's process (None when not running)."""
+        return self.system_bus.proc
+
+    def start_bus(self):
+        self.system_bus.start(self.env)
+
+    def conn(self):
+        """The harness's own python-dbus connection (plumbing only: name polling, mock control)."""
+        return self.system_bus.conn()
+
+    def bus_call(self, dest, path, iface, method, sig='', args=(), timeout=TIMEOUT):
+        return self.system_bus.call(dest, path, iface, method, sig, args, timeout)
+
+    def has_owner(self, name):
+        return self.system_bus.has_owner(name)
+
+    def name_owner(self, name):
+        return self.system_bus.name_owner(name)
+
+    def stop(self):
+        self.stop_daemon()
+        if self.polkit is not None:
+            stop_process(self.polkit)
+            self.polkit = None
+        self.system_bus.stop()

@@ -18,8 +18,9 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-device.h>
 
-#include "hook-ratelimit.h"
 #include "device-check.h"
+#include "fsgate-api.h"
+#include "hook-ratelimit.h"
 #include "macro.h"
 #include "name.h"
 #include "state.h"
@@ -47,8 +48,8 @@ static void call(const char *method, const char *a, const char *b, uint64_t time
         sd_bus *bus = NULL;
 
         if (sd_bus_open_system(&bus) >= 0 && sd_bus_set_method_call_timeout(bus, timeout_usec) >= 0)
-                (void) sd_bus_call_method(bus, "org.fsgate.fsgate1", "/org/fsgate/fsgate1",
-                                          "org.fsgate.fsgate1.Manager", method, NULL, NULL, "ss", a, b);
+                (void) sd_bus_call_method(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, method, NULL, NULL,
+                                          "ss", a, b);
         sd_bus_flush_close_unref(bus);
 }
 

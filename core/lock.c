@@ -86,7 +86,7 @@ int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *
                 if (now_usec() >= deadline)
                         return fsg_error(e, FSG_ERR_BUSY,
                                          "Another fsgate writer is changing the configuration; nothing was changed, try again");
-                (void) usleep(10000);
+                (void) usleep(2000);
         }
         *ret_fd = TAKE_FD(fd);
         return 0;

@@ -14,7 +14,7 @@ Checked (the limits are service/hook-ratelimit.h's):
   window; once the window has passed, the next attempt first writes one line with the
   number it suppressed; at most one reporting child (the hook's detached fork, a session
   leader) alive at any sampled moment; every attempt exits 0 (none runs into its 3 s
-  alarm: the hook never waits for the bus), the median attempt is quick;
+  alarm: the hook never waits for the bus); the median attempt is printed;
 - fsgated stopped (SIGSTOP) while eight types are hammered: at most HOOK_REPORTERS_MAX
   reporting children, one per type, however long the storm;
 - a state directory or file the hook cannot trust (writable by others, a symlink) is not
@@ -50,10 +50,9 @@ HOOK_BURST = 3              # service/hook-ratelimit.h
 HOOK_REPORTERS_MAX = 4      # service/hook-ratelimit.h
 REPORTED_MAX = 256          # service/block-reports.c
 REPORTER_LIFETIME = 15      # the reporting child's alarm (service/fsgate-blocked.c)
-# Seconds, for the median attempt: starting the hook costs ~10 ms on an idle machine and
-# 200-300 ms when the machine is loaded tenfold. A hook that waited for the bus would be
-# killed by its 3 s alarm, which attempt() fails on.
-MEDIAN_BOUND = 1.0
+# Starting the hook costs ~10 ms on an idle machine and 200-300 ms when the machine is
+# loaded tenfold: printed, not bounded. A hook that waited for the bus would be killed by
+# its 3 s alarm, which attempt() fails on.
 
 LINE_RE = re.compile(r'^<4>fsgate: blocked autoload of filesystem (\S+) \(module (\S+), denied by (\S+)\); '
                      r'allow with: fsgatectl allow \S+$')
@@ -242,10 +241,9 @@ class HookStormTest(BusTestCase):
         self.assertLessEqual(len(sig), HOOK_BURST, f'Blocked signals: {sig[:5]}')
         self.assertTrue(all(s[:3] == ('hfs', 'hfs', '') for s in sig), sig[:5])
         self.assertLessEqual(sampler.peak_reporters, 1, sampler.summary())
-        self.assertLess(durations[len(durations) // 2], MEDIAN_BOUND, 'the median attempt')
-        # The kernel runs at most 50 module requests at a time (kernel/kmod.c); each attempt
-        # here stands for one and may not cost much more than starting the hook.
-        self.assertLess(took, OPTS.attempts * 2 * MEDIAN_BOUND / OPTS.workers, 'the whole storm')
+        # Times are figures, not bounds (a loaded machine or a sanitizer build is slower):
+        # what is bounded is what an attempt may start, above.
+        fb.log(f'  median attempt {durations[len(durations) // 2] * 1000:.0f} ms, whole storm {took:.1f} s')
 
         # Every attempt counted, none twice, however many ran at once.
         self.assertEqual(self.state_attempts('hfs'), OPTS.attempts)
@@ -303,7 +301,7 @@ class HookStormTest(BusTestCase):
             fb.log(f'  still waiting for fsgated: {len(sampler.reporters())} reporting children')
             self.assertLessEqual(sampler.peak_reporters, HOOK_REPORTERS_MAX, sampler.summary())
             self.assertTrue(all(n <= 1 for n in sampler.peak_per_type.values()), sampler.summary())
-            self.assertLess(durations[len(durations) // 2], MEDIAN_BOUND, 'the median attempt')
+            fb.log(f'  median attempt {durations[len(durations) // 2] * 1000:.0f} ms')
             lines, _ = self.kmsg_lines()
             for t in types:
                 self.assertEqual(len([x for x in lines if x[0] == t]), HOOK_BURST, f'kernel log lines for {t}')

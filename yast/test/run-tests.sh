@@ -4,12 +4,12 @@
 # run-tests.sh BUILD_DIR [RSPEC ARGS...]
 #
 # Runs the YaST module's rspec tests against the real fsgated: a private dbus-daemon
-# configured like the system bus (tools/private-bus.conf.in plus the project's bus
-# policy), BUILD_DIR/service/fsgated --root on a scratch root made from the Debian
-# kernel's module tree, and a second scratch root for the offline mode
-# (BUILD_DIR/clients/fsgatectl --root). A second, empty bus (no fsgated on it) tests the
-# fallback when the service is unknown. Calls are made as root, which fsgated does not
-# ask polkit about: there is no polkit here, mock or real.
+# configured like the system bus and BUILD_DIR/service/fsgated --root on a scratch root
+# made from the Debian kernel's module tree (both started by tools/private-fsgated), and a
+# second scratch root for the offline mode (BUILD_DIR/clients/fsgatectl --root). A second,
+# empty bus (no fsgated on it) tests the fallback when the service is unknown. Calls are
+# made as root, which fsgated does not ask polkit about: there is no polkit here, mock or
+# real.
 #
 # Exit status 77 (meson: skipped) when not root or when ruby, rspec (ruby-rspec),
 # ruby-dbus or dbus-daemon is missing. Nothing outside a temporary directory is written.
@@ -45,60 +45,32 @@ fsgatectl=$build/clients/fsgatectl
 
 work=$(mktemp -d /tmp/fsgate-yast.XXXXXX)
 chmod 755 "$work"
-pids=()
+launcher=$src/tools/private-fsgated
 cleanup() {
-        local p
-        for p in "${pids[@]}"; do
-                kill -CONT "$p" 2>/dev/null || true   # a test may have stopped fsgated
-                kill "$p" 2>/dev/null || true
-        done
-        for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+        "$launcher" stop "$work/empty" 2>/dev/null || true
+        "$launcher" stop "$work" 2>/dev/null || true
         rm -rf -- "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# The scratch roots (the kernel tree is fetched once and cached by fetch-kernel.sh).
-make_root=${FSGATE_MAKE_SCRATCH_ROOT:-$src/tests/kernel/make-scratch-root.sh}
-kver=$("$make_root" "$work/root" | sed -n 's/^KVER=//p')
-"$make_root" "$work/offline" >/dev/null
+# The bus with fsgated over its scratch root (the kernel tree is fetched once and cached by
+# fetch-kernel.sh), and a second scratch root for the offline mode.
+env=$("$launcher" start --dir="$work" --fsgated="$fsgated" --watch=$$)
+eval "$env"
+kver=$FSGATE_PRIVATE_KVER
 [[ -n $kver ]] || die "make-scratch-root.sh printed no KVER="
+"${FSGATE_MAKE_SCRATCH_ROOT:-$src/tests/kernel/make-scratch-root.sh}" "$work/offline" >/dev/null
 
-start_bus() {
-        local name=$1
-        sed -e "s|@SOCKET@|$work/$name.sock|" -e "s|@POLICY@|$src/dbus/org.fsgate.fsgate1.conf|" \
-                "$src/tools/private-bus.conf.in" >"$work/$name.conf"
-        dbus-daemon --config-file="$work/$name.conf" --nofork --nopidfile 2>"$work/$name.log" &
-        pids+=($!)
-        for _ in $(seq 100); do
-                [[ -S $work/$name.sock ]] && return 0
-                sleep 0.05
-        done
-        cat "$work/$name.log" >&2
-        die "dbus-daemon for $name did not start"
-}
-start_bus bus
-start_bus empty-bus
-export DBUS_SYSTEM_BUS_ADDRESS=unix:path=$work/bus.sock
+# The empty bus: nobody owns the name there.
+empty_env=$("$launcher" start --dir="$work/empty" --no-fsgated --watch=$$)
+empty_bus=$(eval "$empty_env" && echo "$DBUS_SYSTEM_BUS_ADDRESS")
 
-"$fsgated" --root="$work/root" --idle-timeout=0 2>"$work/fsgated.log" &
-daemon=$!
-pids+=("$daemon")
-for _ in $(seq 100); do
-        busctl --system status org.fsgate.fsgate1 >/dev/null 2>&1 && break
-        kill -0 "$daemon" 2>/dev/null || { cat "$work/fsgated.log" >&2; die "fsgated exited"; }
-        sleep 0.05
-done
-busctl --system status org.fsgate.fsgate1 >/dev/null 2>&1 || {
-        cat "$work/fsgated.log" >&2
-        die "fsgated did not take its bus name"
-}
-
-export FSGATE_TEST_ROOT=$work/root
+export FSGATE_TEST_ROOT=$FSGATE_PRIVATE_ROOT
 export FSGATE_TEST_OFFLINE_ROOT=$work/offline
 export FSGATE_TEST_KVER=$kver
-export FSGATE_TEST_DAEMON_PID=$daemon
-export FSGATE_TEST_EMPTY_BUS=unix:path=$work/empty-bus.sock
+export FSGATE_TEST_DAEMON_PID=$FSGATE_PRIVATE_FSGATED_PID
+export FSGATE_TEST_EMPTY_BUS=$empty_bus
 export FSGATE_TEST_WORK=$work
 export FSGATE_FSGATECTL=$fsgatectl
 

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <sys/time.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-device.h>
 
@@ -77,6 +78,9 @@ static void post(const char *method, const char *a, const char *b) {
         _exit(0);
 }
 
+/* The device path's whole budget, in a udev worker, bus call included. */
+#define DEVICE_BUDGET_USEC 2500000ULL
+
 /* A new block device: report it only if its filesystem type may not autoload, so that
  * ordinary disks do not start the service at every boot. */
 static int device_mode(const char *devnode) {
@@ -93,9 +97,12 @@ static int device_mode(const char *devnode) {
                 return 0;
         x = fsg_state_find(s, type);
         /* Synchronous, unlike the kernel's path: udevd kills what a RUN program leaves
-         * behind in its cgroup once the event is done, and it can wait a few seconds. */
+         * behind in its cgroup once the event is done, and it can wait a few seconds. The
+         * timer set in main() bounds the whole path: during boot the bus socket accepts
+         * before dbus-daemon answers (sd-bus's own wait for the bus to start has no timeout),
+         * and fsgate-boot-report.service reports such a disk once the bus is up. */
         if (x && x->denied && !x->builtin)
-                call("ReportDevice", devnode, type, 2500000ULL);
+                call("ReportDevice", devnode, type, DEVICE_BUDGET_USEC);
         return 0;
 }
 
@@ -173,14 +180,25 @@ static int boot_mode(void) {
         return 0;
 }
 
+/* The timer ends the hook quietly: killed by a signal, it would make udevd log the
+ * device event as failed, which it is not. */
+static void on_alarm(int sig) {
+        (void) sig;
+        _exit(0);
+}
+
 int main(int argc, char *argv[]) {
         stdio_fill();
         /* Never hold up the kernel (or udev) for long, whatever the bus does. */
-        signal(SIGALRM, SIG_DFL);
+        signal(SIGALRM, on_alarm);
         alarm(3);
 
-        if (argc == 3 && streq(argv[1], "--device"))
+        if (argc == 3 && streq(argv[1], "--device")) {
+                struct itimerval budget = { .it_value = { .tv_sec = DEVICE_BUDGET_USEC / 1000000,
+                                                          .tv_usec = DEVICE_BUDGET_USEC % 1000000 } };
+                (void) setitimer(ITIMER_REAL, &budget, NULL);
                 return device_mode(argv[2]);
+        }
         if (argc == 2 && streq(argv[1], "--boot"))
                 return boot_mode();
         if (argc != 4 || !fsg_name_is_valid(argv[1]) || !fsg_name_is_valid(argv[2])) {

@@ -1,0 +1,256 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Issue 13: fsgate's .deb files on a real Debian 12 system (systemd as PID 1), installed the
+# way many people install local packages, and used through the real unit.
+# Boot 1:
+#   - hfs loaded and minix mounted; then ONE `dpkg -i` of every .deb (fsgate,
+#     fsgate-vendor-blacklist, fsgate-notify, cockpit-fsgate, -dbgsym): it must succeed
+#     (item 1: no Pre-Depends that one dpkg call cannot meet) and exempt hfs and minix
+#   - activation through systemd: fsgated.service inactive, the first call starts it
+#     (dbus-daemon: "Activating via systemd"), sandboxed; idle exit back to inactive
+#   - every method under the real unit: writes to /etc and /run (ProtectSystem=strict), Load
+#     (syscall filter), loaded and mounted seen live (module uevents through PrivateNetwork,
+#     mounts through PrivateMounts), InUse, polkit's refusals and a rules.d rule
+#   - `systemd-analyze security fsgated.service` on the real system: exposure <= 2.0
+#   - Blocked through a real mount (signal, kernel line, catalog text in journalctl -x)
+#   - a USB stick (QEMU usb-storage on xhci, hot-plugged through the monitor) with HFS:
+#     `udisksctl mount` fails and is reported; after `fsgatectl allow hfs` it mounts
+#   - no journal line from fsgated at warning level or above but the Blocked and refused
+#     ones this boot provoked
+# Boot 2 (a real reboot): persistent changes kept, RUNTIME ones and Load gone; a clean run
+# with no journal line from fsgated at warning level or above.
+# system-boots: 2
+# system-timeout: 900
+# system-usb-stick: FSGATE STICK
+
+set -eu
+# shellcheck source=../guest/system-lib.sh
+. "$FSGATE_SYSTEM_LIB"
+
+V=/usr/lib/modprobe.d
+E=/etc/modprobe.d
+R=/run/modprobe.d
+IAR=org.freedesktop.DBus.Error.InteractiveAuthorizationRequired
+DENIED=org.freedesktop.DBus.Error.AccessDenied
+
+boot1() {
+        step "A Debian system without fsgate, using hfs and minix"
+        [ -z "$(installed_version fsgate)" ] || fail "fsgate is installed already"
+        [ -z "$(ls $V/60-blacklist_fs-* 2>/dev/null)" ] || fail "vendor files present before the install"
+        modprobe hfs
+        mkfs.minix "$FSGATE_SCRATCH_DISK" >/dev/null
+        mkdir -p /mnt/minix
+        mount -t minix "$FSGATE_SCRATCH_DISK" /mnt/minix
+        is_loaded hfs && is_loaded minix || fail "hfs and minix should be loaded"
+        pass "hfs loaded, minix mounted on /mnt/minix ($FSGATE_SCRATCH_DISK)"
+
+        step "Item 1: dpkg -i of every .deb at once"
+        # shellcheck disable=SC2046
+        run_logged "dpkg -i $(debs_of "$FSGATE_DEBS" | sed 's|.*/||' | paste -sd' ')" \
+                dpkg -i $(debs_of "$FSGATE_DEBS")
+        cp /tmp/run.out "$FSGATE_RESULTS/dpkg-i.out"
+        for deb in $(debs_of "$FSGATE_DEBS"); do
+                pkg=$(dpkg-deb -f "$deb" Package)
+                assert_eq "$(installed_version "$pkg")" "$(dpkg-deb -f "$deb" Version)" "installed version of $pkg"
+        done
+        assert_contains "$(cat "$FSGATE_RESULTS/dpkg-i.out")" "Exempted hfs" "dpkg's output"
+        assert_contains "$(cat "$FSGATE_RESULTS/dpkg-i.out")" "Exempted minix" "dpkg's output"
+        assert_mask "$(conf_of $E hfs)"
+        assert_mask "$(conf_of $E minix)"
+        assert_eq "$(ls -A $E | grep -c '^60-blacklist_fs-' || true)" 2 "fsgate files in $E"
+        assert_absent /var/lib/fsgate-vendor-blacklist
+        [ -f "$V/60-blacklist_fs-ufs.conf" ] || fail "no vendor file for ufs"
+        pass "$(ls $V | grep -c '^60-blacklist_fs-') vendor files in $V"
+
+        step "Activation through systemd"
+        expect_unit_active fsgated.service inactive
+        fsgated_running && fail "org.fsgate.fsgate1 is owned before anyone called"
+        journal_mark
+        st=$(fsgatectl status ufs) || fail "fsgatectl status ufs: $st"
+        assert_contains "$st" "Decided by: vendor $V/60-blacklist_fs-ufs.conf" "fsgatectl status ufs"
+        expect_unit_active fsgated.service active
+        assert_contains "$(journal_wait 10 _COMM=dbus-daemon -g 'Activating via systemd')" \
+                "Activating via systemd: service name='org.fsgate.fsgate1' unit='fsgated.service'" "dbus-daemon's journal"
+        pid=$(fsgated_pid)
+        assert_eq "$(unit_prop fsgated.service MainPID)" "$pid" "fsgated.service's MainPID (the bus name's owner)"
+        assert_eq "$(readlink /proc/$pid/exe)" /usr/libexec/fsgated "the running executable"
+        assert_contains "$(cat /proc/$pid/cgroup)" "/system.slice/fsgated.service" "fsgated's cgroup"
+        assert_eq "$(awk '/^NoNewPrivs:/ {print $2}' /proc/$pid/status)" 1 "NoNewPrivs"
+        assert_eq "$(awk '/^Seccomp:/ {print $2}' /proc/$pid/status)" 2 "seccomp mode (filter)"
+        # CAP_DAC_READ_SEARCH (2) and CAP_SYS_MODULE (16).
+        assert_eq "$(awk '/^CapBnd:/ {print $2}' /proc/$pid/status)" 0000000000010004 "the capability bounding set"
+        [ "$(readlink /proc/$pid/ns/mnt)" != "$(readlink /proc/1/ns/mnt)" ] || fail "fsgated shares PID 1's mount namespace"
+        [ "$(readlink /proc/$pid/ns/net)" != "$(readlink /proc/1/ns/net)" ] || fail "fsgated shares PID 1's network namespace"
+        pass "fsgated runs in its own mount and network namespaces"
+
+        step "Every method under the real unit"
+        assert_eq "$(busctl get-property org.fsgate.fsgate1 /org/fsgate/fsgate1 org.fsgate.fsgate1.Manager KernelRelease)" \
+                "s \"$(uname -r)\"" "property KernelRelease"
+        info "Version: $(busctl get-property org.fsgate.fsgate1 /org/fsgate/fsgate1 org.fsgate.fsgate1.Manager Version)"
+        n=$(fs_list | wc -l)
+        [ "$n" -gt 40 ] || fail "ListFilesystems has only $n entries"
+        pass "ListFilesystems: $n entries"
+        expect_state hfs allowed admin "$(conf_of $E hfs)"
+        expect_state vxfs denied vendor "$V/60-blacklist_fs-freevxfs.conf"
+        expect_state exfat allowed default
+        # Persistent writes go to /etc/modprobe.d (read-write in the sandbox), RUNTIME to /run.
+        fsg_call_ok Deny st exfat 0
+        assert_deny_file "$(conf_of $E exfat)" exfat
+        expect_state exfat denied admin "$(conf_of $E exfat)"
+        expect_blocked exfat
+        fsg_call_ok Reset st exfat 0
+        assert_absent "$(conf_of $E exfat)"
+        expect_state exfat allowed default
+        fsg_call_ok Allow st ufs 1
+        assert_mask "$(conf_of $R ufs)"
+        expect_state ufs allowed runtime "$(conf_of $R ufs)"
+        fsg_call_ok Reset st ufs 1
+        assert_absent "$(conf_of $R ufs)"
+        fsg_call_ok Deny st udf 1
+        assert_deny_file "$(conf_of $R udf)" udf
+        expect_state udf denied runtime
+        # Loaded and unloaded behind the service's back: seen at once (module uevents).
+        modprobe bfs
+        assert_eq "$(fs_field bfs loaded)" true "bfs loaded by modprobe, seen by the service"
+        out=$(fsg_call ExemptLoaded) || fail "ExemptLoaded: $out"
+        assert_contains "$out" '"bfs"' "ExemptLoaded's reply"
+        expect_state bfs allowed admin "$(conf_of $E bfs)"
+        modprobe -r bfs
+        assert_eq "$(fs_field bfs loaded)" false "bfs unloaded, seen by the service"
+        # Load: finit_module under the unit's syscall filter and CAP_SYS_MODULE.
+        is_loaded qnx4 && fail "qnx4 is loaded already"
+        journal_mark
+        fsg_call_ok Load s qnx4
+        is_loaded qnx4 || fail "Load qnx4 did not load it"
+        assert_eq "$(fs_field qnx4 loaded)" true "qnx4 loaded (service)"
+        expect_state qnx4 denied vendor # loaded for this boot only: still denied
+        assert_contains "$(journal_wait 10 -o cat MESSAGE_ID=$MSG_LOADED)" "Loaded qnx4 for this boot" "the journal"
+        # Mounted and unmounted after the start: seen at once (PrivateMounts, mountinfo).
+        umount /mnt/minix
+        assert_eq "$(fs_field minix mounted)" false "minix unmounted, seen by the service"
+        mount -t minix "$FSGATE_SCRATCH_DISK" /mnt/minix
+        assert_eq "$(fs_field minix mounted)" true "minix mounted again, seen by the service"
+        expect_error InUse Deny string:minix uint64:0
+        assert_mask "$(conf_of $E minix)"
+
+        step "polkit under systemd: refusals, and a rules.d rule picked up without a restart"
+        expect_error $IAR --as alice Allow string:ufs uint64:0
+        expect_error $DENIED --as alice --interactive Allow string:ufs uint64:0
+        expect_error $IAR --as bob Allow string:hfsplus uint64:0
+        cat >/etc/polkit-1/rules.d/50-fsgate-system.rules <<'EOF'
+// Members of fsadmin may allow the hfsplus filesystem; nothing else.
+polkit.addRule(function(action, subject) {
+        if (action.id == "org.fsgate.fsgate1.allow" &&
+            action.lookup("module") == "hfsplus" &&
+            subject.isInGroup("fsadmin")) {
+                return polkit.Result.YES;
+        }
+});
+EOF
+        i=0
+        until [ "$(dbus_error_of --as bob Allow string:hfsplus uint64:0)" = none ]; do
+                i=$((i + 1))
+                [ $i -gt 20 ] && fail "polkitd did not pick up the rule within 10 s: $(cat "$LAST_ERROR_FILE")"
+                sleep 0.5
+        done
+        pass "bob (group fsadmin) may allow hfsplus now"
+        expect_state hfsplus allowed admin "$(conf_of $E hfsplus)"
+        expect_error $IAR --as bob Allow string:ufs uint64:0
+
+        step "systemd-analyze security on the real system"
+        sec=$(systemd-analyze security --no-pager fsgated.service 2>&1) || true
+        echo "$sec" >"$FSGATE_RESULTS/security.txt"
+        line=$(echo "$sec" | grep 'Overall exposure level for fsgated.service') ||
+                fail "no exposure level in: $(echo "$sec" | tail -n 5)"
+        score=$(echo "$line" | sed 's/.*: *\([0-9.]*\).*/\1/')
+        awk -v s="$score" 'BEGIN {exit !(s <= 2.0)}' || fail "exposure $score > 2.0: $line"
+        pass "$line"
+
+        step "Blocked through a real mount, with the catalog in journalctl -x"
+        blocked_watch_start
+        journal_mark
+        expect_blocked ufs
+        expect_blocked_signal "'ufs', 'ufs', ''" 30
+        assert_contains "$(dmesg | grep 'fsgate: ')" \
+                "fsgate: blocked autoload of filesystem ufs (module ufs, denied by $V/60-blacklist_fs-ufs.conf)" "the kernel log"
+        x=$(journal_wait 10 -x MESSAGE_ID=$MSG_BLOCKED FSGATE_TYPE=ufs)
+        assert_contains "$x" "Automatic loading of the ufs filesystem module was blocked" "journalctl -x"
+        assert_contains "$x" "fsgatectl allow ufs" "journalctl -x"
+
+        step "udisksctl mount of a USB stick with HFS"
+        # hfs is exempted (it was in use at the install): reset it to the vendor's denial, as
+        # README says an administrator undoes an exemption.
+        unload hfs
+        run_logged "fsgatectl reset hfs" fsgatectl reset hfs
+        expect_state hfs denied vendor "$V/60-blacklist_fs-hfs.conf"
+        usb_plug
+        assert_eq "$(udev_prop "$USB_DISK" ID_FS_TYPE)" hfs "the stick's filesystem (udev)"
+        assert_eq "$(udev_prop "$USB_DISK" ID_BUS)" usb "the stick's bus (udev)"
+        blocked_mark
+        journal_mark
+        rc=0
+        out=$(udisksctl mount --no-user-interaction -b "$USB_DISK" 2>&1) || rc=$?
+        info "udisksctl mount: $out"
+        [ "$rc" != 0 ] || fail "udisksctl mount of a denied HFS stick succeeded: $out"
+        case $out in
+        *"not configured in kernel"* | *"unknown filesystem type"*) pass "udisksctl mount refused: hfs is not available" ;;
+        *) fail "udisksctl mount failed for another reason: $out" ;;
+        esac
+        expect_blocked_signal "'hfs', 'hfs', ''" 30
+        is_loaded hfs && fail "hfs got loaded"
+        x=$(journal_wait 10 -x MESSAGE_ID=$MSG_BLOCKED FSGATE_TYPE=hfs)
+        assert_contains "$x" "Automatic loading of the hfs filesystem module was blocked" "journalctl -x"
+        run_logged "fsgatectl allow hfs" fsgatectl allow hfs
+        out=$(udisksctl mount --no-user-interaction -b "$USB_DISK" 2>&1) || fail "udisksctl mount after the allow: $out"
+        pass "udisksctl mount: $out"
+        assert_eq "$(fs_field hfs mounted)" true "hfs mounted, seen by the service"
+        out=$(udisksctl unmount --no-user-interaction -b "$USB_DISK" 2>&1) || fail "udisksctl unmount: $out"
+        usb_unplug
+        blocked_watch_stop
+
+        step "Idle exit"
+        wait_unit_inactive fsgated.service 120
+        assert_eq "$(unit_prop fsgated.service Result)" success "fsgated.service's result"
+
+        step "This boot's journal"
+        expect_no_fsgated_warnings "boot 1 (Blocked and refusals provoked)" $MSG_BLOCKED $MSG_REFUSED
+        checks_done
+}
+
+boot2() {
+        step "After a reboot: persistent changes kept, runtime ones gone"
+        info "fsgated.service at the start: $(systemctl is-active fsgated.service || true)"
+        assert_absent "$(conf_of $R udf)"
+        assert_mask "$(conf_of $E hfsplus)"
+        assert_mask "$(conf_of $E hfs)"
+        assert_mask "$(conf_of $E minix)"
+        assert_mask "$(conf_of $E bfs)"
+        expect_state udf allowed default
+        expect_state hfsplus allowed admin
+        expect_state qnx4 denied vendor
+        assert_eq "$(fs_field qnx4 loaded)" false "qnx4 loaded (Load was for one boot)"
+        n=$(journalctl --no-pager -q -b -1 -o cat MESSAGE_ID=$MSG_BLOCKED | wc -l)
+        [ "$n" -ge 2 ] || fail "the previous boot's Blocked entries are not in the journal ($n)"
+        pass "the previous boot's journal holds its $n Blocked entries"
+
+        step "A clean run: reads, a change and its reset, the idle exit"
+        fs_list >/dev/null
+        fsg_call_ok Allow st nilfs2 0
+        fsg_call_ok Reset st nilfs2 0
+        expect_state nilfs2 denied vendor
+        expect_autoloads hfsplus hfsplus
+        expect_autoloads udf udf
+        wait_unit_inactive fsgated.service 120
+        assert_eq "$(unit_prop fsgated.service Result)" success "fsgated.service's result"
+        expect_no_fsgated_warnings "boot 2 (a clean run)"
+
+        step "Load was for one boot: qnx4 is blocked again"
+        expect_blocked qnx4
+        checks_done
+}
+
+case $FSGATE_BOOT in
+1) boot1 ;;
+2) boot2 ;;
+esac

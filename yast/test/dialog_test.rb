@@ -3,7 +3,9 @@
 # The dialog's wiring, on a FAKE of YaST's UI and CWM (test/support/fake_yast: yast2 and
 # libyui are not in Debian), over the presenter and the real fsgated. This proves the
 # dialog calls the presenter correctly and reacts to the results; it does not prove that
-# it looks right in YaST. Skipped where the real YaST libraries are installed.
+# it looks right in YaST (tests/yast-tui runs it in YaST's real text UI). Those examples
+# are skipped where the real YaST libraries are on the load path; the widgets' labels and
+# (with real YaST) CWM's own validation of the widgets are checked on both.
 
 require_relative "test_helper"
 
@@ -16,17 +18,57 @@ rescue LoadError
   false
 end
 
-unless REAL_YAST
-  require "y2fsgate/dialogs/filesystems"
-  require "y2fsgate/clients/main"
+require "y2fsgate/dialogs/filesystems"
+require "y2fsgate/clients/main"
+
+# Every CWM widget in a term tree, as CWM.show would find them.
+module DialogWidgets
+  def collect(term)
+    case term
+    when CWM::AbstractWidget then [term]
+    when Yast::Term then term.params.flat_map { |p| collect(p) }
+    else []
+    end
+  end
+end
+
+RSpec.describe "Y2Fsgate::Dialogs::Filesystems's widgets (#{REAL_YAST ? "real YaST" : "fake UI"})" do
+  include DialogWidgets
+
+  before { TestEnv.restore(TestEnv::ROOT) }
+  after { client.close }
+
+  let(:client) { Y2Fsgate::Client.new(fsgatectl: TestEnv::FSGATECTL) }
+  let(:presenter) { Y2Fsgate::FilesystemsPresenter.new(client).refresh }
+  let(:dialog) { Y2Fsgate::Dialogs::Filesystems.new(presenter) }
+  let(:widgets) { collect(dialog.contents) }
+
+  # libyui gives a clashing shortcut silently to another letter: the label then lies.
+  it "gives every label of the dialog, the wizard's Help and Close included, its own shortcut" do
+    labels = widgets.select { |w| w.respond_to?(:label) }.map(&:label) +
+      [Yast::Label.HelpButton, dialog.next_button]
+    keys = labels.map { |l| l.scan(/&(.)/).flatten.map(&:downcase) }
+    expect(keys.map(&:size)).to all(eq(1)), "labels without exactly one shortcut: #{labels.inspect}"
+    clashes = labels.group_by { |l| l[/&(.)/, 1].downcase }.select { |_k, v| v.size > 1 }
+    expect(clashes).to be_empty
+  end
+
+  it "passes CWM's validation of its widget descriptions (no \"Empty label\")" do
+    skip "needs the real YaST's CWM" unless REAL_YAST
+    Yast.import "CWM"
+    descriptions = widgets.map { |w| [w.widget_id, w.cwm_definition] }.to_h
+    expect(Yast::CWM.ValidateMaps(descriptions)).to eq(true)
+  end
 end
 
 RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
+  include DialogWidgets
+
   before do
-    skip "the real YaST is installed: this test runs on the fake only" if REAL_YAST
+    skip "the real YaST is on the load path: this test runs on the fake only" if REAL_YAST
     TestEnv.restore(TestEnv::ROOT)
     Yast::UI.reset
-    Yast::Popup.reset
+    Yast2::Popup.reset
   end
 
   let(:client) { Y2Fsgate::Client.new(fsgatectl: TestEnv::FSGATECTL) }
@@ -35,15 +77,6 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
   let(:widgets) { collect(dialog.contents) }
 
   after { client.close }
-
-  # Every CWM widget in a term tree, as CWM.show would find them.
-  def collect(term)
-    case term
-    when CWM::AbstractWidget then [term]
-    when Yast::Term then term.params.flat_map { |p| collect(p) }
-    else []
-    end
-  end
 
   def widget(id)
     widgets.find { |w| w.widget_id == id } or raise "no widget #{id}"
@@ -76,9 +109,9 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
 
   it "has a title, a Close button and the widgets" do
     expect(dialog.title).to eq("Filesystem Autoload")
-    expect([dialog.back_button, dialog.abort_button, dialog.next_button]).to eq(["", "", "&Close"])
-    expect(widgets.map(&:widget_id)).to eq(%w[fsgate_filter fsgate_filesystems fsgate_allow fsgate_deny
-                                              fsgate_reset fsgate_load fsgate_runtime fsgate_details])
+    expect([dialog.back_button, dialog.abort_button, dialog.next_button]).to eq(["", "", "C&lose"])
+    expect(widgets.map(&:widget_id)).to eq(%w[fsgate_filter fsgate_allow fsgate_deny fsgate_reset fsgate_load
+                                              fsgate_runtime fsgate_filesystems fsgate_details])
     table = widget("fsgate_filesystems")
     expect(table.header).to eq(presenter.table_header)
     expect(table.items).to eq(presenter.table_items)
@@ -100,19 +133,29 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
     expect(items.find { |i| i.first == "hfs" }[3]).to eq("allowed")
     expect(widget("fsgate_filesystems").value).to eq("hfs")
     expect(enabled_buttons).to eq(%w[deny reset load])
-    expect(details).to include("hfs: allowed (admin: /etc/modprobe.d/60-blacklist_fs-hfs.conf).")
-    expect(Yast::Popup.errors).to be_empty
+    expect(details).to start_with("hfs: allowed (admin: /etc/modprobe.d/60-blacklist_fs-hfs.conf).")
+    expect(Yast2::Popup.errors).to be_empty
+  end
+
+  it "shows an action's outcome first, while its row stays selected" do
+    show
+    select("hfs")
+    click(:allow)
+    expect(details).to start_with("hfs: allowed")
+    select("minix")
+    expect(details).not_to include("hfs: allowed")
+    expect(details).to start_with("minix (types: minix)")
   end
 
   it "asks before denying a mounted filesystem and respects the answer" do
     TestEnv.mount(TestEnv::ROOT, "minix")
     show
     select("minix")
-    Yast::Popup.answer = false
+    Yast2::Popup.answer = false
     click(:deny)
-    expect(Yast::Popup.asked.last).to start_with("minix is mounted now.")
+    expect(Yast2::Popup.asked.last).to start_with("minix is mounted now.")
     expect(TestEnv.file(TestEnv::ROOT, TestEnv.conf(TestEnv::ADMIN, "minix"))).to be_nil
-    Yast::Popup.answer = true
+    Yast2::Popup.answer = true
     click(:deny)
     expect(TestEnv.file(TestEnv::ROOT, TestEnv.conf(TestEnv::ADMIN, "minix"))).to match(/^blacklist minix$/)
   end
@@ -129,8 +172,8 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
     show
     select("ufs")
     click(:allow)
-    expect(Yast::Popup.errors.size).to eq(1)
-    expect(Yast::Popup.errors.first).to include("ufs.conf was not written by fsgate",
+    expect(Yast2::Popup.errors.size).to eq(1)
+    expect(Yast2::Popup.errors.first).to include("ufs.conf was not written by fsgate",
       "(org.fsgate.fsgate1.Error.ForeignConfig)")
   end
 
@@ -142,9 +185,12 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
     expect(widget("fsgate_filesystems").value).to eq("freevxfs")
   end
 
-  describe Y2Fsgate::Clients::Main do
+  # A string, not the class: with the real YaST on the load path the class is still loaded,
+  # but the examples are skipped (and must not fail at load time either).
+  describe "Y2Fsgate::Clients::Main" do
+    let(:described_class) { Y2Fsgate::Clients::Main }
     before { stub_const("Y2Fsgate::Fsgatectl::DEFAULT_PATH", TestEnv::FSGATECTL) }
-    after { Yast::Stage.initial_stage = false }
+    after { Yast::Stage.initial_stage = false unless REAL_YAST }
 
     it "opens the dialog for the running system through the service" do
       Yast::Stage.initial_stage = false
@@ -158,6 +204,7 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
       expect(described_class.new.run).to eq(:next)
       client = CWM::Dialog.last.instance_variable_get(:@presenter).client
       expect([client.mode, client.target]).to eq([:offline, TestEnv::OFFLINE_ROOT])
+      expect(CWM::Dialog.last.title).to eq("Filesystem Autoload: System at #{TestEnv::OFFLINE_ROOT}")
     end
 
     it "shows an error and aborts when fsgate cannot be used at all" do
@@ -165,7 +212,7 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
       Yast::Stage.initial_stage = true
       Yast::Installation.destdir = TestEnv::OFFLINE_ROOT
       expect(described_class.new.run).to eq(:abort)
-      expect(Yast::Popup.errors.first).to include("is fsgate installed?")
+      expect(Yast2::Popup.errors.first).to include("is fsgate installed?")
     end
   end
 end

@@ -29,9 +29,9 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       expect(ids).to eq(ids.sort)
       expect(presenter.table_header.size).to eq(6)
       expect(presenter.table_items.find { |i| i.first == "hfs" })
-        .to eq(["hfs", "hfs", "hfs", "denied", "vendor: #{hfs_vendor}", "no", "no"])
+        .to eq(["hfs", "hfs", "hfs", "denied", "no", "no", "vendor: #{hfs_vendor}"])
       expect(presenter.rows.find { |r| r.id == "ext4" }.cells)
-        .to eq(["ext4", "ext2, ext3, ext4", "allowed", "default", "no", "yes"])
+        .to eq(["ext4", "ext2, ext3, ext4", "allowed", "no", "yes", "default"])
       expect(presenter.rows.find { |r| r.id == "cramfs" }.cells[2]).to eq("denied (not in this kernel)")
     end
 
@@ -160,7 +160,7 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       result = presenter.execute("hfs", :allow)
       expect(result).to be_ok
       expect(result.message).to eq("hfs: allowed (admin: #{hfs_admin}).")
-      expect(presenter.table_items.find { |i| i.first == "hfs" }[3..4]).to eq(["allowed", "admin: #{hfs_admin}"])
+      expect(presenter.table_items.find { |i| i.first == "hfs" }.values_at(3, 6)).to eq(["allowed", "admin: #{hfs_admin}"])
       expect(presenter.execute("hfs", :reset)).to be_ok
       expect(presenter.find("hfs")).to have_attributes(state: "denied", origin: "vendor")
     end
@@ -196,11 +196,12 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
 
     it "describes the selected row and why actions are disabled" do
       expect(presenter.details("hfs")).to eq([
-        presenter.status_text,
         "hfs (types: hfs): denied; decided by vendor: #{hfs_vendor}.",
         "Deny: hfs is denied already.",
-        "Reset: fsgate has no setting for hfs to reset."
+        "Reset: fsgate has no setting for hfs to reset.",
+        presenter.status_text
       ])
+      expect(presenter.details(nil)).to eq([presenter.status_text])
     end
   end
 

@@ -82,16 +82,18 @@ module Y2Fsgate
       filesystems.find { |f| f.module_name == id }
     end
 
+    # "Decided by" last: a vendor or admin file's path is long, and the short columns
+    # should stay visible in an 80-column terminal.
     def table_header
-      [_("Module"), _("Types"), _("Autoload"), _("Decided by"), _("Loaded"), _("Mounted")]
+      [_("Module"), _("Types"), _("Autoload"), _("Loaded"), _("Mounted"), _("Decided by")]
     end
 
     # @return [Array<Row>] the rows matching the filter
     def rows
       filesystems.select { |f| matches?(f) }.map do |f|
         Row.new(id: f.module_name, filesystem: f,
-          cells: [f.module_name, types_text(f), state_text(f), decided_by(f), yes_no(f.loaded?),
-                  yes_no(f.mounted?)])
+          cells: [f.module_name, types_text(f), state_text(f), yes_no(f.loaded?), yes_no(f.mounted?),
+                  decided_by(f)])
       end
     end
 
@@ -116,18 +118,17 @@ module Y2Fsgate
       "#{where} #{summary}"
     end
 
-    # The lines below the table: where changes go, the selected row, and why each
-    # disabled action is disabled.
+    # The lines below the table: the selected row, why each disabled action is disabled,
+    # and last where changes go (a small screen shows the first lines only).
     # @return [Array<String>]
     def details(id)
-      lines = [status_text]
       fs = id && find(id)
-      return lines unless fs
+      return [status_text] unless fs
 
-      lines << format(_("%<module>s (types: %<types>s): %<state>s; decided by %<why>s."),
-        module: fs.module_name, types: types_text(fs), state: state_text(fs), why: decided_by(fs))
+      lines = [format(_("%<module>s (types: %<types>s): %<state>s; decided by %<why>s."),
+        module: fs.module_name, types: types_text(fs), state: state_text(fs), why: decided_by(fs))]
       actions(id).reject(&:enabled?).each { |a| lines << "#{a.label.delete("&")}: #{a.reason}" }
-      lines
+      lines << status_text
     end
 
     # Whether "only until reboot" (RUNTIME) makes sense: on the running system only.
@@ -285,7 +286,7 @@ module Y2Fsgate
         allow: _("&Allow"),
         deny:  _("&Deny"),
         reset: _("&Reset"),
-        load:  _("&Load Now")
+        load:  _("Load &Now")
       }.fetch(action)
     end
 

@@ -45,8 +45,8 @@ module Yast
   end
 
   module UIShortcuts
-    %w[VBox HBox Left Right HStretch VStretch Empty MinHeight MinWidth Label Id Opt Header Item
-       Cell Table PushButton].each do |name|
+    %w[VBox HBox Left Right Bottom HStretch VStretch HSpacing HWeight VWeight Empty MinHeight MinWidth
+       Label Id Opt Header Item Cell Table PushButton RichText].each do |name|
       define_method(name) { |*args| Term.new(name.to_sym, *args) }
     end
   end
@@ -73,34 +73,13 @@ module Yast
     end
   end
 
-  # Records questions and errors; answers YesNo with .answer.
-  module Popup
-    class << self
-      attr_accessor :answer
-      attr_reader :asked, :errors
-
-      def reset
-        @answer = true
-        @asked = []
-        @errors = []
-      end
-
-      def YesNo(text)
-        @asked << text
-        @answer
-      end
-
-      def Error(text)
-        @errors << text
-        nil
-      end
-    end
-    reset
-  end
-
   module Label
     def self.CloseButton
-      "&Close"
+      "C&lose"
+    end
+
+    def self.HelpButton
+      "&Help"
     end
   end
 

@@ -4,8 +4,9 @@ require "yast"
 require "y2fsgate/client"
 require "y2fsgate/filesystems_presenter"
 require "y2fsgate/dialogs/filesystems"
+require "y2fsgate/widgets/controls"
+require "yast2/popup"
 
-Yast.import "Popup"
 Yast.import "Stage"
 Yast.import "Installation"
 
@@ -22,7 +23,8 @@ module Y2Fsgate
         presenter.refresh
         Dialogs::Filesystems.run(presenter)
       rescue Y2Fsgate::Error => e
-        Yast::Popup.Error(presenter ? presenter.error_text(e) : e.message)
+        text = presenter ? presenter.error_text(e) : e.message
+        Yast2::Popup.show(Widgets.paragraphs(text), richtext: true, headline: :error)
         :abort
       end
 

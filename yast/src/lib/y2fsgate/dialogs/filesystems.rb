@@ -2,12 +2,12 @@
 
 require "yast"
 require "cwm/dialog"
+require "yast2/popup"
 require "y2fsgate/filesystems_presenter"
 require "y2fsgate/widgets/filesystems_table"
 require "y2fsgate/widgets/controls"
 
 Yast.import "Label"
-Yast.import "Popup"
 
 module Y2Fsgate
   module Dialogs
@@ -21,6 +21,7 @@ module Y2Fsgate
         textdomain "fsgate"
         @presenter = presenter
         @message = nil
+        @message_for = nil
         @table = Widgets::FilesystemsTable.new(presenter, method(:update))
         @filter = Widgets::FilterField.new(method(:filter))
         @details = Widgets::Details.new
@@ -30,16 +31,22 @@ module Y2Fsgate
         end
       end
 
+      # Names the system changed when it is not this one (the installation target).
       def title
-        _("Filesystem Autoload")
+        target = @presenter.client.target
+        return _("Filesystem Autoload") if target == "/"
+
+        format(_("Filesystem Autoload: System at %s"), target)
       end
 
+      # At 80x24 in the text UI the table keeps 10 rows: the filter, the buttons and the
+      # check box share one line, and the details panel gets a fifth of the height (at
+      # least one line of text, scrollable; its most pressing line comes first).
       def contents
         VBox(
-          Left(@filter),
-          @table,
-          HBox(*@buttons, HStretch(), @runtime || Empty()),
-          MinHeight(6, @details)
+          HBox(HWeight(1, @filter), HSpacing(1), *@buttons, HSpacing(1), @runtime || Empty()),
+          VWeight(4, @table),
+          VWeight(1, MinHeight(3, @details))
         )
       end
 
@@ -60,11 +67,23 @@ module Y2Fsgate
       def run_action(action)
         id = @table.value
         runtime = @runtime ? @runtime.checked? : false
-        result = @presenter.execute(id, action, runtime: runtime) { |text| Yast::Popup.YesNo(text) }
-        Yast::Popup.Error(result.message) if result.error
+        result = @presenter.execute(id, action, runtime: runtime) { |text| ask(text) }
+        show_error(result.message) if result.error
         @message = result.message
+        @message_for = id
         @table.refresh(id)
         update
+      end
+
+      # Popups show the text as rich text: wrapped, paragraphs kept. Yast::Popup.YesNo and
+      # .Error cut long lines off at the screen's edge in the text UI, and a Label with
+      # autoWrap runs the paragraphs together.
+      def ask(text)
+        Yast2::Popup.show(Widgets.paragraphs(text), richtext: true, buttons: :yes_no) == :yes
+      end
+
+      def show_error(text)
+        Yast2::Popup.show(Widgets.paragraphs(text), richtext: true, headline: :error)
       end
 
       def filter(text)
@@ -73,13 +92,15 @@ module Y2Fsgate
         update
       end
 
-      # Enables the buttons the selected row allows and shows why the others are not.
+      # Enables the buttons the selected row allows and shows why the others are not,
+      # after the outcome of the last action while its row is still selected.
       def update
         id = @table.value
         @presenter.actions(id).zip(@buttons).each do |action, button|
           action.enabled? ? button.enable : button.disable
         end
-        @details.lines = @presenter.details(id) + [@message].compact
+        @message = nil if @message_for != id
+        @details.lines = [@message].compact + @presenter.details(id)
       end
     end
   end

@@ -6,6 +6,14 @@ require "cwm/common_widgets"
 
 module Y2Fsgate
   module Widgets
+    # Plain text as rich text: each paragraph (separated by a blank line) one <p>, the
+    # rest escaped.
+    # @param text [String]
+    # @return [String]
+    def self.paragraphs(text)
+      text.split(/\n\s*\n/).map { |p| "<p>#{CGI.escapeHTML(p.strip).gsub("\n", "<br>")}</p>" }.join
+    end
+
     # Allow / Deny / Reset / Load Now: one button per presenter action.
     class ActionButton < CWM::PushButton
       attr_reader :action
@@ -40,7 +48,7 @@ module Y2Fsgate
       end
 
       def label
-        _("Only until &reboot")
+        _("Only until re&boot")
       end
 
       def init
@@ -48,8 +56,11 @@ module Y2Fsgate
       end
     end
 
-    # Filters the table by module or type name.
-    class FilterField < CWM::InputField
+    # Filters the table by module or type name. The label sits left of the field, not
+    # above it as an InputField's own label does in the text UI: that line is what lets the
+    # table keep 10 rows at 80x24. A Label has no shortcut; the field is the dialog's first
+    # widget, focused when it opens (Tab reaches it later).
+    class FilterField < CWM::CustomWidget
       # @param on_change [#call] called with the text
       def initialize(on_change)
         super()
@@ -58,12 +69,20 @@ module Y2Fsgate
         self.widget_id = "fsgate_filter"
       end
 
-      def label
-        _("&Filter")
+      def contents
+        HBox(
+          Label(_("Filter:")),
+          HSpacing(1),
+          InputField(Id(widget_id), Opt(:notify, :hstretch), "")
+        )
       end
 
-      def opt
-        [:notify, :hstretch]
+      def value
+        Yast::UI.QueryWidget(Id(widget_id), :Value)
+      end
+
+      def value=(text)
+        Yast::UI.ChangeWidget(Id(widget_id), :Value, text)
       end
 
       def handle
@@ -72,16 +91,23 @@ module Y2Fsgate
       end
     end
 
-    # Where changes go, the selected row, why actions are disabled, the last outcome.
-    class Details < CWM::RichText
+    # The last outcome, the selected row, why actions are disabled, where changes go.
+    # A RichText inside a CustomWidget, not a CWM::RichText: CWM's validation wants a label
+    # with one shortcut on every :richtext widget (its exemption is spelt :rich_text) and
+    # logs "Empty label" otherwise, though a RichText shows no label.
+    class Details < CWM::CustomWidget
       def initialize
         super()
         self.widget_id = "fsgate_details"
       end
 
+      def contents
+        RichText(Id(widget_id), "")
+      end
+
       # @param lines [Array<String>] plain text
       def lines=(lines)
-        self.value = lines.map { |l| CGI.escapeHTML(l) }.join("<br>")
+        Yast::UI.ChangeWidget(Id(widget_id), :Value, lines.map { |l| CGI.escapeHTML(l) }.join("<br>"))
       end
     end
   end

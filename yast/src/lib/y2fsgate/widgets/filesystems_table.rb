@@ -29,16 +29,16 @@ module Y2Fsgate
         [:notify, :immediate, :keepSorting]
       end
 
+      # Short enough to be read whole in the text UI's help popup at 80x24.
       def help
         _("<p>The kernel loads a filesystem module on its own when something mounts that " \
-          "filesystem type, for example when a USB stick is plugged in. Rarely used filesystems " \
-          "are old, little audited code: <b>Deny</b> stops the automatic loading, <b>Allow</b> " \
-          "permits it again, <b>Reset</b> returns to the distribution's default.</p>" \
-          "<p><b>Load Now</b> loads the module once, for this boot, changing no setting. " \
-          "<b>Only until reboot</b> makes the change in /run/modprobe.d, which the next boot " \
-          "forgets.</p>" \
-          "<p>Denying a filesystem that is mounted now needs a confirmation: the next boot " \
-          "could not mount it.</p>")
+          "filesystem, for example a USB stick. Rarely used filesystems are old, little audited " \
+          "code: <b>Deny</b> stops the automatic loading, <b>Allow</b> permits it again, " \
+          "<b>Reset</b> returns to the distribution's default.</p>" \
+          "<p><b>Load Now</b> loads the module once, for this boot. <b>Only until reboot</b> " \
+          "makes the change in /run/modprobe.d, which the next boot forgets.</p>" \
+          "<p>Denying a filesystem that is mounted now asks first: the next boot could not " \
+          "mount it.</p>")
       end
 
       def init

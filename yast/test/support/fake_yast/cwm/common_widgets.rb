@@ -31,4 +31,6 @@ module CWM
   class RichText < AbstractWidget
     include ValueBasedWidget
   end
+
+  class CustomWidget < AbstractWidget; end
 end

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# ruby expected-texts.rb YAST_SRC_LIB FAKE_YAST_DIR
+#
+# Prints, as JSON, the texts the TUI test expects to see whole on the screen and the
+# labels of the dialog's widgets (with their & shortcuts), computed by the module's own code
+# (the presenter, the table's help, the dialog) against the running fsgated on
+# $DBUS_SYSTEM_BUS_ADDRESS: what the screen shows is then compared with what the module
+# meant to show. Runs on Debian's ruby with the FAKE yast of the rspec suite (the help text
+# needs only its I18n), never with the real YaST, and changes nothing: the ForeignConfig
+# error comes from an Allow that the service refuses.
+
+require "json"
+
+$LOAD_PATH.unshift(ARGV.fetch(0), ARGV.fetch(1))
+require "yast"
+require "y2fsgate/client"
+require "y2fsgate/filesystems_presenter"
+require "y2fsgate/widgets/filesystems_table"
+require "y2fsgate/dialogs/filesystems"
+
+# Every CWM widget in a term tree, as CWM.show would find them.
+def widgets(term)
+  case term
+  when CWM::AbstractWidget then [term]
+  when Yast::Term then term.params.flat_map { |t| widgets(t) }
+  else []
+  end
+end
+
+client = Y2Fsgate::Client.new
+abort "expected-texts.rb: not on the service (#{client.fallback_reason})" unless client.mode == :bus
+presenter = Y2Fsgate::FilesystemsPresenter.new(client).refresh
+
+foreign = begin
+  client.allow("ufs")
+  abort "expected-texts.rb: allowing ufs succeeded; the fixture's foreign file is missing"
+rescue Y2Fsgate::ForeignConfigError => e
+  presenter.error_text(e)
+end
+
+texts = {
+  "confirm_deny_minix" => presenter.confirmation_text(presenter.find("minix")),
+  "foreign_config_ufs" => foreign,
+  "help"               => Y2Fsgate::Widgets::FilesystemsTable.new(presenter, nil).help,
+  "labels"             => widgets(Y2Fsgate::Dialogs::Filesystems.new(presenter).contents)
+    .select { |w| w.respond_to?(:label) }.map(&:label)
+}
+client.close
+puts JSON.pretty_generate(texts)

@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# run-tests.sh BUILD_DIR ARTIFACTS_DIR
+#
+# fsgate's YaST module in YaST's real text UI (test-tui.py): builds YaST's text-mode stack
+# once into a cached prefix (build-yast.sh), starts the built fsgated over a scratch root on
+# a private bus (tools/private-fsgated), makes a second scratch root as the installation
+# target, and drives `y2start fsgate ncurses` in tmux at 80x24. Screens (text) and y2log
+# are kept in ARTIFACTS_DIR.
+#
+# Exit status 77 (meson: skipped) when not root, when tmux, ruby-dbus or unshare is
+# missing, or when build-yast.sh skips (no YaST sources, build dependencies missing).
+# Nothing is written outside a temporary directory, the cache and ARTIFACTS_DIR: YaST runs
+# in a private mount namespace where /var/log is the temporary directory's (in-namespace.sh).
+
+set -euo pipefail
+
+me=yast-tui
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+src=$(cd "$here/../.." && pwd)
+python=/usr/bin/python3
+
+skip() {
+        echo "$me: SKIP: $*" >&2
+        exit 77
+}
+die() {
+        echo "$me: error: $*" >&2
+        exit 1
+}
+
+[[ $# -eq 2 ]] || { echo "usage: $0 BUILD_DIR ARTIFACTS_DIR" >&2; exit 2; }
+build=$(cd "$1" && pwd) || die "no build directory $1"
+artifacts=$2
+
+[[ $(id -u) -eq 0 ]] || skip "must run as root (fsgated's bus name, scratch roots, mount namespaces)"
+command -v tmux >/dev/null || skip "tmux is missing (apt-get install tmux)"
+command -v unshare >/dev/null || skip "unshare is missing (apt-get install util-linux)"
+command -v ruby >/dev/null && ruby -e 'require "dbus"' 2>/dev/null || skip "ruby-dbus is missing (apt-get install ruby-dbus)"
+[[ -x $python ]] || skip "$python is missing"
+fsgated=$build/service/fsgated
+fsgatectl=$build/clients/fsgatectl
+[[ -x $fsgated && -x $fsgatectl ]] || die "$fsgated or $fsgatectl is not built"
+
+t=$SECONDS
+status=0
+prefix=$("$here/build-yast.sh") || status=$?
+[[ $status -eq 0 ]] || exit "$status" # 77: skipped, with the reason on stderr
+echo "$me: YaST from $prefix (ready after $((SECONDS - t)) s)"
+
+work=$(mktemp -d /tmp/fsgate-yast-tui.XXXXXX)
+chmod 755 "$work"
+launcher=$src/tools/private-fsgated
+cleanup() {
+        "$launcher" stop "$work/bus" 2>/dev/null || true
+        rm -rf -- "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+env=$("$launcher" start --dir="$work/bus" --fsgated="$fsgated" --watch=$$)
+eval "$env"
+"${FSGATE_MAKE_SCRATCH_ROOT:-$src/tests/kernel/make-scratch-root.sh}" "$work/target" >/dev/null
+mkdir -p "$work/bin" "$artifacts"
+rm -f -- "$artifacts"/*.txt "$artifacts"/*-y2log "$artifacts"/*-stderr "$artifacts"/*-signal
+cp "$fsgatectl" "$work/bin/fsgatectl"
+
+status=0
+"$python" "$here/test-tui.py" --prefix="$prefix" --y2dir="$src/yast/src" --bindir="$work/bin" \
+        --root="$FSGATE_PRIVATE_ROOT" --target="$work/target" --work="$work" \
+        --artifacts="$artifacts" --in-namespace="$here/in-namespace.sh" \
+        --expected-texts="$here/expected-texts.rb" --yast-lib="$src/yast/src/lib" \
+        --fake-yast="$src/yast/test/support/fake_yast" || status=$?
+if [[ $status -ne 0 ]]; then
+        echo "--- fsgated's log" >&2
+        cat "$work/bus/fsgated.log" >&2 || true
+fi
+exit "$status"

@@ -1,0 +1,632 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""fsgate's YaST module in YaST's real text UI, used the way a person uses it.
+
+Started by run-tests.sh, which built YaST (build-yast.sh), started the real fsgated over a
+scratch root on a private bus (tools/private-fsgated) and made a second scratch root, the
+installation target. Each session runs `y2start CLIENT ncurses` in a tmux pane of 80x24
+(in-namespace.sh: y2log into the work directory, fsgatectl in /usr/bin, the target at
+/mnt), reads the screen with `tmux capture-pane` and presses keys with `tmux send-keys`.
+
+What is asserted is what a person sees: the whole text of every popup (wrapped, nothing
+cut off at the screen's edge), the shortcut letter each label shows being the one its
+label was given (libyui silently moves clashing shortcuts to other letters), at least 10
+table rows at 80x24, no error in y2log, exit status 0 on Close. What the actions change
+is checked in the scratch root's files as well.
+
+Screens are kept in the artifacts directory (text, as capture-pane shows them).
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+WIDTH, HEIGHT = 80, 24
+PREFIX = "60-blacklist_fs-"
+
+
+class Failure(Exception):
+    pass
+
+
+# ---- The screen ----------------------------------------------------------------------------
+
+SGR = re.compile(r"\x1b\[([0-9;]*)m")
+
+
+class Screen:
+    """One capture: the text, and each cell's attributes (colors, bold, reverse...)."""
+
+    def __init__(self, escaped):
+        self.lines = []
+        self.attrs = []
+        for raw in escaped.split("\n")[:HEIGHT]:
+            text, attrs = self._parse(raw)
+            self.lines.append(text.ljust(WIDTH))
+            self.attrs.append(attrs + [()] * (WIDTH - len(attrs)))
+        while len(self.lines) < HEIGHT:
+            self.lines.append(" " * WIDTH)
+            self.attrs.append([()] * WIDTH)
+
+    @staticmethod
+    def _parse(raw):
+        """Splits a capture-pane -e line into text and one attribute tuple per character."""
+        text, attrs = [], []
+        state = {}
+        pos = 0
+        for m in SGR.finditer(raw):
+            for ch in raw[pos:m.start()]:
+                text.append(ch)
+                attrs.append(tuple(sorted(state.items())))
+            pos = m.end()
+            params = [p for p in m.group(1).split(";")] if m.group(1) else ["0"]
+            i = 0
+            while i < len(params):
+                p = int(params[i] or 0)
+                if p == 0:
+                    state = {}
+                elif p in (38, 48):  # 38;5;N or 38;2;R;G;B
+                    n = 3 if params[i + 1] == "5" else 5
+                    state["fg" if p == 38 else "bg"] = ";".join(params[i:i + n])
+                    i += n - 1
+                elif 30 <= p <= 37 or 90 <= p <= 97:
+                    state["fg"] = str(p)
+                elif 40 <= p <= 47 or 100 <= p <= 107:
+                    state["bg"] = str(p)
+                elif p == 39:
+                    state.pop("fg", None)
+                elif p == 49:
+                    state.pop("bg", None)
+                elif 1 <= p <= 9:
+                    state[str(p)] = True
+                elif 21 <= p <= 29:
+                    state.pop(str(p - 20), None)
+                    if p == 22:
+                        state.pop("2", None)
+                i += 1
+        for ch in raw[pos:]:
+            text.append(ch)
+            attrs.append(tuple(sorted(state.items())))
+        return "".join(text), attrs
+
+    def text(self):
+        return "\n".join(line.rstrip() for line in self.lines)
+
+    def find(self, needle):
+        """All (row, column) where needle starts."""
+        hits = []
+        for r, line in enumerate(self.lines):
+            c = line.find(needle)
+            while c >= 0:
+                hits.append((r, c))
+                c = line.find(needle, c + 1)
+        return hits
+
+    def shortcut(self, row, col, length):
+        """The character of the label at (row, col) drawn unlike the others: its shortcut.
+        A button's brackets count as the label's own style ("[No]": N is the odd one)."""
+        start, end = max(col - 1, 0), min(col + length + 1, WIDTH)
+        cells = list(zip(self.lines[row][start:end], self.attrs[row][start:end]))
+        counts = {}
+        for ch, a in cells:
+            if ch != " ":
+                counts[a] = counts.get(a, 0) + 1
+        if len(counts) < 2:
+            return None
+        odd = [(i, ch) for i, (ch, a) in enumerate(cells, start) if ch != " " and counts[a] == 1]
+        if len(odd) != 1 or not col <= odd[0][0] < col + length:
+            return None
+        return odd[0][1]
+
+    def boxes(self):
+        """Every rectangle drawn with ┌┐└┘ corners: (top, left, bottom, right)."""
+        found = []
+        for top, line in enumerate(self.lines):
+            for left, ch in enumerate(line):
+                if ch != "┌":
+                    continue
+                right = left + 1
+                while right < WIDTH and line[right] in "─┬┤├":
+                    right += 1
+                if right >= WIDTH or line[right] != "┐":
+                    continue
+                for bottom in range(top + 1, HEIGHT):
+                    if self.lines[bottom][left] == "└" and self.lines[bottom][right] == "┘":
+                        found.append((top, left, bottom, right))
+                        break
+                    if self.lines[bottom][left] not in "│├":
+                        break
+        return found
+
+    def inside(self, box):
+        top, left, bottom, right = box
+        return [self.lines[r][left + 1:right] for r in range(top + 1, bottom)]
+
+
+def words(text):
+    """Text as a person reads it: whitespace and line breaks are one space."""
+    return " ".join(text.split())
+
+
+def plain(html):
+    """The text of a RichText as shown: tags removed, entities decoded."""
+    text = re.sub(r"<[^>]*>", " ", html)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
+
+
+# ---- One YaST in tmux -----------------------------------------------------------------------
+
+class Yast:
+    def __init__(self, args, name, client_args, target=""):
+        self.args = args
+        self.name = name
+        self.dir = os.path.join(args.work, name)
+        self.log = os.path.join(self.dir, "log")
+        os.makedirs(os.path.join(self.log, "YaST2"))
+        os.makedirs(os.path.join(self.dir, "home"))
+        self.status_file = os.path.join(self.dir, "status")
+        self.socket = os.path.join(self.dir, "tmux.sock")
+        env = {
+            "HOME": os.path.join(self.dir, "home"),
+            "LANG": "C.UTF-8",
+            "TERM": "screen",
+            "PATH": f"{args.prefix}/lib/YaST2/bin:{args.prefix}/sbin:{args.prefix}/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+            "LD_LIBRARY_PATH": f"{args.prefix}/lib:{args.prefix}/lib/YaST2/plugin",
+            "RUBYLIB": f"{args.prefix}/ruby:{args.prefix}/abstract_method/lib",
+            "Y2DIR": args.y2dir,
+            "DBUS_SYSTEM_BUS_ADDRESS": os.environ["DBUS_SYSTEM_BUS_ADDRESS"],
+        }
+        cmd = (["env", "-i"] + [f"{k}={v}" for k, v in env.items()] +
+               [args.in_namespace, self.log, args.bindir, target, self.status_file,
+                "y2start"] + client_args + ["ncurses"])
+        # In the session's directory: YaST writes y2signal.log to the current one when
+        # /var/log/YaST2 cannot take it.
+        self.tmux("new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", "yast",
+                  "-c", self.dir, shlex.join(cmd))
+        self.watch = None  # called with every screen wait() returns
+
+    def tmux(self, *argv, check=True):
+        # A private server, without anyone's ~/.tmux.conf.
+        return subprocess.run(["tmux", "-f", "/dev/null", "-S", self.socket] + list(argv), check=check,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True).stdout
+
+    def screen(self):
+        return Screen(self.tmux("capture-pane", "-p", "-e", "-t", "yast"))
+
+    def keys(self, *keys):
+        for k in keys:
+            self.tmux("send-keys", "-t", "yast", k)
+            time.sleep(0.15)
+
+    def type(self, text):
+        self.tmux("send-keys", "-t", "yast", "-l", text)
+
+    def wait(self, what, timeout=60):
+        """Polls the screen until what (a string, or a function of the Screen) holds."""
+        test = (lambda s: what in s.text()) if isinstance(what, str) else what
+        deadline = time.monotonic() + timeout
+        last = None
+        while time.monotonic() < deadline:
+            if os.path.exists(self.status_file):
+                raise Failure(f"YaST exited (status {self.status()}) while waiting for {what!r}"
+                              f"\n{self.stderr()}")
+            try:
+                last = self.screen()
+            except subprocess.CalledProcessError:
+                last = None
+            if last is not None and test(last):
+                # Let the UI finish drawing, then read again.
+                time.sleep(0.3)
+                again = self.screen()
+                shown = again if test(again) else last
+                if self.watch:
+                    self.watch(shown)
+                return shown
+            time.sleep(0.2)
+        raise Failure(f"timed out after {timeout} s waiting for {what!r}; the screen:\n"
+                      + (last.text() if last else "(none)"))
+
+    def save(self, screen, name):
+        path = os.path.join(self.args.artifacts, f"{self.name}-{name}.txt")
+        with open(path, "w") as f:
+            f.write(screen.text() + "\n")
+        return path
+
+    def status(self):
+        with open(self.status_file) as f:
+            return int(f.read().strip())
+
+    def stderr(self):
+        try:
+            with open(os.path.join(self.log, "stderr")) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def wait_exit(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while not os.path.exists(self.status_file):
+            if time.monotonic() > deadline:
+                raise Failure(f"YaST did not exit within {timeout} s:\n{self.screen().text()}")
+            time.sleep(0.2)
+        return self.status()
+
+    def y2log(self):
+        try:
+            with open(os.path.join(self.log, "YaST2", "y2log"), errors="replace") as f:
+                return f.read()
+        except FileNotFoundError:
+            return ""
+
+    def close(self):
+        self.tmux("kill-server", check=False)
+        for name, src in (("y2log", os.path.join(self.log, "YaST2", "y2log")),
+                          ("stderr", os.path.join(self.log, "stderr")),
+                          ("signal", os.path.join(self.log, "YaST2", "signal"))):
+            if os.path.exists(src):
+                shutil.copy(src, os.path.join(self.args.artifacts, f"{self.name}-{name}"))
+
+
+# ---- What a person checks -------------------------------------------------------------------
+
+def ok(msg):
+    print(f"ok - {msg}", flush=True)
+
+
+def expect(cond, msg, screen=None):
+    if not cond:
+        raise Failure(msg + (f"\nthe screen:\n{screen.text()}" if screen else ""))
+
+
+def popup(screen, buttons):
+    """The popup's box: the outermost box (of the smaller-than-the-screen ones) holding
+    all of buttons' labels."""
+    candidates = []
+    for box in screen.boxes():
+        top, left, bottom, right = box
+        if right - left >= WIDTH - 2 and bottom - top >= HEIGHT - 3:
+            continue  # the main dialog's frame, not a popup
+        inner = "\n".join(screen.inside(box))
+        if all(b in inner for b in buttons):
+            candidates.append(box)
+    expect(candidates, f"no popup with the buttons {buttons}", screen)
+    return max(candidates, key=lambda b: (b[2] - b[0]) * (b[3] - b[1]))
+
+
+def expect_whole_text(screen, box, text, what):
+    """Every paragraph of text appears, wrapped but complete, inside the box."""
+    # Frames and scroll bars (box drawing, arrows) are not text.
+    shown = words(re.sub(r"[\u2500-\u257f\u2190-\u2193]", " ", " ".join(screen.inside(box))))
+    for para in [p for p in re.split(r"\n\s*\n", text) if p.strip()]:
+        expect(words(para) in shown,
+               f"{what}: this paragraph is not shown whole:\n  {words(para)}\nthe popup shows:\n  {shown}",
+               screen)
+
+
+class Shortcuts:
+    """The shortcut letter a label shows must be the one it was given ("Load &Now": N).
+
+    libyui-ncurses draws a widget's shortcut letter in its own colour, and a disabled
+    widget without one; when two widgets ask for the same letter, it silently gives one of
+    them another. check() looks at every enabled label on a screen; all_seen() then says
+    whether each label was seen enabled at least once."""
+
+    def __init__(self, labels):
+        self.labels = labels
+        self.seen = set()
+
+    def check(self, screen, where):
+        for label in self.labels:
+            shown = label.replace("&", "")
+            key = label[label.index("&") + 1]
+            for r, c in screen.find(shown):
+                mark = screen.shortcut(r, c, len(shown))
+                if mark is None:
+                    continue  # disabled, or the same words in plain text
+                expect(mark == key, f"{where}: {shown!r} shows the shortcut {mark!r}, its label says {key!r}"
+                       " (libyui moved a shortcut that clashed with another)", screen)
+                self.seen.add(label)
+
+    def all_seen(self, where):
+        missing = [label for label in self.labels if label not in self.seen]
+        expect(not missing, f"{where}: never seen enabled, shortcut unchecked: {missing}")
+
+
+def expect_shortcuts(screen, labels, where):
+    check = Shortcuts(labels)
+    check.check(screen, where)
+    check.all_seen(where)
+
+
+def table_rows(screen):
+    """Module names in the table's first column below the header line (none without one)."""
+    header = [r for r, line in enumerate(screen.lines) if re.search(r"\bModule\b.*\bTypes\b", line)]
+    if not header:
+        return []
+    rows = []
+    for line in screen.lines[header[0] + 1:]:
+        m = re.match(r"^\s*│([a-z0-9_]+)\s*│", line)
+        if not m:
+            if rows:
+                break
+            continue
+        rows.append(m.group(1))
+    return rows
+
+
+def expect_no_errors(yast):
+    """y2log has no error (level 3 and above) at all: none from the module, CWM or YaST."""
+    errors = [line for line in yast.y2log().splitlines() if re.search(r" <[345]> ", line)]
+    expect(not errors, f"{yast.name}: y2log has errors:\n" + "\n".join(errors[:20]))
+
+
+def conf(root, directory, module):
+    path = os.path.join(root + directory, f"{PREFIX}{module}.conf")
+    if os.path.islink(path):
+        return "-> " + os.readlink(path)
+    if os.path.exists(path):
+        with open(path) as f:
+            return f.read()
+    return None
+
+
+def wait_file(root, directory, module, pred, what, timeout=10):
+    deadline = time.monotonic() + timeout
+    while True:
+        content = conf(root, directory, module)
+        if pred(content):
+            return content
+        if time.monotonic() > deadline:
+            raise Failure(f"{what}: {directory}/{PREFIX}{module}.conf is {content!r}")
+        time.sleep(0.1)
+
+
+# ---- Fixtures ------------------------------------------------------------------------------
+
+def restore(root):
+    """The state the sessions start from, as the rspec suite's TestEnv.restore: openSUSE-style
+    vendor files for hfs and cramfs, a foreign admin file for ufs, minix mounted."""
+    for d in ("/etc/modprobe.d", "/run/modprobe.d"):
+        for f in os.listdir(root + d):
+            os.unlink(os.path.join(root + d, f))
+    for mod in ("hfs", "cramfs"):
+        with open(f"{root}/usr/lib/modprobe.d/{PREFIX}{mod}.conf", "w") as f:
+            f.write(f"blacklist {mod}\n")
+    with open(f"{root}/etc/modprobe.d/{PREFIX}ufs.conf", "w") as f:
+        f.write("install ufs /bin/true\n")
+    with open(f"{root}/proc/mounts", "w") as f:
+        f.write("/dev/vda / ext4 rw,relatime 0 0\n/dev/vdb /srv/old minix rw 0 0\n")
+    with open(f"{root}/proc/modules", "w") as f:
+        f.write("")
+
+
+def expected_texts(args):
+    out = subprocess.run(["ruby", args.expected_texts, args.yast_lib, args.fake_yast],
+                         check=True, stdout=subprocess.PIPE, text=True,
+                         env={k: v for k, v in os.environ.items() if k != "RUBYLIB"}).stdout
+    return json.loads(out)
+
+
+# ---- The sessions --------------------------------------------------------------------------
+
+# The wizard's own buttons (yast2's Label.HelpButton and Label.CloseButton, the dialog's
+# next button); the dialog's labels come from the module (expected-texts.rb).
+WIZARD_LABELS = ["&Help", "C&lose"]
+
+
+def filter_focused(screen):
+    """Whether the filter field has the focus: its cursor cell blinks."""
+    hits = screen.find("Filter: ")
+    if not hits:
+        return False
+    r, c = hits[0]
+    end = screen.lines[r].find("[", c)  # the first button
+    return any(("5", True) in a for a in screen.attrs[r][c + len("Filter: "):end])
+
+
+def filter_to(yast, text, first_row):
+    """Moves the focus back to the filter field (Shift+Tab, as a person would: the label
+    "Filter:" has no shortcut), replaces its text, waits until first_row is the first row."""
+    for _ in range(15):
+        if filter_focused(yast.screen()):
+            break
+        yast.keys("BTab")
+    else:
+        raise Failure("Shift+Tab never reached the filter field:\n" + yast.screen().text())
+    yast.keys("End")
+    for _ in range(12):
+        yast.keys("BSpace")
+    yast.type(text)
+    return yast.wait(lambda s: table_rows(s)[:1] == [first_row], 20)
+
+
+def session_online(args, texts):
+    root = args.root
+    yast = Yast(args, "online", ["fsgate"])
+    try:
+        s = yast.wait(lambda s: "Filesystem Autoload" in s.text() and len(table_rows(s)) > 0, 120)
+        yast.save(s, "main")
+        ok("opened: `y2start fsgate ncurses` shows the dialog with the table")
+
+        rows = table_rows(s)
+        expect(len(rows) >= 10, f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 10 or more", s)
+        ok(f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}")
+        # Every screen from here on: the labels shown enabled show their own shortcuts.
+        labels = texts["labels"] + WIZARD_LABELS
+        shortcuts = Shortcuts(labels)
+        shortcuts.check(s, "main dialog")
+        yast.watch = lambda s: shortcuts.check(s, "main dialog")
+
+        # Filter, then allow and reset hfs (denied by the vendor file).
+        s = filter_to(yast, "hfs", "hfs")
+        expect(table_rows(s) == ["hfs", "hfsplus", "ib_qib", "squashfs"], f"filter 'hfs' shows {table_rows(s)}", s)
+        ok("filter: 'hfs' leaves hfs, hfsplus and the two whose types contain it (ipathfs, squashfs)")
+        yast.keys("M-a")
+        wait_file(root, "/etc/modprobe.d", "hfs", lambda c: c == "-> /dev/null", "allow hfs")
+        s = yast.wait("hfs: allowed (admin:", 20)
+        ok("allow: hfs is allowed (a mask in /etc/modprobe.d), and the panel says so")
+        yast.keys("M-r")
+        wait_file(root, "/etc/modprobe.d", "hfs", lambda c: c is None, "reset hfs")
+        yast.wait("hfs: denied (vendor:", 20)
+        ok("reset: hfs is back to the vendor file's deny")
+
+        # Deny a mounted filesystem: the question, No, then Yes.
+        filter_to(yast, "minix", "minix")
+        yast.keys("M-d")
+        s = yast.wait(lambda s: "minix is mounted now." in s.text() and "Yes" in s.text(), 20)
+        yast.save(s, "popup-deny-mounted")
+        box = popup(s, ["Yes", "No"])
+        expect_whole_text(s, box, texts["confirm_deny_minix"], "the question before denying minix")
+        expect_shortcuts(s, ["&Yes", "&No"], "the question")
+        ok("deny mounted minix: the question is shown whole at 80x24, Yes and No with their shortcuts")
+        yast.keys("M-n")
+        yast.wait(lambda s: "Nothing was changed." in s.text() and "[No]" not in s.text(), 20)
+        expect(conf(root, "/etc/modprobe.d", "minix") is None, "No still wrote minix's file")
+        ok("No: nothing was changed")
+        yast.keys("M-d")
+        yast.wait(lambda s: "minix is mounted now." in s.text() and "[No]" in s.text(), 20)
+        yast.keys("M-y")
+        wait_file(root, "/etc/modprobe.d", "minix", lambda c: c is not None and "\nblacklist minix\n" in "\n" + c,
+                  "deny minix with Yes")
+        yast.wait("minix: denied (admin:", 20)
+        ok("Yes: minix is denied (FORCE), the panel says so")
+        yast.keys("M-r")
+        wait_file(root, "/etc/modprobe.d", "minix", lambda c: c is None, "reset minix")
+        yast.wait("minix: allowed (default)", 20)
+        ok("reset: minix is allowed again")
+
+        # Only until reboot: a deny in /run/modprobe.d, reset from there.
+        filter_to(yast, "udf", "udf")
+        yast.keys("M-b")
+        yast.wait("[x] Only until reboot", 10)
+        yast.keys("M-d")
+        wait_file(root, "/run/modprobe.d", "udf", lambda c: c is not None and "blacklist udf" in c,
+                  "deny udf until reboot")
+        expect(conf(root, "/etc/modprobe.d", "udf") is None, "the deny until reboot wrote to /etc")
+        yast.wait("udf: denied (until reboot:", 20)
+        ok("Only until reboot: the deny of udf went to /run/modprobe.d")
+        yast.keys("M-r")
+        wait_file(root, "/run/modprobe.d", "udf", lambda c: c is None, "reset udf")
+        yast.wait("udf: allowed (default)", 20)
+        yast.keys("M-b")
+        yast.wait("[ ] Only until reboot", 10)
+        ok("reset: udf's setting until reboot is gone")
+
+        # The error popup: ufs is decided by a file fsgate did not write.
+        filter_to(yast, "ufs", "ufs")
+        yast.keys("M-a")
+        s = yast.wait("org.fsgate.fsgate1.Error.ForeignConfig", 20)
+        yast.save(s, "popup-error")
+        box = popup(s, ["OK"])
+        expect_whole_text(s, box, texts["foreign_config_ufs"], "the ForeignConfig error")
+        expect_shortcuts(s, ["&OK"], "the error popup")
+        ok("error: ForeignConfig is shown whole, with the service's message and the error name")
+        yast.keys("Enter")
+        yast.wait(lambda s: "ForeignConfig" not in s.text(), 10)
+        expect(conf(root, "/etc/modprobe.d", "ufs") == "install ufs /bin/true\n", "the foreign file changed")
+        ok("OK closes it; the foreign file is untouched")
+
+        # Help.
+        yast.keys("M-h")
+        s = yast.wait(lambda s: "audited code" in s.text(), 20)
+        yast.save(s, "help")
+        box = popup(s, ["OK"])
+        expect_whole_text(s, box, plain(texts["help"]), "the help")
+        ok("help: the whole help text is shown")
+        yast.keys("Enter")
+        yast.wait(lambda s: "audited code" not in s.text(), 10)
+
+        shortcuts.all_seen("main dialog")
+        ok("every label of the main dialog showed its own shortcut: "
+           + ", ".join(label.replace("&", "") + "=" + label[label.index("&") + 1] for label in labels))
+
+        # Close.
+        yast.keys("M-l")
+        status = yast.wait_exit()
+        expect(status == 0, f"y2start exited with {status} on Close\n{yast.stderr()}")
+        ok("Close: y2start exits with status 0")
+        expect_no_errors(yast)
+        ok("y2log: no errors")
+    finally:
+        yast.close()
+
+
+def session_offline(args, texts):
+    """During installation (Stage.initial, as the installer's `initial` argument sets it) the
+    module works offline on Installation.destdir (/mnt) through /usr/bin/fsgatectl --root."""
+    target = args.target
+    yast = Yast(args, "offline", ["fsgate", "--arg", "initial"], target=target)
+    try:
+        s = yast.wait(lambda s: "Filesystem Autoload" in s.text() and len(table_rows(s)) > 0, 120)
+        yast.save(s, "main")
+        expect("Filesystem Autoload: System at /mnt" in s.text(), "the title does not name /mnt", s)
+        expect(not s.find("Only until reboot"), "Only until reboot is offered offline", s)
+        ok("offline: the dialog opens on the installation target /mnt, no Only until reboot")
+        rows = table_rows(s)
+        expect(len(rows) >= 10, f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 10 or more", s)
+        # Offline there is no Only until reboot (the labels are the online dialog's), and
+        # Load Now stays disabled.
+        shortcuts = Shortcuts([label for label in texts["labels"] + WIZARD_LABELS
+                               if not re.search(r"re&?boot|Load", label)])
+        yast.watch = lambda s: shortcuts.check(s, "offline dialog")
+
+        filter_to(yast, "hfs", "hfs")
+        yast.keys("M-a")
+        wait_file(target, "/etc/modprobe.d", "hfs", lambda c: c == "-> /dev/null", "allow hfs offline")
+        yast.wait("hfs: allowed (admin:", 20)
+        ok("offline allow: fsgatectl --root wrote hfs's mask into the target")
+        yast.keys("M-r")
+        wait_file(target, "/etc/modprobe.d", "hfs", lambda c: c is None, "reset hfs offline")
+        yast.wait("hfs: denied (vendor:", 20)
+        ok("offline reset: the mask is gone")
+        shortcuts.all_seen("offline dialog")
+        ok("offline: the labels showed their own shortcuts")
+
+        yast.keys("M-l")
+        status = yast.wait_exit()
+        expect(status == 0, f"y2start exited with {status} on Close\n{yast.stderr()}")
+        ok("offline Close: status 0")
+        expect_no_errors(yast)
+        ok("offline y2log: no errors")
+    finally:
+        yast.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--prefix", required=True, help="the YaST prefix (build-yast.sh)")
+    ap.add_argument("--y2dir", required=True, help="Y2DIR: the module's src directory")
+    ap.add_argument("--bindir", required=True, help="directory holding fsgatectl, overlaid on /usr/bin")
+    ap.add_argument("--root", required=True, help="fsgated's scratch root")
+    ap.add_argument("--target", required=True, help="the installation target's scratch root")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--artifacts", required=True)
+    ap.add_argument("--in-namespace", required=True)
+    ap.add_argument("--expected-texts", required=True)
+    ap.add_argument("--yast-lib", required=True)
+    ap.add_argument("--fake-yast", required=True)
+    args = ap.parse_args()
+    os.makedirs(args.artifacts, exist_ok=True)
+
+    restore(args.root)
+    restore(args.target)
+    texts = expected_texts(args)
+    try:
+        session_online(args, texts)
+        session_offline(args, texts)
+    except Failure as e:
+        print(f"not ok - {e}", flush=True)
+        print(f"screens and logs: {args.artifacts}", flush=True)
+        return 1
+    print(f"screens and logs: {args.artifacts}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -37,7 +37,10 @@ from fsgatetest import (ACTION_ALLOW, ACTION_DENY, E_ACCESS_DENIED, ERR, NOBODY,
 
 E_BUSY = ERR + 'Busy'
 LOCK_TIMEOUT = 5.0          # core/lock.h FSGATED_LOCK_TIMEOUT_USEC
-P99_BOUND = 1.0             # seconds, for a root GetFilesystem next to a flood
+# Seconds, for a root GetFilesystem next to a flood. The code before the fix took 9.95 s on
+# an idle machine; under ASan on a 2-core machine that also builds YaST, the fixed code took
+# up to 1.4 s. The figures themselves are the benchmark's (bench/run-bench).
+P99_BOUND = 3.0
 FLOOD_CLIENT = os.path.join(HERE, 'unauthorized-flood-client.py')
 
 

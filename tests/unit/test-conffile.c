@@ -16,6 +16,12 @@ static char *path_in(const char *root, const char *rel) {
         return p;
 }
 
+/* p (root + rel) after rel is rewritten with content, as classified for module. */
+static FsgFileKind kind_with(const char *root, const char *rel, const char *p, const char *content, const char *module) {
+        write_file(root, rel, content);
+        return fsg_file_classify(p, module);
+}
+
 TEST(test_classify) {
         char *root = scratch_root_new(false), *p, *deny = fsg_deny_file_content("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/usr/libexec/fsgate-blocked");
         const char *rel = "etc/modprobe.d/60-blacklist_fs-hfs.conf";
@@ -27,15 +33,12 @@ TEST(test_classify) {
         make_symlink(root, rel, "/etc/other");
         ASSERT(fsg_file_classify(p, "hfs") == FSG_FILE_FOREIGN);
         unlink(p);
-        write_file(root, rel, deny);
-        ASSERT(fsg_file_classify(p, "hfs") == FSG_FILE_FSGATE);
-        write_file(root, rel, "blacklist hfs\n");
-        ASSERT(fsg_file_classify(p, "hfs") == FSG_FILE_SUSE_NEVER);
+        ASSERT(kind_with(root, rel, p, deny, "hfs") == FSG_FILE_FSGATE);
+        ASSERT(kind_with(root, rel, p, "blacklist hfs\n", "hfs") == FSG_FILE_SUSE_NEVER);
         ASSERT(fsg_file_classify(p, "ufs") == FSG_FILE_FOREIGN);
-        write_file(root, rel, "# CIS 1.1.1.3\ninstall hfs /bin/true\nblacklist hfs\n");
-        ASSERT(fsg_file_classify(p, "hfs") == FSG_FILE_FOREIGN);
-        write_file(root, rel, "# something\n# __THIS FILE MAY BE MODIFIED__\nblacklist hfs\n");
-        ASSERT(fsg_file_classify(p, "hfs") == FSG_FILE_MODIFIABLE);
+        ASSERT(kind_with(root, rel, p, "# CIS 1.1.1.3\ninstall hfs /bin/true\nblacklist hfs\n", "hfs") == FSG_FILE_FOREIGN);
+        ASSERT(kind_with(root, rel, p, "# something\n# __THIS FILE MAY BE MODIFIED__\nblacklist hfs\n", "hfs") ==
+               FSG_FILE_MODIFIABLE);
         free(p);
         free(deny);
         scratch_root_free(root);
@@ -97,6 +100,26 @@ static char *content_of(const char *root, const char *rel) {
         return buf;
 }
 
+/* rel replaced by a new file (a new inode), as another writer would. */
+static void replace_file(const char *root, const char *rel, const char *content) {
+        char *p = path_in(root, rel);
+        ASSERT(unlink(p) == 0);
+        free(p);
+        write_file(root, rel, content);
+}
+
+/* call, given &e, is refused as a concurrent change, and rel still holds want. A macro so
+ * that a failure names the caller's line. */
+#define ASSERT_CONCURRENT(call, e, root, rel, want)                                            \
+        do {                                                                                    \
+                char *_s;                                                                       \
+                e = (FsgError) {};                                                              \
+                ASSERT((call) < 0);                                                             \
+                ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);                                    \
+                ASSERT_STREQ(_s = content_of(root, rel), want);                                 \
+                free(_s);                                                                       \
+        } while (0)
+
 TEST(test_atomic_writes) {
         char *root = scratch_root_new(false), *p, buf[16];
         int dfd = open_dir(root, "etc/modprobe.d");
@@ -153,61 +176,34 @@ TEST(test_foreign_file_appears) {
 
         /* Planned on an empty name; someone else's file there at the write. */
         write_file(root, rel, foreign);
-        ASSERT(fsg_atomic_write(dfd, "/etc/modprobe.d", name, FSG_HEADER "\n", &absent, &e) < 0);
-        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
-        ASSERT_STREQ(s = content_of(root, rel), foreign);
-        free(s);
-        e = (FsgError) {};
-        ASSERT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", name, "/dev/null", NULL, &e) < 0);
-        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
-        ASSERT_STREQ(s = content_of(root, rel), foreign);
-        free(s);
+        ASSERT_CONCURRENT(fsg_atomic_write(dfd, "/etc/modprobe.d", name, FSG_HEADER "\n", &absent, &e), e, root, rel,
+                          foreign);
+        ASSERT_CONCURRENT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", name, "/dev/null", NULL, &e), e, root, rel,
+                          foreign);
         assert_only(dfd, name, NULL);
 
         /* Planned on our own file; replaced by a foreign one (a new inode) before the write. */
-        s = path_in(root, rel);
-        ASSERT(unlink(s) == 0);
-        free(s);
-        write_file(root, rel, FSG_HEADER "\nblacklist hfs\n");
+        replace_file(root, rel, FSG_HEADER "\nblacklist hfs\n");
         ours = id_of(dfd, name);
         ASSERT(ours.kind == FSG_FILE_FSGATE);
-        s = path_in(root, rel);
-        ASSERT(unlink(s) == 0);
-        free(s);
-        write_file(root, rel, foreign);
-        e = (FsgError) {};
-        ASSERT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", name, "/dev/null", &ours, &e) < 0);
-        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
-        ASSERT_STREQ(s = content_of(root, rel), foreign);
-        free(s);
-        e = (FsgError) {};
-        ASSERT(fsg_atomic_write(dfd, "/etc/modprobe.d", name, FSG_HEADER "\n", &ours, &e) < 0);
-        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
-        ASSERT_STREQ(s = content_of(root, rel), foreign);
-        free(s);
+        replace_file(root, rel, foreign);
+        ASSERT_CONCURRENT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", name, "/dev/null", &ours, &e), e, root, rel,
+                          foreign);
+        ASSERT_CONCURRENT(fsg_atomic_write(dfd, "/etc/modprobe.d", name, FSG_HEADER "\n", &ours, &e), e, root, rel,
+                          foreign);
         /* ... and a Reset does not remove it. */
-        e = (FsgError) {};
-        ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", name, &ours, &e) < 0);
-        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
-        ASSERT_STREQ(s = content_of(root, rel), foreign);
-        free(s);
+        ASSERT_CONCURRENT(fsg_durable_unlink(dfd, "/etc/modprobe.d", name, &ours, &e), e, root, rel, foreign);
         assert_only(dfd, name, NULL);
 
         /* Our file edited in place (same inode): no longer the file planned on. */
-        s = path_in(root, rel);
-        ASSERT(unlink(s) == 0);
-        free(s);
-        write_file(root, rel, FSG_HEADER "\nblacklist hfs\n");
+        replace_file(root, rel, FSG_HEADER "\nblacklist hfs\n");
         ours = id_of(dfd, name);
         s = path_in(root, rel);
         FILE *f = fopen(s, "ae");
         ASSERT(f && fputs("install hfs /bin/true\n", f) >= 0 && fclose(f) == 0);
         free(s);
-        e = (FsgError) {};
-        ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", name, &ours, &e) < 0);
-        ASSERT(e.code == FSG_ERR_CONCURRENT_CHANGE);
-        ASSERT_STREQ(s = content_of(root, rel), FSG_HEADER "\nblacklist hfs\ninstall hfs /bin/true\n");
-        free(s);
+        ASSERT_CONCURRENT(fsg_durable_unlink(dfd, "/etc/modprobe.d", name, &ours, &e), e, root, rel,
+                          FSG_HEADER "\nblacklist hfs\ninstall hfs /bin/true\n");
         assert_only(dfd, name, NULL);
 
         /* A plan that saw a foreign file never writes. */

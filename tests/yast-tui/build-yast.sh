@@ -31,19 +31,11 @@
 # `y2start CLIENT ncurses`, and the variables YAST_PREFIX and YAST_RUBYLIB.
 set -euo pipefail
 
-me=build-yast.sh
+me="build-yast.sh"
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self=$here/$me
-src=$(cd "$here/../.." && pwd)
-
-skip() {
-        echo "$me: SKIP: $*" >&2
-        exit 77
-}
-die() {
-        echo "$me: error: $*" >&2
-        exit 1
-}
+# shellcheck source=../lib/script-lib.sh
+. "$here/../lib/script-lib.sh"
 
 # name (the tarball's and directory's), GitHub repository, pinned commit (12 digits: a
 # full clone resolves it)

@@ -18,15 +18,7 @@ require "y2fsgate/client"
 require "y2fsgate/filesystems_presenter"
 require "y2fsgate/widgets/filesystems_table"
 require "y2fsgate/dialogs/filesystems"
-
-# Every CWM widget in a term tree, as CWM.show would find them.
-def widgets(term)
-  case term
-  when CWM::AbstractWidget then [term]
-  when Yast::Term then term.params.flat_map { |t| widgets(t) }
-  else []
-  end
-end
+require_relative "../../yast/test/support/dialog_widgets"
 
 client = Y2Fsgate::Client.new
 abort "expected-texts.rb: not on the service (#{client.fallback_reason})" unless client.mode == :bus
@@ -43,8 +35,7 @@ texts = {
   "confirm_deny_minix" => presenter.confirmation_text(presenter.find("minix")),
   "foreign_config_ufs" => foreign,
   "help"               => Y2Fsgate::Widgets::FilesystemsTable.new(presenter, nil).help,
-  "labels"             => widgets(Y2Fsgate::Dialogs::Filesystems.new(presenter).contents)
-    .select { |w| w.respond_to?(:label) }.map(&:label)
+  "labels"             => DialogWidgets.labels(Y2Fsgate::Dialogs::Filesystems.new(presenter).contents)
 }
 client.close
 puts JSON.pretty_generate(texts)

@@ -18,20 +18,11 @@ set -euo pipefail
 
 me=yast-tui
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src=$(cd "$here/../.." && pwd)
+# shellcheck source=../lib/script-lib.sh
+. "$here/../lib/script-lib.sh"
 python=/usr/bin/python3
 
-skip() {
-        echo "$me: SKIP: $*" >&2
-        exit 77
-}
-die() {
-        echo "$me: error: $*" >&2
-        exit 1
-}
-
 [[ $# -eq 2 ]] || { echo "usage: $0 BUILD_DIR ARTIFACTS_DIR" >&2; exit 2; }
-build=$(cd "$1" && pwd) || die "no build directory $1"
 artifacts=$2
 
 [[ $(id -u) -eq 0 ]] || skip "must run as root (fsgated's bus name, scratch roots, mount namespaces)"
@@ -39,9 +30,7 @@ command -v tmux >/dev/null || skip "tmux is missing (apt-get install tmux)"
 command -v unshare >/dev/null || skip "unshare is missing (apt-get install util-linux)"
 command -v ruby >/dev/null && ruby -e 'require "dbus"' 2>/dev/null || skip "ruby-dbus is missing (apt-get install ruby-dbus)"
 [[ -x $python ]] || skip "$python is missing"
-fsgated=$build/service/fsgated
-fsgatectl=$build/clients/fsgatectl
-[[ -x $fsgated && -x $fsgatectl ]] || die "$fsgated or $fsgatectl is not built"
+use_build "$1"
 
 t=$SECONDS
 status=0

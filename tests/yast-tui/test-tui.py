@@ -420,6 +420,30 @@ def expected_texts(args):
 WIZARD_LABELS = ["&Help", "C&lose"]
 
 
+def press_and_wait(yast, key, root, directory, module, pred, what, panel):
+    """Presses key, waits until module's file in root + directory satisfies pred (what names
+    the step in a failure) and then until the screen shows panel; returns that screen."""
+    yast.keys(key)
+    wait_file(root, directory, module, pred, what)
+    return yast.wait(panel, 20)
+
+
+def reset_and_wait(yast, root, directory, module, panel, what=None):
+    """Reset (Alt+R): module's file in root + directory goes, the screen shows panel."""
+    return press_and_wait(yast, "M-r", root, directory, module, lambda c: c is None,
+                          what or f"reset {module}", panel)
+
+
+def close_cleanly(yast, close_ok, y2log_ok):
+    """Close (Alt+L): y2start exits with 0 and y2log has no errors."""
+    yast.keys("M-l")
+    status = yast.wait_exit()
+    expect(status == 0, f"y2start exited with {status} on Close\n{yast.stderr()}")
+    ok(close_ok)
+    expect_no_errors(yast)
+    ok(y2log_ok)
+
+
 def filter_focused(screen):
     """Whether the filter field has the focus: its cursor cell blinks."""
     hits = screen.find("Filter: ")
@@ -467,13 +491,10 @@ def session_online(args, texts):
         s = filter_to(yast, "hfs", "hfs")
         expect(table_rows(s) == ["hfs", "hfsplus", "ib_qib", "squashfs"], f"filter 'hfs' shows {table_rows(s)}", s)
         ok("filter: 'hfs' leaves hfs, hfsplus and the two whose types contain it (ipathfs, squashfs)")
-        yast.keys("M-a")
-        wait_file(root, "/etc/modprobe.d", "hfs", lambda c: c == "-> /dev/null", "allow hfs")
-        s = yast.wait("hfs: allowed (admin:", 20)
+        press_and_wait(yast, "M-a", root, "/etc/modprobe.d", "hfs", lambda c: c == "-> /dev/null", "allow hfs",
+                       "hfs: allowed (admin:")
         ok("allow: hfs is allowed (a mask in /etc/modprobe.d), and the panel says so")
-        yast.keys("M-r")
-        wait_file(root, "/etc/modprobe.d", "hfs", lambda c: c is None, "reset hfs")
-        yast.wait("hfs: denied (vendor:", 20)
+        reset_and_wait(yast, root, "/etc/modprobe.d", "hfs", "hfs: denied (vendor:")
         ok("reset: hfs is back to the vendor file's deny")
 
         # Deny a mounted filesystem: the question, No, then Yes.
@@ -491,29 +512,22 @@ def session_online(args, texts):
         ok("No: nothing was changed")
         yast.keys("M-d")
         yast.wait(lambda s: "minix is mounted now." in s.text() and "[No]" in s.text(), 20)
-        yast.keys("M-y")
-        wait_file(root, "/etc/modprobe.d", "minix", lambda c: c is not None and "\nblacklist minix\n" in "\n" + c,
-                  "deny minix with Yes")
-        yast.wait("minix: denied (admin:", 20)
+        press_and_wait(yast, "M-y", root, "/etc/modprobe.d", "minix",
+                       lambda c: c is not None and "\nblacklist minix\n" in "\n" + c, "deny minix with Yes",
+                       "minix: denied (admin:")
         ok("Yes: minix is denied (FORCE), the panel says so")
-        yast.keys("M-r")
-        wait_file(root, "/etc/modprobe.d", "minix", lambda c: c is None, "reset minix")
-        yast.wait("minix: allowed (default)", 20)
+        reset_and_wait(yast, root, "/etc/modprobe.d", "minix", "minix: allowed (default)")
         ok("reset: minix is allowed again")
 
         # Only until reboot: a deny in /run/modprobe.d, reset from there.
         filter_to(yast, "udf", "udf")
         yast.keys("M-b")
         yast.wait("[x] Only until reboot", 10)
-        yast.keys("M-d")
-        wait_file(root, "/run/modprobe.d", "udf", lambda c: c is not None and "blacklist udf" in c,
-                  "deny udf until reboot")
+        press_and_wait(yast, "M-d", root, "/run/modprobe.d", "udf", lambda c: c is not None and "blacklist udf" in c,
+                       "deny udf until reboot", "udf: denied (until reboot:")
         expect(conf(root, "/etc/modprobe.d", "udf") is None, "the deny until reboot wrote to /etc")
-        yast.wait("udf: denied (until reboot:", 20)
         ok("Only until reboot: the deny of udf went to /run/modprobe.d")
-        yast.keys("M-r")
-        wait_file(root, "/run/modprobe.d", "udf", lambda c: c is None, "reset udf")
-        yast.wait("udf: allowed (default)", 20)
+        reset_and_wait(yast, root, "/run/modprobe.d", "udf", "udf: allowed (default)")
         yast.keys("M-b")
         yast.wait("[ ] Only until reboot", 10)
         ok("reset: udf's setting until reboot is gone")
@@ -546,13 +560,7 @@ def session_online(args, texts):
         ok("every label of the main dialog showed its own shortcut: "
            + ", ".join(label.replace("&", "") + "=" + label[label.index("&") + 1] for label in labels))
 
-        # Close.
-        yast.keys("M-l")
-        status = yast.wait_exit()
-        expect(status == 0, f"y2start exited with {status} on Close\n{yast.stderr()}")
-        ok("Close: y2start exits with status 0")
-        expect_no_errors(yast)
-        ok("y2log: no errors")
+        close_cleanly(yast, "Close: y2start exits with status 0", "y2log: no errors")
     finally:
         yast.close()
 
@@ -577,23 +585,15 @@ def session_offline(args, texts):
         yast.watch = lambda s: shortcuts.check(s, "offline dialog")
 
         filter_to(yast, "hfs", "hfs")
-        yast.keys("M-a")
-        wait_file(target, "/etc/modprobe.d", "hfs", lambda c: c == "-> /dev/null", "allow hfs offline")
-        yast.wait("hfs: allowed (admin:", 20)
+        press_and_wait(yast, "M-a", target, "/etc/modprobe.d", "hfs", lambda c: c == "-> /dev/null",
+                       "allow hfs offline", "hfs: allowed (admin:")
         ok("offline allow: fsgatectl --root wrote hfs's mask into the target")
-        yast.keys("M-r")
-        wait_file(target, "/etc/modprobe.d", "hfs", lambda c: c is None, "reset hfs offline")
-        yast.wait("hfs: denied (vendor:", 20)
+        reset_and_wait(yast, target, "/etc/modprobe.d", "hfs", "hfs: denied (vendor:", "reset hfs offline")
         ok("offline reset: the mask is gone")
         shortcuts.all_seen("offline dialog")
         ok("offline: the labels showed their own shortcuts")
 
-        yast.keys("M-l")
-        status = yast.wait_exit()
-        expect(status == 0, f"y2start exited with {status} on Close\n{yast.stderr()}")
-        ok("offline Close: status 0")
-        expect_no_errors(yast)
-        ok("offline y2log: no errors")
+        close_cleanly(yast, "offline Close: status 0", "offline y2log: no errors")
     finally:
         yast.close()
 

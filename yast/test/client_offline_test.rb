@@ -73,12 +73,7 @@ RSpec.describe Y2Fsgate::Client, "offline" do
     end
 
     it "lists and gets like the service" do
-      list = client.list_filesystems
-      expect(list.size).to be > 40
-      expect(list.find { |f| f.module_name == "hfs" }).to have_attributes(
-        types: ["hfs"], state: "denied", origin: "vendor", source: TestEnv.conf(TestEnv::VENDOR, "hfs"),
-        available: true, builtin: false, loaded: false, mounted: false
-      )
+      expect_fixture_list(client.list_filesystems)
       expect(client.get_filesystem("vxfs").module_name).to eq("freevxfs")
     end
 
@@ -102,16 +97,12 @@ RSpec.describe Y2Fsgate::Client, "offline" do
 
     describe "errors, named from fsgatectl's exit status and message" do
       it "ForeignConfig" do
-        expect { client.deny("ufs") }.to raise_error(Y2Fsgate::ForeignConfigError) { |e|
-          expect(e.name).to eq("org.fsgate.fsgate1.Error.ForeignConfig")
-          expect(e.message).to start_with("/etc/modprobe.d/60-blacklist_fs-ufs.conf was not written by fsgate")
-        }
+        e = expect_error(Y2Fsgate::ForeignConfigError, "org.fsgate.fsgate1.Error.ForeignConfig") { client.deny("ufs") }
+        expect(e.message).to start_with("/etc/modprobe.d/60-blacklist_fs-ufs.conf was not written by fsgate")
       end
 
       it "InvalidName" do
-        expect { client.allow("a/b") }.to raise_error(Y2Fsgate::InvalidNameError) { |e|
-          expect(e.name).to eq("org.fsgate.fsgate1.Error.InvalidName")
-        }
+        expect_error(Y2Fsgate::InvalidNameError, "org.fsgate.fsgate1.Error.InvalidName") { client.allow("a/b") }
       end
 
       it "InvalidName for a name that looks like an option (it stays a name)" do
@@ -120,17 +111,15 @@ RSpec.describe Y2Fsgate::Client, "offline" do
       end
 
       it "NoSuchFilesystem" do
-        expect { client.get_filesystem("nosuchfs") }.to raise_error(Y2Fsgate::NoSuchFilesystemError) { |e|
-          expect(e.name).to eq("org.fsgate.fsgate1.Error.NoSuchFilesystem")
-          expect(e.message).to include("nosuchfs")
-        }
+        e = expect_error(Y2Fsgate::NoSuchFilesystemError, "org.fsgate.fsgate1.Error.NoSuchFilesystem") do
+          client.get_filesystem("nosuchfs")
+        end
+        expect(e.message).to include("nosuchfs")
       end
 
       it "InUse" do
         TestEnv.mount(root, "minix")
-        expect { client.deny("minix") }.to raise_error(Y2Fsgate::InUseError) { |e|
-          expect(e.name).to eq("org.fsgate.fsgate1.Error.InUse")
-        }
+        expect_error(Y2Fsgate::InUseError, "org.fsgate.fsgate1.Error.InUse") { client.deny("minix") }
         client.deny("minix", Y2Fsgate::Client::FORCE)
         expect(client.get_filesystem("minix").state).to eq("denied")
       end

@@ -20,17 +20,7 @@ end
 
 require "y2fsgate/dialogs/filesystems"
 require "y2fsgate/clients/main"
-
-# Every CWM widget in a term tree, as CWM.show would find them.
-module DialogWidgets
-  def collect(term)
-    case term
-    when CWM::AbstractWidget then [term]
-    when Yast::Term then term.params.flat_map { |p| collect(p) }
-    else []
-    end
-  end
-end
+require_relative "support/dialog_widgets"
 
 RSpec.describe "Y2Fsgate::Dialogs::Filesystems's widgets (#{REAL_YAST ? "real YaST" : "fake UI"})" do
   include DialogWidgets
@@ -45,8 +35,7 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems's widgets (#{REAL_YAST ? "real Ya
 
   # libyui gives a clashing shortcut silently to another letter: the label then lies.
   it "gives every label of the dialog, the wizard's Help and Close included, its own shortcut" do
-    labels = widgets.select { |w| w.respond_to?(:label) }.map(&:label) +
-      [Yast::Label.HelpButton, dialog.next_button]
+    labels = labels(dialog.contents) + [Yast::Label.HelpButton, dialog.next_button]
     keys = labels.map { |l| l.scan(/&(.)/).flatten.map(&:downcase) }
     expect(keys.map(&:size)).to all(eq(1)), "labels without exactly one shortcut: #{labels.inspect}"
     clashes = labels.group_by { |l| l[/&(.)/, 1].downcase }.select { |_k, v| v.size > 1 }

@@ -18,30 +18,19 @@ set -euo pipefail
 
 me=${0##*/}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-yast=$(dirname "$here")
-src=$(dirname "$yast")
-
-skip() {
-        echo "$me: SKIP: $*" >&2
-        exit 77
-}
-die() {
-        echo "$me: error: $*" >&2
-        exit 1
-}
+# shellcheck source=../../tests/lib/script-lib.sh
+. "$here/../../tests/lib/script-lib.sh"
+yast=$src/yast
 
 [[ $# -ge 1 ]] || { echo "usage: $me BUILD_DIR [RSPEC ARGS...]" >&2; exit 2; }
-build=$(cd "$1" && pwd) || die "no build directory $1"
-shift
 
 [[ $(id -u) -eq 0 ]] || skip "must run as root (fsgated must own its bus name; scratch roots need root)"
 command -v ruby >/dev/null 2>&1 || skip "ruby is missing (apt-get install ruby)"
 command -v rspec >/dev/null 2>&1 || skip "rspec is missing (apt-get install ruby-rspec)"
 ruby -e 'require "dbus"' >/dev/null 2>&1 || skip "ruby-dbus is missing (apt-get install ruby-dbus)"
 command -v dbus-daemon >/dev/null 2>&1 || skip "dbus-daemon is missing (apt-get install dbus-daemon)"
-fsgated=$build/service/fsgated
-fsgatectl=$build/clients/fsgatectl
-[[ -x $fsgated && -x $fsgatectl ]] || die "$fsgated or $fsgatectl is not built"
+use_build "$1"
+shift
 
 work=$(mktemp -d /tmp/fsgate-yast.XXXXXX)
 chmod 755 "$work"

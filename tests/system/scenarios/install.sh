@@ -138,16 +138,7 @@ boot1() {
         expect_error $IAR --as alice Allow string:ufs uint64:0
         expect_error $DENIED --as alice --interactive Allow string:ufs uint64:0
         expect_error $IAR --as bob Allow string:hfsplus uint64:0
-        cat >/etc/polkit-1/rules.d/50-fsgate-system.rules <<'EOF'
-// Members of fsadmin may allow the hfsplus filesystem; nothing else.
-polkit.addRule(function(action, subject) {
-        if (action.id == "org.fsgate.fsgate1.allow" &&
-            action.lookup("module") == "hfsplus" &&
-            subject.isInGroup("fsadmin")) {
-                return polkit.Result.YES;
-        }
-});
-EOF
+        write_fsadmin_rule /etc/polkit-1/rules.d/50-fsgate-system.rules
         i=0
         until [ "$(dbus_error_of --as bob Allow string:hfsplus uint64:0)" = none ]; do
                 i=$((i + 1))

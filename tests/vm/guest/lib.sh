@@ -362,15 +362,37 @@ assert_bus_activated() {
                 DBUS_STARTER_BUS_TYPE=system "fsgated's environment (set by the activation helper)"
 }
 
+# wait_while TENTHS WHAT CMD... — wait while CMD succeeds, looking every 0.1 s; fail with
+# WHAT if it still does after TENTHS looks.
+wait_while() {
+        _ww_max=$1 _ww_what=$2 _ww_i=0
+        shift 2
+        while "$@"; do
+                _ww_i=$((_ww_i + 1))
+                [ $_ww_i -gt "$_ww_max" ] && fail "$_ww_what"
+                sleep 0.1
+        done
+}
+
 # stop_process PID WHAT — SIGTERM, then wait (10 s at most) until PID is gone.
 stop_process() {
         kill "$1"
-        _k=0
-        while [ -d "/proc/$1" ]; do
-                _k=$((_k + 1))
-                [ $_k -gt 100 ] && fail "$2 ($1) does not stop"
-                sleep 0.1
-        done
+        wait_while 100 "$2 ($1) does not stop" test -d "/proc/$1"
+}
+
+# write_fsadmin_rule FILE — a polkit rule: members of group fsadmin may allow hfsplus, and
+# nothing else (restart_polkitd, or wait for polkitd to notice it, before relying on it).
+write_fsadmin_rule() {
+        cat >"$1" <<'EOF'
+// Members of fsadmin may allow the hfsplus filesystem; nothing else.
+polkit.addRule(function(action, subject) {
+        if (action.id == "org.fsgate.fsgate1.allow" &&
+            action.lookup("module") == "hfsplus" &&
+            subject.isInGroup("fsadmin")) {
+                return polkit.Result.YES;
+        }
+});
+EOF
 }
 
 # restart_polkitd — so that it reads rules files just written.

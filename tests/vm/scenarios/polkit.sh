@@ -73,16 +73,7 @@ assert_status 4 "fsgatectl --no-ask-password load hfs as alice" \
 assert_config_unchanged /tmp/config.before "after alice's fsgatectl"
 
 step "3: a polkit rule lets group fsadmin allow hfsplus, and only that"
-cat >/etc/polkit-1/rules.d/50-fsgate-vm.rules <<'EOF'
-// Members of fsadmin may allow the hfsplus filesystem; nothing else.
-polkit.addRule(function(action, subject) {
-        if (action.id == "org.fsgate.fsgate1.allow" &&
-            action.lookup("module") == "hfsplus" &&
-            subject.isInGroup("fsadmin")) {
-                return polkit.Result.YES;
-        }
-});
-EOF
+write_fsadmin_rule /etc/polkit-1/rules.d/50-fsgate-vm.rules
 restart_polkitd
 config_snapshot >/tmp/config.before
 refused Allow string:hfsplus uint64:0 # alice is not in fsadmin

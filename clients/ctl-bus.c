@@ -5,6 +5,7 @@
 #include "ctl-agent.h"
 #include "ctl.h"
 #include "fsgate-api.h"
+#include "profile.h"
 #include "strv.h"
 
 static void bus_unrefp(sd_bus **b) {
@@ -49,7 +50,8 @@ static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgEr
                 r = sd_bus_message_set_allow_interactive_authorization(m, o->ask_password);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to build D-Bus message: %s", strerror(-r));
-        if (o->ask_password && !streq(method, "ListFilesystems") && !streq(method, "GetFilesystem"))
+        if (o->ask_password && !streq(method, "ListFilesystems") && !streq(method, "GetFilesystem") &&
+            !streq(method, "Describe"))
                 ctl_agent_open();
         /* Generous: a person may be typing a password into a polkit agent. */
         r = sd_bus_call(*bus, m, 600 * 1000000ULL, &error, reply);
@@ -164,6 +166,114 @@ static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgErr
         return 0;
 }
 
+/* One a{sv} value: what this fsgatectl knows; other keys are skipped, as the interface asks. */
+static int read_description_field(sd_bus_message *m, FsgEntry *x, const char *key) {
+        const char *contents, *str;
+        char type;
+        int r, b;
+
+        r = sd_bus_message_peek_type(m, &type, &contents);
+        if (r < 0)
+                return r;
+        if (streq(contents, "s")) {
+                char **to = streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->source :
+                            streq(key, "install_command") ? &x->install_command :
+                            streq(key, "install_file") ? &x->install_source : NULL;
+                r = sd_bus_message_read(m, "v", "s", &str);
+                if (r < 0)
+                        return r;
+                if (streq(key, "state"))
+                        x->denied = streq(str, "denied");
+                else if (streq(key, "origin"))
+                        x->origin = fsg_origin_from_string(str);
+                else if (to) {
+                        free(*to);
+                        if (!(*to = strdup(str)))
+                                return -ENOMEM;
+                }
+                return 0;
+        }
+        if (streq(contents, "b")) {
+                bool *to = streq(key, "available") ? &x->available : streq(key, "builtin") ? &x->builtin :
+                           streq(key, "loaded") ? &x->loaded : streq(key, "mounted") ? &x->mounted :
+                           streq(key, "hard") ? &x->hard : streq(key, "explicit_load_possible") ? &x->explicit_load :
+                           streq(key, "blocks_reported") ? &x->blocks_reported : NULL;
+                r = sd_bus_message_read(m, "v", "b", &b);
+                if (r >= 0 && to)
+                        *to = b;
+                return r;
+        }
+        if (streq(contents, "as") && streq(key, "types")) {
+                r = sd_bus_message_enter_container(m, 'v', "as");
+                if (r >= 0)
+                        r = sd_bus_message_read_strv(m, &x->types);
+                if (r >= 0 && x->types && !x->types[0])
+                        x->types = strv_free(x->types);
+                return r < 0 ? r : sd_bus_message_exit_container(m);
+        }
+        if (streq(contents, "a(ss)") && streq(key, "files")) {
+                const char *path, *line;
+                r = sd_bus_message_enter_container(m, 'v', "a(ss)");
+                if (r >= 0)
+                        r = sd_bus_message_enter_container(m, 'a', "(ss)");
+                while (r >= 0 && (r = sd_bus_message_read(m, "(ss)", &path, &line)) > 0)
+                        if (strv_extend(&x->mentions, path) < 0 || strv_extend(&x->mentions, line) < 0)
+                                return -ENOMEM;
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                return r < 0 ? r : sd_bus_message_exit_container(m);
+        }
+        return sd_bus_message_skip(m, "v");
+}
+
+static int read_description(sd_bus_message *m, FsgEntry *x) {
+        const char *key;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                r = sd_bus_message_read(m, "s", &key);
+                if (r >= 0)
+                        r = read_description_field(m, x, key);
+                if (r >= 0)
+                        r = sd_bus_message_exit_container(m);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        if (!x->module || !x->source)
+                return -EBADMSG;
+        if (!x->install_command && !(x->install_command = strdup("")))
+                return -ENOMEM;
+        if (!x->install_source && !(x->install_source = strdup("")))
+                return -ENOMEM;
+        x->described = true;
+        return sd_bus_message_exit_container(m);
+}
+
+static int bus_describe(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        int r;
+
+        r = call(o, &bus, &reply, e, "Describe", "s", name);
+        if (r < 0)
+                return r;
+        if (state_new(1, &s) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        s->n = 1;
+        r = read_description(reply, &s->entries[0]);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
+        read_unreadable(bus, s);
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
 static int bus_change(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
         static const char * const methods[] = { [FSG_OP_ALLOW] = "Allow", [FSG_OP_DENY] = "Deny", [FSG_OP_RESET] = "Reset" };
         _cleanup_(bus_unrefp) sd_bus *bus = NULL;
@@ -191,6 +301,44 @@ static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         return 0;
 }
 
+/* a(sss): module, change, file; read back into plans so that both backends print alike. */
+static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                             FsgError *e) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        const char *module, *change, *file;
+        size_t cap = 0;
+        int r;
+
+        r = call(o, &bus, &reply, e, "ApplyProfile", "st", name, flags);
+        if (r < 0)
+                return r;
+        pp = calloc(1, sizeof(FsgProfilePlan));
+        if (!pp)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        snprintf(pp->profile, sizeof(pp->profile), "%s", name);
+        pp->flags = flags;
+        r = sd_bus_message_enter_container(reply, 'a', "(sss)");
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &module, &change, &file)) > 0) {
+                if (pp->n == cap) {
+                        FsgPlan *t = reallocarray(pp->plans, cap = cap * 2 + 8, sizeof(FsgPlan));
+                        if (!t)
+                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                        pp->plans = t;
+                }
+                FsgPlan *p = &pp->plans[pp->n++];
+                *p = (FsgPlan) { .op = FSG_OP_DENY, .write = FSG_WRITE_DENY, .action = FSG_ACTION_DENY,
+                                 .flags = streq(change, "deny-hard") ? FSG_FLAG_HARD : 0 };
+                snprintf(p->module, sizeof(p->module), "%s", module);
+                snprintf(p->target, sizeof(p->target), "%s", file);
+        }
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
+        *ret = TAKE_PTR(pp);
+        return 0;
+}
+
 /* Read locally, with no call: the files are world-readable, and the service reads the same
  * ones. */
 static bool bus_block_is_reported(const CtlOptions *o, const char *type) {
@@ -202,8 +350,10 @@ static bool bus_block_is_reported(const CtlOptions *o, const char *type) {
 const CtlBackend ctl_backend_bus = {
         .list = bus_list,
         .get = bus_get,
+        .describe = bus_describe,
         .change = bus_change,
         .load = bus_load,
         .exempt = bus_exempt,
+        .apply_profile = bus_apply_profile,
         .block_is_reported = bus_block_is_reported,
 };

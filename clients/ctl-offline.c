@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "autoload.h"
 #include "ctl.h"
+#include "profile.h"
 #include "strv.h"
 
 /* Offline: the same core the daemon uses, on an image's files, with no bus and no polkit
@@ -60,6 +61,26 @@ static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         return 0;
 }
 
+/* The same plan and apply as the service's, with no polkit. */
+static int offline_apply_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                                 FsgError *e) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        int r;
+
+        r = open_ctx(o, &c, e);
+        if (r < 0)
+                return r;
+        r = fsg_profile_plan(c, NULL, NULL, name, flags, &pp, e);
+        if (r < 0)
+                return r;
+        r = fsg_profile_apply(c, pp, e);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(pp);
+        return 0;
+}
+
 /* From the image's own files, as the kernel under it would read them. */
 static bool offline_block_is_reported(const CtlOptions *o, const char *type) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
@@ -70,8 +91,10 @@ static bool offline_block_is_reported(const CtlOptions *o, const char *type) {
 const CtlBackend ctl_backend_offline = {
         .list = offline_list,
         .get = offline_get,
+        .describe = offline_get,        /* the core's entries are always described */
         .change = offline_change,
         .load = offline_load,
         .exempt = offline_exempt,
+        .apply_profile = offline_apply_profile,
         .block_is_reported = offline_block_is_reported,
 };

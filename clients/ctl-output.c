@@ -17,6 +17,22 @@ static void json_entry(JsonWriter *w, const FsgEntry *x) {
         json_field_bool(w, "builtin", x->builtin);
         json_field_bool(w, "loaded", x->loaded);
         json_field_bool(w, "mounted", x->mounted);
+        if (x->described) {
+                json_field_bool(w, "hard", x->hard);
+                json_field_bool(w, "explicit_load_possible", x->explicit_load);
+                json_field_bool(w, "blocks_reported", x->blocks_reported);
+                json_field_string(w, "install_command", x->install_command ?: "");
+                json_field_string(w, "install_file", x->install_source ?: "");
+                json_key(w, "files");
+                json_array_begin(w);
+                for (char **p = x->mentions; p && p[0] && p[1]; p += 2) {
+                        json_object_begin(w);
+                        json_field_string(w, "file", p[0]);
+                        json_field_string(w, "line", p[1]);
+                        json_object_end(w);
+                }
+                json_array_end(w);
+        }
         json_object_end(w);
 }
 
@@ -96,18 +112,39 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                x->denied ? " (the kernel will not load it on its own)" : "");
         printf("  Decided by: %s%s%s\n", fsg_origin_to_string(x->origin), x->source && *x->source ? " " : "",
                x->source ?: "");
+        if (x->described && !x->builtin) {
+                printf("   Hard deny: %s\n", x->hard ? "yes: explicit loads (modprobe, fsgatectl load) are refused too" :
+                                          "no");
+                printf("    modprobe: %s\n", x->explicit_load ? "an explicit load by root loads it" :
+                                          x->hard ? "an explicit load is refused (the install command runs instead)" :
+                                          "cannot load it: no module file");
+                if (*x->install_command)
+                        printf("     Install: %s   (%s)\n", x->install_command, x->install_source);
+                else
+                        printf("     Install: none\n");
+        }
         printf("   Available: %s\n", x->available ? "yes" : x->builtin ? "built in" : "no module file for this kernel");
         printf("      Loaded: %s\n", x->loaded ? "yes" : "no");
         printf("     Mounted: %s\n", x->mounted ? "yes" : "no");
         if (x->denied && !x->builtin) {
                 size_t n = 0, reported = 0;
-                for (char **t = x->types; t && *t; t++, n++)
+                /* The service's own answer when there is one: it reads the system's files. */
+                for (char **t = x->types; t && *t && !x->described; t++, n++)
                         reported += be->block_is_reported(o, *t);
+                if (x->described)
+                        n = reported = x->blocks_reported;
                 printf("     Blocked: %s\n", n > 0 && reported == n ? "reported (kernel log, journal, Blocked signal)" :
                                              reported > 0 ? "reported for some of its types only" :
-                                             "not reported: decided by a plain blacklist or the kernel command line");
+                                             "not reported: decided by a plain blacklist, an install command or the kernel command line");
         }
-        if (x->denied && !x->builtin)
+        if (x->described && x->mentions) {
+                printf("       Files:");
+                for (char **p = x->mentions; p[0] && p[1]; p += 2)
+                        printf("%s%s: %s\n", p == x->mentions ? " " : "              ", p[0], p[1]);
+        }
+        if (x->denied && !x->builtin && x->hard)
+                printf("\nTo allow it: fsgatectl allow %s   (a hard deny: fsgatectl load cannot lift it)\n", x->module);
+        else if (x->denied && !x->builtin)
                 printf("\nTo allow it: fsgatectl allow %s   (once, this boot only: fsgatectl load %s)\n",
                        x->module, x->module);
 }

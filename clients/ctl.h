@@ -3,6 +3,7 @@
 
 #include "state.h"
 #include "store.h"
+#include "profile.h"
 
 typedef struct CtlOptions {
         const char *root;            /* offline when set */
@@ -16,9 +17,15 @@ typedef struct CtlOptions {
 typedef struct CtlBackend {
         int (*list)(const CtlOptions *o, FsgState **ret, FsgError *e);
         int (*get)(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e);
+        /* get, with the description (entry->described): hard or soft, the install command,
+         * every file that mentions the module. */
+        int (*describe)(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e);
         int (*change)(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e);
         int (*load)(const CtlOptions *o, const char *name, FsgError *e);
         int (*exempt)(const CtlOptions *o, char ***ret, FsgError *e);
+        /* ApplyProfile: the exact list of changes made (or, with FSG_FLAG_DRY_RUN, to make). */
+        int (*apply_profile)(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                             FsgError *e);
         /* Whether a blocked autoload of type would be reported (the deciding file routes the
          * kernel's request to the hook). */
         bool (*block_is_reported)(const CtlOptions *o, const char *type);
@@ -36,6 +43,12 @@ void ctl_print_strv_json(char **l);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
  * returns the exit status fsgatectl(1) documents for it. */
 int ctl_fail(const CtlOptions *o, const FsgError *e);
+
+/* `fsgatectl apply PROFILE` and `fsgatectl audit PROFILE` (ctl-profile.c). Return the exit
+ * status; audit's is CTL_EXIT_NOT_COMPLIANT when a module is not. */
+#define CTL_EXIT_NOT_COMPLIANT 9
+int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags);
+int ctl_audit_profile(const CtlOptions *o, const char *name, bool hard);
 
 /* `fsgatectl why DEVICE|TYPE`. Returns the exit status. */
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);

@@ -10,13 +10,14 @@
 typedef struct Ctl {
         CtlOptions o;
         const CtlBackend *be;
-        uint64_t flags;                 /* FSG_FLAG_*: --runtime, --force, --load */
+        uint64_t flags;                 /* FSG_FLAG_*: --runtime, --force, --load, --hard */
 } Ctl;
 
 typedef enum VerbFlags {
         VERB_ARG_NAME   = 1 << 0,       /* its argument is a module or type name */
         VERB_ARG_DEVICE = 1 << 1,       /* ... or a device: completion offers both */
         VERB_HIDDEN     = 1 << 2,       /* for the completion scripts, not for people */
+        VERB_ARG_PROFILE = 1 << 3,      /* its argument is a profile (apply, audit) */
 } VerbFlags;
 
 /* One row per verb, as systemd's dispatch_verb() has them. --help, --list-verbs and so the
@@ -47,7 +48,7 @@ static int verb_status(int argc, char *argv[], Ctl *c) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         FsgError e = {};
 
-        if (c->be->get(&c->o, argv[1], &s, &e) < 0)
+        if (c->be->describe(&c->o, argv[1], &s, &e) < 0)
                 return ctl_fail(&c->o, &e);
         ctl_warn_unreadable(s);
         if (c->o.json)
@@ -69,12 +70,13 @@ static int change(Ctl *c, FsgOp op, const char *name) {
                 return ctl_fail(&c->o, &e);
 
         /* Say where things stand now, so a no-op is visible as such. */
-        if (c->be->get(&c->o, name, &s, &e) < 0)
+        if (c->be->describe(&c->o, name, &s, &e) < 0)
                 return ctl_fail(&c->o, &e);
         if (c->o.json)
                 ctl_print_json(s, true);
         else
-                printf("%s: %s (%s%s%s)\n", s->entries[0].module, fsg_entry_state_string(&s->entries[0]),
+                printf("%s: %s%s (%s%s%s)\n", s->entries[0].module, fsg_entry_state_string(&s->entries[0]),
+                       s->entries[0].hard ? ", hard" : "",
                        fsg_origin_to_string(s->entries[0].origin), *s->entries[0].source ? " " : "",
                        s->entries[0].source);
         return 0;
@@ -147,6 +149,14 @@ oom:
         return ctl_fail(&c->o, &e);
 }
 
+static int verb_apply(int argc, char *argv[], Ctl *c) {
+        return ctl_apply_profile(c->be, &c->o, argv[1], c->flags);
+}
+
+static int verb_audit(int argc, char *argv[], Ctl *c) {
+        return ctl_audit_profile(&c->o, argv[1], c->flags & FSG_FLAG_HARD);
+}
+
 static const Verb verbs[] = {
         { "list",          1, 1, 0,               verb_list,          "List every filesystem module and whether it may autoload" },
         { "status",        2, 2, VERB_ARG_NAME,   verb_status,        "Show one module (NAME may be a filesystem type, e.g. vxfs)" },
@@ -156,11 +166,14 @@ static const Verb verbs[] = {
         { "reset",         2, 2, VERB_ARG_NAME,   verb_reset,         "Drop fsgate's override, back to the vendor default" },
         { "load",          2, 2, VERB_ARG_NAME,   verb_load,          "Load it now, this boot only, changing no configuration" },
         { "exempt-loaded", 1, 1, 0,               verb_exempt_loaded, "Allow every denied filesystem that is loaded or mounted now" },
+        { "apply",         2, 2, VERB_ARG_PROFILE, verb_apply,        "Deny every module of a profile (opensuse, cis, unused), all or nothing" },
+        { "audit",         2, 2, VERB_ARG_PROFILE, verb_audit,        "Is every module of a profile denied as it requires? Exit 0 only if so" },
         { "list-names",    1, 1, VERB_HIDDEN,     verb_list_names,    NULL },
 };
 
 static const char *verb_arg(const Verb *v) {
-        return v->flags & VERB_ARG_DEVICE ? "DEVICE|TYPE" : v->flags & VERB_ARG_NAME ? "NAME" : NULL;
+        return v->flags & VERB_ARG_PROFILE ? "PROFILE" : v->flags & VERB_ARG_DEVICE ? "DEVICE|TYPE" :
+               v->flags & VERB_ARG_NAME ? "NAME" : NULL;
 }
 
 enum {
@@ -170,6 +183,8 @@ enum {
         ARG_RUNTIME,
         ARG_FORCE,
         ARG_LOAD,
+        ARG_HARD,
+        ARG_DRY_RUN,
         ARG_JSON,
         ARG_NO_ASK,
         ARG_LIST_VERBS,
@@ -184,6 +199,8 @@ static const struct option options[] = {
         { "runtime",         no_argument,       NULL, ARG_RUNTIME      },
         { "force",           no_argument,       NULL, ARG_FORCE        },
         { "load",            no_argument,       NULL, ARG_LOAD         },
+        { "hard",            no_argument,       NULL, ARG_HARD         },
+        { "dry-run",         no_argument,       NULL, ARG_DRY_RUN      },
         { "json",            no_argument,       NULL, ARG_JSON         },
         { "no-ask-password", no_argument,       NULL, ARG_NO_ASK       },
         /* Hidden: what the shell completions ask, so they cannot drift from this file. */
@@ -214,6 +231,8 @@ static void help(void) {
                "     --runtime       Change /run only: the change ends at reboot\n"
                "     --force         deny: even if the filesystem is in use now\n"
                "     --load          allow: also load the module now\n"
+               "     --hard          deny: refuse explicit loads too (modprobe, load)\n"
+               "     --dry-run       apply: print the changes, write nothing\n"
                "     --json          Print JSON\n"
                "     --no-ask-password  Do not let polkit ask for a password\n\n"
                "See fsgatectl(1) for exit codes.\n");
@@ -228,7 +247,8 @@ static void list_verbs(void) {
                 if (v->flags & VERB_HIDDEN)
                         continue;
                 printf("%s\t%s\t%s\n", v->name,
-                       v->flags & VERB_ARG_DEVICE ? "device" : v->flags & VERB_ARG_NAME ? "name" : "-", v->help);
+                       v->flags & VERB_ARG_PROFILE ? "profile" : v->flags & VERB_ARG_DEVICE ? "device" :
+                       v->flags & VERB_ARG_NAME ? "name" : "-", v->help);
         }
 }
 
@@ -257,7 +277,8 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                 return ctl_fail(&c->o, &e);
         }
         if ((unsigned) argc < v->min_args) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s needs a filesystem module or type name", v->name);
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s needs %s", v->name,
+                          v->flags & VERB_ARG_PROFILE ? "a profile name" : "a filesystem module or type name");
                 return ctl_fail(&c->o, &e);
         }
         if ((unsigned) argc > v->max_args) {
@@ -281,6 +302,8 @@ int main(int argc, char *argv[]) {
                 case ARG_RUNTIME: c.flags |= FSG_FLAG_RUNTIME; break;
                 case ARG_FORCE: c.flags |= FSG_FLAG_FORCE; break;
                 case ARG_LOAD: c.flags |= FSG_FLAG_LOAD_NOW; break;
+                case ARG_HARD: c.flags |= FSG_FLAG_HARD; break;
+                case ARG_DRY_RUN: c.flags |= FSG_FLAG_DRY_RUN; break;
                 case ARG_JSON: c.o.json = true; break;
                 case ARG_NO_ASK: c.o.ask_password = false; break;
                 case ARG_LIST_VERBS: list_verbs(); return 0;

@@ -13,6 +13,7 @@ const IFACE = "org.fsgate.fsgate1.Manager";
 const RUNTIME = 0x1;
 const LOAD_NOW = 0x2;
 const FORCE = 0x4;
+const HARD = 0x8;
 
 const BLOCKED_MAX = 20;
 
@@ -31,7 +32,7 @@ const permission = cockpit.permission({ admin: true });
 const entries = new Map();  /* module → entry, as the service last reported it */
 const errors = new Map();   /* module → the last failed call's error, shown under its row */
 const busy = new Set();     /* modules with a call in flight */
-let panel = null;           /* { module, action, runtime, force, loadNow } */
+let panel = null;           /* { module, action, runtime, force, loadNow, hard } */
 let blocked = [];           /* newest first: { key, type, module, device, details, time, note, error, busy } */
 let loaded = false;
 
@@ -97,13 +98,21 @@ function showPageError(prefix, ex) {
     box.hidden = false;
 }
 
+/* What the entry cannot carry, from Describe's a{sv} (variants as { t, v }): hard or soft. */
+function withDescription(e, d) {
+    e.hard = !!(d && d.hard && d.hard.v);
+    e.explicitLoad = !!(d && d.explicit_load_possible && d.explicit_load_possible.v);
+    return e;
+}
+
 function loadAll() {
     $("app").setAttribute("aria-busy", "true");
-    return client.call(PATH, IFACE, "ListFilesystems", [])
-            .then(([list]) => {
+    return Promise.all([client.call(PATH, IFACE, "ListFilesystems", []),
+                        client.call(PATH, IFACE, "DescribeAll", [])])
+            .then(([[list], [all]]) => {
                 entries.clear();
                 for (const t of list) {
-                    const e = toEntry(t);
+                    const e = withDescription(toEntry(t), all[t[0]]);
                     entries.set(e.module, e);
                 }
                 loaded = true;
@@ -118,9 +127,10 @@ function loadAll() {
 }
 
 function refreshOne(module) {
-    return client.call(PATH, IFACE, "GetFilesystem", [module])
-            .then(([t]) => {
-                const e = toEntry(t);
+    return Promise.all([client.call(PATH, IFACE, "GetFilesystem", [module]),
+                        client.call(PATH, IFACE, "Describe", [module])])
+            .then(([[t], [d]]) => {
+                const e = withDescription(toEntry(t), d);
                 entries.set(e.module, e);
                 renderModule(e.module);
                 updateBlockedFor(e.module);
@@ -171,8 +181,9 @@ function disabledReason(e, action) {
             return "Denied on the kernel command line (modprobe.blacklist=): change the boot loader configuration.";
         return null;
     case "deny":
-        if (e.state === "denied")
-            return `${e.module} is denied already.`;
+        /* A soft deny can still be made hard. */
+        if (e.state === "denied" && e.hard)
+            return `${e.module} is denied already, hard.`;
         return null;
     case "reset":
         if (e.origin !== "admin" && e.origin !== "runtime")
@@ -183,6 +194,8 @@ function disabledReason(e, action) {
             return `${e.module} is loaded already.`;
         if (!e.available)
             return `This kernel has no module file for ${e.module}.`;
+        if (e.hard)
+            return `${e.module} is denied hard: explicit loads are refused. Allow it first.`;
         return null;
     }
     return null;
@@ -207,6 +220,8 @@ function openPanel(e, action) {
         runtime: action === "reset" && e.origin === "runtime",
         force: false,
         loadNow: false,
+        /* Deny on a module denied already is there to make it hard. */
+        hard: action === "deny" && e.state === "denied",
     };
     errors.delete(e.module);
     if (previous && previous !== e.module)
@@ -233,6 +248,8 @@ function flagsOf(p) {
         f |= LOAD_NOW;
     if (p.force && p.action === "deny")
         f |= FORCE;
+    if (p.hard && p.action === "deny")
+        f |= HARD;
     return f;
 }
 
@@ -272,7 +289,15 @@ function yesNo(v, what) {
 function stateBadge(e) {
     if (e.builtin)
         return el("span", { class: "badge badge-builtin" }, "built in");
-    return el("span", { class: `badge badge-${e.state}` }, e.state);
+    const badge = el("span", { class: `badge badge-${e.state}` }, e.state);
+    if (e.state !== "denied")
+        return badge;
+    /* Hard: explicit loads refused too; soft: "modprobe" by root still loads it. */
+    return el("span", null, badge, " ",
+              el("span", { class: `deny-kind deny-${e.hard ? "hard" : "soft"}`,
+                           title: e.hard ? "Explicit loads (modprobe, Load now) are refused too"
+                                         : "Root can still load it explicitly (modprobe, Load now)" },
+                 e.hard ? "hard" : "soft"));
 }
 
 function decidedBy(e) {
@@ -320,9 +345,13 @@ function panelBody(e, p) {
         break;
     case "deny":
         parts.push(el("p", null, `Stop the kernel from loading ${e.module} on its own: mounting ${types} ` +
-                      `then fails with “unknown filesystem type”. “modprobe ${e.module}” by root still works.`));
+                      `then fails with “unknown filesystem type”. “modprobe ${e.module}” by root still works, ` +
+                      "unless the deny is hard."));
         parts.push(checkbox("Until reboot only (RUNTIME)", "written to /run/modprobe.d instead of /etc/modprobe.d",
                             p.runtime, v => { p.runtime = v }, "runtime"));
+        parts.push(checkbox("Hard deny (HARD)", `explicit loads are refused too: “install ${e.module} /bin/false”, ` +
+                            "as CIS and OpenSCAP want it; blocked mounts are still reported",
+                            p.hard, v => { p.hard = v }, "hard"));
         if (e.loaded || e.mounted) {
             parts.push(el("p", { class: "warning" },
                           `${e.module} is ${e.mounted ? "mounted" : "loaded"} now: after the next boot, ` +

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 
 #include "attribution.h"
+#include "autoload.h"
 #include "name.h"
 #include "strv.h"
 
@@ -12,19 +13,37 @@ static int entry_set_source(FsgEntry *x, const FsgConfig *cfg, size_t file) {
         return x->source ? 0 : -ENOMEM;
 }
 
-/* The file an admin has to look at: for a blacklist, the highest-precedence file naming the
- * module (blacklists add up, so any of them denies); otherwise the rule that routes the
- * kernel's request elsewhere. */
+/* The file an admin has to look at. Where several deny, the one that would still deny with
+ * fsgate's own file name (60-blacklist_fs-M.conf, in any directory) masked, as Allow masks it:
+ * then status names the same file as Allow's ForeignConfig. In that order: an install line
+ * that refuses loads (the first one kmod would read, a hard deny: a blacklist keeps
+ * autoloads away but only the install line refuses every load), a blacklist (the
+ * highest-precedence file: blacklists add up, so any of them denies), the command line; then
+ * fsgate's own file; otherwise the rule that routes the kernel's request elsewhere. */
 static int attribute_denied(FsgEntry *x, const FsgConfig *cfg, char * const *denied_types) {
+        _cleanup_free_ char *own = NULL;
         const size_t *idx;
         size_t n = fsg_config_rules_named(cfg, x->module, &idx);
-        ssize_t best = -1;
+        ssize_t best = -1, own_install = -1, own_blacklist = -1;
+        bool install_seen = false;
 
+        if (asprintf(&own, FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) < 0)
+                return -ENOMEM;
         /* The rules naming the module, in read order: as a walk over all of them would see them. */
         for (size_t i = 0; i < n; i++) {
                 const FsgRule *r = &cfg->rules[idx[i]];
-                if (r->kind == FSG_RULE_BLACKLIST &&
-                    (best < 0 || cfg->files[r->file].origin > cfg->files[best].origin))
+                bool ours = streq(cfg->files[r->file].name, own);
+
+                if (r->kind == FSG_RULE_INSTALL && ours && own_install < 0 && !install_seen)
+                        own_install = r->file;
+                else if (r->kind == FSG_RULE_INSTALL && !ours && !install_seen) {
+                        install_seen = true;
+                        if (!fsg_install_command_loads(r->value, x->module))
+                                return entry_set_source(x, cfg, r->file);
+                } else if (r->kind == FSG_RULE_BLACKLIST && ours)
+                        own_blacklist = r->file;
+                else if (r->kind == FSG_RULE_BLACKLIST &&
+                         (best < 0 || cfg->files[r->file].origin > cfg->files[best].origin))
                         best = r->file;
         }
         if (best >= 0)
@@ -33,6 +52,10 @@ static int attribute_denied(FsgEntry *x, const FsgConfig *cfg, char * const *den
                 x->origin = FSG_ORIGIN_CMDLINE;
                 return 0;
         }
+        if (x->hard && own_install >= 0)
+                return entry_set_source(x, cfg, own_install);
+        if (own_blacklist >= 0)
+                return entry_set_source(x, cfg, own_blacklist);
         for (size_t i = 0; i < n; i++) {
                 const FsgRule *r = &cfg->rules[idx[i]];
                 if (r->kind == FSG_RULE_INSTALL)

@@ -173,12 +173,17 @@ bool fsg_kmod_is_module(const FsgContext *c, const char *name) {
 bool fsg_type_block_is_reported(const FsgContext *c, const char *type) {
         _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
+
+        if (fsg_config_load(c, NULL, &cfg, NULL) < 0 || fsg_kmod_open(c, cfg, &k) < 0)
+                return false;
+        return fsg_type_block_is_reported_in(k, cfg, type);
+}
+
+bool fsg_type_block_is_reported_in(struct kmod_ctx *k, const FsgConfig *cfg, const char *type) {
         _cleanup_(kmod_list_unrefp) struct kmod_list *list = NULL;
         _cleanup_free_ char *alias = NULL, *hook = NULL;
         struct kmod_list *l;
 
-        if (fsg_config_load(c, NULL, &cfg, NULL) < 0 || fsg_kmod_open(c, cfg, &k) < 0)
-                return false;
         if (asprintf(&alias, "fs-%s", type) < 0 || asprintf(&hook, FSG_BLOCKED_PREFIX "%s", type) < 0)
                 return false;
         fsg_name_normalize(hook);
@@ -191,4 +196,90 @@ bool fsg_type_block_is_reported(const FsgContext *c, const char *type) {
                         return true;
         }
         return false;
+}
+
+int fsg_kmod_install_command(struct kmod_ctx *k, const char *module, char **ret) {
+        _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
+        _cleanup_(kmod_list_unrefp) struct kmod_list *pre = NULL, *post = NULL;
+        const char *cmd;
+
+        *ret = NULL;
+        if (kmod_module_new_from_name(k, module, &m) < 0)
+                return 0;
+        cmd = kmod_module_get_install_commands(m);
+        if (!cmd)
+                return 0;
+        /* kmod 30 marks a module with soft dependencies "ignore command" while building its
+         * probe list: modprobe loads it as if no install line existed. */
+        (void) kmod_module_get_softdeps(m, &pre, &post);
+        if (pre || post)
+                return 0;
+        *ret = strdup(cmd);
+        return *ret ? 0 : -ENOMEM;
+}
+
+/* argv[0] of a simple command, without its directory: "modprobe" for /sbin/modprobe. */
+static const char *command_name(const char *word) {
+        const char *slash = strrchr(word, '/');
+        return slash ? slash + 1 : word;
+}
+
+static bool word_names_module(const char *word, const char *module) {
+        char buf[FSG_NAME_MAX + 1];
+        size_t l = strlen(word);
+
+        /* The shell passes these on as the module's name. */
+        if (streq(word, "$MODPROBE_MODULE") || streq(word, "${MODPROBE_MODULE}") ||
+            streq(word, "\"$MODPROBE_MODULE\"") || streq(word, "\"${MODPROBE_MODULE}\""))
+                return true;
+        if (l > FSG_NAME_MAX || !fsg_name_is_valid(word))
+                return false;
+        memcpy(buf, word, l + 1);
+        fsg_name_normalize(buf);
+        return streq(buf, module);
+}
+
+/* One simple command (no separators), split at blanks: does it load module? */
+static bool simple_command_loads(char *cmd, const char *module) {
+        char *save = NULL, *w = strtok_r(cmd, " \t", &save);
+        bool ignore_install = false, names = false;
+
+        /* Leading "exec" and VAR=value assignments do not change what runs. */
+        while (w && (streq(w, "exec") || (strchr(w, '=') && w[0] != '-' && w[0] != '=')))
+                w = strtok_r(NULL, " \t", &save);
+        if (!w)
+                return false;
+        if (streq(command_name(w), "insmod"))
+                return true;
+        if (!streq(command_name(w), "modprobe"))
+                return false;
+        for (w = strtok_r(NULL, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                if (streq(w, "--ignore-install") || (w[0] == '-' && w[1] != '-' && strchr(w, 'i')))
+                        ignore_install = true;
+                else if (w[0] != '-' && word_names_module(w, module))
+                        names = true;
+        }
+        /* Without --ignore-install, modprobe would run the same install command again. */
+        return ignore_install && names;
+}
+
+bool fsg_install_command_loads(const char *cmd, const char *module) {
+        _cleanup_free_ char *copy = strdup(cmd);
+        char *p, *start;
+
+        if (!copy)
+                return false;
+        /* Split at the shell's command separators; a quoted one is rare enough in these lines
+         * to be taken as a separator all the same. */
+        for (p = start = copy; ; p++) {
+                bool end = *p == 0;
+                if (end || strchr(";&|\n()`", *p)) {
+                        *p = 0;
+                        if (simple_command_loads(start, module))
+                                return true;
+                        if (end)
+                                return false;
+                        start = p + 1;
+                }
+        }
 }

@@ -30,3 +30,15 @@ bool fsg_kmod_is_module(const FsgContext *c, const char *name);
 /* Whether the kernel's request for fs-TYPE would run fsgate's reporting hook: some effective
  * file routes the type to fsgate_blocked_TYPE, with its install line. */
 bool fsg_type_block_is_reported(const FsgContext *c, const char *type);
+/* The same over a context and configuration the caller has open. */
+bool fsg_type_block_is_reported_in(struct kmod_ctx *k, const FsgConfig *cfg, const char *type);
+
+/* What kmod runs instead of loading module for "modprobe MODULE": its install command, unless
+ * kmod ignores it (kmod 30 does for a module with soft dependencies). *ret is NULL when kmod
+ * would load the module itself. Returns a negative errno. */
+int fsg_kmod_install_command(struct kmod_ctx *k, const char *module, char **ret);
+/* Whether an install command for module puts module into the kernel after all: it runs
+ * "modprobe --ignore-install MODULE" (or -i, or $MODPROBE_MODULE for the name) or insmod, as
+ * openSUSE's unblacklist line does. Anything else (/bin/false, /bin/true, a script that says
+ * "disabled") refuses explicit loads: a hard deny, whoever wrote it. */
+bool fsg_install_command_loads(const char *cmd, const char *module);

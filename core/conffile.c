@@ -131,6 +131,11 @@ FsgFileKind fsg_target_classify(const FsgContext *c, const char *abs, const char
 }
 
 char *fsg_deny_file_content(const char *module, const char *types, const char *path, const char *hook) {
+        return fsg_deny_file_content_mode(module, types, path, hook, false);
+}
+
+char *fsg_deny_file_content_mode(const char *module, const char *types, const char *path, const char *hook,
+                                 bool hard) {
         _cleanup_free_ char *routes = strdup(""), *list = strdup(types ?: "");
         char *save = NULL, *s;
 
@@ -148,14 +153,23 @@ char *fsg_deny_file_content(const char *module, const char *types, const char *p
                 free(routes);
                 routes = n;
         }
-        if (asprintf(&s,
+        if ((hard ? asprintf(&s,
+                     FSG_HEADER ": loading the %1$s filesystem module is denied (hard deny).\n"
+                     "# fsgate may replace or remove this file; undo with: fsgatectl reset %1$s\n"
+                     "# An explicit \"modprobe %1$s\" fails too; blocked mounts are still reported.\n"
+                     FSG_SUSE_MODIFIABLE "\n"
+                     "blacklist %1$s\n"
+                     "install %1$s " FSG_HARD_COMMAND "\n"
+                     "%2$s",
+                     module, routes) :
+                   asprintf(&s,
                      FSG_HEADER ": automatic loading of the %1$s filesystem module is denied.\n"
                      "# fsgate may replace or remove this file; undo with: fsgatectl reset %1$s\n"
                      "# An explicit \"modprobe %1$s\" by root still loads the module.\n"
                      FSG_SUSE_MODIFIABLE "\n"
                      "blacklist %1$s\n"
                      "%2$s",
-                     module, routes) < 0)
+                     module, routes)) < 0)
                 return NULL;
         return s;
 }

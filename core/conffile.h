@@ -41,6 +41,13 @@ FsgFileKind fsg_target_classify(const FsgContext *c, const char *abs, const char
  * the file at path: the blacklist, plus one alias per type that routes the kernel's request
  * to hook, so a blocked autoload is reported instead of failing silently. */
 char *fsg_deny_file_content(const char *module, const char *types, const char *path, const char *hook);
+/* The same, and with hard "install MODULE /bin/false": explicit loads fail too, while the
+ * kernel's requests still reach the hook (the blacklist keeps that line from them). */
+char *fsg_deny_file_content_mode(const char *module, const char *types, const char *path, const char *hook,
+                                 bool hard);
+/* The line a hard deny adds; exactly what OpenSCAP's kernel_module_M_disabled rules accept
+ * ("^\s*install\s+M\s+(/bin/false|/bin/true)$"). */
+#define FSG_HARD_COMMAND "/bin/false"
 
 /* The name a type's request is routed to in a deny file. */
 #define FSG_BLOCKED_PREFIX "fsgate_blocked_"

@@ -63,6 +63,13 @@ bool fsg_config_blacklists(const FsgConfig *cfg, const char *module);
  * have, judged by the rules alone. */
 bool fsg_config_names_module(const FsgConfig *cfg, const char *module);
 
+/* Every line of the effective configuration that speaks of module: its blacklist and install
+ * lines, the aliases of its types' requests (fs-TYPE) and the install lines they route to,
+ * a mask with module's fsgate file name, modprobe.blacklist= on the command line. *ret gets
+ * pairs (system path, the line as kmod reads it) in kmod's read order. Returns a negative
+ * errno. */
+int fsg_config_mentions(const FsgConfig *cfg, const char *module, char * const *types, char ***ret);
+
 /* The rules whose name is name, in kmod's read order: *ret points to n indexes into
  * cfg->rules. A lookup costs O(log rules), so per-module questions stay cheap with
  * thousands of files. */

@@ -26,6 +26,9 @@ static const struct {
         [FSG_ERR_LOAD_FAILED]        = { "org.fsgate.fsgate1.Error.LoadFailed",        7, EIO           },
         [FSG_ERR_CONCURRENT_CHANGE]  = { "org.fsgate.fsgate1.Error.ConcurrentChange",  1, EAGAIN        },
         [FSG_ERR_BUSY]               = { "org.fsgate.fsgate1.Error.Busy",              1, EBUSY         },
+        [FSG_ERR_HARD_DENIED]        = { "org.fsgate.fsgate1.Error.HardDenied",        5, EPERM         },
+        [FSG_ERR_NO_SUCH_PROFILE]    = { "org.fsgate.fsgate1.Error.NoSuchProfile",     3, ENOENT        },
+        [FSG_ERR_PROFILE_CONFLICT]   = { "org.fsgate.fsgate1.Error.ProfileConflict",   5, EPERM         },
         [FSG_ERR_ACCESS_DENIED]      = { "org.freedesktop.DBus.Error.AccessDenied",    4, EACCES        },
         [FSG_ERR_UNREACHABLE]        = { "org.freedesktop.DBus.Error.ServiceUnknown",  8, EHOSTUNREACH  },
 };

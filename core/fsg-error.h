@@ -20,6 +20,9 @@ typedef enum FsgErrorCode {
         FSG_ERR_LOAD_FAILED,
         FSG_ERR_CONCURRENT_CHANGE,
         FSG_ERR_BUSY,              /* another writer kept the lock too long */
+        FSG_ERR_HARD_DENIED,       /* a load the configuration refuses (an install command) */
+        FSG_ERR_NO_SUCH_PROFILE,   /* not a profile in the profile directory */
+        FSG_ERR_PROFILE_CONFLICT,  /* some modules of a profile cannot change: none was changed */
         FSG_ERR_ACCESS_DENIED,     /* polkit said no (clients only) */
         FSG_ERR_UNREACHABLE,       /* the service could not be reached (clients only) */
         _FSG_ERR_MAX,

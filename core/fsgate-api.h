@@ -14,6 +14,10 @@
 #define FSG_FLAG_RUNTIME  UINT64_C(0x1)
 #define FSG_FLAG_LOAD_NOW UINT64_C(0x2)
 #define FSG_FLAG_FORCE    UINT64_C(0x4)
+/* Deny only: explicit loads are refused too ("install MODULE /bin/false"). */
+#define FSG_FLAG_HARD     UINT64_C(0x8)
+/* ApplyProfile only: plan and return the list of changes, write nothing. */
+#define FSG_FLAG_DRY_RUN  UINT64_C(0x10)
 
 /* polkit actions (polkit/org.fsgate.fsgate1.policy). */
 #define FSGATE_ACTION_ALLOW "org.fsgate.fsgate1.allow"

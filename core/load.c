@@ -5,8 +5,9 @@
 #include "store.h"
 
 /* "Allow once": insert the module for this boot only. KMOD_PROBE_IGNORE_COMMAND skips
- * install lines and, since we load by name rather than by alias, the blacklist does not
- * apply either — the same as an admin typing "modprobe --ignore-install NAME". */
+ * install lines (a hard deny's is checked first) and, since we load by name rather than by
+ * alias, the blacklist does not apply either — the same as an admin typing
+ * "modprobe --ignore-install NAME". */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         static const char * const no_config[] = { "/dev/null/none", NULL };
@@ -23,6 +24,10 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         if (x->builtin || x->loaded)
                 return 0;
+        /* Loading past the install command is what "allow once" means for a soft deny; for a
+         * hard one it would undo exactly what its author asked for. */
+        if (x->hard)
+                return fsg_hard_denied(x->module, x->install_command, x->install_source, e);
         if (!x->available)
                 return fsg_error(e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module,
                                  c->kver ?: "(none)");

@@ -13,6 +13,7 @@
  * file that decides it (attribution.h). */
 static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t) {
         _cleanup_strv_free_ char **denied_types = NULL;
+        int r;
 
         for (size_t i = 0; i < t->n; i++)
                 if (streq(t->modules[i], x->module) && strv_extend(&x->types, t->types[i]) < 0)
@@ -25,6 +26,33 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
         x->source = strdup("");
         if (!x->source)
                 return -ENOMEM;
+        x->described = true;
+        r = fsg_config_mentions(cfg, x->module, x->types, &x->mentions);
+        if (r < 0)
+                return r;
+        r = fsg_kmod_install_command(k, x->module, &x->install_command);
+        if (r < 0)
+                return r;
+        x->install_source = strdup("");
+        if (!x->install_source)
+                return -ENOMEM;
+        if (x->install_command) {
+                const size_t *idx;
+                size_t n = fsg_config_rules_named(cfg, x->module, &idx);
+
+                /* kmod runs the first install line it read for the name. */
+                for (size_t i = 0; i < n; i++)
+                        if (cfg->rules[idx[i]].kind == FSG_RULE_INSTALL) {
+                                free(x->install_source);
+                                x->install_source = strdup(cfg->files[cfg->rules[idx[i]].file].path);
+                                if (!x->install_source)
+                                        return -ENOMEM;
+                                break;
+                        }
+                x->hard = !fsg_install_command_loads(x->install_command, x->module);
+        } else if (!(x->install_command = strdup("")))
+                return -ENOMEM;
+        x->explicit_load = x->builtin || (x->available && !x->hard);
 
         if (x->builtin)
                 return 0; /* the kernel never asks modprobe for what it already has */
@@ -38,6 +66,10 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
                                 return -ENOMEM;
                 x->denied = denied_types != NULL;
         }
+        /* Reported when every type whose request is blocked runs the hook. */
+        x->blocks_reported = denied_types != NULL;
+        for (char **ty = denied_types; ty && *ty; ty++)
+                x->blocks_reported = x->blocks_reported && fsg_type_block_is_reported_in(k, cfg, *ty);
         return fsg_entry_attribute(x, cfg, denied_types);
 }
 
@@ -168,14 +200,21 @@ int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, F
         return 0;
 }
 
+void fsg_entry_done(FsgEntry *x) {
+        free(x->module);
+        strv_free(x->types);
+        free(x->source);
+        free(x->install_command);
+        free(x->install_source);
+        strv_free(x->mentions);
+        *x = (FsgEntry) {};
+}
+
 FsgState *fsg_state_free(FsgState *s) {
         if (!s)
                 return NULL;
-        for (size_t i = 0; i < s->n; i++) {
-                free(s->entries[i].module);
-                strv_free(s->entries[i].types);
-                free(s->entries[i].source);
-        }
+        for (size_t i = 0; i < s->n; i++)
+                fsg_entry_done(&s->entries[i]);
         free(s->entries);
         free(s->by_type);
         strv_free(s->unreadable);

@@ -16,6 +16,15 @@ typedef struct FsgEntry {
         bool builtin;
         bool loaded;
         bool mounted;
+        /* The description (Describe): what "modprobe MODULE" does and who says so. Clients
+         * that read only the (sassssbbbb) entry leave described false. */
+        bool described;
+        bool hard;              /* the install command kmod runs for "modprobe MODULE" loads nothing */
+        bool explicit_load;     /* "modprobe MODULE" by root would put it into the kernel */
+        bool blocks_reported;   /* every blocked request for its types runs fsgate's hook */
+        char *install_command;  /* what kmod runs instead of loading it, "" if nothing */
+        char *install_source;   /* system path of the file with that command, "" if none */
+        char **mentions;        /* pairs: system path, line; every line that names the module */
 } FsgEntry;
 
 typedef struct FsgTypeRef {
@@ -57,6 +66,9 @@ FsgEntry *fsg_state_find_type(const FsgState *s, const char *type);
 /* Validates a caller's name and finds its entry, with the error a caller can act on:
  * InvalidName, NotAFilesystem (a module of the tree without "fs-" aliases), NoSuchFilesystem. */
 int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e);
+
+/* Frees what an entry owns (not the entry itself). */
+void fsg_entry_done(FsgEntry *x);
 
 static inline const char *fsg_entry_state_string(const FsgEntry *x) {
         return x->denied ? "denied" : "allowed";

@@ -37,10 +37,33 @@ static int foreign_denial(const char *module, const FsgWhatIf *y, FsgError *e) {
                          "%s cannot be autoloaded for a reason fsgate does not manage (module file missing?)", module);
 }
 
+int fsg_hard_denied(const char *module, const char *install_command, const char *install_source, FsgError *e) {
+        return fsg_error(e, FSG_ERR_HARD_DENIED,
+                         "%s may not be loaded at all: for \"modprobe %s\" kmod runs \"%s\" from %s, which refuses "
+                         "explicit loads (a hard deny). If fsgate wrote that file, allow it first (fsgatectl allow %s); "
+                         "otherwise edit that file by hand",
+                         module, module, install_command, *install_source ? install_source : "the configuration", module);
+}
+
+/* Whether fsgate's own file at target says "install MODULE ...": a hard deny. */
+static bool own_file_is_hard(const FsgContext *c, const char *target, const char *module) {
+        FsgRule *rules = NULL;
+        size_t n = 0;
+        bool hard = false;
+
+        if (fsg_conf_parse_at(c, target, 0, &rules, &n) >= 0)
+                for (size_t i = 0; i < n; i++)
+                        hard = hard || (rules[i].kind == FSG_RULE_INSTALL && streq(rules[i].name, module));
+        fsg_rules_free(rules, n);
+        return hard;
+}
+
 void fsg_what_if_memo_clear(FsgWhatIfMemo *memo) {
         for (size_t i = 0; i < memo->n; i++) {
                 free(memo->items[i].key);
                 free(memo->items[i].source);
+                free(memo->items[i].install_command);
+                free(memo->items[i].install_source);
         }
         free(memo->items);
         *memo = (FsgWhatIfMemo) {};
@@ -52,7 +75,7 @@ void fsg_what_if_memo_clear(FsgWhatIfMemo *memo) {
 static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, bool as_mask, const char *module,
                    FsgWhatIf *ret, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        _cleanup_free_ char *key = NULL, *source = NULL;
+        _cleanup_free_ char *key = NULL, *source = NULL, *cmd = NULL, *cmd_source = NULL;
         FsgOverride ov = { .path = path, .as_mask = as_mask };
         const FsgEntry *y;
         int r;
@@ -71,7 +94,9 @@ static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, b
         if (!y)
                 return fsg_error(e, FSG_ERR_FAILED, "%s vanished while planning", module);
         source = strdup(y->source ?: "");
-        if (!source)
+        cmd = strdup(y->install_command ?: "");
+        cmd_source = strdup(y->install_source ?: "");
+        if (!source || !cmd || !cmd_source)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         /* Bounded by the number of modules times the few files a plan looks at; a cap all the
          * same, since every entry costs a build to make. */
@@ -82,7 +107,8 @@ static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, b
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         memo->items = items;
         items[memo->n] = (FsgWhatIf) { .key = TAKE_PTR(key), .denied = y->denied, .origin = y->origin,
-                                       .source = TAKE_PTR(source) };
+                                       .source = TAKE_PTR(source), .hard = y->hard,
+                                       .install_command = TAKE_PTR(cmd), .install_source = TAKE_PTR(cmd_source) };
         *ret = items[memo->n++];
         return 0;
 }
@@ -94,8 +120,8 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
         const FsgEntry *x;
         FsgWhatIf y;
         uint64_t valid = op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
-                         op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE : FSG_FLAG_RUNTIME;
-        bool runtime = flags & FSG_FLAG_RUNTIME;
+                         op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD : FSG_FLAG_RUNTIME;
+        bool runtime = flags & FSG_FLAG_RUNTIME, hard = flags & FSG_FLAG_HARD;
         FsgFileKind kind, etc_kind = FSG_FILE_ABSENT;
         int r;
 
@@ -131,8 +157,13 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
 
         switch (op) {
         case FSG_OP_ALLOW:
-                if (!x->denied)
+                if (!x->denied) {
+                        /* Nothing to write, but a load asked for must be possible: refused
+                         * here, before any authorization. */
+                        if ((flags & FSG_FLAG_LOAD_NOW) && x->hard && !x->loaded && !x->builtin)
+                                return fsg_hard_denied(x->module, x->install_command, x->install_source, e);
                         break;
+                }
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
                 if (etc_kind != FSG_FILE_ABSENT)
@@ -142,6 +173,9 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                         return r;
                 if (y.denied)
                         return foreign_denial(x->module, &y, e);
+                /* The allow would stand but the load could not follow: nothing is written. */
+                if ((flags & FSG_FLAG_LOAD_NOW) && y.hard && !x->loaded && !x->builtin)
+                        return fsg_hard_denied(x->module, y.install_command, y.install_source, e);
                 p->write = FSG_WRITE_MASK;
                 p->action = FSG_ACTION_ALLOW;
                 break;
@@ -152,11 +186,22 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                                          "%s is built into kernel %s and cannot be denied", x->module, c->kver);
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
-                if ((kind == FSG_FILE_FSGATE || kind == FSG_FILE_SUSE_NEVER) && etc_kind == FSG_FILE_ABSENT)
-                        break;
-                /* Already denied by something that outlives a reboot (or by anything, for a
-                 * runtime deny): nothing to add. */
-                if (x->denied && (runtime || x->origin != FSG_ORIGIN_RUNTIME) && kind != FSG_FILE_MASK)
+                if ((kind == FSG_FILE_FSGATE || kind == FSG_FILE_SUSE_NEVER) && etc_kind == FSG_FILE_ABSENT) {
+                        /* Our file says what the flags ask for, or a hard deny is asked for and
+                         * something else refuses loads already: nothing to change. */
+                        bool own_hard = kind == FSG_FILE_FSGATE && own_file_is_hard(c, p->target, x->module);
+                        if (own_hard == hard || (hard && x->hard))
+                                break;
+                        /* Hard to soft takes nothing away that worked before. */
+                        if (!hard) {
+                                p->write = FSG_WRITE_DENY;
+                                p->action = FSG_ACTION_DENY;
+                                break;
+                        }
+                } else if (x->denied && (runtime || x->origin != FSG_ORIGIN_RUNTIME) && kind != FSG_FILE_MASK &&
+                           (!hard || x->hard))
+                        /* Already denied (hard, if asked for) by something that outlives a
+                         * reboot (or by anything, for a runtime deny): nothing to add. */
                         break;
                 if (etc_kind != FSG_FILE_ABSENT)
                         goto overridden;
@@ -219,7 +264,8 @@ static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
         case FSG_WRITE_MASK:
                 return fsg_atomic_symlink(dfd, dir, name, "/dev/null", &p->target_id, e);
         case FSG_WRITE_DENY:
-                content = fsg_deny_file_content(p->module, p->types, p->target, FSGATE_BLOCKED_HOOK);
+                content = fsg_deny_file_content_mode(p->module, p->types, p->target, FSGATE_BLOCKED_HOOK,
+                                                     p->flags & FSG_FLAG_HARD);
                 if (!content)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                 return fsg_atomic_write(dfd, dir, name, content, &p->target_id, e);
@@ -228,6 +274,10 @@ static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
         default:
                 return 0;
         }
+}
+
+int fsg_write_plan_locked(const FsgContext *c, const FsgPlan *p, FsgError *e) {
+        return write_plan(c, p, e);
 }
 
 int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {

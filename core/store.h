@@ -54,6 +54,9 @@ typedef struct FsgWhatIf {
         bool denied;
         FsgOrigin origin;
         char *source;
+        bool hard;              /* would still refuse an explicit load (Allow with LOAD_NOW) */
+        char *install_command;
+        char *install_source;
 } FsgWhatIf;
 
 #define FSG_WHAT_IF_MEMO_MAX 1024
@@ -75,6 +78,9 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
 /* Under the lock: plans again (the files may have changed since), refuses if the needed
  * authorization differs from the one granted, and writes. */
 int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e);
+/* Writes a plan made with the lock held, as it is (ApplyProfile: one lock, one fresh plan for
+ * every module, many writes). */
+int fsg_write_plan_locked(const FsgContext *c, const FsgPlan *p, FsgError *e);
 
 /* Every denied, non-builtin module that is loaded or mounted gets a persistent allow.
  * Returns the modules allowed; ones refused (e.g. by a foreign file) are reported in
@@ -82,6 +88,12 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e);
  * and is returned as the error; *ret_done then holds what was written before it. */
 int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, FsgError *e);
 
-/* Loads the module now, ignoring blacklist and install commands, changing no config. */
+/* HardDenied for a load of x, whose install command refuses explicit loads: says what runs,
+ * from which file, and the way out. Returns its negative errno. */
+int fsg_hard_denied(const char *module, const char *install_command, const char *install_source, FsgError *e);
+
+/* Loads the module now, ignoring blacklist and install commands, changing no config; refused
+ * (HardDenied) while an install command refuses explicit loads of it: that is what a hard deny
+ * means, whoever wrote it. */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e);
 

@@ -7,6 +7,7 @@
 #include "log.h"
 #include "manager.h"
 #include "polkit-bridge.h"
+#include "profile.h"
 #include "state.h"
 #include "store.h"
 #include "strv.h"
@@ -25,6 +26,8 @@ struct Request {
         char module[64];        /* "" when the request is not about one module */
         FsgPlan plan;           /* changes only */
         bool load;              /* changes only: a load was asked for and must follow */
+        FsgProfilePlan *profile; /* ApplyProfile: the list authorized (owned) */
+        char subject[80];       /* what the logs name when module is "" */
         struct {
                 FsgAction action;
                 const char *message;
@@ -130,6 +133,115 @@ static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error)
         return r;
 }
 
+/* -- Describe, DescribeAll: everything fsgate knows of a module, extensible --------------- */
+
+static int append_sv_string(sd_bus_message *reply, const char *key, const char *value) {
+        return sd_bus_message_append(reply, "{sv}", key, "s", value ?: "");
+}
+
+static int append_sv_bool(sd_bus_message *reply, const char *key, bool value) {
+        return sd_bus_message_append(reply, "{sv}", key, "b", (int) value);
+}
+
+/* a{sv}: the entry's fields under their names, then what the entry cannot carry. A client
+ * must ignore keys it does not know: new ones will come. */
+static int append_description(sd_bus_message *reply, const FsgEntry *x) {
+        const struct {
+                const char *key;
+                bool value;
+        } bools[] = {
+                { "available", x->available }, { "builtin", x->builtin }, { "loaded", x->loaded },
+                { "mounted", x->mounted }, { "hard", x->hard }, { "explicit_load_possible", x->explicit_load },
+                { "blocks_reported", x->blocks_reported },
+        };
+        const struct {
+                const char *key;
+                const char *value;
+        } strings[] = {
+                { "module", x->module }, { "state", fsg_entry_state_string(x) },
+                { "origin", fsg_origin_to_string(x->origin) }, { "deciding_file", x->source },
+                { "install_command", x->install_command }, { "install_file", x->install_source },
+        };
+        int r = sd_bus_message_open_container(reply, 'a', "{sv}");
+
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(strings); i++)
+                r = append_sv_string(reply, strings[i].key, strings[i].value);
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(bools); i++)
+                r = append_sv_bool(reply, bools[i].key, bools[i].value);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 's', "types");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "as");
+        if (r >= 0)
+                r = sd_bus_message_append_strv(reply, x->types);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'e', "sv");
+        if (r >= 0)
+                r = sd_bus_message_append_basic(reply, 's', "files");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'v', "a(ss)");
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        for (char **p = x->mentions; r >= 0 && p && p[0] && p[1]; p += 2)
+                r = sd_bus_message_append(reply, "(ss)", p[0], p[1]);
+        for (unsigned i = 0; r >= 0 && i < 4; i++)
+                r = sd_bus_message_close_container(reply);
+        return r;
+}
+
+static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        sd_bus_message *reply = NULL;
+        const FsgEntry *x;
+        FsgError e = {};
+        int r;
+
+        r = read_entry_arg(userdata, call, &x, &e);
+        if (r <= 0)
+                return r < 0 ? r : manager_reply_error(call, &e);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = append_description(reply, x);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        const FsgState *s;
+        sd_bus_message *reply = NULL;
+        FsgError e = {};
+        int r;
+
+        if (manager_state(m, &s, &e) < 0)
+                return manager_reply_error(call, &e);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{sa{sv}}");
+        for (size_t i = 0; r >= 0 && i < s->n; i++) {
+                r = sd_bus_message_open_container(reply, 'e', "sa{sv}");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 's', s->entries[i].module);
+                if (r >= 0)
+                        r = append_description(reply, &s->entries[i]);
+                if (r >= 0)
+                        r = sd_bus_message_close_container(reply);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);
 
 static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const sd_bus_error *error, void *userdata) {
@@ -138,8 +250,10 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
         if (!granted) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_INFO, req->module, "Refused %s %s%s: %s",
                             fsg_action_id(req->needs[req->next].action), *req->module ? "on " : "for ",
-                            *req->module ? req->module : "ExemptLoaded", error->message);
+                            *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded",
+                            error->message);
                 (void) sd_bus_reply_method_error(call, error);
+                fsg_profile_plan_free(req->profile);
                 free(req);
                 return;
         }
@@ -150,6 +264,7 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
         if (req->next >= req->n_needs) {
                 (void) req->authorized(m, call, req);
+                fsg_profile_plan_free(req->profile);
                 free(req);
                 return;
         }
@@ -193,6 +308,11 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
                 return sd_bus_reply_method_return(call, NULL);
         if (!x->available) {
                 fsg_error(&e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module, m->ctx->kver ?: "(none)");
+                return manager_reply_error(call, &e);
+        }
+        /* Refused before polkit is asked: no password for a load that cannot happen. */
+        if (x->hard) {
+                fsg_hard_denied(x->module, x->install_command, x->install_source, &e);
                 return manager_reply_error(call, &e);
         }
         snprintf(req.module, sizeof(req.module), "%s", x->module);
@@ -318,6 +438,74 @@ static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *err
         return start_request(userdata, call, &req);
 }
 
+/* -- ApplyProfile: many denies, one authorization, all or nothing --------------------------- */
+
+static const char profile_message[] =
+        "Authentication is required to stop the kernel from loading the filesystem modules of a profile.";
+
+/* a(sss): module, change ("deny" or "deny-hard"), the file written. */
+static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_message_new_method_return(call, &reply);
+
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sss)");
+        for (size_t i = 0; r >= 0 && i < pp->n; i++)
+                r = sd_bus_message_append(reply, "(sss)", pp->plans[i].module,
+                                          fsg_profile_change_string(&pp->plans[i]), pp->plans[i].target);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
+static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
+        FsgError e = {};
+
+        if (fsg_profile_apply(m->ctx, req->profile, &e) < 0) {
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "%s failed: %s", req->subject, e.message);
+                return manager_reply_error(call, &e);
+        }
+        for (size_t i = 0; i < req->profile->n; i++) {
+                const FsgPlan *p = &req->profile->plans[i];
+                log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, p->module, "%s written (%s, profile %s)",
+                            p->target, fsg_profile_change_string(p), req->profile->profile);
+                (void) emit_changed(m, p->module);
+        }
+        return reply_profile(call, req->profile);
+}
+
+static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        Request req = { .authorized = profile_authorized };
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        const FsgState *s;
+        const char *name;
+        uint64_t flags;
+        FsgError e = {};
+        int r;
+
+        r = sd_bus_message_read(call, "st", &name, &flags);
+        if (r < 0)
+                return r;
+        /* Every module planned against the kept state before polkit is asked: a refusal, a
+         * conflict or a dry run costs no authorization and writes nothing. (A Deny plan asks
+         * no "what if": no memo.) */
+        if (manager_state(m, &s, &e) < 0 || fsg_profile_plan(m->ctx, s, NULL, name, flags, &pp, &e) < 0)
+                return manager_reply_error(call, &e);
+        if (pp->n == 0 || (flags & FSG_FLAG_DRY_RUN))
+                return reply_profile(call, pp);
+        snprintf(req.subject, sizeof(req.subject), "ApplyProfile %s", pp->profile);
+        request_need(&req, FSG_ACTION_DENY, profile_message);
+        req.profile = TAKE_PTR(pp);
+        r = start_request(m, call, &req);
+        if (r < 0)
+                fsg_profile_plan_free(req.profile);
+        return r;
+}
+
 /* -- Properties ----------------------------------------------------------------------------- */
 
 static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -353,6 +541,10 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_list, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetFilesystem", "s", SD_BUS_PARAM(name), "(sassssbbbb)", SD_BUS_PARAM(filesystem),
                                  method_get, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Describe", "s", SD_BUS_PARAM(name), "a{sv}", SD_BUS_PARAM(description),
+                                 method_describe, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("DescribeAll", "", "", "a{sa{sv}}", SD_BUS_PARAM(descriptions),
+                                 method_describe_all, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Allow", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "", "",
                                  method_allow, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Deny", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "", "",
@@ -363,6 +555,8 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_load, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ExemptLoaded", "", "", "as", SD_BUS_PARAM(modules),
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("ApplyProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags),
+                                 "a(sss)", SD_BUS_PARAM(changes), method_apply_profile, SD_BUS_VTABLE_UNPRIVILEGED),
         /* Root only (no UNPRIVILEGED flag): what fsgate-blocked posts. */
         SD_BUS_METHOD_WITH_NAMES("ReportBlocked", "ss", SD_BUS_PARAM(type) SD_BUS_PARAM(module), "", "",
                                  method_report_blocked, 0),

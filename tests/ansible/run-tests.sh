@@ -26,6 +26,8 @@ fail() {
 [[ $# -eq 1 ]] || { echo "usage: $me BUILD_DIR" >&2; exit 2; }
 build=$(cd "$1" && pwd)
 fsgated=$build/service/fsgated
+# The profiles of this build (fsgate_profile), not installed ones; fsgated inherits it.
+export FSGATE_PROFILE_DIR=$build/data/profiles
 [[ -x $fsgated ]] || fail "$fsgated is not built"
 command -v ansible-playbook >/dev/null || skip "ansible-playbook not installed (Debian: ansible-core)"
 [[ $(id -u) -eq 0 ]] || skip "must run as root (scratch root)"
@@ -104,7 +106,7 @@ snapshot() {
 }
 
 # The documentation parses, and the collection builds.
-for m in fsgate_filesystem fsgate_filesystems_info; do
+for m in fsgate_filesystem fsgate_filesystems_info fsgate_profile; do
         ansible-doc "fsgate.fsgate.$m" >"$work/doc.txt" 2>&1 && grep -q '^OPTIONS' "$work/doc.txt" ||
                 fail "ansible-doc fsgate.fsgate.$m: $(cat "$work/doc.txt")"
 done
@@ -139,6 +141,15 @@ play runtime
 expect_deny "$run/60-blacklist_fs-minix.conf" minix
 expect_absent "$etc/60-blacklist_fs-minix.conf"
 
+# A hard deny: the line OpenSCAP accepts, the route to the hook kept.
+play hard
+expect_deny "$etc/60-blacklist_fs-jfs.conf" jfs
+grep -qx 'install jfs /bin/false' "$etc/60-blacklist_fs-jfs.conf" || fail "no hard deny line for jfs"
+grep -qx 'alias fs-jfs fsgate_blocked_jfs' "$etc/60-blacklist_fs-jfs.conf" || fail "the hard deny lost the route to the hook"
+ansible localhost -i localhost, -c local -m fsgate.fsgate.fsgate_filesystem -a 'name=jfs state=default' >/dev/null ||
+        fail "resetting jfs after the hard deny failed"
+expect_absent "$etc/60-blacklist_fs-jfs.conf"
+
 # Back to the defaults: fsgate's files go, the vendor file stays.
 play default
 expect_absent "$etc/60-blacklist_fs-hfs.conf"
@@ -171,5 +182,14 @@ setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \
 
 # The info module reports what all of that left.
 play info -e expected_kver="$kver"
+
+# Profiles: the check-mode run writes nothing; the opensuse refusal writes nothing either.
+before=$(snapshot)
+play profile
+for m in cramfs freevxfs hfs hfsplus jffs2 udf; do
+        expect_deny "$etc/60-blacklist_fs-$m.conf" "$m"
+        grep -qx "install $m /bin/false" "$etc/60-blacklist_fs-$m.conf" || fail "cis: $m is not denied hard"
+done
+[[ ! -e $etc/60-blacklist_fs-bfs.conf ]] || fail "the refused opensuse profile wrote bfs"
 
 echo "$me: all Ansible tests passed"

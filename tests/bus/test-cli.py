@@ -21,6 +21,10 @@ def as_dict(e):
     return {k: getattr(e, k) for k in fb.Entry.FIELDS}
 
 
+def entry_part(d):
+    return {k: d[k] for k in fb.Entry.FIELDS}
+
+
 # A foreign deny file whose name needs escaping in JSON: a double quote and a backslash.
 AWKWARD_CONF = 'etc/modprobe.d/50-say "no" to \\jfs.conf'
 
@@ -71,8 +75,9 @@ class CliBusTest(BusTestCase):
         want = [as_dict(e) for e in st.list()]
         self.assertEqual(self.ctl_json('list'), want)
         self.assertEqual(self.ctl_json('list', uid=NOBODY), want)
-        self.assertEqual(self.ctl_json('status', 'vxfs'), as_dict(st.get('freevxfs')))
-        self.assertEqual(self.ctl_json('status', 'hfs', uid=NOBODY), as_dict(st.get('hfs')))
+        # status adds the description (Describe) to the entry's fields.
+        self.assertEqual(entry_part(self.ctl_json('status', 'vxfs')), as_dict(st.get('freevxfs')))
+        self.assertEqual(entry_part(self.ctl_json('status', 'hfs', uid=NOBODY)), as_dict(st.get('hfs')))
         r = st.ctl('list')
         self.assertEqual(r.rc, 0, r)
         self.assertRegex(r.out, r'(?m)^hfs\s+hfs\s+denied\s+vendor\b')
@@ -144,6 +149,35 @@ class CliBusTest(BusTestCase):
         # 0 with --force
         self.assertExit(0, '--force', 'deny', 'ext2')
         self.assertDenyFile(self.etc(module='ext4'), 'ext4')
+
+    def test_hard_deny(self):
+        """deny --hard over the bus: the file, status (text and --json), load refused (5)."""
+        st = self.stack
+        e = self.ctl_json('deny', '--hard', 'minix')
+        self.assertEqual((e['state'], e['hard'], e['explicit_load_possible'], e['install_command']),
+                         ('denied', True, False, '/bin/false'))
+        with open(self.etc(module='minix')) as f:
+            self.assertIn('install minix /bin/false', f.read().splitlines())
+        e = self.ctl_json('status', 'minix', uid=NOBODY)
+        self.assertEqual((e['hard'], e['blocks_reported'], e['install_file']),
+                         (True, True, '/etc/modprobe.d/' + conf_name('minix')))
+        self.assertIn({'file': '/etc/modprobe.d/' + conf_name('minix'), 'line': 'install minix /bin/false'}, e['files'])
+        r = st.ctl('status', 'minix')
+        self.assertEqual(r.rc, 0, r)
+        self.assertRegex(r.out, r'(?m)^ +Hard deny: yes')
+        self.assertRegex(r.out, r'(?m)^ +Install: /bin/false +\(/etc/modprobe.d/' + conf_name('minix') + r'\)$')
+        self.assertRegex(r.out, r'(?m)^ +Files: /etc/modprobe.d/' + conf_name('minix') + ': blacklist minix$')
+        before = snapshot(self.root)
+        r = self.assertExit(5, 'load', 'minix')
+        self.assertIn('/bin/false', r.err)
+        self.assertEqual(snapshot(self.root), before)
+        # deny without --hard: soft again; allow lifts it.
+        self.assertFalse(self.ctl_json('deny', 'minix')['hard'])
+        self.assertEqual(self.ctl_json('deny', '--hard', 'minix')['hard'], True)
+        e = self.ctl_json('allow', 'minix')
+        self.assertEqual((e['state'], e['hard']), ('allowed', False))
+        self.assertExit(2, '--hard', 'allow', 'minix')
+        self.ctl_json('reset', 'minix')
 
     def test_exit_codes_when_allowed_by_mock_polkit(self):
         st = self.stack
@@ -258,6 +292,27 @@ class CliOfflineTest(BusTestCase):
         for args in (('reset', 'minix'), ('reset', 'hfs'), ('--runtime', 'reset', 'freevxfs')):
             self.assertEqual(self.offline(*args).returncode, 0)
         self.assertEqual(snapshot(self.image), img)
+
+    def test_offline_hard_deny(self):
+        p = self.offline('--json', 'deny', '--hard', 'minix')
+        self.assertEqual(p.returncode, 0, p)
+        e = json.loads(p.stdout)
+        self.assertEqual((e['state'], e['hard'], e['install_file']),
+                         ('denied', True, '/etc/modprobe.d/' + conf_name('minix')))
+        with open(os.path.join(self.image, 'etc/modprobe.d', conf_name('minix'))) as f:
+            self.assertIn('install minix /bin/false', f.read().splitlines())
+        # A foreign hard deny, and openSUSE's vendor line that loads: status says which is hard.
+        write(self.image, 'etc/modprobe.d/cis.conf', 'install udf /bin/true\n')
+        p = self.offline('status', 'udf')
+        self.assertEqual(p.returncode, 0, p)
+        self.assertIn('Decided by: admin /etc/modprobe.d/cis.conf', p.stdout)
+        self.assertRegex(p.stdout, r'(?m)^ +Hard deny: yes')
+        p = self.offline('--json', 'status', 'hfs')
+        e = json.loads(p.stdout)
+        self.assertEqual((e['state'], e['hard'], e['explicit_load_possible']), ('denied', False, True))
+        p = self.offline('--json', 'allow', 'udf')
+        self.assertEqual(p.returncode, 5, p)
+        self.assertIn('/etc/modprobe.d/cis.conf', json.loads(p.stderr)['message'])
 
     def test_why(self):
         """fsgatectl why TYPE: what decides, whether blocks are reported, and the way out."""

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
-from fsgatetest import (CONFIG, ERR, E_INVALID_ARGS, FORCE, LOAD_NOW, NOBODY, RUNTIME,  # noqa: E402
+from fsgatetest import (CONFIG, ERR, E_INVALID_ARGS, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME,  # noqa: E402
                         BusTestCase, SignalMonitor, add_builtin, conf_name, proc_modules_line, snapshot, write,
                         symlink)
 
@@ -27,7 +27,8 @@ BAD_NAMES = [
     'hfsé', 'ｈｆｓ', 'hfs\u200b', '\u202ehfs', 'hfs\x7f', '\x1b[31mhfs',
 ]
 
-METHODS_WITH_NAME = [('GetFilesystem', ()), ('Allow', (0,)), ('Deny', (0,)), ('Reset', (0,)), ('Load', ())]
+METHODS_WITH_NAME = [('GetFilesystem', ()), ('Describe', ()), ('Allow', (0,)), ('Deny', (0,)), ('Reset', (0,)),
+                     ('Load', ())]
 
 
 class ManagerTest(BusTestCase):
@@ -155,7 +156,7 @@ class ManagerTest(BusTestCase):
         before = snapshot(self.root)
         bad = {
             'Allow': [FORCE, 0x8, RUNTIME | 0x8, LOAD_NOW | FORCE, 1 << 63, 0xffffffffffffffff],
-            'Deny': [LOAD_NOW, 0x8, RUNTIME | 0x10, FORCE | LOAD_NOW, 1 << 63],
+            'Deny': [LOAD_NOW, 0x10, RUNTIME | 0x10, FORCE | LOAD_NOW, HARD | LOAD_NOW, 1 << 63],   # 0x8 is HARD
             'Reset': [LOAD_NOW, FORCE, 0x8, RUNTIME | FORCE, 1 << 63],
         }
         for method, flag_list in bad.items():
@@ -656,12 +657,14 @@ class ManagerTest(BusTestCase):
             self.assertIn(std, live_ifaces)
         # The contract's names (README.md, the man page), so the XML itself cannot drift either.
         self.assertEqual(sorted(k for k in want if k.startswith('method ')),
-                         sorted('method ' + m for m in ('ListFilesystems', 'GetFilesystem', 'Allow', 'Deny',
-                                                        'Reset', 'Load', 'ExemptLoaded',
-                                                        'ReportBlocked', 'ReportDevice')))
+                         sorted('method ' + m for m in ('ListFilesystems', 'GetFilesystem', 'Describe', 'DescribeAll',
+                                                        'Allow', 'Deny', 'Reset', 'Load', 'ExemptLoaded',
+                                                        'ApplyProfile', 'ReportBlocked', 'ReportDevice')))
         self.assertEqual([a[1] for a in want['signal Blocked'][0]], ['s', 's', 's', 'a{sv}'])
         self.assertEqual(want['method GetFilesystem'][0][1][1], '(sassssbbbb)')
         self.assertEqual(want['method ListFilesystems'][0][0][1], 'a(sassssbbbb)')
+        self.assertEqual(want['method Describe'][0][1][1], 'a{sv}')
+        self.assertEqual(want['method DescribeAll'][0][0][1], 'a{sa{sv}}')
         self.assertEqual([a[1] for a in want['signal FilesystemChanged'][0]], ['s', 's', 's'])
         self.assertEqual(want['property Version'][:2], ('s', 'read'))
         self.assertEqual(want['property KernelRelease'][:2], ('s', 'read'))

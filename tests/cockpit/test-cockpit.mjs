@@ -112,9 +112,15 @@ await step('the page loads the table of every filesystem module', async () => {
     check(/Kernel \S+ · fsgate \S+/.test(await page.locator('#service-info').textContent()), 'service info');
     // The admin's form: buttons that apply are enabled, the others say why not.
     await row('hfs').locator('button[data-action="allow"]:enabled').waitFor();
-    check(await row('hfs').locator('button[data-action="deny"]').isDisabled(), 'Deny of a denied module is enabled');
-    const why = await row('hfs').locator('.btn-wrap:has(button[data-action="deny"])').getAttribute('title');
-    check(/denied already/.test(why), `Deny has no reason: ${why}`);
+    // Hard or soft, from Describe: openSUSE's vendor file is soft, the role's /bin/true hard.
+    check(await rowText('hfs', '.deny-kind') === 'soft', 'hfs is not shown as a soft deny');
+    check(await rowText('ufs', '.deny-kind') === 'hard', 'ufs is not shown as a hard deny');
+    // A soft deny can still be made hard; a hard one cannot be denied further.
+    check(await row('hfs').locator('button[data-action="deny"]').isEnabled(), 'Deny of a soft-denied module is disabled');
+    check(await row('ufs').locator('button[data-action="deny"]').isDisabled(), 'Deny of a hard-denied module is enabled');
+    const why = await row('ufs').locator('.btn-wrap:has(button[data-action="deny"])').getAttribute('title');
+    check(/denied already, hard/.test(why), `Deny has no reason: ${why}`);
+    check(await row('ufs').locator('button[data-action="load"]').isDisabled(), 'Load of a hard-denied module is enabled');
     check(await page.locator('#readonly-note').isHidden(), 'read-only note shown to root');
 });
 
@@ -148,6 +154,19 @@ await step('Deny hfs again: the row turns denied, /etc holds fsgate\'s deny file
     await waitRow('hfs', 'denied', 'Administrator');
     const text = readFileSync(hfsFile, 'utf8');
     check(!lstatSync(hfsFile).isSymbolicLink() && /^blacklist hfs$/m.test(text), `deny file on disk:\n${text}`);
+});
+
+await step('Deny hfs hard: the checkbox sets HARD, the row says hard, the file refuses modprobe', async () => {
+    await row('hfs').locator('button[data-action="deny"]:enabled').click();
+    const box = row('hfs').locator('input[name="hard"]');
+    check(await box.isChecked(), 'the hard checkbox is not preselected for a soft-denied module');
+    await row('hfs').locator('button[data-confirm="deny"]').click();
+    await row('hfs').locator('.deny-kind', { hasText: 'hard' }).waitFor();
+    const text = readFileSync(hfsFile, 'utf8');
+    check(/^install hfs \/bin\/false$/m.test(text) && /^alias fs-hfs fsgate_blocked_hfs$/m.test(text),
+          `hard deny file on disk:\n${text}`);
+    check(await row('hfs').locator('button[data-action="load"]').isDisabled(), 'Load of a hard-denied module is enabled');
+    check(await row('hfs').locator('button[data-action="deny"]').isDisabled(), 'Deny of a hard-denied module is enabled');
 });
 
 await step('Allow ufs over a foreign file: ForeignConfig is shown inline, nothing changes', async () => {

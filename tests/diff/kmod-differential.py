@@ -13,6 +13,13 @@ entry's module (an `insmod .../MODULE.ko` line, or `builtin MODULE`). A non-zero
 modprobe counts as "not loaded". Every mismatch is printed with the configuration that
 caused it and how to reproduce it (--seed S --only I).
 
+Hard denies: for every module an install line of the configuration names,
+`fsgatectl --root=ROOT --json status MODULE` must give the install command that
+`modprobe -S KVER -n -v MODULE` (an explicit load, dry run) prints (none when it prints
+`insmod .../MODULE.ko`), and call it hard exactly when that command is one of the refusing
+ones the generator writes (/bin/false, /bin/true, the Kicksecure script); openSUSE's
+unblacklist line loads the module, so it is not hard.
+
 --self-check additionally flips the state of one entry per configuration in fsgate's output
 and verifies that the comparison reports exactly that extra mismatch, proving the check is
 live. Run with /usr/bin/python3; needs root (chroot).
@@ -38,6 +45,9 @@ DEFAULT_CMDLINE = 'BOOT_IMAGE=/vmlinuz root=/dev/vda quiet'
 MIN_TYPED_ENTRIES = 30
 MAX_ERRORS = 3           # fsgatectl failures before giving up (each prints its configuration)
 MODULE_SUFFIXES = ('.ko', '.ko.xz', '.ko.zst', '.ko.gz')
+DISABLED_SCRIPT = '/usr/bin/disabled-filesys-by-security-misc'
+# The install commands the generator writes that load nothing: a hard deny.
+REFUSING = {'/bin/false', '/bin/true', DISABLED_SCRIPT}
 
 # openSUSE's default list (facts/opensuse.md); several do not exist in Debian's kernel.
 SUSE_DEFAULT = ('adfs affs bfs befs cramfs efs exofs f2fs freevxfs hfs hfsplus hpfs jffs2 jfs '
@@ -60,6 +70,9 @@ FEATURES = {
     'blacklist-type': 'blacklist TYPE where TYPE is no module (vxfs, iso9660, ext2): blocks nothing',
     'install-false': 'install MODULE /bin/false',
     'install-true': 'install MODULE /bin/true',
+    'install-disabled': 'install MODULE /usr/bin/disabled-filesys-by-security-misc (Kicksecure)',
+    'install-loads': 'install MODULE ...; /sbin/modprobe --ignore-install MODULE (loads after all: not hard)',
+    'fsgate-hard': "fsgate's hard deny file: blacklist, install MODULE /bin/false, routes to the hook",
     'alias-off': 'alias fs-TYPE off',
     'alias-other': 'alias fs-TYPE OTHER (another fs module, a missing name, a routed name with install)',
     'alias-to-dependent': 'alias fs-TYPE X where X depends on TYPE\'s module (which then loads anyway)',
@@ -201,7 +214,7 @@ class Generator:
         def line_group():
             """A few lines of one kind, and the feature it exercises."""
             choices = [f for f in ('blacklist', 'blacklist-dash', 'blacklist-type', 'install-false',
-                                   'install-true', 'alias-off', 'alias-other', 'alias-to-dependent',
+                                   'install-true', 'install-disabled', 'install-loads', 'alias-off', 'alias-other', 'alias-to-dependent',
                                    'alias-underscore',
                                    'alias-glob', 'comment', 'comment-continuation', 'continuation',
                                    'noise', 'softdep') if self.on[f]]
@@ -222,6 +235,11 @@ class Generator:
             if f in ('install-false', 'install-true'):
                 im = m if m in k.install_targets else r.choice(k.install_targets)
                 return [f'install {im} /bin/{f[8:]}'], f
+            if f in ('install-disabled', 'install-loads'):
+                im = m if m in k.install_targets else r.choice(k.install_targets)
+                if f == 'install-disabled':
+                    return [f'install {im} {DISABLED_SCRIPT}'], f
+                return [f'install {im} /bin/echo loading {im}; /sbin/modprobe --ignore-install {im} $CMDLINE_OPTS'], f
             if f == 'alias-off':
                 return [f'alias fs-{typ(m)} off'], f
             if f == 'alias-other':
@@ -310,6 +328,18 @@ class Generator:
                           f'# hardening role\ninstall {m} /bin/true\nblacklist {m}\n')
                 elif how < 0.5:
                     c.add(f'etc/modprobe.d/{name}', 'file', '# __THIS FILE MAY BE MODIFIED__\n')
+
+        # fsgate's own hard deny (Deny with HARD), in /etc or /run.
+        if self.on['fsgate-hard'] and r.random() < 0.3:
+            c.features.add('fsgate-hard')
+            for m in r.sample(k.install_targets, r.randint(1, 3)):
+                d = r.choice(['etc/modprobe.d', 'run/modprobe.d'])
+                name = f'60-blacklist_fs-{m}.conf'
+                routes = ''.join(f'alias fs-{t} fsgate_blocked_{t}\n'
+                                 f'install fsgate_blocked_{t} /usr/libexec/fsgate-blocked {t} {m} /{d}/{name}\n'
+                                 for t in k.types[m])
+                c.add(f'{d}/{name}', 'file', f'# Written by fsgate: hard deny\nblacklist {m}\n'
+                                             f'install {m} /bin/false\n{routes}')
 
         for _ in range(r.randint(1, 7)):
             di = r.randrange(len(CONF_DIRS))
@@ -453,6 +483,67 @@ class Oracle:
         return (loaded if rc == 0 else set()), rc, out
 
 
+def fsgate_status(fsgatectl, root, module):
+    p = subprocess.run([fsgatectl, f'--root={root}', '--json', 'status', module],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
+    if p.returncode != 0:
+        raise RuntimeError(f'{fsgatectl} --root={root} --json status {module} exited {p.returncode}: '
+                           f'{p.stderr.strip()}')
+    x = json.loads(p.stdout)
+    for key, t in (('hard', bool), ('explicit_load_possible', bool), ('install_command', str),
+                   ('install_file', str), ('files', list)):
+        if not isinstance(x.get(key), t):
+            raise RuntimeError(f'status {module} lacks {key!r} of the right type: {x!r}')
+    return x
+
+
+def install_named(c):
+    """The modules an install line of the configuration names (comments and masks included:
+    fsgate must get those right too)."""
+    out = set()
+    for _, kind, data in c.files:
+        if kind != 'file':
+            continue
+        for ln in data.replace('\\\n', '').splitlines():
+            w = ln.split()
+            if len(w) >= 2 and w[0] == 'install':
+                out.add(norm(w[1]))
+    return out
+
+
+def explicit_verdict(oracle, module):
+    """(install command kmod runs for `modprobe MODULE` or None, loads the module, output)."""
+    rc, out = oracle._run('-n', '-v', module)
+    cmd, loads = None, False
+    for ln in out.splitlines():
+        w = ln.split(None, 1)
+        if w and w[0] == 'install' and cmd is None:
+            cmd = w[1].strip() if len(w) > 1 else ''
+        if w and w[0] == 'insmod' and len(w) > 1:
+            base = os.path.basename(w[1].split()[0])
+            if any(base == module + suf or norm(base) == module + suf for suf in MODULE_SUFFIXES):
+                loads = True
+    return cmd, loads, rc, out
+
+
+def compare_hard(x, verdict):
+    """A description of the mismatch between fsgate's status x and kmod's explicit dry run, or None."""
+    cmd, loads, rc, out = verdict
+    # The dry run prints "install COMMAND OPTIONS" (the module's options lines appended).
+    def runs(c):
+        return cmd is not None and (cmd == c or cmd.startswith(c + ' ') or cmd.startswith(c + '\t'))
+    want_hard = any(runs(c) for c in REFUSING)
+    shown = '; '.join(ln.strip() for ln in out.splitlines()) or '(no output)'
+    # kmod keeps trailing blanks of the line in the command; its dry run strips them.
+    fc = x['install_command'].strip()
+    if (not fc and cmd is not None) or (fc and not runs(fc)) or x['hard'] != want_hard or \
+            (cmd is None and x['explicit_load_possible'] != loads):
+        return (f'  MISMATCH {x["module"]} (explicit load): fsgate says hard={x["hard"]}, '
+                f'explicit_load_possible={x["explicit_load_possible"]}, install {x["install_command"]!r} '
+                f'from {x["install_file"]!r}; kmod: modprobe -n -v {x["module"]}: exit {rc}: {shown}')
+    return None
+
+
 REQUIRED_KEYS = {'module': str, 'types': list, 'state': str, 'origin': (str, type(None)),
                  'source': (str, type(None)), 'available': bool, 'builtin': bool,
                  'loaded': bool, 'mounted': bool}
@@ -561,6 +652,7 @@ def main():
         indices = a.only if a.only else range(a.configs)
         n_configs = n_checks = n_mismatch = n_errors = 0
         n_flips = n_flips_caught = 0
+        n_hard_checks = n_hard = 0
         kmod_allowed = kmod_denied = 0
         seen_features = set()
         seen_types = set()
@@ -614,6 +706,23 @@ def main():
                 for mm in mismatches:
                     log(format_mismatch(*mm))
 
+            # Hard or soft: the explicit load, for every module an install line names.
+            targets = set(model.targets)
+            for m in sorted(install_named(c) & targets):
+                try:
+                    x = fsgate_status(fsgatectl, root, m)
+                except (RuntimeError, subprocess.TimeoutExpired, json.JSONDecodeError) as ex:
+                    log(f'ERROR in {header}\n  {ex}')
+                    n_errors += 1
+                    continue
+                v = explicit_verdict(oracle, m)
+                n_hard_checks += 1
+                n_hard += x['hard']
+                bad = compare_hard(x, v)
+                if bad:
+                    n_mismatch += 1
+                    log(f'FAIL {header}\n{bad}')
+
             if a.self_check:
                 vi = flip_rng.choice([j for j, x in enumerate(entries) if x['types']])
                 victim = entries[vi]
@@ -637,6 +746,7 @@ def main():
         if unused and not a.only:
             log(f'note: generator features that never fired: {", ".join(unused)}')
 
+        log(f'explicit loads: {n_hard_checks} checks, {n_hard} hard denies')
         log(f'checked {n_configs} configurations, {n_checks} type checks, {n_mismatch} mismatches'
             f'{f", {n_errors} errors" if n_errors else ""} '
             f'(kmod: {kmod_allowed} loads, {kmod_denied} blocked; {oracle.calls} modprobe runs; '

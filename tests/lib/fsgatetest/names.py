@@ -21,3 +21,4 @@ ACTION_DENY = 'org.fsgate.fsgate1.deny'
 ACTION_LOAD = 'org.fsgate.fsgate1.load'
 
 RUNTIME, LOAD_NOW, FORCE = 0x1, 0x2, 0x4
+HARD = 0x8

@@ -8,7 +8,7 @@ from .bus import PrivateBus
 from .clients import Clients
 from .fsgated import Fsgated
 from .polkit import MockPolkit
-from .util import TIMEOUT, read_text, stop_process
+from .util import CONFIG, TIMEOUT, read_text, stop_process
 
 
 class Stack(MockPolkit, Fsgated, Clients):
@@ -29,6 +29,8 @@ class Stack(MockPolkit, Fsgated, Clients):
         # The hook's rate-limit state, per stack: never the host's /run/fsgate, which would
         # outlive the run and be shared between tests running at once.
         self.env['FSGATE_RUNTIME_DIR'] = os.path.join(workdir, 'run-fsgate')
+        # The profiles of this build (ApplyProfile, fsgatectl apply/audit), not installed ones.
+        self.env['FSGATE_PROFILE_DIR'] = os.path.join(CONFIG.build_root, 'data', 'profiles')
         self.env.pop('DBUS_SESSION_BUS_ADDRESS', None)
         self.env.pop('INVOCATION_ID', None)   # fsgated logs to stderr only outside systemd
         self.env['LC_ALL'] = 'C.UTF-8'

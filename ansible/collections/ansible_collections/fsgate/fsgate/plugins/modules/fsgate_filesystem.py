@@ -32,7 +32,8 @@ options:
   state:
     description:
       - C(allowed) lets the kernel autoload the module (a mask over a vendor deny file).
-      - C(denied) blocks autoloading; an explicit C(modprobe MODULE) by root still works.
+      - C(denied) blocks autoloading; an explicit C(modprobe MODULE) by root still works,
+        unless C(hard).
       - C(default) removes fsgate's own override (in C(/etc), or in C(/run) with
         C(runtime)), so the vendor's files decide again.
     type: str
@@ -55,6 +56,15 @@ options:
       - With C(state=denied), deny even a module that is loaded or mounted now. Without it
         fsgated refuses with C(org.fsgate.fsgate1.Error.InUse), because the next boot could
         not mount what this system uses.
+    type: bool
+    default: false
+  hard:
+    description:
+      - With C(state=denied), a hard deny, as audits (CIS, DISA STIG, OpenSCAP's
+        C(kernel_module_MODULE_disabled)) want it; fsgated adds C(install MODULE /bin/false),
+        so an explicit C(modprobe MODULE) fails too, and blocked mounts are still reported.
+      - C(false) with C(state=denied) turns fsgate's own hard deny into a soft one. A hard deny
+        written by someone else (a CIS role's C(install MODULE /bin/true)) counts as hard.
     type: bool
     default: false
 attributes:
@@ -97,6 +107,13 @@ EXAMPLES = r'''
     name: squashfs
     state: denied
     force: true
+  become: true
+
+- name: Make cramfs impossible to load at all (CIS 1.1.1.1)
+  fsgate.fsgate.fsgate_filesystem:
+    name: cramfs
+    state: denied
+    hard: true
   become: true
 
 - name: Go back to the distribution's default for hfs
@@ -147,6 +164,9 @@ filesystem:
     mounted:
       description: One of its types is mounted now.
       type: bool
+    hard:
+      description: An install command refuses explicit loads too (a hard deny, whoever wrote it).
+      type: bool
 dbus_calls:
   description:
     - The changing calls made, e.g. C(Allow(hfs, 0x0)); empty in check mode. A call that
@@ -168,14 +188,22 @@ dbus_message:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.fsgate.fsgate.plugins.module_utils.fsgate import (
-    FLAG_FORCE, FLAG_LOAD_NOW, FLAG_RUNTIME, Fsgate, FsgateError, target_file)
+    FLAG_FORCE, FLAG_HARD, FLAG_LOAD_NOW, FLAG_RUNTIME, Fsgate, FsgateError, target_file)
 
 # What `changed` and the diff look at. `mounted` (and `loaded`, unless we load) can change
 # under us for reasons of their own.
-COMPARED = ('state', 'origin', 'source')
+COMPARED = ('state', 'origin', 'source', 'hard')
 
 
-def plan(before, state, runtime, load, force):
+def get(fsgate, name):
+    """The entry plus whether it is a hard deny, from Describe (a{sv})."""
+    e = fsgate.get(name)
+    d = fsgate.call('Describe', 's', e['module'])[0]
+    e['hard'] = bool(d.get('hard', {}).get('data', False))
+    return e
+
+
+def plan(before, state, runtime, load, force, hard=False):
     """The call to make, and the predicted entry after it, judged from the entry before."""
     flags = FLAG_RUNTIME if runtime else 0
     target = target_file(before['module'], runtime)
@@ -191,10 +219,13 @@ def plan(before, state, runtime, load, force):
     if state == 'denied':
         if force:
             flags |= FLAG_FORCE
+        if hard:
+            flags |= FLAG_HARD
         # Like fsgated: a denial that outlives a reboot (or any denial, for a runtime deny)
-        # leaves nothing to add.
-        if before['state'] != 'denied' or (not runtime and before['origin'] == 'runtime'):
-            after.update(state='denied', origin=origin, source=target)
+        # leaves nothing to add, unless it is to become hard, or fsgate's own hard one soft.
+        if before['state'] != 'denied' or (not runtime and before['origin'] == 'runtime') or \
+                (hard and not before['hard']) or (not hard and before['hard'] and before['source'] == target):
+            after.update(state='denied', origin=origin, source=target, hard=hard)
         return 'Deny', flags, after
     # default: only fsgate's own file in the target directory is removed.
     if before['source'] == target:
@@ -214,6 +245,7 @@ def main():
             runtime=dict(type='bool', default=False),
             load=dict(type='bool', default=False),
             force=dict(type='bool', default=False),
+            hard=dict(type='bool', default=False),
         ),
         supports_check_mode=True,
     )
@@ -222,21 +254,23 @@ def main():
         module.fail_json(msg='load=true needs state=allowed')
     if p['force'] and p['state'] != 'denied':
         module.fail_json(msg='force=true needs state=denied')
+    if p['hard'] and p['state'] != 'denied':
+        module.fail_json(msg='hard=true needs state=denied')
 
     fsgate = Fsgate(module)
     try:
-        before = fsgate.get(p['name'])
+        before = get(fsgate, p['name'])
     except FsgateError as e:
         fsgate.fail(e, dbus_calls=fsgate.changes)
 
-    method, flags, predicted = plan(before, p['state'], p['runtime'], p['load'], p['force'])
+    method, flags, predicted = plan(before, p['state'], p['runtime'], p['load'], p['force'], p['hard'])
     with_loaded = bool(flags & FLAG_LOAD_NOW)
     if module.check_mode:
         after = predicted
     else:
         try:
             fsgate.change(method, before['module'], flags)
-            after = fsgate.get(before['module'])
+            after = get(fsgate, before['module'])
         except FsgateError as e:
             fsgate.fail(e, filesystem=before, dbus_calls=fsgate.changes)
 

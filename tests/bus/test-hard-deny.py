@@ -1,0 +1,283 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Bus tests of the hard deny (Deny flag 0x8 HARD), the HardDenied error, and Describe /
+DescribeAll: hard or soft judged by what kmod would run for `modprobe MODULE`, whoever wrote
+the install line, and the deciding file named the same by status and by Allow. Root callers
+(polkit is skipped for uid 0), except where a test says otherwise."""
+
+import os
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import (ACTION_LOAD, CONFIG, E_INVALID_ARGS, ERR, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME,  # noqa: E402
+                        BusTestCase, SignalMonitor, conf_name, proc_modules_line, snapshot, write)
+
+E_HARD = ERR + 'HardDenied'
+E_FOREIGN = ERR + 'ForeignConfig'
+E_INVALID_NAME = ERR + 'InvalidName'
+E_NO_SUCH = ERR + 'NoSuchFilesystem'
+
+# What hardening tools write, each an install command that loads nothing.
+FOREIGN_HARD = {
+    'cis': 'install {m} /bin/true\n',
+    'admin': 'install {m} /bin/false\n',
+    'kicksecure': 'install {m} /usr/bin/disabled-filesys-by-security-misc\n',
+}
+# Install commands that do load the module: not a hard deny.
+LOADING = [
+    'install {m} /usr/lib/module-init-tools/unblacklist {m}; /sbin/modprobe --ignore-install {m}\n',
+    'install {m} /sbin/modprobe --ignore-install {m} $CMDLINE_OPTS\n',
+    'install {m} echo loading >/dev/kmsg; /sbin/modprobe -i $MODPROBE_MODULE\n',
+    'install {m} /sbin/insmod /lib/modules/x/{m}.ko\n',
+]
+
+
+def unpack(v):
+    """busctl --json=short's variant {'type': T, 'data': D} to D, recursively for a{sv}."""
+    if isinstance(v, dict) and set(v) == {'type', 'data'}:
+        return unpack(v['data']) if v['type'] == 'a{sv}' else v['data']
+    if isinstance(v, dict):
+        return {k: unpack(x) for k, x in v.items()}
+    return v
+
+
+class HardDenyTest(BusTestCase):
+
+    def describe(self, name, uid=None):
+        r = self.stack.busctl('Describe', 's', name, uid=uid)
+        self.assertTrue(r.ok, r)
+        return unpack(r.data[0])
+
+    def describe_all(self, uid=None):
+        r = self.stack.busctl('DescribeAll', uid=uid)
+        self.assertTrue(r.ok, r)
+        return {m: unpack(d) for m, d in r.data[0].items()}
+
+    # -- the flag -----------------------------------------------------------------------------
+    def test_hard_deny_writes_the_line_openscap_accepts(self):
+        mon = SignalMonitor(self.stack)
+        self.addCleanup(mon.stop)
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD))
+        text = self.assertDenyFile(self.etc(module='hfs'), 'hfs')
+        lines = text.splitlines()
+        # Exactly what SSG's kernel_module_hfs_disabled pattern matches:
+        # ^\s*install\s+hfs\s+(/bin/false|/bin/true)$
+        self.assertIn('install hfs /bin/false', lines)
+        # The route to the hook stays, so blocked mounts are still reported.
+        self.assertIn('alias fs-hfs fsgate_blocked_hfs', lines)
+        self.assertTrue(any(line.startswith('install fsgate_blocked_hfs ') for line in lines), text)
+        d = self.describe('hfs')
+        self.assertEqual((d['state'], d['hard'], d['explicit_load_possible'], d['blocks_reported']),
+                         ('denied', True, False, True), d)
+        self.assertEqual((d['install_command'], d['install_file'], d['deciding_file']),
+                         ('/bin/false', '/etc/modprobe.d/' + conf_name('hfs'), '/etc/modprobe.d/' + conf_name('hfs')))
+        self.assertIn(['/etc/modprobe.d/' + conf_name('hfs'), 'install hfs /bin/false'], d['files'])
+        self.assertEqual([s[:2] for s in mon.take()], [('hfs', 'denied')])
+        # The entry stays as it was: (sassssbbbb), same values.
+        e = self.stack.get('hfs')
+        self.assertEqual((e.state, e.origin, e.source), ('denied', 'admin', '/etc/modprobe.d/' + conf_name('hfs')))
+
+    def test_soft_and_hard_switch_both_ways(self):
+        path = self.etc(module='minix')
+        self.assertReplyOk(self.stack.send('Deny', 'minix', 0))
+        self.assertNotIn('install minix /bin/false', self.assertDenyFile(path, 'minix').splitlines())
+        self.assertFalse(self.describe('minix')['hard'])
+        self.assertTrue(self.describe('minix')['explicit_load_possible'])
+        self.assertReplyOk(self.stack.send('Deny', 'minix', HARD))
+        self.assertIn('install minix /bin/false', self.assertDenyFile(path, 'minix').splitlines())
+        self.assertTrue(self.describe('minix')['hard'])
+        # Again: nothing to change, nothing written.
+        before = snapshot(self.root)
+        self.assertReplyOk(self.stack.send('Deny', 'minix', HARD))
+        self.assertEqual(snapshot(self.root), before)
+        # Deny without HARD makes fsgate's own file soft again.
+        self.assertReplyOk(self.stack.send('Deny', 'minix', 0))
+        self.assertNotIn('install minix /bin/false', self.assertDenyFile(path, 'minix').splitlines())
+        self.assertFalse(self.describe('minix')['hard'])
+
+    def test_hard_deny_of_a_vendor_denied_module_writes_etc(self):
+        self.vendor('hfs')
+        # A soft deny of what the vendor already denies writes nothing; a hard one does.
+        before = snapshot(self.root)
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', 0))
+        self.assertEqual(snapshot(self.root), before)
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD))
+        self.assertIn('install hfs /bin/false', self.assertDenyFile(self.etc(module='hfs'), 'hfs').splitlines())
+        self.assertTrue(self.describe('hfs')['hard'])
+
+    def test_runtime_hard_deny(self):
+        self.assertReplyOk(self.stack.send('Deny', 'ufs', RUNTIME | HARD))
+        self.assertIn('install ufs /bin/false', self.assertDenyFile(self.run_file('ufs'), 'ufs').splitlines())
+        d = self.describe('ufs')
+        self.assertEqual((d['hard'], d['origin'], d['install_file']),
+                         (True, 'runtime', '/run/modprobe.d/' + conf_name('ufs')))
+
+    def test_hard_deny_in_use_needs_force(self):
+        write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        before = snapshot(self.root)
+        self.assertError(self.stack.send('Deny', 'hfs', HARD), ERR + 'InUse')
+        self.assertEqual(snapshot(self.root), before)
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD | FORCE))
+        self.assertTrue(self.describe('hfs')['hard'])
+
+    def test_allow_lifts_fsgate_hard_deny_and_reset(self):
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD))
+        self.assertReplyOk(self.stack.send('Allow', 'hfs', 0))
+        self.assertMask(self.etc(module='hfs'))
+        d = self.describe('hfs')
+        self.assertEqual((d['state'], d['hard'], d['install_command']), ('allowed', False, ''))
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD))
+        self.assertReplyOk(self.stack.send('Reset', 'hfs', 0))
+        self.assertAbsent(self.etc(module='hfs'))
+        self.assertEqual(self.describe('hfs')['hard'], False)
+
+    # -- HardDenied -------------------------------------------------------------------------
+    def test_load_of_hard_denied_module_is_refused_before_polkit(self):
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD))
+        before = snapshot(self.root)
+        r = self.stack.send('Load', 'hfs')
+        self.assertError(r, E_HARD, r'hfs.*/bin/false.*' + conf_name('hfs'))
+        # An unprivileged caller gets the same answer, without polkit being asked.
+        self.stack.mock_polkit_allow([ACTION_LOAD])
+        r = self.stack.send('Load', 'hfs', uid=NOBODY)
+        self.assertError(r, E_HARD)
+        self.assertEqual(self.stack.mock_polkit_calls(), [])
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_allow_load_now_of_a_module_that_stays_hard(self):
+        # A foreign hard deny that Allow cannot lift, with the module not denied for
+        # autoload by fsgate: Allow itself would write nothing, and the load is refused.
+        write(self.root, 'etc/modprobe.d/cis.conf', 'install minix /bin/true\n')
+        before = snapshot(self.root)
+        r = self.stack.send('Allow', 'minix', LOAD_NOW)
+        self.assertFalse(r.ok, r)
+        self.assertIn(r.error, (E_HARD, E_FOREIGN), r)
+        self.assertIn('/etc/modprobe.d/cis.conf', r.message)
+        self.assertEqual(snapshot(self.root), before)
+        # fsgate's hard deny in /run plus a foreign one in /etc: the allow would lift fsgate's
+        # but the load still fails: HardDenied, nothing written.
+        os.unlink(os.path.join(self.root, 'etc/modprobe.d/cis.conf'))
+        self.assertReplyOk(self.stack.send('Deny', 'ufs', RUNTIME | HARD))
+        write(self.root, 'etc/modprobe.d/zz-admin.conf', 'install ufs /bin/false\n')
+        before = snapshot(self.root)
+        r = self.stack.send('Allow', 'ufs', LOAD_NOW | RUNTIME)
+        self.assertFalse(r.ok, r)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_allow_load_now_when_allowed_but_hard(self):
+        # Autoload allowed (fs-TYPE routed to a module that loads it), explicit load refused.
+        write(self.root, 'etc/modprobe.d/odd.conf', 'install hfsplus /bin/false\nsoftdep hfsplus pre: nls_utf8\n')
+        d = self.describe('hfsplus')
+        # kmod 30 ignores the install command of a module with soft dependencies: not hard.
+        self.assertEqual((d['hard'], d['install_command']), (False, ''), d)
+        write(self.root, 'etc/modprobe.d/odd.conf', 'install hfsplus /bin/false\n')
+        self.assertTrue(self.describe('hfsplus')['hard'])
+        before = snapshot(self.root)
+        self.assertFalse(self.stack.send('Allow', 'hfsplus', LOAD_NOW).ok)
+        self.assertEqual(snapshot(self.root), before)
+
+    # -- state truth --------------------------------------------------------------------------
+    def test_foreign_install_commands_are_hard_whoever_wrote_them(self):
+        for who, line in FOREIGN_HARD.items():
+            with self.subTest(who=who):
+                write(self.root, f'etc/modprobe.d/{who}.conf', line.format(m='hfs'))
+                d = self.describe('hfs')
+                self.assertEqual((d['state'], d['hard'], d['explicit_load_possible']), ('denied', True, False), d)
+                self.assertEqual((d['deciding_file'], d['install_file']),
+                                 (f'/etc/modprobe.d/{who}.conf', f'/etc/modprobe.d/{who}.conf'))
+                self.assertEqual(d['install_command'], line.format(m='hfs').split(' ', 2)[2].strip())
+                self.assertFalse(d['blocks_reported'])
+                r = self.stack.send('Load', 'hfs')
+                self.assertError(r, E_HARD, f'/etc/modprobe.d/{who}.conf')
+                os.unlink(os.path.join(self.root, f'etc/modprobe.d/{who}.conf'))
+
+    def test_install_commands_that_load_are_not_hard(self):
+        for line in LOADING:
+            with self.subTest(line=line):
+                write(self.root, 'etc/modprobe.d/loads.conf', line.format(m='minix'))
+                d = self.describe('minix')
+                self.assertFalse(d['hard'], d)
+                self.assertTrue(d['explicit_load_possible'], d)
+                self.assertEqual(d['install_command'], line.format(m='minix').split(' ', 2)[2].strip())
+        os.unlink(os.path.join(self.root, 'etc/modprobe.d/loads.conf'))
+
+    def test_status_and_allow_name_the_same_deciding_file(self):
+        """Regression: with the vendor blacklist and an admin's `install hfs /bin/false`,
+        status named the vendor file while Allow's ForeignConfig named the admin's."""
+        self.vendor('hfs')
+        write(self.root, 'etc/modprobe.d/hardening.conf', 'install hfs /bin/false\n')
+        e = self.stack.get('hfs')
+        self.assertEqual((e.state, e.origin, e.source), ('denied', 'admin', '/etc/modprobe.d/hardening.conf'))
+        before = snapshot(self.root)
+        r = self.stack.send('Allow', 'hfs', 0)
+        self.assertError(r, E_FOREIGN, '/etc/modprobe.d/hardening.conf')
+        self.assertEqual(snapshot(self.root), before)
+        st = self.stack.ctl('status', 'hfs')
+        self.assertIn('Decided by: admin /etc/modprobe.d/hardening.conf', st.out)
+        d = self.describe('hfs')
+        self.assertEqual(d['deciding_file'], '/etc/modprobe.d/hardening.conf')
+        files = [tuple(f) for f in d['files']]
+        self.assertIn(('/usr/lib/modprobe.d/' + conf_name('hfs'), 'blacklist hfs'), files)
+        self.assertIn(('/etc/modprobe.d/hardening.conf', 'install hfs /bin/false'), files)
+        # Not hard yet: kmod runs the first install line it reads, the vendor file's, which
+        # loads the module. A hard deny is written; the admin's file still decides.
+        self.assertFalse(d['hard'])
+        self.assertTrue(d['explicit_load_possible'])
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD))
+        d = self.describe('hfs')
+        self.assertEqual((d['hard'], d['install_file'], d['deciding_file']),
+                         (True, '/etc/modprobe.d/' + conf_name('hfs'), '/etc/modprobe.d/hardening.conf'))
+        self.assertError(self.stack.send('Allow', 'hfs', 0), E_FOREIGN, '/etc/modprobe.d/hardening.conf')
+        # Without the vendor file's install line the admin's is the one kmod runs: hard, and a
+        # hard deny asked for is there already: nothing written.
+        self.assertReplyOk(self.stack.send('Reset', 'hfs', 0))
+        self.vendor('hfs', 'blacklist hfs\n')
+        before = snapshot(self.root)
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD))
+        self.assertEqual(snapshot(self.root), before)
+        self.assertEqual(self.stack.get('hfs').source, '/etc/modprobe.d/hardening.conf')
+
+    # -- Describe, DescribeAll ---------------------------------------------------------------
+    def test_describe_carries_the_entry(self):
+        self.vendor('hfs')
+        write(self.root, 'etc/modprobe.d/cis.conf', 'install udf /bin/true\n')
+        every = self.describe_all(uid=NOBODY)
+        entries = self.stack.list()
+        self.assertEqual(sorted(every), [e.module for e in entries])
+        for e in entries:
+            d = every[e.module]
+            self.assertEqual((d['module'], d['types'], d['state'], d['origin'], d['deciding_file'], d['available'],
+                              d['builtin'], d['loaded'], d['mounted']), e.as_tuple(), d)
+            for key in ('hard', 'explicit_load_possible', 'blocks_reported', 'install_command', 'install_file',
+                        'files'):
+                self.assertIn(key, d)
+        self.assertEqual(self.describe('vxfs', uid=NOBODY), every['freevxfs'])
+        self.assertTrue(every['udf']['hard'])
+        self.assertFalse(every['hfs']['hard'])
+        # openSUSE's vendor file: its install line loads the module, not hard; blocks are
+        # not reported (a plain blacklist).
+        self.assertEqual((every['hfs']['state'], every['hfs']['blocks_reported']), ('denied', False))
+        self.assertTrue(every['hfs']['explicit_load_possible'])
+        self.assertEqual(every['ext4']['files'], [])
+        self.assertEqual(self.stack.mock_polkit_calls(), [])
+
+    def test_bad_input_changes_nothing(self):
+        before = snapshot(self.root)
+        for name in ('', '../etc', 'hfs;id', 'x' * 300):
+            self.assertError(self.stack.send('Describe', name), E_INVALID_NAME)
+            self.assertError(self.stack.send('Deny', name, HARD), E_INVALID_NAME)
+        self.assertError(self.stack.send('Describe', 'nosuchfs'), E_NO_SUCH)
+        for method, flags in (('Allow', HARD), ('Reset', HARD), ('Deny', HARD | LOAD_NOW), ('Deny', 0x10)):
+            self.assertError(self.stack.send(method, 'hfs', flags), E_INVALID_ARGS)
+        self.assertError(self.stack.send('Deny', 'fsgtestfs', HARD), ERR + 'Builtin')
+        self.assertEqual(snapshot(self.root), before)
+
+    @classmethod
+    def prepare_root(cls, root):
+        fb.add_builtin(root, cls.kver, 'kernel/fs/fsgtestfs/fsgtestfs.ko', b'fsgtestfs.alias=fs-fsgtestfs\0')
+
+
+if __name__ == '__main__':
+    fb.main()

@@ -1,0 +1,216 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""ApplyProfile and `fsgatectl apply|audit`: every shipped profile applied, a dry run that
+writes nothing, all or nothing (a ForeignConfig and an InUse module: both named, nothing
+written), one polkit check (MOCK polkit), unknown profiles, and the CLI over the bus and
+offline (--root)."""
+
+import json
+import os
+import sys
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+from fsgatetest import (ACTION_DENY, CONFIG, E_ACCESS_DENIED, E_INVALID_ARGS, ERR, FORCE, NOBODY,  # noqa: E402
+                        BusTestCase, SignalMonitor, conf_name, proc_modules_line, snapshot, write)
+
+HARD, DRY_RUN = 0x8, 0x10
+CIS = ['cramfs', 'freevxfs', 'hfs', 'hfsplus', 'jffs2', 'udf']
+
+
+def vendor_list():
+    out = []
+    with open(os.path.join(CONFIG.source_root, 'data', 'vendor-blacklist.txt')) as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith('#'):
+                out.append(line.split()[0].replace('-', '_'))
+    return sorted(out)
+
+
+class ProfileTest(BusTestCase):
+
+    def apply(self, name, flags=0, uid=None):
+        r = self.stack.busctl('ApplyProfile', 'st', name, flags, uid=uid)
+        self.assertReplyOk(r)
+        return [tuple(c) for c in r.data[0]]
+
+    def read(self, module):
+        with open(self.etc(module=module)) as f:
+            return f.read()
+
+    def test_apply_cis_hard(self):
+        st = self.stack
+        mon = SignalMonitor(st)
+        self.addCleanup(mon.stop)
+        changes = self.apply('cis')
+        self.assertEqual([c[0] for c in changes], CIS)
+        for m, change, path in changes:
+            self.assertEqual(change, 'deny-hard')
+            self.assertEqual(path, '/etc/modprobe.d/' + conf_name(m))
+            text = self.assertDenyFile(self.etc(module=m), m)
+            self.assertIn(f'install {m} /bin/false', text.splitlines())
+        self.assertEqual(self.apply('cis'), [], 'a second apply changed something')
+        self.assertState('hfs', 'denied', 'admin')
+        self.assertEqual(sorted({s[0] for s in mon.take()}), CIS)
+
+    def test_apply_opensuse_soft(self):
+        with open(os.path.join(self.root, 'usr/lib/modules', self.kver, 'modules.builtin')) as f:
+            builtin = {os.path.basename(line.strip())[:-3].replace('-', '_') for line in f}
+        expected = [m for m in vendor_list() if m not in builtin]      # pstore on Debian
+        changes = self.apply('opensuse')
+        self.assertEqual(sorted(c[0] for c in changes), expected)
+        for m, change, path in changes:
+            self.assertEqual(change, 'deny')
+            self.assertNotIn('install ' + m + ' /bin/false', self.read(m))
+        # HARD turns the same profile's soft denies into hard ones, every module listed again.
+        changes = self.apply('opensuse', HARD)
+        self.assertEqual(sorted(c[0] for c in changes), expected)
+        self.assertTrue(all(c[1] == 'deny-hard' for c in changes))
+
+    def test_apply_unused(self):
+        write(self.root, 'etc/fstab', '# <file system> <mount point> <type> <options> <dump> <pass>\n'
+                                      '# UUID=old /old minix defaults 0 0\n'
+                                      'UUID=AB12 /boot/efi vfat umask=0077 0 1\n'
+                                      'server:/x /net nfs4 defaults 0 0\n')
+        write(self.root, 'etc/systemd/system/srv-data.mount', '[Unit]\nDescription=data\n[Mount]\n'
+                                                              'What=/dev/sdb1\nWhere=/srv/data\nType=xfs\n')
+        write(self.root, 'usr/lib/systemd/system/srv-b.mount.d/type.conf', '[Mount]\nType=btrfs\n')
+        write(self.root, 'run/udev/data/b8:17', 'S:disk/by-label/MAC\nE:ID_FS_TYPE=hfsplus\nE:ID_FS_USAGE=filesystem\n')
+        write(self.root, 'run/udev/data/b8:18', 'E:ID_FS_TYPE=crypto_LUKS\n')
+        write(self.root, 'proc/modules', proc_modules_line('jfs'))
+        self.addCleanup(lambda: [os.path.exists(p) and os.unlink(p) for p in [
+            os.path.join(self.root, r) for r in ('etc/fstab', 'etc/systemd/system/srv-data.mount',
+                                                 'usr/lib/systemd/system/srv-b.mount.d/type.conf',
+                                                 'run/udev/data/b8:17', 'run/udev/data/b8:18')]])
+        before = snapshot(self.root)
+        planned = self.apply('unused', DRY_RUN)
+        self.assertEqual(snapshot(self.root), before, 'a dry run wrote something')
+        denied = {c[0] for c in planned}
+        kept = {'ext4', 'vfat', 'nfs', 'xfs', 'btrfs', 'hfsplus', 'jfs'}      # nfs4 is served by nfs
+        self.assertEqual(denied & kept, set(), 'unused denies a filesystem in use')
+        self.assertIn('sunrpc', {e.module for e in self.stack.list()})
+        self.assertNotIn('sunrpc', denied, 'a dependency of nfs (kept) was denied')
+        for m in ('hfs', 'udf', 'ufs', 'qnx4', 'minix'):     # minix: only in a comment
+            self.assertIn(m, denied)
+        self.assertTrue(all(c[1] == 'deny' for c in planned))
+        entries = {e.module: e for e in self.stack.list()}
+        self.assertTrue(all(entries[m].available and not entries[m].builtin for m in denied))
+        print(f'  unused: {len(denied)} of {len(entries)} filesystem modules denied', file=sys.stderr)
+        self.assertEqual(self.apply('unused'), planned, 'the dry run did not list what apply wrote')
+        for m in denied:
+            self.assertDenyFile(self.etc(module=m), m)
+        for m in kept:
+            self.assertFalse(os.path.lexists(self.etc(module=m)), m)
+
+    def test_dry_run_writes_nothing(self):
+        before = snapshot(self.root)
+        for name in ('cis', 'opensuse', 'unused'):
+            self.assertTrue(self.apply(name, DRY_RUN), name)
+            self.assertTrue(self.apply(name, DRY_RUN | HARD), name)
+        self.assertEqual(snapshot(self.root), before)
+        self.assertEqual(self.stack.mock_polkit_calls(), [])
+
+    def test_all_or_nothing(self):
+        st = self.stack
+        write(self.root, 'etc/modprobe.d/' + conf_name('hfs'), '# my hardening role\nblacklist hfs\n'
+                                                               'options hfs part=1\n')
+        write(self.root, 'proc/modules', proc_modules_line('udf'))
+        before = snapshot(self.root)
+        for flags in (0, DRY_RUN):
+            r = st.send('ApplyProfile', 'cis', flags)
+            self.assertError(r, ERR + 'ProfileConflict')
+            self.assertIn('hfs (ForeignConfig)', r.message)
+            self.assertIn('udf (InUse)', r.message)
+            self.assertIn('Nothing was changed', r.message)
+        self.assertEqual(snapshot(self.root), before, 'a refused profile wrote something')
+        # FORCE takes care of the module in use, not of the foreign file.
+        r = st.send('ApplyProfile', 'cis', FORCE)
+        self.assertError(r, ERR + 'ProfileConflict')
+        self.assertNotIn('udf', r.message)
+        self.assertEqual(snapshot(self.root), before)
+        os.unlink(self.etc(module='hfs'))
+        changes = self.apply('cis', FORCE)
+        self.assertIn(('udf', 'deny-hard', '/etc/modprobe.d/' + conf_name('udf')), changes)
+
+    def test_polkit_one_check(self):
+        st = self.stack
+        before = snapshot(self.root)
+        r = st.send('ApplyProfile', 'cis', 0, uid=NOBODY)
+        self.assertError(r, E_ACCESS_DENIED)
+        self.assertEqual([c[0] for c in st.mock_polkit_calls()], [ACTION_DENY])
+        self.assertEqual(snapshot(self.root), before)
+        st.mock_polkit_clear()
+        self.assertTrue(self.apply('cis', DRY_RUN, uid=NOBODY))     # a dry run asks nobody
+        self.assertEqual(st.mock_polkit_calls(), [])
+        st.mock_polkit_allow([ACTION_DENY])
+        self.assertEqual(len(self.apply('cis', 0, uid=NOBODY)), len(CIS))
+        self.assertEqual([c[0] for c in st.mock_polkit_calls()], [ACTION_DENY])
+        st.mock_polkit_clear()
+        self.assertEqual(self.apply('cis', 0, uid=NOBODY), [])       # nothing to do: no question
+        self.assertEqual(st.mock_polkit_calls(), [])
+        out = st.daemon_output()[self._log_mark:]
+        self.assertIn('Refused org.fsgate.fsgate1.deny for ApplyProfile cis', out)
+
+    def test_bad_requests(self):
+        st = self.stack
+        before = snapshot(self.root)
+        for name in ('nosuch', '../../etc/passwd', '', 'x' * 300, 'CIS'):
+            r = st.send('ApplyProfile', name, 0)
+            self.assertError(r, ERR + 'NoSuchProfile')
+        self.assertIn('cis', st.send('ApplyProfile', 'nosuch', 0).message)
+        self.assertError(st.send('ApplyProfile', 'cis', 0x1), E_INVALID_ARGS)
+        self.assertError(st.send('ApplyProfile', 'cis', 0x2), E_INVALID_ARGS)
+        self.assertEqual(snapshot(self.root), before)
+
+    # -- fsgatectl -------------------------------------------------------------------------
+    def test_cli_apply_and_audit(self):
+        st = self.stack
+        r = st.ctl('apply', 'cis', '--dry-run')
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn('deny-hard  hfs', r.out)
+        self.assertIn('would be written (dry run', r.out)
+        self.assertFalse(os.path.lexists(self.etc(module='hfs')))
+        r = st.ctl('--json', 'apply', 'cis')
+        self.assertEqual(r.rc, 0, r)
+        doc = json.loads(r.out)
+        self.assertEqual([c['module'] for c in doc['changes']], CIS)
+        self.assertFalse(doc['dry_run'])
+        r = st.ctl('apply', 'nosuch')
+        self.assertEqual(r.rc, 3, r)
+        # audit reads the files itself (no call): offline on the same root.
+        r = st.ctl('--root=' + self.root, 'audit', 'cis')
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn('6 of 6 modules compliant', r.out)
+
+    def test_cli_offline_apply_audit(self):
+        st = self.stack
+        root = '--root=' + self.root
+        r = st.ctl(root, 'audit', 'opensuse')
+        self.assertEqual(r.rc, 9, r)
+        r = st.ctl(root, 'apply', 'opensuse')
+        self.assertEqual(r.rc, 0, r)
+        r = st.ctl(root, '--json', 'audit', 'opensuse')
+        self.assertEqual(r.rc, 0, r)
+        self.assertTrue(json.loads(r.out)['compliant'])
+        # cis wants hard denies: the soft ones of opensuse are not enough.
+        r = st.ctl(root, '--json', 'audit', 'cis')
+        self.assertEqual(r.rc, 9, r)
+        doc = json.loads(r.out)
+        self.assertTrue(doc['hard_required'])
+        hfs = [m for m in doc['modules'] if m['module'] == 'hfs'][0]
+        self.assertEqual((hfs['compliant'], hfs['denied'], hfs['hard']), (False, True, False))
+        self.assertIn('soft deny only', hfs['why'])
+        # the same soft denies pass with the opensuse profile, fail it with --hard
+        self.assertEqual(st.ctl(root, 'audit', 'opensuse', '--hard').rc, 9)
+        r = st.ctl(root, 'apply', 'cis', '--dry-run')
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(len([line for line in r.out.splitlines() if line.startswith('deny-hard')]), 6)
+        r = st.ctl(root, 'apply', 'cis')
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(st.ctl(root, 'audit', 'cis').rc, 0)
+        self.assertEqual(st.ctl(root, 'audit').rc, 2)
+
+
+if __name__ == '__main__':
+    from fsgatetest import main
+    main()

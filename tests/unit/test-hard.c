@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Hard denies: which install commands refuse explicit loads, the file a hard deny writes, and
+ * the state (hard, deciding file, what each file says) over the real Debian module tree. */
+#define _GNU_SOURCE
+#include <sys/stat.h>
+
+#include "autoload.h"
+#include "store.h"
+#include "strv.h"
+#include "test-util.h"
+
+static char *root;
+static FsgContext *ctx;
+
+TEST(test_install_command_loads) {
+        /* What hardening tools write: nothing loads. */
+        ASSERT(!fsg_install_command_loads("/bin/false", "cramfs"));
+        ASSERT(!fsg_install_command_loads("/bin/true", "cramfs"));
+        ASSERT(!fsg_install_command_loads("/usr/bin/disabled-filesys-by-security-misc", "cramfs"));
+        ASSERT(!fsg_install_command_loads("/bin/echo modprobe --ignore-install cramfs", "cramfs"));
+        /* modprobe without --ignore-install would run the same line again, another module is
+         * not this one. */
+        ASSERT(!fsg_install_command_loads("/sbin/modprobe cramfs", "cramfs"));
+        ASSERT(!fsg_install_command_loads("/sbin/modprobe --ignore-install squashfs", "cramfs"));
+        /* What loads it after all. */
+        ASSERT(fsg_install_command_loads("/usr/lib/module-init-tools/unblacklist hfs; /sbin/modprobe --ignore-install hfs",
+                                         "hfs"));
+        ASSERT(fsg_install_command_loads("/sbin/modprobe --ignore-install hfs $CMDLINE_OPTS", "hfs"));
+        ASSERT(fsg_install_command_loads("/sbin/modprobe -qi $MODPROBE_MODULE", "hfs"));
+        ASSERT(fsg_install_command_loads("logger x && exec modprobe -i ocfs2-dlmfs", "ocfs2_dlmfs"));
+        ASSERT(fsg_install_command_loads("/sbin/insmod /lib/modules/6.1/hfs.ko", "hfs"));
+}
+
+TEST(test_deny_file_content) {
+        char *soft = fsg_deny_file_content("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/hook");
+        char *hard = fsg_deny_file_content_mode("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/hook", true);
+
+        ASSERT(soft && hard);
+        ASSERT(!strstr(soft, "\ninstall hfs "));
+        /* The exact line OpenSCAP's kernel_module_hfs_disabled rule matches:
+         * ^\s*install\s+hfs\s+(/bin/false|/bin/true)$ */
+        ASSERT(strstr(hard, "\ninstall hfs /bin/false\n"));
+        ASSERT(strstr(hard, "\nblacklist hfs\n"));
+        ASSERT(strstr(hard, "\nalias fs-hfs fsgate_blocked_hfs\n"));
+        ASSERT(strncmp(hard, "# Written by fsgate", 19) == 0);
+        free(soft);
+        free(hard);
+}
+
+static const FsgEntry *get(FsgState **s, const char *name) {
+        FsgError e = {};
+        const FsgEntry *x = NULL;
+
+        fsg_state_free(*s);
+        *s = NULL;
+        ASSERT(fsg_state_build(ctx, NULL, s, &e) == 0);
+        ASSERT(fsg_state_resolve(ctx, *s, name, &x, &e) == 0);
+        ASSERT(x->described);
+        return x;
+}
+
+static int change(FsgOp op, const char *name, uint64_t flags, FsgError *e) {
+        FsgPlan p;
+        int r = fsg_plan(ctx, op, name, flags, &p, e);
+        return r < 0 ? r : fsg_apply(ctx, &p, e);
+}
+
+static bool mentions(const FsgEntry *x, const char *path, const char *line) {
+        for (char **p = x->mentions; p && p[0] && p[1]; p += 2)
+                if (streq(p[0], path) && streq(p[1], line))
+                        return true;
+        return false;
+}
+
+TEST(test_hard_deny_state) {
+        FsgState *s = NULL;
+        FsgError e = {};
+        const FsgEntry *x;
+        char *load = NULL;
+
+        x = get(&s, "minix");
+        ASSERT(!x->hard && x->explicit_load && !x->denied);
+        ASSERT_STREQ(x->install_command, "");
+        ASSERT(!x->mentions);
+
+        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
+        x = get(&s, "minix");
+        ASSERT(x->denied && x->hard && !x->explicit_load && x->blocks_reported);
+        ASSERT_STREQ(x->install_command, "/bin/false");
+        ASSERT_STREQ(x->install_source, "/etc/modprobe.d/60-blacklist_fs-minix.conf");
+        ASSERT_STREQ(x->source, "/etc/modprobe.d/60-blacklist_fs-minix.conf");
+        ASSERT(mentions(x, "/etc/modprobe.d/60-blacklist_fs-minix.conf", "install minix /bin/false"));
+        ASSERT(mentions(x, "/etc/modprobe.d/60-blacklist_fs-minix.conf", "alias fs-minix fsgate_blocked_minix"));
+
+        /* Load refuses it, with the error a client can act on; LOAD_NOW too, writing nothing. */
+        ASSERT(fsg_load(ctx, "minix", &load, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        ASSERT(strstr(e.message, "/etc/modprobe.d/60-blacklist_fs-minix.conf") && strstr(e.message, "/bin/false"));
+        free(load);
+
+        /* Soft again, then Allow lifts a hard deny like any. */
+        ASSERT(change(FSG_OP_DENY, "minix", 0, &e) == 0);
+        ASSERT(!get(&s, "minix")->hard && get(&s, "minix")->denied);
+        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
+        ASSERT(change(FSG_OP_ALLOW, "minix", 0, &e) == 0);
+        x = get(&s, "minix");
+        ASSERT(!x->denied && !x->hard);
+        ASSERT(mentions(x, "/etc/modprobe.d/60-blacklist_fs-minix.conf", "(mask: empty or a link to /dev/null)"));
+        ASSERT(change(FSG_OP_RESET, "minix", 0, &e) == 0);
+
+        /* HARD belongs to Deny only. */
+        ASSERT(change(FSG_OP_ALLOW, "minix", FSG_FLAG_HARD, &e) < 0 && e.code == FSG_ERR_INVALID_ARGS);
+        ASSERT(change(FSG_OP_RESET, "minix", FSG_FLAG_HARD, &e) < 0 && e.code == FSG_ERR_INVALID_ARGS);
+        fsg_state_free(s);
+}
+
+TEST(test_foreign_hard_deny_decides) {
+        FsgState *s = NULL;
+        FsgError e = {};
+        const FsgEntry *x;
+        FsgPlan p;
+
+        /* The regression: a vendor blacklist plus an admin's install line. status and Allow
+         * must name the same file: the admin's. */
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
+        write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/false\n");
+        x = get(&s, "hfs");
+        ASSERT(x->denied && x->hard && !x->blocks_reported);
+        ASSERT_STREQ(x->source, "/etc/modprobe.d/hardening.conf");
+        ASSERT(x->origin == FSG_ORIGIN_ADMIN);
+        ASSERT(mentions(x, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs"));
+        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT(strstr(e.message, "/etc/modprobe.d/hardening.conf"));
+        /* Already hard: a hard deny has nothing to add. */
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_HARD, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
+
+        /* A CIS role's /bin/true, Kicksecure's script: hard. openSUSE's unblacklist: not. */
+        write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/true\n");
+        ASSERT(get(&s, "hfs")->hard);
+        write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /usr/bin/disabled-filesys-by-security-misc\n");
+        ASSERT(get(&s, "hfs")->hard);
+        write_file(root, "etc/modprobe.d/hardening.conf",
+                   "install hfs /usr/lib/module-init-tools/unblacklist hfs; /sbin/modprobe --ignore-install hfs\n");
+        x = get(&s, "hfs");
+        ASSERT(!x->hard && x->explicit_load);
+        ASSERT_STREQ(x->source, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf");
+
+        /* A module with soft dependencies: kmod 30 ignores its install command. */
+        write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/false\nsoftdep hfs pre: nls_utf8\n");
+        x = get(&s, "hfs");
+        ASSERT(!x->hard);
+        ASSERT_STREQ(x->install_command, "");
+
+        {
+                char *p1, *p2;
+                ASSERT(asprintf(&p1, "%s/etc/modprobe.d/hardening.conf", root) > 0);
+                ASSERT(asprintf(&p2, "%s/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", root) > 0);
+                ASSERT(unlink(p1) == 0 && unlink(p2) == 0);
+                free(p1);
+                free(p2);
+        }
+        fsg_state_free(s);
+}
+
+int main(void) {
+        FsgError e = {};
+
+        RUN(test_install_command_loads);
+        RUN(test_deny_file_content);
+        root = scratch_root_new(true);
+        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
+        ASSERT(ctx->kver);
+        RUN(test_hard_deny_state);
+        RUN(test_foreign_hard_deny_decides);
+        fsg_context_free(ctx);
+        scratch_root_free(root);
+        return 0;
+}

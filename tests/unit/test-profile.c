@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* core/profile.c over a scratch root holding the real Debian kernel module tree: reading
+ * profile files, what "unused" keeps and why, plans (all or nothing), apply and audit. */
+#include <sys/stat.h>
+
+#include "profile.h"
+#include "strv.h"
+#include "test-util.h"
+
+static char *root;
+static char profiles[] = "/tmp/fsgate-test-profiles-XXXXXX";
+static FsgContext *ctx;
+
+static void profile_file(const char *name, const char *content) {
+        char path[256];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s.profile", profiles, name);
+        f = fopen(path, "we");
+        ASSERT(f);
+        fputs(content, f);
+        fclose(f);
+}
+
+static FsgState *state(void) {
+        FsgState *s = NULL;
+        FsgError e = {};
+
+        ASSERT(fsg_state_build(ctx, NULL, &s, &e) == 0);
+        return s;
+}
+
+TEST(test_read) {
+        _cleanup_strv_free_ char **names = NULL;
+        FsgState *s = state();
+        FsgProfile *p = NULL;
+        FsgError e = {};
+
+        ASSERT(fsg_profile_list(&names, &e) == 0);
+        ASSERT(strv_length(names) == 4);
+        ASSERT_STREQ(names[0], "bad");
+        ASSERT(fsg_profile_load(ctx, s, "two", &p, &e) == 0);
+        ASSERT(p->hard && !p->compute);
+        ASSERT(strv_length(p->modules) == 2);
+        ASSERT_STREQ(p->modules[0], "hfs");
+        ASSERT_STREQ(p->modules[1], "minix");
+        ASSERT_STREQ(p->description, "two of them");
+        p = fsg_profile_free(p);
+
+        ASSERT(fsg_profile_load(ctx, s, "nosuch", &p, &e) < 0 && e.code == FSG_ERR_NO_SUCH_PROFILE);
+        ASSERT(strstr(e.message, "two"));
+        ASSERT(fsg_profile_load(ctx, s, "../two", &p, &e) < 0 && e.code == FSG_ERR_NO_SUCH_PROFILE);
+        ASSERT(fsg_profile_load(ctx, s, "bad", &p, &e) < 0 && e.code == FSG_ERR_FAILED);
+        ASSERT(strstr(e.message, "unknown key Colour"));
+        fsg_state_free(s);
+}
+
+static bool has(char **l, const char *prefix) {
+        for (; l && *l; l++)
+                if (strncmp(*l, prefix, strlen(prefix)) == 0)
+                        return true;
+        return false;
+}
+
+TEST(test_unused) {
+        _cleanup_strv_free_ char **unused = NULL, **used = NULL;
+        FsgState *s;
+        FsgError e = {};
+
+        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\nsrv:/x /net nfs4 rw 0 0\n");
+        write_file(root, "proc/modules", "jfs 16384 0 - Live 0x0\n");
+        write_file(root, "etc/fstab", "# /old minix\nLABEL=EFI /boot/efi vfat defaults 0 1\nx /y fuse.sshfs defaults 0 0\n");
+        write_file(root, "run/systemd/generator/srv.mount", "[Unit]\nType=udf\n[Mount]\nType=xfs\n");
+        write_file(root, "run/udev/data/b8:1", "E:ID_FS_TYPE=hfsplus\n");
+        s = state();
+        ASSERT(fsg_profile_unused(ctx, s, &unused, &used, &e) == 0);
+        ASSERT(has(used, "ext4: mounted"));
+        ASSERT(has(used, "nfs: mounted"));                     /* fs-nfs4 is nfs */
+        ASSERT(has(used, "sunrpc: a dependency of nfs"));      /* rpc_pipefs */
+        ASSERT(has(used, "jfs: loaded"));
+        ASSERT(has(used, "vfat: named in /etc/fstab"));
+        ASSERT(has(used, "fuse: named in /etc/fstab"));
+        ASSERT(has(used, "xfs: the type of /run/systemd/generator/srv.mount"));
+        ASSERT(has(used, "hfsplus: the type udev found"));
+        ASSERT(!has(used, "udf"));      /* Type= outside [Mount] */
+        ASSERT(!has(used, "minix"));    /* a comment */
+        ASSERT(strv_contains(unused, "udf") && strv_contains(unused, "minix") && strv_contains(unused, "hfs"));
+        ASSERT(!strv_contains(unused, "ext4") && !strv_contains(unused, "sunrpc") && !strv_contains(unused, "vfat"));
+        for (char **m = unused; *m; m++) {
+                const FsgEntry *x = fsg_state_find(s, *m);
+                ASSERT(x && x->available && !x->builtin && !x->loaded && !x->mounted);
+        }
+        fsg_state_free(s);
+}
+
+TEST(test_plan_apply_audit) {
+        FsgProfilePlan *pp = NULL;
+        FsgAudit *a = NULL;
+        FsgError e = {};
+
+        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
+        write_file(root, "proc/modules", "minix 16384 0 - Live 0x0\n");
+        /* minix is loaded (InUse), hfs decided by a foreign file: both named, nothing planned */
+        write_file(root, "etc/modprobe.d/60-blacklist_fs-hfs.conf", "# mine\nblacklist hfs\noptions hfs x=1\n");
+        ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", 0, &pp, &e) < 0 && e.code == FSG_ERR_PROFILE_CONFLICT);
+        ASSERT(strstr(e.message, "hfs (ForeignConfig)") && strstr(e.message, "minix (InUse)"));
+        ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_LOAD_NOW, &pp, &e) < 0 &&
+               e.code == FSG_ERR_INVALID_ARGS);
+        {
+                char p[512];
+                snprintf(p, sizeof(p), "%s/etc/modprobe.d/60-blacklist_fs-hfs.conf", root);
+                ASSERT(unlink(p) == 0);
+        }
+        ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN, &pp, &e) == 0);
+        ASSERT(pp->n == 2);
+        ASSERT_STREQ(fsg_profile_change_string(&pp->plans[0]), "deny-hard");
+        ASSERT(fsg_profile_apply(ctx, pp, &e) == 0);           /* a dry run: nothing */
+        ASSERT(fsg_profile_audit(ctx, "two", false, &a, &e) == 0);
+        ASSERT(a->n == 2 && a->n_compliant == 0 && a->hard_required);
+        a = fsg_audit_free(a);
+        pp->flags &= ~FSG_FLAG_DRY_RUN;
+        ASSERT(fsg_profile_apply(ctx, pp, &e) == 0);
+        pp = fsg_profile_plan_free(pp);
+        ASSERT(fsg_profile_audit(ctx, "two", false, &a, &e) == 0);
+        /* hfs: denied hard; minix: denied hard but loaded now */
+        ASSERT(a->n == 2 && a->n_compliant == 1);
+        ASSERT(a->items[0].compliant && a->items[0].hard && a->items[0].denied);
+        ASSERT(!a->items[1].compliant && strstr(a->items[1].why, "loaded now"));
+        a = fsg_audit_free(a);
+        /* applied: nothing left to do */
+        ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_FORCE, &pp, &e) == 0 && pp->n == 0);
+        pp = fsg_profile_plan_free(pp);
+}
+
+int main(void) {
+        FsgError e = {};
+
+        ASSERT(mkdtemp(profiles));
+        setenv("FSGATE_PROFILE_DIR", profiles, 1);
+        profile_file("two", "# a comment\nDescription = two of them\nHard=yes\nModules=minix\nModules=hfs minix\n");
+        profile_file("bad", "Modules=hfs\nColour=blue\n");
+        profile_file("unused", "Compute=unused\n");
+        profile_file("empty", "\n");
+        root = scratch_root_new(true);
+        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
+        RUN(test_read);
+        RUN(test_unused);
+        RUN(test_plan_apply_audit);
+        fsg_context_free(ctx);
+        scratch_root_free(root);
+        for (const char * const *n = (const char * const[]) { "two", "bad", "unused", "empty", NULL }; *n; n++) {
+                char path[256];
+                snprintf(path, sizeof(path), "%s/%s.profile", profiles, *n);
+                (void) unlink(path);
+        }
+        (void) rmdir(profiles);
+        return 0;
+}

@@ -10,12 +10,19 @@
  * One sd-event loop, two sd-bus connections, everything asynchronous: a password dialog
  * left open for minutes must not stop the next Blocked signal from being shown.
  *
- * Each device (or, when fsgated does not know the device, each filesystem type) is one
- * "item" and gets at most one notification of its own; what follows a click (details,
- * outcome) replaces it rather than adding another. */
+ * One stick is one "item" with at most one notification of its own: the udev report of a
+ * device and the failed mount of its type are the same item, and so is a second stick with
+ * the same filesystem while the first one's notification is open (Allow decides for the
+ * filesystem, so one question is enough). What follows a click (details, outcome) replaces
+ * the notification rather than adding another. Once the notification is gone without a
+ * decision (expired, dismissed, its server gone), the item is forgotten: the next block is
+ * news again.
+ *
+ * After an Allow for a device, udisks2 mounts it for the person, as a file manager would. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
+#include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -39,17 +46,29 @@
 /* Held on the session bus: the user unit and the XDG autostart file must not both run us. */
 #define INSTANCE_BUS_NAME "org.fsgate.fsgate1.Notify"
 
-/* Only memory is at stake: a session sees a handful of devices. Beyond this, new
- * devices are logged but not shown. */
-#define ITEMS_MAX 256
+#define UDISKS_BUS_NAME "org.freedesktop.UDisks2"
+#define UDISKS_MANAGER_PATH "/org/freedesktop/UDisks2/Manager"
+#define UDISKS_MANAGER_IFACE "org.freedesktop.UDisks2.Manager"
+#define UDISKS_FILESYSTEM_IFACE "org.freedesktop.UDisks2.Filesystem"
+
+/* Only memory is at stake: a session sees a handful of filesystems. Beyond this, new
+ * ones are logged but not shown; the same bound holds while no notification server runs. */
+#define ITEMS_MAX 64
+/* Sticks of one filesystem that joined one notification; more are logged only. */
+#define DEVICES_MAX 4
+/* While no notification server runs, blocks wait for one; one that could not be shown
+ * within this long is history, not news, and is dropped ("late"). */
+#define LATE_USEC_DEFAULT (60 * 1000000ULL)
 /* A person may be typing a password into the polkit agent; same bound as fsgatectl. */
 #define SERVICE_CALL_TIMEOUT_USEC (600 * 1000000ULL)
 #define NOTIFY_CALL_TIMEOUT_USEC (25 * 1000000ULL)
-/* A failed post is tried once more, at the next event (another Blocked signal or the
- * notification server appearing); then it is given up. */
+/* A post the server refused is tried once more, at the next event (another Blocked signal
+ * or the notification server appearing); then it is given up. A missing server is not a
+ * failure of any post: the posts wait for it (see LATE_USEC_DEFAULT). */
 #define POST_ATTEMPTS_MAX 2
 /* Untrusted strings (a stick's label) get one line each, not a screenful. */
 #define FIELD_MAX 64
+#define MOUNT_PATH_MAX 256
 
 static int log_max = LOG_INFO;
 
@@ -86,9 +105,9 @@ static void event_unrefp(sd_event **e) {
 
 typedef enum NoteKind {
         NOTE_NONE,
-        NOTE_BLOCKED,   /* what was blocked and why, with Allow / Allow once / details */
+        NOTE_BLOCKED,   /* what was blocked and why, with the actions */
         NOTE_DETAILS,   /* after a click on the notification itself: everything known */
-        NOTE_OUTCOME,   /* after fsgated answered a click */
+        NOTE_OUTCOME,   /* after fsgated (and udisks2) answered a click */
 } NoteKind;
 
 static const char * const note_kind_names[] = {
@@ -103,18 +122,25 @@ typedef struct Context Context;
 typedef struct Item {
         struct Item *next;
         Context *ctx;
-        char *key;              /* the device, or the type when fsgated did not know the device */
-        NotifyBlocked b;
+        /* b[0]: the stick the notification names, or the bare type when fsgated did not
+         * know the device; b[1..]: sticks of the same filesystem that joined it. */
+        NotifyBlocked b[DEVICES_MAX];
+        size_t n_b;
+        uint64_t since;         /* CLOCK_MONOTONIC of the block the pending notification tells of */
         uint32_t id;            /* the server's id of our notification; 0: none we know of */
         NoteKind pending;       /* still to post */
         NoteKind posting;       /* Notify in flight */
         unsigned attempts;      /* failed posts of pending */
         sd_bus_slot *notify_slot;
         sd_bus_slot *call_slot; /* Allow or Load in flight */
+        sd_bus_slot *mount_slot;/* udisks2's ResolveDevice or Mount in flight */
         NotifyRequest request;
         NotifyOutcome outcome;
         char *message;          /* the service's error message, for the outcome */
-        bool done;              /* allowed or loaded: another Blocked for this key is news */
+        size_t n_mounts;        /* sticks udisks2 was asked about, b[0..n_mounts-1] */
+        char *mount_where[DEVICES_MAX];
+        char *mount_error[DEVICES_MAX];
+        bool done;              /* allowed or loaded: another Blocked for it is news */
 } Item;
 
 struct Context {
@@ -123,22 +149,39 @@ struct Context {
         sd_bus *session_bus;
         Item *items;
         size_t n_items;
+        uint64_t late_usec;
         /* What the current notification server can do; asked once per server. */
         bool server_known;
         bool server_markup;
         bool server_actions;
+        bool server_missing_logged;
         sd_bus_slot *caps_slot;
 };
 
 static void flush(Context *ctx);
+
+static const char *item_key(const Item *i) {
+        return *i->b[0].device ? i->b[0].device : i->b[0].type;
+}
+
+static void item_forget_mounts(Item *i) {
+        for (size_t k = 0; k < DEVICES_MAX; k++) {
+                free(i->mount_where[k]);
+                free(i->mount_error[k]);
+                i->mount_where[k] = i->mount_error[k] = NULL;
+        }
+        i->n_mounts = 0;
+}
 
 static Item *item_free(Item *i) {
         if (!i)
                 return NULL;
         sd_bus_slot_unref(i->notify_slot);
         sd_bus_slot_unref(i->call_slot);
-        notify_blocked_done(&i->b);
-        free(i->key);
+        sd_bus_slot_unref(i->mount_slot);
+        for (size_t k = 0; k < i->n_b; k++)
+                notify_blocked_done(&i->b[k]);
+        item_forget_mounts(i);
         free(i->message);
         free(i);
         return NULL;
@@ -156,9 +199,28 @@ static void item_remove(Item *i) {
         item_free(i);
 }
 
-static Item *item_by_key(Context *ctx, const char *key) {
+/* Nothing in flight and nothing to post: what the person sees (if anything) is all there is. */
+static bool item_idle(const Item *i) {
+        return !i->notify_slot && !i->call_slot && !i->mount_slot && i->pending == NOTE_NONE;
+}
+
+static bool item_has_device(const Item *i, const char *device) {
+        for (size_t k = 0; k < i->n_b; k++)
+                if (streq(i->b[k].device, device))
+                        return true;
+        return false;
+}
+
+static Item *item_by_device(Context *ctx, const char *device) {
         for (Item *i = ctx->items; i; i = i->next)
-                if (streq(i->key, key))
+                if (item_has_device(i, device))
+                        return i;
+        return NULL;
+}
+
+static Item *item_by_type(Context *ctx, const char *type) {
+        for (Item *i = ctx->items; i; i = i->next)
+                if (streq(i->b[0].type, type))
                         return i;
         return NULL;
 }
@@ -172,6 +234,22 @@ static Item *item_by_id(Context *ctx, uint32_t id) {
         return NULL;
 }
 
+static uint64_t now_usec(Context *ctx) {
+        uint64_t t = 0;
+
+        (void) sd_event_now(ctx->event, CLOCK_MONOTONIC, &t);
+        return t;
+}
+
+/* The notification server is not there (or could not be started by the bus): nothing
+ * that a retry of the same post could fix. */
+static bool error_is_no_server(const sd_bus_error *e) {
+        return e && e->name &&
+               (streq(e->name, "org.freedesktop.DBus.Error.ServiceUnknown") ||
+                streq(e->name, "org.freedesktop.DBus.Error.NameHasNoOwner") ||
+                strncmp(e->name, "org.freedesktop.DBus.Error.Spawn.", 33) == 0);
+}
+
 /* A post failed (or could not be made): keep it for the next event, once. May free i. */
 static void post_failed(Item *i, NoteKind kind) {
         /* Something newer may have become pending meanwhile (a click's answer): it replaces
@@ -181,15 +259,15 @@ static void post_failed(Item *i, NoteKind kind) {
         kind = i->pending;
         if (++i->attempts < POST_ATTEMPTS_MAX) {
                 log_info("Will post the %s notification for %s again at the next event", note_kind_names[kind],
-                         i->key);
+                         item_key(i));
                 return;
         }
-        log_warning("Giving up on the %s notification for %s after %u attempts", note_kind_names[kind], i->key,
+        log_warning("Giving up on the %s notification for %s after %u attempts", note_kind_names[kind], item_key(i),
                     i->attempts);
         i->pending = NOTE_NONE;
         i->attempts = 0;
-        /* Nothing was ever shown for it: a later Blocked for the same device may try again. */
-        if (kind == NOTE_BLOCKED && i->id == 0 && !i->call_slot && !i->notify_slot)
+        /* Nothing shown for it: a later Blocked for the same stick may try again. */
+        if (i->id == 0 && item_idle(i))
                 item_remove(i);
 }
 
@@ -204,20 +282,29 @@ static int on_notify_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
 
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
+                if (error_is_no_server(e)) {
+                        /* It left between GetCapabilities and Notify; its NameOwnerChanged
+                         * follows and the post waits for the next server. */
+                        log_info("The notification server left; the %s notification for %s waits",
+                                 note_kind_names[kind], item_key(i));
+                        if (i->pending == NOTE_NONE)
+                                i->pending = kind;
+                        return 0;
+                }
                 log_warning("Notification server refused the %s notification for %s: %s", note_kind_names[kind],
-                            i->key, e && e->message ? e->message : e ? e->name : "unknown error");
+                            item_key(i), e && e->message ? e->message : e ? e->name : "unknown error");
                 post_failed(i, kind);
                 return 0;
         }
         r = sd_bus_message_read(reply, "u", &id);
         if (r < 0) {
-                log_warning("Malformed reply to Notify for %s: %s", i->key, strerror(-r));
+                log_warning("Malformed reply to Notify for %s: %s", item_key(i), strerror(-r));
                 post_failed(i, kind);
                 return 0;
         }
         i->id = id;
         i->attempts = 0;
-        log_info("Posted %s notification %" PRIu32 " for %s", note_kind_names[kind], id, i->key);
+        log_info("Posted %s notification %" PRIu32 " for %s", note_kind_names[kind], id, item_key(i));
         /* A click's answer may have arrived while this was in flight. */
         if (i->pending != NOTE_NONE)
                 flush(i->ctx);
@@ -241,28 +328,37 @@ static int append_hints(sd_bus_message *m) {
 }
 
 static int post(Item *i) {
-        static const char * const actions_blocked[] = { "default", "Details", "allow", "Allow",
-                                                         "allow-once", "Allow once", NULL };
-        static const char * const actions_retry[] = { "allow", "Allow", "allow-once", "Allow once", NULL };
+        /* The safe choices first: a server that offers the first action on Enter, or lists
+         * them in a menu, then offers the one that changes nothing. Allow once (this boot)
+         * before Allow (from now on): the smaller change first. */
+        const char *actions_blocked[] = { "default", notify_label_details(), "dismiss", notify_label_dismiss(),
+                                          "allow-once", notify_label_allow_once(), "allow", notify_label_allow(),
+                                          NULL };
+        const char *actions_retry[] = { "dismiss", notify_label_dismiss(), "allow-once", notify_label_allow_once(),
+                                        "allow", notify_label_allow(), NULL };
         _cleanup_(message_unrefp) sd_bus_message *m = NULL;
         _cleanup_free_ char *summary = NULL, *body = NULL, *escaped = NULL;
+        NotifyMount mounts[DEVICES_MAX] = {};
         Context *ctx = i->ctx;
-        const char * const *actions = NULL;
+        const char **actions = NULL;
         NoteKind kind = i->pending;
         int r;
 
         switch (kind) {
         case NOTE_BLOCKED:
-                r = notify_text_blocked(&i->b, ctx->server_actions, &summary, &body);
+                r = notify_text_blocked(&i->b[0], ctx->server_actions, &summary, &body);
                 actions = actions_blocked;
                 break;
         case NOTE_DETAILS:
-                r = notify_text_details(&i->b, &summary, &body);
+                r = notify_text_details(i->b, i->n_b, &summary, &body);
                 actions = actions_retry;
                 break;
         case NOTE_OUTCOME:
-                r = notify_text_outcome(&i->b, i->request, i->outcome, i->message, &summary, &body);
-                /* Dismissing the password dialog by mistake should not cost the buttons. */
+                for (size_t k = 0; k < i->n_mounts; k++)
+                        mounts[k] = (NotifyMount) { .where = i->mount_where[k], .error = i->mount_error[k] };
+                r = notify_text_outcome(i->b, i->request, i->outcome, i->message, mounts, i->n_mounts, &summary,
+                                        &body);
+                /* Dismissing the password dialog by mistake should not cost the actions. */
                 if (i->outcome == NOTIFY_OUTCOME_CANCELLED)
                         actions = actions_retry;
                 break;
@@ -288,8 +384,10 @@ static int post(Item *i) {
                 r = sd_bus_message_append_strv(m, ctx->server_actions ? (char **) actions : NULL);
         if (r >= 0)
                 r = append_hints(m);
+        /* A notification that asks for a decision stays until the person decides or
+         * dismisses it: expired unseen, the question would be lost. */
         if (r >= 0)
-                r = sd_bus_message_append(m, "i", (int32_t) -1);
+                r = sd_bus_message_append(m, "i", (int32_t) (actions && ctx->server_actions ? 0 : -1));
         if (r >= 0)
                 r = sd_bus_call_async(ctx->session_bus, &i->notify_slot, m, on_notify_reply, i,
                                       NOTIFY_CALL_TIMEOUT_USEC);
@@ -308,23 +406,27 @@ static int on_caps_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
         ctx->caps_slot = sd_bus_slot_unref(ctx->caps_slot);
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
-                log_warning("No notification server: %s", e && e->message ? e->message : "unknown error");
-                /* Counts as a failed post for everything waiting: the server is not there. */
-                for (Item *i = ctx->items, *next; i; i = next) {
-                        next = i->next;
-                        if (i->pending != NOTE_NONE && !i->notify_slot)
-                                post_failed(i, i->pending);
+                if (error_is_no_server(e)) {
+                        /* Not a failure of any post: they wait for a server (NameOwnerChanged),
+                         * and are dropped once late. Said once, not at every block. */
+                        if (!ctx->server_missing_logged)
+                                log_info("No notification server in this session; waiting for one");
+                        ctx->server_missing_logged = true;
+                        return 0;
                 }
-                return 0;
-        }
-        r = sd_bus_message_read_strv(reply, &caps);
-        if (r < 0) {
-                log_warning("Malformed reply to GetCapabilities (%s); assuming plain text with actions", strerror(-r));
-                caps = NULL;
+                log_warning("The notification server did not say what it can do (%s); assuming plain text with "
+                            "actions", e && e->message ? e->message : e ? e->name : "unknown error");
+                r = -EBADMSG;
+        } else {
+                r = sd_bus_message_read_strv(reply, &caps);
+                if (r < 0)
+                        log_warning("Malformed reply to GetCapabilities (%s); assuming plain text with actions",
+                                    strerror(-r));
         }
         ctx->server_known = true;
-        ctx->server_markup = strv_contains(caps, "body-markup");
-        /* Servers without actions cannot offer the buttons; the body then names the command. */
+        ctx->server_missing_logged = false;
+        ctx->server_markup = r >= 0 && strv_contains(caps, "body-markup");
+        /* Servers without actions cannot offer the choices; the body then names the command. */
         ctx->server_actions = r < 0 || strv_contains(caps, "actions");
         log_info("Notification server: %s, %s", ctx->server_actions ? "actions" : "no actions",
                  ctx->server_markup ? "body markup" : "plain text");
@@ -332,17 +434,35 @@ static int on_caps_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
         return 0;
 }
 
+/* A block that waited longer than late_usec for a server to show it is history, not news:
+ * the person has long stopped waiting for that stick. */
+static void drop_late(Context *ctx) {
+        uint64_t now = now_usec(ctx);
+
+        for (Item *i = ctx->items, *next; i; i = next) {
+                next = i->next;
+                if (i->pending != NOTE_BLOCKED || i->id != 0 || i->notify_slot || i->call_slot || i->mount_slot ||
+                    now < i->since + ctx->late_usec)
+                        continue;
+                log_info("Not showing the block of %s: %" PRIu64 " s old, too late to be news", item_key(i),
+                         (now - i->since) / 1000000);
+                item_remove(i);
+        }
+}
+
 /* Posts whatever is pending; called at every event, which is what "retry at the next
  * event" means for an earlier failure. */
 static void flush(Context *ctx) {
         int r;
 
+        drop_late(ctx);
         if (!ctx->server_known) {
                 bool any = false;
                 for (Item *i = ctx->items; i; i = i->next)
                         any = any || i->pending != NOTE_NONE;
                 if (!any || ctx->caps_slot)
                         return;
+                /* Also what starts a D-Bus activatable server. */
                 r = sd_bus_call_method_async(ctx->session_bus, &ctx->caps_slot, NOTIFY_BUS_NAME, NOTIFY_BUS_PATH,
                                              NOTIFY_BUS_IFACE, "GetCapabilities", on_caps_reply, ctx, "");
                 if (r < 0)
@@ -353,16 +473,135 @@ static void flush(Context *ctx) {
                 next = i->next;
                 if (i->pending == NOTE_NONE || i->notify_slot)
                         continue;
+                NoteKind kind = i->pending;
                 r = post(i);
                 if (r < 0) {
-                        log_warning("Failed to post the %s notification for %s: %s", note_kind_names[i->pending],
-                                    i->key, strerror(-r));
-                        post_failed(i, i->pending);
+                        log_warning("Failed to post the %s notification for %s: %s", note_kind_names[kind],
+                                    item_key(i), strerror(-r));
+                        post_failed(i, kind);
                 }
         }
 }
 
-/* ---- the system bus: Blocked, and the calls a click makes ---------------------------- */
+/* ---- the system bus: fsgated, udisks2 --------------------------------------------------- */
+
+static void mount_next(Item *i);
+
+static void mount_done(Item *i, char *where, char *error) {
+        size_t k = i->n_mounts++;
+
+        i->mount_where[k] = where;
+        i->mount_error[k] = error;
+        mount_next(i);
+}
+
+/* Every stick not asked about yet is "not tried": the outcome tells the person to mount
+ * it again. */
+static void mount_give_up(Item *i, const char *why) {
+        log_info("Not mounting %s: %s", item_key(i), why);
+        while (i->n_mounts < i->n_b)
+                i->n_mounts++;
+        mount_next(i);
+}
+
+static char *error_text(const sd_bus_error *e) {
+        return notify_clean(e && e->message ? e->message : e && e->name ? e->name : "unknown error", 256);
+}
+
+static int on_mount_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Item *i = userdata;
+        const NotifyBlocked *b = &i->b[i->n_mounts];
+        const char *where;
+
+        i->mount_slot = sd_bus_slot_unref(i->mount_slot);
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                log_info("udisks2 did not mount %s: %s", b->device, e && e->message ? e->message : "unknown error");
+                mount_done(i, NULL, error_text(e));
+                return 0;
+        }
+        if (sd_bus_message_read(reply, "s", &where) < 0 || !*where) {
+                log_warning("Malformed reply to Mount for %s", b->device);
+                mount_done(i, NULL, notify_clean("malformed reply from udisks2", 64));
+                return 0;
+        }
+        log_info("udisks2 mounted %s at %s", b->device, where);
+        mount_done(i, notify_clean(where, MOUNT_PATH_MAX), NULL);
+        return 0;
+}
+
+static int on_resolve_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        Item *i = userdata;
+        const NotifyBlocked *b = &i->b[i->n_mounts];
+        Context *ctx = i->ctx;
+        const char *path = NULL;
+        int r;
+
+        i->mount_slot = sd_bus_slot_unref(i->mount_slot);
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                if (error_is_no_server(e))
+                        mount_give_up(i, "udisks2 is not available");
+                else {
+                        log_info("udisks2 could not find %s: %s", b->device, e && e->message ? e->message : "");
+                        mount_done(i, NULL, error_text(e));
+                }
+                return 0;
+        }
+        r = sd_bus_message_enter_container(reply, 'a', "o");
+        if (r > 0)
+                r = sd_bus_message_read(reply, "o", &path);
+        if (r <= 0 || !path) {
+                log_info("udisks2 knows no block device %s", b->device);
+                /* TRANSLATORS: udisks2 (the service that mounts drives) has no such device. */
+                mount_done(i, NULL, strdup(_("udisks2 does not know this drive")));
+                return 0;
+        }
+        r = sd_bus_message_new_method_call(ctx->system_bus, &m, UDISKS_BUS_NAME, path, UDISKS_FILESYSTEM_IFACE,
+                                           "Mount");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "a{sv}", 0);
+        /* As a file manager does: udisks2's polkit rules decide, and may ask. */
+        if (r >= 0)
+                r = sd_bus_message_set_allow_interactive_authorization(m, 1);
+        if (r >= 0)
+                r = sd_bus_call_async(ctx->system_bus, &i->mount_slot, m, on_mount_reply, i, SERVICE_CALL_TIMEOUT_USEC);
+        if (r < 0) {
+                log_warning("Failed to ask udisks2 to mount %s: %s", b->device, strerror(-r));
+                mount_done(i, NULL, strdup(strerror(-r)));
+                return 0;
+        }
+        log_info("Asking udisks2 to mount %s (%s)", b->device, path);
+        return 0;
+}
+
+/* Mounts b[n_mounts], then the next one; the outcome once all were asked about. */
+static void mount_next(Item *i) {
+        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        Context *ctx = i->ctx;
+        const NotifyBlocked *b;
+        int r;
+
+        if (i->n_mounts >= i->n_b) {
+                i->pending = NOTE_OUTCOME;
+                i->attempts = 0;
+                flush(ctx);
+                return;
+        }
+        b = &i->b[i->n_mounts];
+        r = sd_bus_message_new_method_call(ctx->system_bus, &m, UDISKS_BUS_NAME, UDISKS_MANAGER_PATH,
+                                           UDISKS_MANAGER_IFACE, "ResolveDevice");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "a{sv}a{sv}", 1, "path", "s", b->device, 0);
+        if (r >= 0)
+                r = sd_bus_call_async(ctx->system_bus, &i->mount_slot, m, on_resolve_reply, i,
+                                      NOTIFY_CALL_TIMEOUT_USEC);
+        if (r < 0) {
+                log_warning("Failed to ask udisks2 about %s: %s", b->device, strerror(-r));
+                mount_done(i, NULL, strdup(strerror(-r)));
+        }
+}
 
 static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         Item *i = userdata;
@@ -377,11 +616,17 @@ static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
 
                 i->outcome = notify_classify_error(name, msg);
                 i->message = msg ? notify_clean(msg, 512) : NULL;
-                log_info("%s(%s) for %s: %s (%s)", method, i->b.module, i->key, name ?: "error", msg ?: "");
+                log_info("%s(%s) for %s: %s (%s)", method, i->b[0].module, item_key(i), name ?: "error", msg ?: "");
         } else {
                 i->outcome = NOTIFY_OUTCOME_ALLOWED;
                 i->done = true;
-                log_info("%s(%s) for %s: done", method, i->b.module, i->key);
+                log_info("%s(%s) for %s: done", method, i->b[0].module, item_key(i));
+                /* The point of the click was the stick: mount it, then say where. */
+                item_forget_mounts(i);
+                if (*i->b[0].device) {
+                        mount_next(i);
+                        return 0;
+                }
         }
         i->pending = NOTE_OUTCOME;
         i->attempts = 0;
@@ -395,15 +640,15 @@ static void start_call(Item *i, NotifyRequest req) {
         const char *method = req == NOTIFY_REQUEST_LOAD ? "Load" : "Allow";
         int r;
 
-        if (i->call_slot) {
-                log_info("Still waiting for the answer about %s; ignoring the click", i->key);
+        if (i->call_slot || i->mount_slot) {
+                log_info("Still waiting for the answer about %s; ignoring the click", item_key(i));
                 return;
         }
         r = sd_bus_message_new_method_call(ctx->system_bus, &m, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE,
                                            method);
         if (r >= 0)
-                r = req == NOTIFY_REQUEST_LOAD ? sd_bus_message_append(m, "s", i->b.module)
-                                               : sd_bus_message_append(m, "st", i->b.module, (uint64_t) 0);
+                r = req == NOTIFY_REQUEST_LOAD ? sd_bus_message_append(m, "s", i->b[0].module)
+                                               : sd_bus_message_append(m, "st", i->b[0].module, (uint64_t) 0);
         /* The point of the click: the session's polkit agent may ask for a password. */
         if (r >= 0)
                 r = sd_bus_message_set_allow_interactive_authorization(m, 1);
@@ -411,7 +656,7 @@ static void start_call(Item *i, NotifyRequest req) {
                 r = sd_bus_call_async(ctx->system_bus, &i->call_slot, m, on_call_reply, i, SERVICE_CALL_TIMEOUT_USEC);
         i->request = req;
         if (r < 0) {
-                log_warning("Failed to call %s(%s): %s", method, i->b.module, strerror(-r));
+                log_warning("Failed to call %s(%s): %s", method, i->b[0].module, strerror(-r));
                 free(i->message);
                 i->message = strdup(strerror(-r));
                 i->outcome = NOTIFY_OUTCOME_FAILED;
@@ -420,7 +665,7 @@ static void start_call(Item *i, NotifyRequest req) {
                 flush(ctx);
                 return;
         }
-        log_info("Calling %s(%s) for %s, interactive authorization allowed", method, i->b.module, i->key);
+        log_info("Calling %s(%s) for %s, interactive authorization allowed", method, i->b[0].module, item_key(i));
 }
 
 /* Reads Blocked's details dictionary; unknown keys and unexpected types are skipped, so
@@ -491,10 +736,50 @@ static int fill_empty(NotifyBlocked *b) {
         return 0;
 }
 
+static Item *item_new(Context *ctx, NotifyBlocked *b) {
+        Item *i;
+
+        if (ctx->n_items >= ITEMS_MAX) {
+                log_warning("Too many blocked filesystems in this session; not showing %s", *b->device ? b->device : b->type);
+                return NULL;
+        }
+        i = calloc(1, sizeof(Item));
+        if (!i) {
+                log_error("Out of memory");
+                return NULL;
+        }
+        i->ctx = ctx;
+        i->b[0] = *b;
+        *b = (NotifyBlocked) {};
+        i->n_b = 1;
+        i->next = ctx->items;
+        ctx->items = i;
+        ctx->n_items++;
+        return i;
+}
+
+/* Blocked again after an Allow (denied meanwhile): news, in the same slot. */
+static void item_reset(Item *i, NotifyBlocked *b) {
+        for (size_t k = 0; k < i->n_b; k++)
+                notify_blocked_done(&i->b[k]);
+        item_forget_mounts(i);
+        i->b[0] = *b;
+        *b = (NotifyBlocked) {};
+        i->n_b = 1;
+        i->done = false;
+}
+
+static void item_show(Item *i, uint64_t now) {
+        i->pending = NOTE_BLOCKED;
+        i->attempts = 0;
+        i->since = now;
+}
+
 static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         _cleanup_(notify_blocked_done) NotifyBlocked b = {};
         Context *ctx = userdata;
         const char *type, *module, *device;
+        uint64_t now = now_usec(ctx);
         Item *i;
         int r;
 
@@ -523,35 +808,49 @@ static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         if (fill_empty(&b) < 0)
                 return log_error("Out of memory"), 0;
 
-        const char *key = *b.device ? b.device : b.type;
         log_info("Blocked: filesystem %s (module %s)%s%s", b.type, b.module, *b.device ? " on " : "", b.device);
-        i = item_by_key(ctx, key);
-        if (i && !i->done) {
-                /* One notification per device: the first one already says it all. */
-                log_info("Already notified about %s; not again", key);
-        } else if (i) {
-                /* Allowed earlier, blocked again (denied meanwhile): news, in the same slot. */
-                notify_blocked_done(&i->b);
-                i->b = b;
-                b = (NotifyBlocked) {};
-                i->done = false;
-                i->pending = NOTE_BLOCKED;
-                i->attempts = 0;
-        } else if (ctx->n_items >= ITEMS_MAX) {
-                log_warning("Too many blocked devices in this session; not showing %s", key);
-        } else {
-                i = calloc(1, sizeof(Item));
-                if (!i || !(i->key = strdup(key))) {
-                        free(i);
-                        return log_error("Out of memory"), 0;
+
+        /* The same stick (another type probed on it, or its mount failing): one item. */
+        i = *b.device ? item_by_device(ctx, b.device) : NULL;
+        /* Otherwise the same filesystem: a failed mount of the stick just reported, or a
+         * second stick while the first one's question is open. */
+        if (!i)
+                i = item_by_type(ctx, b.type);
+
+        if (!i) {
+                i = item_new(ctx, &b);
+                if (i)
+                        item_show(i, now);
+        } else if (i->done) {
+                if (i->call_slot || i->mount_slot || i->notify_slot) {
+                        log_info("Already busy with %s; not again", item_key(i));
+                        return 0;
                 }
-                i->ctx = ctx;
-                i->b = b;
+                item_reset(i, &b);
+                item_show(i, now);
+        } else if (!*b.device || item_has_device(i, b.device)) {
+                /* One notification per stick: the first one already says it all. */
+                log_info("Already notified about %s", item_key(i));
+                return 0;
+        } else if (!*i->b[0].device) {
+                /* The failed mount came first; the stick's report names what it was. The
+                 * notification changes in place, unless a click is already on its way. */
+                log_info("The blocked mount of %s was %s", b.type, b.device);
+                notify_blocked_done(&i->b[0]);
+                i->b[0] = b;
                 b = (NotifyBlocked) {};
-                i->pending = NOTE_BLOCKED;
-                i->next = ctx->items;
-                ctx->items = i;
-                ctx->n_items++;
+                if (!i->call_slot && (i->id != 0 || i->pending == NOTE_BLOCKED))
+                        item_show(i, now);
+        } else if (i->n_b < DEVICES_MAX && !i->mount_slot) {
+                /* A second stick, same filesystem: the open question covers it (Allow is per
+                 * filesystem), and an Allow mounts it too. No second notification. */
+                log_info("Already notified about %s; %s joins it", item_key(i), b.device);
+                i->b[i->n_b++] = b;
+                b = (NotifyBlocked) {};
+                return 0;
+        } else {
+                log_info("Already notified about %s; not showing %s", item_key(i), b.device);
+                return 0;
         }
         flush(ctx);
         return 0;
@@ -572,12 +871,18 @@ static int on_action_invoked(sd_bus_message *m, void *userdata, sd_bus_error *re
         i = item_by_id(ctx, id);
         if (!i)
                 return 0;   /* another program's notification, or one of ours from a dead server */
-        log_info("Action \"%s\" on notification %" PRIu32 " for %s", action, id, i->key);
+        log_info("Action \"%s\" on notification %" PRIu32 " for %s", action, id, item_key(i));
         if (streq(action, "allow"))
                 start_call(i, NOTIFY_REQUEST_ALLOW);
         else if (streq(action, "allow-once"))
                 start_call(i, NOTIFY_REQUEST_LOAD);
-        else if (streq(action, "default")) {
+        else if (streq(action, "dismiss")) {
+                /* "Not now": the same as closing it; the next block asks again. */
+                if (item_idle(i)) {
+                        log_info("Not now for %s; forgetting it", item_key(i));
+                        item_remove(i);
+                }
+        } else if (streq(action, "default")) {
                 if (i->pending == NOTE_NONE && !i->notify_slot) {
                         i->pending = NOTE_DETAILS;
                         i->attempts = 0;
@@ -595,11 +900,19 @@ static int on_notification_closed(sd_bus_message *m, void *userdata, sd_bus_erro
         if (sd_bus_message_read(m, "uu", &id, &reason) < 0)
                 return 0;
         i = item_by_id(ctx, id);
-        if (i) {
-                log_debug("Notification %" PRIu32 " for %s closed (reason %" PRIu32 ")", id, i->key, reason);
-                /* The id may be reused by the server; a follow-up is a new notification. */
-                i->id = 0;
-        }
+        if (!i)
+                return 0;
+        /* The id may be reused by the server; a follow-up is a new notification. */
+        i->id = 0;
+        /* Expired or dismissed with nothing under way: no decision was made, so the next
+         * block of this stick or filesystem must be shown again. A click on its way (or its
+         * outcome still to post) keeps the item. */
+        if (item_idle(i)) {
+                log_info("Notification %" PRIu32 " for %s closed (reason %" PRIu32 "); forgetting it", id,
+                         item_key(i), reason);
+                item_remove(i);
+        } else
+                log_debug("Notification %" PRIu32 " for %s closed (reason %" PRIu32 ")", id, item_key(i), reason);
         return 0;
 }
 
@@ -611,9 +924,15 @@ static int on_server_owner_changed(sd_bus_message *m, void *userdata, sd_bus_err
                 return 0;
         log_info("Notification server %s%s%s", *old_owner ? "left" : "", *old_owner && *new_owner ? ", " : "",
                  *new_owner ? "appeared" : "");
-        /* Its notifications died with it, and a new server numbers its own from scratch. */
-        for (Item *i = ctx->items; i; i = i->next)
-                i->id = 0;
+        /* Its notifications died with it, and a new server numbers its own from scratch.
+         * Those that asked a question unanswered are forgotten, as if closed. */
+        for (Item *i = ctx->items, *next; i; i = next) {
+                next = i->next;
+                if (i->id != 0 && item_idle(i))
+                        item_remove(i);
+                else
+                        i->id = 0;
+        }
         ctx->server_known = false;
         ctx->caps_slot = sd_bus_slot_unref(ctx->caps_slot);
         if (*new_owner)
@@ -739,22 +1058,27 @@ static void help(void) {
                "  -h --help                       Show this help\n"
                "     --version                    Show the version\n"
                "     --system-bus-address=ADDRESS Watch fsgated on this bus instead of the system bus\n"
-               "     --session-bus-address=ADDRESS Post notifications on this bus instead of the session bus\n\n"
+               "     --session-bus-address=ADDRESS Post notifications on this bus instead of the session bus\n"
+               "     --late-after=SECONDS         While no notification server runs, drop blocks older than\n"
+               "                                  this instead of showing them late (default 60)\n\n"
                "Set SYSTEMD_LOG_LEVEL=debug for more messages. See fsgate-notify(1).\n");
 }
 
 int main(int argc, char *argv[]) {
-        enum { ARG_VERSION = 0x100, ARG_SYSTEM_ADDRESS, ARG_SESSION_ADDRESS };
+        enum { ARG_VERSION = 0x100, ARG_SYSTEM_ADDRESS, ARG_SESSION_ADDRESS, ARG_LATE_AFTER };
         static const struct option options[] = {
                 { "help",                no_argument,       NULL, 'h'                 },
                 { "version",             no_argument,       NULL, ARG_VERSION         },
                 { "system-bus-address",  required_argument, NULL, ARG_SYSTEM_ADDRESS  },
                 { "session-bus-address", required_argument, NULL, ARG_SESSION_ADDRESS },
+                { "late-after",          required_argument, NULL, ARG_LATE_AFTER      },
                 {}
         };
         _cleanup_(event_unrefp) sd_event *event = NULL;
-        const char *system_address = NULL, *session_address = NULL, *level;
-        Context ctx = {};
+        const char *system_address = NULL, *session_address = NULL, *level, *localedir;
+        Context ctx = { .late_usec = LATE_USEC_DEFAULT };
+        unsigned long late;
+        char *end;
         sigset_t ss;
         int c, r;
 
@@ -764,12 +1088,28 @@ int main(int argc, char *argv[]) {
                 case ARG_VERSION: printf("fsgate-notify %s\n", FSGATE_VERSION); return 0;
                 case ARG_SYSTEM_ADDRESS: system_address = optarg; break;
                 case ARG_SESSION_ADDRESS: session_address = optarg; break;
+                case ARG_LATE_AFTER:
+                        errno = 0;
+                        late = strtoul(optarg, &end, 10);
+                        if (errno || end == optarg || *end || *optarg == '-' || late > 86400) {
+                                fprintf(stderr, "fsgate-notify: --late-after wants seconds (0..86400)\n");
+                                return 2;
+                        }
+                        ctx.late_usec = late * 1000000ULL;
+                        break;
                 default: return 2;
                 }
         if (optind < argc) {
                 fprintf(stderr, "fsgate-notify takes no arguments\n");
                 return 2;
         }
+        /* The texts follow the session's language; the log stays English for whoever reads it. */
+        (void) setlocale(LC_ALL, "");
+        localedir = secure_getenv("FSGATE_LOCALEDIR");
+        (void) bindtextdomain(GETTEXT_PACKAGE, localedir && *localedir ? localedir : LOCALEDIR);
+        (void) bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
+        (void) textdomain(GETTEXT_PACKAGE);
+
         level = getenv("SYSTEMD_LOG_LEVEL");
         if (level && (streq(level, "debug") || streq(level, "7")))
                 log_max = LOG_DEBUG;

@@ -181,41 +181,88 @@ _printf_(2, 3) static int format(char **ret, const char *fmt, ...) {
 
 static const char *origin_phrase(const char *origin) {
         if (streq(origin, "vendor"))
-                return "distribution default";
+                return _("distribution default");
         if (streq(origin, "admin"))
-                return "set by an administrator";
+                return _("set by an administrator");
         if (streq(origin, "local"))
-                return "local configuration";
+                return _("local configuration");
         if (streq(origin, "runtime"))
-                return "until the next reboot";
+                return _("until the next reboot");
         return NULL;
 }
 
-/* "denied by FILE (distribution default)" and the like: why, in a person's words. */
+/* "denied by FILE (distribution default)" and the like: the technical why, for Details. */
 static void put_denied_by(FILE *f, const NotifyBlocked *b) {
         const char *phrase = origin_phrase(b->origin);
 
         if (*b->source) {
-                fprintf(f, "denied by %s", b->source);
+                fprintf(f, _("denied by %s"), b->source);
                 if (phrase)
                         fprintf(f, " (%s)", phrase);
         } else if (streq(b->origin, "cmdline"))
-                fputs("denied on the kernel command line (modprobe.blacklist=)", f);
+                fputs(_("denied on the kernel command line (modprobe.blacklist=)"), f);
         else
-                fputs("denied by this system's configuration", f);
+                fputs(_("denied by this system's configuration"), f);
 }
 
-/* /dev/sdb1 (“BACKUP”, SanDisk Cruzer, 16.0 GB) */
-static void put_device(FILE *f, const NotifyBlocked *b) {
+/* Why, for a person: the end of "… because its filesystem, hfs, ___." */
+static const char *why_phrase(const NotifyBlocked *b) {
+        /* TRANSLATORS: ends "… was not mounted because its filesystem, hfs, ___." */
+        if (streq(b->origin, "admin"))
+                return _("was turned off by an administrator");
+        /* TRANSLATORS: ends "… was not mounted because its filesystem, hfs, ___." */
+        if (streq(b->origin, "runtime"))
+                return _("is turned off until the computer restarts");
+        /* TRANSLATORS: ends "… was not mounted because its filesystem, hfs, ___." */
+        if (streq(b->origin, "cmdline"))
+                return _("is turned off on the kernel command line");
+        /* TRANSLATORS: ends "… was not mounted because its filesystem, hfs, ___." */
+        return _("is turned off on this computer");
+}
+
+const char *notify_label_details(void) {
+        return _("Details");
+}
+
+const char *notify_label_dismiss(void) {
+        return _("Not now");
+}
+
+const char *notify_label_allow(void) {
+        return _("Allow");
+}
+
+const char *notify_label_allow_once(void) {
+        return _("Allow once");
+}
+
+char *notify_device_name(const NotifyBlocked *b) {
+        char *s;
+        int r;
+
+        if (!*b->device)
+                return strdup("");
+        if (*b->label)
+                r = asprintf(&s, "“%s”", b->label);
+        else if (*b->vendor || *b->model)
+                r = asprintf(&s, "%s%s%s", b->vendor, *b->vendor && *b->model ? " " : "", b->model);
+        else
+                /* TRANSLATORS: a drive without a label, vendor or model: "The drive /dev/sdb1". */
+                r = asprintf(&s, _("The drive %s"), b->device);
+        return r < 0 ? NULL : s;
+}
+
+/* The name a person knows, then what else identifies the drive:
+ * “BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1). */
+static int put_device(FILE *f, const NotifyBlocked *b) {
+        _cleanup_free_ char *name = notify_device_name(b);
         char size[32];
         const char *sep = " (";
 
-        fputs(b->device, f);
-        if (*b->label) {
-                fprintf(f, "%s“%s”", sep, b->label);
-                sep = ", ";
-        }
-        if (*b->vendor || *b->model) {
+        if (!name)
+                return -ENOMEM;
+        fputs(name, f);
+        if (*b->label && (*b->vendor || *b->model)) {
                 fprintf(f, "%s%s%s%s", sep, b->vendor, *b->vendor && *b->model ? " " : "", b->model);
                 sep = ", ";
         }
@@ -223,8 +270,14 @@ static void put_device(FILE *f, const NotifyBlocked *b) {
                 fprintf(f, "%s%s", sep, notify_format_size(b->size, size));
                 sep = ", ";
         }
+        /* The node is in the name already when nothing else names the drive. */
+        if (*b->label || *b->vendor || *b->model) {
+                fprintf(f, "%s%s", sep, b->device);
+                sep = ", ";
+        }
         if (!streq(sep, " ("))
                 fputc(')', f);
+        return 0;
 }
 
 /* open_memstream() sets *buf only at fclose(): pass its address, not its value. */
@@ -244,28 +297,65 @@ static int finish(FILE *f, char **buf, char **ret) {
                 return -ENOMEM
 
 int notify_text_blocked(const NotifyBlocked *b, bool server_has_actions, char **ret_summary, char **ret_body) {
-        _cleanup_free_ char *summary = NULL;
+        _cleanup_free_ char *summary = NULL, *name = NULL;
         char *body = NULL;
         size_t size = 0;
         int r;
 
-        if (format(&summary, "Filesystem blocked: %s", b->type) < 0)
+        name = notify_device_name(b);
+        if (!name)
                 return -ENOMEM;
+        if (*b->device)
+                /* TRANSLATORS: the summary; %s is how a person knows the drive: “BACKUP”,
+                 * "SanDisk Cruzer" or "The drive /dev/sdb1". */
+                r = format(&summary, _("%s was not mounted"), name);
+        else
+                /* TRANSLATORS: the summary when no drive is known (a failed mount); %s is a
+                 * filesystem type such as hfs. */
+                r = format(&summary, _("A filesystem of type %s was not mounted"), b->type);
+        if (r < 0)
+                return r;
+
+        /* One sentence for why, one for what the actions do: the whole story, whatever the
+         * server shows of the actions (buttons, a menu, nothing). */
         OPEN_MEMSTREAM(f, body, size);
         if (*b->device) {
-                put_device(f, b);
-                fprintf(f, " holds a filesystem of type %s, which the kernel may not load on its own: module %s is ",
-                        b->type, b->module);
+                _cleanup_free_ char *drive = NULL;
+                size_t drive_size = 0;
+                FILE *g = open_memstream(&drive, &drive_size);
+
+                if (!g) {
+                        fclose(f);
+                        free(body);
+                        return -ENOMEM;
+                }
+                r = put_device(g, b);
+                if (fclose(g) != 0 || r < 0) {
+                        fclose(f);
+                        free(body);
+                        return -ENOMEM;
+                }
+                /* TRANSLATORS: %1$s the drive (“BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1)),
+                 * %2$s the filesystem type, %3$s why (e.g. "is turned off on this computer"). */
+                fprintf(f, _("%1$s was not mounted because its filesystem, %2$s, %3$s."), drive, b->type,
+                        why_phrase(b));
         } else
-                fprintf(f, "A filesystem of type %s could not be mounted: the kernel may not load module %s on its "
-                        "own, it is ", b->type, b->module);
-        put_denied_by(f, b);
-        fputs(".\n", f);
-        /* Without action buttons the person needs the way out in words. */
-        if (server_has_actions)
-                fputs("An administrator can allow it: Allow, or Allow once for this boot only.", f);
+                /* TRANSLATORS: %1$s the filesystem type, %2$s why (e.g. "is turned off on this
+                 * computer"). */
+                fprintf(f, _("A filesystem of type %1$s could not be mounted because it %2$s."), b->type,
+                        why_phrase(b));
+        fputc('\n', f);
+        if (!server_has_actions)
+                /* TRANSLATORS: the server shows no actions; %s is the module name. */
+                fprintf(f, _("An administrator can turn it on with the command: fsgatectl allow %s"), b->module);
+        else if (*b->device)
+                /* TRANSLATORS: "Allow" and "Allow once" are the actions' labels; %s the filesystem. */
+                fprintf(f, _("Allow turns %s on from now on and mounts the drive; Allow once does the same until "
+                             "the computer restarts. Both ask for an administrator's password."), b->type);
         else
-                fprintf(f, "An administrator can allow it with: fsgatectl allow %s", b->module);
+                /* TRANSLATORS: "Allow" and "Allow once" are the actions' labels; %s the filesystem. */
+                fprintf(f, _("Allow turns %s on from now on, Allow once until the computer restarts; then mount it "
+                             "again. Both ask for an administrator's password."), b->type);
         r = finish(f, &body, ret_body);
         if (r < 0)
                 return r;
@@ -273,34 +363,107 @@ int notify_text_blocked(const NotifyBlocked *b, bool server_has_actions, char **
         return 0;
 }
 
-int notify_text_details(const NotifyBlocked *b, char **ret_summary, char **ret_body) {
+int notify_text_details(const NotifyBlocked *b, size_t n, char **ret_summary, char **ret_body) {
         _cleanup_free_ char *summary = NULL;
         char *body = NULL, size_buf[32];
         size_t size = 0;
         int r;
 
-        if (format(&summary, "Filesystem blocked: %s (details)", b->type) < 0)
+        /* TRANSLATORS: the summary of the details; %s is a filesystem type such as hfs. */
+        if (format(&summary, _("Filesystem %s: details"), b->type) < 0)
                 return -ENOMEM;
         OPEN_MEMSTREAM(f, body, size);
         if (*b->device)
-                fprintf(f, "Device: %s\n", b->device);
+                fprintf(f, _("Device: %s\n"), b->device);
         if (*b->label)
-                fprintf(f, "Label: %s\n", b->label);
+                fprintf(f, _("Label: %s\n"), b->label);
         if (*b->uuid)
-                fprintf(f, "UUID: %s\n", b->uuid);
-        if (*b->vendor || *b->model)
-                fprintf(f, "Drive: %s%s%s\n", b->vendor, *b->vendor && *b->model ? " " : "", b->model);
+                fprintf(f, _("UUID: %s\n"), b->uuid);
+        if (*b->vendor || *b->model) {
+                _cleanup_free_ char *drive = NULL;
+                if (asprintf(&drive, "%s%s%s", b->vendor, *b->vendor && *b->model ? " " : "", b->model) < 0) {
+                        fclose(f);
+                        free(body);
+                        return -ENOMEM;
+                }
+                fprintf(f, _("Drive: %s\n"), drive);
+        }
         if (b->size > 0)
-                fprintf(f, "Size: %s\n", notify_format_size(b->size, size_buf));
-        fprintf(f, "Filesystem type: %s\n", b->type);
-        fprintf(f, "Kernel module: %s\n", b->module);
-        fputs("Why: ", f);
+                fprintf(f, _("Size: %s\n"), notify_format_size(b->size, size_buf));
+        for (size_t k = 1; k < n; k++)
+                /* TRANSLATORS: another drive with the same filesystem, blocked meanwhile. */
+                fprintf(f, _("Also not mounted: %s\n"), b[k].device);
+        fprintf(f, _("Filesystem type: %s\n"), b->type);
+        fprintf(f, _("Kernel module: %s\n"), b->module);
+        fputs(_("Why: "), f);
         put_denied_by(f, b);
-        fputs("\n", f);
-        fprintf(f, "Allow: the kernel may load %s whenever it is needed, from now on.\n", b->module);
-        fprintf(f, "Allow once: load %s now, until the next reboot, changing no configuration.\n", b->module);
-        fputs("Both ask for an administrator's password.\n", f);
-        fprintf(f, "In a terminal: fsgatectl status %s; fsgatectl allow %s", b->module, b->module);
+        fputc('\n', f);
+        fprintf(f, _("Allow: the kernel may load %s whenever it is needed, from now on.\n"), b->module);
+        fprintf(f, _("Allow once: load %s now, until the next reboot, changing no configuration.\n"), b->module);
+        fputs(_("Both ask for an administrator's password.\n"), f);
+        fprintf(f, _("In a terminal: fsgatectl status %s; fsgatectl allow %s"), b->module, b->module);
+        r = finish(f, &body, ret_body);
+        if (r < 0)
+                return r;
+        *ret_summary = TAKE_PTR(summary);
+        return 0;
+}
+
+/* What an Allow did, then where each drive is now. */
+static int outcome_allowed(const NotifyBlocked *b, bool load, const NotifyMount *mounts, size_t n_mounts,
+                           char **ret_summary, char **ret_body) {
+        _cleanup_free_ char *summary = NULL, *first = NULL;
+        char *body = NULL;
+        size_t size = 0, n_mounted = 0;
+        int r;
+
+        for (size_t k = 0; k < n_mounts; k++)
+                if (mounts[k].where)
+                        n_mounted++;
+        first = notify_device_name(b);
+        if (!first)
+                return -ENOMEM;
+        if (n_mounts > 0 && n_mounted == n_mounts)
+                /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
+                r = format(&summary, _("%s is mounted"), first);
+        else if (load)
+                /* TRANSLATORS: %s is a filesystem type such as hfs. */
+                r = format(&summary, _("%s allowed until the computer restarts"), b->type);
+        else
+                /* TRANSLATORS: %s is a filesystem type such as hfs. */
+                r = format(&summary, _("%s allowed"), b->type);
+        if (r < 0)
+                return r;
+
+        OPEN_MEMSTREAM(f, body, size);
+        if (load)
+                fprintf(f, _("Module %s is loaded until the next reboot; the configuration is unchanged."),
+                        b->module);
+        else
+                fprintf(f, _("The kernel may now load module %s when a filesystem of type %s is mounted."),
+                        b->module, b->type);
+        if (n_mounts == 0)
+                fprintf(f, " %s", *b->device ? _("Mount the drive again.") : _("Mount it again."));
+        for (size_t k = 0; k < n_mounts; k++) {
+                _cleanup_free_ char *name = notify_device_name(&b[k]);
+
+                if (!name) {
+                        fclose(f);
+                        free(body);
+                        return -ENOMEM;
+                }
+                fputc('\n', f);
+                if (mounts[k].where)
+                        /* TRANSLATORS: %1$s the drive, %2$s the directory it is mounted on. */
+                        fprintf(f, _("%1$s is mounted at %2$s."), name, mounts[k].where);
+                else if (mounts[k].error)
+                        /* TRANSLATORS: %1$s the drive, %2$s udisks2's reason. */
+                        fprintf(f, _("%1$s could not be mounted: %2$s"), name, mounts[k].error);
+                else
+                        /* TRANSLATORS: %s the drive (“BACKUP”, "The drive /dev/sdb1"); nothing
+                         * mounted it for the person (no udisks2). */
+                        fprintf(f, _("%s: mount it again."), name);
+        }
         r = finish(f, &body, ret_body);
         if (r < 0)
                 return r;
@@ -309,36 +472,28 @@ int notify_text_details(const NotifyBlocked *b, char **ret_summary, char **ret_b
 }
 
 int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome outcome, const char *message,
-                        char **ret_summary, char **ret_body) {
+                        const NotifyMount *mounts, size_t n_mounts, char **ret_summary, char **ret_body) {
         _cleanup_free_ char *summary = NULL, *body = NULL;
-        const char *again = *b->device ? b->device : "it";
         bool load = req == NOTIFY_REQUEST_LOAD;
         int r;
 
-        message = message && *message ? message : "no reason given";
+        message = message && *message ? message : _("no reason given");
         switch (outcome) {
         case NOTIFY_OUTCOME_ALLOWED:
-                r = format(&summary, "%s %s — mount the device again", b->type,
-                             load ? "loaded for this boot" : "allowed");
-                if (r >= 0 && load)
-                        r = format(&body, "Module %s is loaded until the next reboot; the configuration is "
-                                     "unchanged. Mount %s again.", b->module, again);
-                else if (r >= 0)
-                        r = format(&body, "The kernel may now load module %s when a filesystem of type %s is "
-                                     "mounted. Mount %s again.", b->module, b->type, again);
-                break;
+                return outcome_allowed(b, load, mounts, n_mounts, ret_summary, ret_body);
         case NOTIFY_OUTCOME_REFUSED:
-                r = format(&summary, "%s not %s", b->type, load ? "loaded" : "allowed");
+                r = format(&summary, _("%s not allowed"), b->type);
                 if (r >= 0)
-                        r = format(&body, "Refused: %s", message);
+                        /* TRANSLATORS: %s is polkit's or the service's reason, in English. */
+                        r = format(&body, _("Not authorized; nothing was changed. (%s)"), message);
                 break;
         case NOTIFY_OUTCOME_CANCELLED:
-                r = format(&summary, "%s: cancelled", b->type);
+                r = format(&summary, _("%s: cancelled"), b->type);
                 if (r >= 0)
-                        r = format(&body, "Authentication was cancelled; nothing was changed.");
+                        r = format(&body, "%s", _("The password dialog was closed; nothing was changed."));
                 break;
         default:
-                r = format(&summary, "%s could not be %s", b->type, load ? "loaded" : "allowed");
+                r = format(&summary, load ? _("%s could not be loaded") : _("%s could not be allowed"), b->type);
                 if (r >= 0)
                         r = format(&body, "%s", message);
                 break;

@@ -4,9 +4,15 @@
 /* What fsgate-notify says, kept apart from the bus code so that a unit test can read every
  * text without a bus. Nothing here allocates anything but the returned strings. */
 
+#include <libintl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* The texts are the "fsgate" gettext domain (po/); the program binds it. Without
+ * setlocale() (the unit test) they stay English. */
+#define _(s) gettext(s)
+#define N_(s) s
 
 /* One Blocked signal, its strings already cleaned (see notify_clean()). type and module are
  * always set; the others are "" when fsgated did not know them. */
@@ -55,9 +61,28 @@ const char *notify_format_size(uint64_t bytes, char buf[static 32]);
 /* body with &, < and > escaped, for servers that parse body markup. */
 char *notify_markup_escape(const char *body);
 
+/* How a person knows the drive, for a summary: “BACKUP”, else "SanDisk Cruzer", else
+ * "The drive /dev/sdb1"; for a bare type (no device) "". NULL on allocation failure. */
+char *notify_device_name(const NotifyBlocked *b);
+
+/* Where a drive ended up after an Allow: mounted (where), not (error), or not tried
+ * (both NULL: no udisks2 to ask, or nothing to mount). */
+typedef struct NotifyMount {
+        const char *where;
+        const char *error;
+} NotifyMount;
+
 /* The texts of the three kinds of notification. Bodies are plain text; the caller escapes
- * them for markup-capable servers. 0 or -ENOMEM. */
+ * them for markup-capable servers. b[0] is the drive the notification is about, b[1..n-1]
+ * other drives with the same filesystem that joined it (details only). 0 or -ENOMEM. */
 int notify_text_blocked(const NotifyBlocked *b, bool server_has_actions, char **ret_summary, char **ret_body);
-int notify_text_details(const NotifyBlocked *b, char **ret_summary, char **ret_body);
+int notify_text_details(const NotifyBlocked *b, size_t n, char **ret_summary, char **ret_body);
+/* mounts[k] belongs to b[k]; n_mounts is 0 when no drive was mounted for the person. */
 int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome outcome, const char *message,
-                        char **ret_summary, char **ret_body);
+                        const NotifyMount *mounts, size_t n_mounts, char **ret_summary, char **ret_body);
+
+/* The labels of the actions, translated; the body names them, so they come from here. */
+const char *notify_label_details(void);
+const char *notify_label_dismiss(void);
+const char *notify_label_allow(void);
+const char *notify_label_allow_once(void);

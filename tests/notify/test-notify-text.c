@@ -127,11 +127,12 @@ TEST(test_blocked_hostile_label) {
         free(b.vendor);
         b.vendor = notify_clean("Evil\xc2\x85" "Corp", 64);
         ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
-        want = "/dev/sdb1 (“<b>X</b> Allowed”, Evil Corp) holds a filesystem of type hfs";
+        ASSERT_STREQ(summary, "“<b>X</b> Allowed” was not mounted");
+        want = "“<b>X</b> Allowed” (Evil Corp, /dev/sdb1) was not mounted because";
         ASSERT(strncmp(body, want, strlen(want)) == 0);
         ASSERT(strchr(body, '\n') == strrchr(body, '\n'));   /* the one line break is ours */
         markup = notify_markup_escape(body);
-        ASSERT(strstr(markup, "(“&lt;b&gt;X&lt;/b&gt; Allowed”, Evil Corp)"));
+        ASSERT(strstr(markup, "“&lt;b&gt;X&lt;/b&gt; Allowed” (Evil Corp, /dev/sdb1)"));
         free(markup);
         free(summary);
         free(body);
@@ -154,28 +155,47 @@ TEST(test_markup) {
         free(s);
 }
 
+/* Regression (issue 15, defect 4): the text promised buttons ("Allow, or Allow once") that
+ * not every server draws, and spoke of modprobe.d paths. Now: what the stick is, why it was
+ * not mounted, what Allow does; true with buttons, with a menu, and without actions. */
 TEST(test_blocked_device) {
         NotifyBlocked b = blocked("/dev/sdb1", "BACKUP", "SanDisk", "Cruzer", 16008609792ULL);
         char *summary, *body;
 
         ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "Filesystem blocked: hfs");
-        ASSERT_STREQ(body, "/dev/sdb1 (“BACKUP”, SanDisk Cruzer, 16.0 GB) holds a filesystem of type hfs, which "
-                     "the kernel may not load on its own: module hfs is denied by "
-                     "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default).\n"
-                     "An administrator can allow it: Allow, or Allow once for this boot only.");
+        ASSERT_STREQ(summary, "“BACKUP” was not mounted");
+        ASSERT_STREQ(body, "“BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1) was not mounted because its filesystem, "
+                     "hfs, is turned off on this computer.\n"
+                     "Allow turns hfs on from now on and mounts the drive; Allow once does the same until the "
+                     "computer restarts. Both ask for an administrator's password.");
+        ASSERT(!strstr(body, "button"));
+        ASSERT(!strstr(body, "modprobe.d"));
         free(summary);
         free(body);
-        /* No buttons on this server: the way out in words. */
+        /* No actions on this server: the way out in words, and no word of actions. */
         ASSERT(notify_text_blocked(&b, false, &summary, &body) == 0);
-        ASSERT(strstr(body, "An administrator can allow it with: fsgatectl allow hfs"));
+        ASSERT(strstr(body, "An administrator can turn it on with the command: fsgatectl allow hfs"));
+        ASSERT(!strstr(body, "Allow"));
         free(summary);
         free(body);
         notify_blocked_done(&b);
 
-        b = blocked("/dev/sdc1", "", "", "", 0);
+        /* Vendor and model name it when there is no label. */
+        b = blocked("/dev/sdb1", "", "SanDisk", "Cruzer", 16008609792ULL);
         ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
-        ASSERT(strncmp(body, "/dev/sdc1 holds a filesystem of type hfs", 40) == 0);
+        ASSERT_STREQ(summary, "SanDisk Cruzer was not mounted");
+        ASSERT(strstr(body, "SanDisk Cruzer (16.0 GB, /dev/sdb1) was not mounted because") == body);
+        free(summary);
+        free(body);
+        notify_blocked_done(&b);
+
+        b = blocked("/dev/sdc1", "", "", "", 2000000);
+        free(b.origin);
+        b.origin = strdup("admin");
+        ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
+        ASSERT_STREQ(summary, "The drive /dev/sdc1 was not mounted");
+        ASSERT(strstr(body, "The drive /dev/sdc1 (2.0 MB) was not mounted because its filesystem, hfs, was turned "
+                      "off by an administrator.\n"));
         free(summary);
         free(body);
         notify_blocked_done(&b);
@@ -190,53 +210,80 @@ TEST(test_blocked_no_device) {
         free(b.origin);
         b.origin = strdup("cmdline");
         ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
-        ASSERT_STREQ(body, "A filesystem of type hfs could not be mounted: the kernel may not load module hfs on "
-                     "its own, it is denied on the kernel command line (modprobe.blacklist=).\n"
-                     "An administrator can allow it: Allow, or Allow once for this boot only.");
+        ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
+        ASSERT_STREQ(body, "A filesystem of type hfs could not be mounted because it is turned off on the kernel "
+                     "command line.\n"
+                     "Allow turns hfs on from now on, Allow once until the computer restarts; then mount it again. "
+                     "Both ask for an administrator's password.");
         free(summary);
         free(body);
         notify_blocked_done(&b);
 }
 
 TEST(test_details) {
-        NotifyBlocked b = blocked("/dev/sdb1", "BACKUP", "SanDisk", "", 2000000);
+        NotifyBlocked b[2] = { blocked("/dev/sdb1", "BACKUP", "SanDisk", "", 2000000),
+                               blocked("/dev/sdc1", "", "", "", 0) };
         char *summary, *body;
 
-        ASSERT(notify_text_details(&b, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "Filesystem blocked: hfs (details)");
-        ASSERT(strstr(body, "Device: /dev/sdb1\nLabel: BACKUP\nDrive: SanDisk\nSize: 2.0 MB\n"));
+        ASSERT(notify_text_details(b, 2, &summary, &body) == 0);
+        ASSERT_STREQ(summary, "Filesystem hfs: details");
+        ASSERT(strstr(body, "Device: /dev/sdb1\nLabel: BACKUP\nDrive: SanDisk\nSize: 2.0 MB\n"
+                      "Also not mounted: /dev/sdc1\n"));
         ASSERT(strstr(body, "Why: denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default)\n"));
         ASSERT(!strstr(body, "UUID"));
         free(summary);
         free(body);
-        notify_blocked_done(&b);
+        notify_blocked_done(&b[0]);
+        notify_blocked_done(&b[1]);
 }
 
 TEST(test_outcome) {
         NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
+        NotifyMount mounted = { .where = "/media/u/disk" }, failed = { .error = "boom" }, untried = {};
         char *summary, *body;
 
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "hfs allowed — mount the device again");
-        ASSERT(strstr(body, "Mount /dev/sdb1 again."));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_ALLOWED, NULL, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "hfs loaded for this boot — mount the device again");
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "Not authorized", &summary,
+        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0, &summary,
                                    &body) == 0);
-        ASSERT_STREQ(summary, "hfs not allowed");
-        ASSERT_STREQ(body, "Refused: Not authorized");
+        ASSERT_STREQ(summary, "hfs allowed");
+        ASSERT(strstr(body, "Mount the drive again."));
         free(summary);
         free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_CANCELLED, "x", &summary, &body) == 0);
+        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0, &summary,
+                                   &body) == 0);
+        ASSERT_STREQ(summary, "hfs allowed until the computer restarts");
+        free(summary);
+        free(body);
+        /* After the Allow, udisks2 mounted it: say where. */
+        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &mounted, 1, &summary,
+                                   &body) == 0);
+        ASSERT_STREQ(summary, "The drive /dev/sdb1 is mounted");
+        ASSERT(strstr(body, "\nThe drive /dev/sdb1 is mounted at /media/u/disk."));
+        free(summary);
+        free(body);
+        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &failed, 1, &summary,
+                                   &body) == 0);
+        ASSERT_STREQ(summary, "hfs allowed");
+        ASSERT(strstr(body, "\nThe drive /dev/sdb1 could not be mounted: boom"));
+        free(summary);
+        free(body);
+        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &untried, 1, &summary,
+                                   &body) == 0);
+        ASSERT(strstr(body, "\nThe drive /dev/sdb1: mount it again."));
+        free(summary);
+        free(body);
+        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "Not authorized", NULL, 0,
+                                   &summary, &body) == 0);
+        ASSERT_STREQ(summary, "hfs not allowed");
+        ASSERT_STREQ(body, "Not authorized; nothing was changed. (Not authorized)");
+        free(summary);
+        free(body);
+        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_CANCELLED, "x", NULL, 0, &summary,
+                                   &body) == 0);
         ASSERT_STREQ(summary, "hfs: cancelled");
         free(summary);
         free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, "A file decides", &summary,
-                                   &body) == 0);
+        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, "A file decides", NULL, 0,
+                                   &summary, &body) == 0);
         ASSERT_STREQ(summary, "hfs could not be allowed");
         ASSERT_STREQ(body, "A file decides");
         free(summary);

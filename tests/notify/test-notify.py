@@ -13,6 +13,13 @@ MOCKS (python-dbusmock templates):
   and NotificationClosed from it, as a person clicking would make a real server do.
 - the MOCK polkit, `polkitd`, as in every bus test (see tests/lib/fsgatetest). It records
   CheckAuthorization's flags: 1 means the caller allowed interactive authorization.
+- the MOCK udisks2 (MockUDisks below: a plain dbusmock object, dbusmock has no udisks2
+  template) on the private system bus: ResolveDevice and Filesystem.Mount for the devices a
+  test names, recording the calls. The bus policy gets udisks2's rules for it (root owns
+  the name, everyone may call it), as Debian's udisks2 package installs them.
+
+Translations: the notifier reads the build's catalogs (FSGATE_LOCALEDIR=BUILD/po) and runs
+under LC_ALL=C.UTF-8 LANGUAGE=de, which glibc honours without a generated de_DE locale.
 
 Runs as root (77 = skipped otherwise), with Debian's /usr/bin/python3.
 """
@@ -31,6 +38,7 @@ import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
+import fsgatetest.bus as fb_bus  # noqa: E402
 from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, MOCK_IFACE, NOBODY, PYTHON, TIMEOUT, BusTestCase,  # noqa: E402
                         PrivateBus, Stack, conf_name, die_with_parent, stop_process, wait_until)
 
@@ -39,11 +47,31 @@ NOTIFY_PATH = '/org/freedesktop/Notifications'
 NOTIFY_IFACE = 'org.freedesktop.Notifications'
 INSTANCE_NAME = 'org.fsgate.fsgate1.Notify'
 
-ACTIONS_BLOCKED = ['default', 'Details', 'allow', 'Allow', 'allow-once', 'Allow once']
-ACTIONS_RETRY = ['allow', 'Allow', 'allow-once', 'Allow once']
+# The safe choices first (issue 15, defect 4): the default action (Details) and "Not now",
+# then the smaller change (this boot), then the lasting one.
+ACTIONS_BLOCKED = ['default', 'Details', 'dismiss', 'Not now', 'allow-once', 'Allow once', 'allow', 'Allow']
+ACTIONS_RETRY = ['dismiss', 'Not now', 'allow-once', 'Allow once', 'allow', 'Allow']
+CLOSED_EXPIRED = 1
 CLOSED_BY_USER = 2
 
+UDISKS_NAME = 'org.freedesktop.UDisks2'
+UDISKS_MANAGER = '/org/freedesktop/UDisks2/Manager'
+UDISKS_BLOCK = '/org/freedesktop/UDisks2/block_devices/'
+# What Debian's udisks2 package puts in the system bus policy, for the MOCK udisks2.
+ALLOW_MOCK_UDISKS = (f'<policy user="root"><allow own="{UDISKS_NAME}"/></policy>'
+                     f'<policy context="default"><allow send_destination="{UDISKS_NAME}"/></policy>')
+
 FSGATE_NOTIFY = None   # set by main() from --fsgate-notify
+LOCALE_DIR = None      # BUILD/po, set by main()
+
+
+def _system_bus_config(socket, extra=fb_bus.ALLOW_MONITORING + fb_bus.ALLOW_MOCK_POLKIT,
+                       _orig=fb_bus.system_bus_config):
+    return _orig(socket, extra + ALLOW_MOCK_UDISKS)
+
+
+# Only this test runs a MOCK udisks2: its bus gets the policy, the other tests' buses do not.
+fb_bus.system_bus_config = _system_bus_config
 
 
 class SessionBus(PrivateBus):
@@ -54,14 +82,15 @@ class SessionBus(PrivateBus):
         os.chmod(self.dir, 0o755)
         self.mock = None
         self.mock_log = os.path.join(self.dir, 'mock-notification-server.log')
+        self.notifier_log = None     # what to show when a wait fails
 
     def start(self, env):
         self.env = dict(env, DBUS_SESSION_BUS_ADDRESS=self.address)
         super().start(self.env)
 
     # -- the MOCK notification server ---------------------------------------------------------
-    def start_mock_server(self):
-        params = json.dumps({'capabilities': 'actions body body-markup icon-static'})
+    def start_mock_server(self, capabilities='actions body body-markup icon-static'):
+        params = json.dumps({'capabilities': capabilities})
         with open(self.mock_log, 'a') as logf:
             self.mock = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--session', '--template', 'notification_daemon',
                                           '--parameters', params], stdout=subprocess.DEVNULL, stderr=logf,
@@ -96,8 +125,18 @@ class SessionBus(PrivateBus):
         return out
 
     def wait_notifications(self, n, what=None):
-        return wait_until(lambda: (lambda c: c if len(c) >= n else None)(self.notifications()),
-                          what=what or f'{n} Notify calls on the MOCK notification server')
+        try:
+            return wait_until(lambda: (lambda c: c if len(c) >= n else None)(self.notifications()),
+                              what=what or f'{n} Notify calls on the MOCK notification server')
+        except AssertionError as e:
+            log = self.notifier_log() if self.notifier_log else ''
+            raise AssertionError(f'{e}\n--- fsgate-notify ---\n{log}--- end ---') from None
+
+    def close(self, nid, reason):
+        """What a real server does when a notification expires or the person dismisses it."""
+        import dbus
+        self.mock_call('EmitSignal', 'sssav', [NOTIFY_IFACE, 'NotificationClosed', 'uu',
+                                               [dbus.UInt32(nid), dbus.UInt32(reason)]])
 
     def click(self, nid, action, close=True):
         """What a real server does when the person clicks: ActionInvoked, then (the
@@ -117,7 +156,8 @@ class SessionBus(PrivateBus):
 class Notifier:
     """The built fsgate-notify as uid 65534, ready when it says READY=1 on $NOTIFY_SOCKET."""
 
-    def __init__(self, workdir, env, system_address, session_address, uid=NOBODY, args=None):
+    def __init__(self, workdir, env, system_address, session_address, uid=NOBODY, args=None, extra_args=(),
+                 env_extra=None):
         self.dir = tempfile.mkdtemp(prefix='notify-', dir=workdir)
         os.chmod(self.dir, 0o777)
         self.log_path = os.path.join(self.dir, 'fsgate-notify.log')
@@ -126,9 +166,13 @@ class Notifier:
         self.sock.bind(sock_path)
         os.chmod(sock_path, 0o777)
         env = dict(env, NOTIFY_SOCKET=sock_path)
+        # English unless a test asks otherwise: LANGUAGE would override LC_ALL=C.UTF-8.
+        env.pop('LANGUAGE', None)
+        env.update(env_extra or {})
         env.pop('JOURNAL_STREAM', None)
         cmd = [FSGATE_NOTIFY] + (args if args is not None else
                                  ['--system-bus-address=' + system_address, '--session-bus-address=' + session_address])
+        cmd += list(extra_args)
         wrapper = os.environ.get('FSGATE_NOTIFY_WRAPPER')
         if wrapper:
             cmd = wrapper.split() + cmd
@@ -170,6 +214,49 @@ class Notifier:
         return rc
 
 
+class MockUDisks:
+    """The MOCK udisks2 on the private system bus: a bare dbusmock object (no template for
+    udisks2 exists) with the two calls fsgate-notify makes, ResolveDevice on the manager and
+    Mount on a block device's Filesystem interface. devices: {node: python code for Mount}."""
+
+    def __init__(self, stack, devices):
+        self.stack = stack
+        self.log_path = os.path.join(stack.workdir, 'udisks-mock.log')
+        with open(self.log_path, 'a') as logf:
+            self.proc = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--system', UDISKS_NAME, UDISKS_MANAGER,
+                                          'org.freedesktop.UDisks2.Manager'],
+                                         stdout=subprocess.DEVNULL, stderr=logf, env=stack.env,
+                                         preexec_fn=die_with_parent)
+
+        def up():
+            if self.proc.poll() is not None:
+                raise RuntimeError('MOCK udisks2 exited: ' + Stack.read(self.log_path))
+            return stack.has_owner(UDISKS_NAME)
+        wait_until(up, what='the MOCK udisks2 on the system bus')
+        self.call(UDISKS_MANAGER, 'AddMethod', 'sssss', [
+            'org.freedesktop.UDisks2.Manager', 'ResolveDevice', 'a{sv}a{sv}', 'ao',
+            f'p = "{UDISKS_BLOCK}" + str(args[0].get("path", ""))[5:]\n'
+            'ret = [dbus.ObjectPath(p)] if p in objects else []'])
+        for node, mount_code in devices.items():
+            self.call(UDISKS_MANAGER, 'AddObject', 'ssa{sv}a(ssss)', [
+                self.path(node), 'org.freedesktop.UDisks2.Filesystem', {},
+                [('Mount', 'a{sv}', 's', mount_code)]])
+
+    @staticmethod
+    def path(node):
+        return UDISKS_BLOCK + node[5:]
+
+    def call(self, path, method, sig='', args=()):
+        return self.stack.bus_call(UDISKS_NAME, path, MOCK_IFACE, method, sig, args)
+
+    def calls(self, path, method):
+        return [[a for a in args] for _ts, m, args in self.call(path, 'GetCalls') if str(m) == method]
+
+    def stop(self):
+        stop_process(self.proc)
+        wait_until(lambda: not self.stack.has_owner(UDISKS_NAME), what='the MOCK udisks2 to leave')
+
+
 class NotifyTest(BusTestCase):
     """fsgate-notify against the real fsgated, a MOCK notification server and a MOCK polkit."""
 
@@ -179,19 +266,29 @@ class NotifyTest(BusTestCase):
         # by the test, as modprobe would run it from an install line).
         self.vendor('hfs', 'blacklist hfs\n')
         self.vendor('hfsplus', 'blacklist hfsplus\n')
+        self.vendor('minix', 'blacklist minix\n')
         self.session = SessionBus(self.workdir)
         self.addCleanup(self.session.stop)
         self.session.start(self.stack.env)
         self.session.start_mock_server()
         self.notifier = self.start_notifier()
+        self.session.notifier_log = lambda: self.notifier.log()
         self.kmsg = os.path.join(self.workdir, 'kmsg')
         open(self.kmsg, 'w').close()
+        # The hook's per-type rate limit (3 a minute) is per test, not per class.
+        self.hook_runtime = tempfile.mkdtemp(prefix='hook-run-', dir=self.workdir)
 
     def start_notifier(self, **kw):
         n = Notifier(self.workdir, self.session.env, self.stack.address, self.session.address, **kw)
         self.addCleanup(self.stop_notifier, n)
         n.wait_ready()
         return n
+
+    def restart_notifier(self, **kw):
+        """The session's notifier again, with other options or environment."""
+        self.stop_notifier(self.notifier)
+        self.notifier = self.start_notifier(**kw)
+        return self.notifier
 
     def stop_notifier(self, n):
         rc = n.stop()
@@ -201,9 +298,14 @@ class NotifyTest(BusTestCase):
         if any(m in out for m in ('AddressSanitizer', 'LeakSanitizer', 'runtime error:', 'Out of memory')):
             self.fail('fsgate-notify reported:\n' + out)
 
+    def start_mock_udisks(self, devices):
+        u = MockUDisks(self.stack, devices)
+        self.addCleanup(u.stop)
+        return u
+
     # -- reports, the way the system makes them --------------------------------------------
     def run_hook(self, *args, **env_extra):
-        env = dict(self.stack.env, FSGATE_KMSG=self.kmsg, **env_extra)
+        env = dict(self.stack.env, FSGATE_KMSG=self.kmsg, FSGATE_RUNTIME_DIR=self.hook_runtime, **env_extra)
         p = subprocess.run([fb.CONFIG.hook, *args], env=env, capture_output=True, timeout=TIMEOUT)
         self.assertEqual(p.returncode, 0, p.stderr)
 
@@ -230,19 +332,23 @@ class NotifyTest(BusTestCase):
                     return str(name)
         raise AssertionError('fsgate-notify has no connection on the system bus')
 
-    def assertBlockedNotification(self, n, device=None):
+    def assertBlockedNotification(self, n, device=None, fstype='hfs'):
         self.assertEqual(n['app'], 'fsgate')
         self.assertEqual(n['icon'], 'drive-removable-media')
-        self.assertEqual(n['summary'], 'Filesystem blocked: hfs')
         self.assertEqual(n['replaces'], 0)
-        self.assertEqual(n['timeout'], -1)
+        # A question stays until answered or dismissed (issue 15, defect 1).
+        self.assertEqual(n['timeout'], 0)
         if device:
-            self.assertTrue(n['body'].startswith(device + ' holds a filesystem of type hfs'), n['body'])
+            # No udev database for a scratch device: the node is all that names it.
+            self.assertEqual(n['summary'], f'The drive {device} was not mounted')
+            self.assertEqual(n['body'], f'The drive {device} was not mounted because its filesystem, {fstype}, is '
+                             'turned off on this computer.\n'
+                             f'Allow turns {fstype} on from now on and mounts the drive; Allow once does the same '
+                             "until the computer restarts. Both ask for an administrator's password.")
         else:
-            self.assertTrue(n['body'].startswith('A filesystem of type hfs could not be mounted'), n['body'])
-        self.assertIn('module hfs', n['body'])
-        self.assertIn('denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default)', n['body'])
-        self.assertIn('An administrator can allow it', n['body'])
+            self.assertEqual(n['summary'], f'A filesystem of type {fstype} was not mounted')
+            self.assertTrue(n['body'].startswith(f'A filesystem of type {fstype} could not be mounted because it is '
+                                                 'turned off on this computer.\n'), n['body'])
         self.assertEqual(n['actions'], ACTIONS_BLOCKED)
         h = n['hints']
         self.assertEqual((int(h['urgency']), type(h['urgency']).__name__), (1, 'Byte'))
@@ -261,6 +367,14 @@ class NotifyTest(BusTestCase):
         self.assertEqual(details.get('module'), 'hfs')
         self.assertEqual(flags, 1, 'AllowUserInteraction: the call did not allow interactive authorization')
 
+    def assertStill(self, n_posted, what, times=1):
+        """Nothing more posted: the notifier logged its decision (what) and posted no more."""
+        self.notifier.wait_log(what, times)
+        time.sleep(0.3)
+        n = self.session.notifications()
+        self.assertEqual(len(n), n_posted, n)
+        return n
+
     # -- tests -------------------------------------------------------------------------------
     def test_one_notification_per_device_then_allow(self):
         s = self.session
@@ -270,22 +384,25 @@ class NotifyTest(BusTestCase):
         nid = n[0]['id']
 
         # The same device with another denied type: fsgated signals (its key is device and
-        # type), fsgate-notify does not notify again (its key is the device).
+        # type), fsgate-notify does not notify again (the same stick).
         self.device_appears('/dev/sdz1', 'hfsplus')
         self.notifier.wait_log('Already notified about /dev/sdz1')
-        self.device_appears('/dev/sdy1', 'hfs')
+        # Another stick, another filesystem: a question of its own.
+        self.device_appears('/dev/sdy1', 'hfsplus')
         n = s.wait_notifications(2)
         self.assertEqual(len(n), 2, n)
-        self.assertBlockedNotification(n[1], '/dev/sdy1')
+        self.assertBlockedNotification(n[1], '/dev/sdy1', 'hfsplus')
         self.assertEqual(self.stack.mock_polkit_calls(), [], 'nothing may happen without a click')
 
-        # "Allow": Allow(hfs, 0) with interactive authorization, and the follow-up.
+        # "Allow": Allow(hfs, 0) with interactive authorization, and the follow-up. No
+        # udisks2 on this bus: the person is told to mount it again.
         self.stack.mock_polkit_allow([ACTION_ALLOW])
         s.click(nid, 'allow')
         n = s.wait_notifications(3)
-        self.assertEqual(n[2]['summary'], 'hfs allowed — mount the device again')
-        self.assertIn('Mount /dev/sdz1 again.', n[2]['body'])
+        self.assertEqual(n[2]['summary'], 'hfs allowed')
+        self.assertIn('The drive /dev/sdz1: mount it again.', n[2]['body'])
         self.assertEqual(n[2]['actions'], [])
+        self.assertEqual(n[2]['timeout'], -1)
         self.assertInteractiveCheck(ACTION_ALLOW)
         self.assertMask(self.etc(module='hfs'))
         out = self.stack.daemon_output()[self._log_mark:]
@@ -306,19 +423,22 @@ class NotifyTest(BusTestCase):
         s.click(n[0]['id'], 'allow')
         n = s.wait_notifications(2)
         self.assertEqual(n[1]['summary'], 'hfs not allowed')
-        self.assertEqual(n[1]['body'], 'Refused: Not authorized: polkit refused org.fsgate.fsgate1.allow')
+        self.assertEqual(n[1]['body'], 'Not authorized; nothing was changed. '
+                         '(Not authorized: polkit refused org.fsgate.fsgate1.allow)')
         self.assertInteractiveCheck(ACTION_ALLOW)
         self.assertEqual(fb.modprobe_files(self.root), {})
 
-        # "Allow once" on another device: Load(hfs), also interactive, also refused here
-        # (never load a module into the host's kernel).
+        # "Allow once" on a stick: Load(hfs), also interactive, also refused here (never
+        # load a module into the host's kernel).
+        s.close(n[1]['id'], CLOSED_EXPIRED)
+        self.notifier.wait_log('forgetting it')
         self.stack.mock_polkit_clear()
         self.device_appears('/dev/sdx1', 'hfs')
         n = s.wait_notifications(3)
         self.assertBlockedNotification(n[2], '/dev/sdx1')
         s.click(n[2]['id'], 'allow-once')
         n = s.wait_notifications(4)
-        self.assertEqual(n[3]['summary'], 'hfs not loaded')
+        self.assertEqual(n[3]['summary'], 'hfs not allowed')
         self.assertIn('polkit refused org.fsgate.fsgate1.load', n[3]['body'])
         self.assertInteractiveCheck(ACTION_LOAD)
         self.assertEqual(fb.modprobe_files(self.root), {})
@@ -343,36 +463,232 @@ class NotifyTest(BusTestCase):
         s.click(nid, 'default')
         n = s.wait_notifications(2)
         d = n[1]
-        self.assertEqual(d['summary'], 'Filesystem blocked: hfs (details)')
+        self.assertEqual(d['summary'], 'Filesystem hfs: details')
         self.assertEqual(d['replaces'], nid)
         self.assertTrue(d['body'].startswith('Device: /dev/sdw1\n'), d['body'])
         self.assertIn('Filesystem type: hfs\nKernel module: hfs\n', d['body'])
         self.assertIn('Why: denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default)', d['body'])
         self.assertIn('fsgatectl allow hfs', d['body'])
         self.assertEqual(d['actions'], ACTIONS_RETRY)
+        self.assertEqual(d['timeout'], 0)
 
-        # A real Blocked after the spoofed one: it alone is shown.
-        self.device_appears('/dev/sdv1', 'hfs')
+        # A real Blocked after the spoofed one (another filesystem): it alone is shown.
+        self.device_appears('/dev/sdv1', 'hfsplus')
         n = s.wait_notifications(3)
         self.assertEqual(len(n), 3, n)
-        self.assertBlockedNotification(n[2], '/dev/sdv1')
+        self.assertBlockedNotification(n[2], '/dev/sdv1', 'hfsplus')
         self.assertNotIn('/dev/sdq1', self.notifier.log())
         self.assertEqual(self.stack.mock_polkit_calls(), [])
+
+    # Regression (issue 15, defect 1): once a notification expired or was dismissed, every
+    # later block of that device or type stayed silent for the whole session. (The first
+    # checks are on counts and on log lines the old notifier wrote too, so that they fail
+    # there for the defect, not for a changed text.)
+    def test_closed_without_a_choice_does_not_silence(self):
+        s = self.session
+        self.restart_notifier(env_extra={'SYSTEMD_LOG_LEVEL': 'debug'})
+        self.mount_blocked('hfs', 'hfs')
+        n = s.wait_notifications(1)
+        # The server's timeout (dunst: 10 s) is not ours: a question never expires by our
+        # asking; but a server may still expire it, or the person dismiss it.
+        s.close(n[0]['id'], CLOSED_EXPIRED)
+        self.notifier.wait_log(f'Notification {n[0]["id"]} for hfs closed')
+        # The person tries the mount again: asked again.
+        self.mount_blocked('hfs', 'hfs')
+        n = s.wait_notifications(2, 'the block after an expired notification to be shown again')
+        self.assertBlockedNotification(n[0])
+        self.assertBlockedNotification(n[1])
+        # "Not now" is a choice of nothing: the next block asks again too.
+        s.click(n[1]['id'], 'dismiss')
+        self.notifier.wait_log('Not now for hfs; forgetting it')
+        self.device_appears('/dev/sdo1', 'hfs')
+        n = s.wait_notifications(3)
+        self.assertBlockedNotification(n[2], '/dev/sdo1')
+        # While it is open, the same block is not news.
+        self.mount_blocked('hfs', 'hfs')
+        self.assertStill(3, 'Already notified about /dev/sdo1')
+        self.assertEqual(self.stack.mock_polkit_calls(), [])
+
+    # Regression (issue 15, defect 2): while no server ran, each new block used up the
+    # retries of every waiting one; three blocks, one notification when the server came.
+    def test_no_server_blocks_wait_for_one(self):
+        s = self.session
+        s.stop_mock_server()
+        self.device_appears('/dev/sdn1', 'hfs')
+        self.notifier.wait_log('Blocked: filesystem hfs')
+        self.device_appears('/dev/sdm1', 'hfsplus')
+        self.notifier.wait_log('Blocked: filesystem hfsplus')
+        self.mount_blocked('minix', 'minix')
+        self.notifier.wait_log('Blocked: filesystem minix')
+        time.sleep(0.5)            # the GetCapabilities each block makes fail meanwhile
+
+        s.start_mock_server()      # the server appearing is the event that posts them
+        n = s.wait_notifications(3, 'one notification for each of the three blocks made while no server ran')
+        by_summary = {x['summary']: x for x in n}
+        self.assertEqual(len(n), 3, n)
+        self.assertBlockedNotification(by_summary['The drive /dev/sdn1 was not mounted'], '/dev/sdn1')
+        self.assertBlockedNotification(by_summary['The drive /dev/sdm1 was not mounted'], '/dev/sdm1', 'hfsplus')
+        self.assertBlockedNotification(by_summary['A filesystem of type minix was not mounted'], fstype='minix')
+        # Quietly: said once, and nothing given up.
+        self.assertEqual(self.notifier.log().count('No notification server in this session; waiting for one'), 1,
+                         self.notifier.log())
+        self.assertNotIn('Giving up', self.notifier.log())
+        self.assertNotIn('Will post', self.notifier.log())
+
+    # ... and what waited too long is not shown late: "late" is older than --late-after
+    # (60 s by default) when a server could first show it.
+    def test_no_server_nothing_late(self):
+        s = self.session
+        self.restart_notifier(extra_args=['--late-after=1'])
+        s.stop_mock_server()
+        self.device_appears('/dev/sdl1', 'hfs')
+        self.mount_blocked('hfsplus', 'hfsplus')
+        self.notifier.wait_log('Blocked: filesystem hfsplus')
+        self.notifier.wait_log('No notification server in this session; waiting for one')
+        time.sleep(1.5)
+        s.start_mock_server()
+        # (test_no_server_blocks_wait_for_one: blocks younger than that are shown.)
+        self.notifier.wait_log('Not showing the block of /dev/sdl1')
+        self.notifier.wait_log('Not showing the block of hfsplus')
+        self.assertStill(0, 'Notification server appeared')
+        # Dropped, not silenced: the stick's filesystem is news at its next block.
+        self.mount_blocked('hfs', 'hfs')
+        n = s.wait_notifications(1)
+        self.assertBlockedNotification(n[0])
+        self.assertEqual(self.notifier.log().count('No notification server'), 1, self.notifier.log())
+
+    # Regression (issue 15, defect 3): the udev report of a stick and the failed mount of its
+    # type were two items, two notifications for one stick.
+    def test_one_stick_one_notification(self):
+        s = self.session
+        self.device_appears('/dev/sdk1', 'hfs')
+        n = s.wait_notifications(1)
+        self.mount_blocked('hfs', 'hfs')         # the desktop tries to mount it
+        self.assertStill(1, 'Blocked: filesystem hfs', times=2)
+        self.assertBlockedNotification(n[0], '/dev/sdk1')
+        self.notifier.wait_log('Already notified about /dev/sdk1')
+        # A second stick with the same filesystem while the question is open: no second
+        # notification; the details name it, and an Allow covers it.
+        self.device_appears('/dev/sdj1', 'hfs')
+        self.assertStill(1, 'Blocked: filesystem hfs (module hfs) on /dev/sdj1')
+        self.notifier.wait_log('/dev/sdj1 joins it')
+        s.click(n[0]['id'], 'default')
+        d = s.wait_notifications(2)[1]
+        self.assertEqual(d['replaces'], n[0]['id'])
+        self.assertIn('Also not mounted: /dev/sdj1\n', d['body'])
+
+        # The other order: the failed mount first, then the stick's report names it, in place.
+        self.mount_blocked('hfsplus', 'hfsplus')
+        n = s.wait_notifications(3)
+        self.assertBlockedNotification(n[2], fstype='hfsplus')
+        self.device_appears('/dev/sdi1', 'hfsplus')
+        n = s.wait_notifications(4)
+        self.assertEqual(len(n), 4, n)
+        self.assertEqual(n[3]['replaces'], n[2]['id'])
+        self.assertEqual(n[3]['summary'], 'The drive /dev/sdi1 was not mounted')
+        self.assertEqual(n[3]['actions'], ACTIONS_BLOCKED)
+
+    # Regression (issue 15, defect 4): the text promised buttons ("Allow, or Allow once")
+    # that dunst does not draw, and its menu offered "Allow once" first.
+    def test_actions_safe_first_and_text_without_actions(self):
+        s = self.session
+        self.device_appears('/dev/sdh1', 'hfs')
+        n = s.wait_notifications(1)
+        a = n[0]['actions']
+        keys = a[0::2]
+        self.assertEqual(keys, ['default', 'dismiss', 'allow-once', 'allow'])
+        self.assertNotIn('button', n[0]['body'])
+        self.assertNotIn('modprobe.d', n[0]['body'])
+
+        # A server without actions: no actions sent, and the body says what to do instead.
+        s.stop_mock_server()
+        s.start_mock_server(capabilities='body')
+        self.mount_blocked('hfsplus', 'hfsplus')
+        n = s.wait_notifications(1)
+        self.assertEqual(n[0]['actions'], [])
+        self.assertEqual(n[0]['timeout'], -1)
+        self.assertIn('An administrator can turn it on with the command: fsgatectl allow hfsplus', n[0]['body'])
+        self.assertNotIn('Allow', n[0]['body'])
+
+    # After an Allow for a stick, udisks2 mounts it for the person, and the follow-up says where.
+    def test_allow_mounts_the_stick(self):
+        s = self.session
+        u = self.start_mock_udisks({'/dev/sdg1': "ret = '/media/nobody/BACKUP'",
+                                    '/dev/sdf1': "raise dbus.exceptions.DBusException('Error mounting /dev/sdf1: "
+                                                 "wrong fs type', name='org.freedesktop.UDisks2.Error.Failed')"})
+        self.device_appears('/dev/sdg1', 'hfs')
+        n = s.wait_notifications(1)
+        self.assertBlockedNotification(n[0], '/dev/sdg1')
+        self.device_appears('/dev/sdf1', 'hfs')        # joins: mounted (or not) after the same Allow
+        self.notifier.wait_log('/dev/sdf1 joins it')
+        self.assertEqual(u.calls(u.path('/dev/sdg1'), 'Mount'), [], 'nothing may happen without a click')
+
+        self.stack.mock_polkit_allow([ACTION_ALLOW])
+        s.click(n[0]['id'], 'allow')
+        n = s.wait_notifications(2)
+        self.assertInteractiveCheck(ACTION_ALLOW)
+        self.assertMask(self.etc(module='hfs'))
+        self.assertEqual(len(u.calls(u.path('/dev/sdg1'), 'Mount')), 1)
+        self.assertEqual(len(u.calls(u.path('/dev/sdf1'), 'Mount')), 1)
+        self.assertEqual(n[1]['summary'], 'hfs allowed')
+        self.assertEqual(n[1]['body'], 'The kernel may now load module hfs when a filesystem of type hfs is mounted.\n'
+                         'The drive /dev/sdg1 is mounted at /media/nobody/BACKUP.\n'
+                         'The drive /dev/sdf1 could not be mounted: Error mounting /dev/sdf1: wrong fs type')
+
+        # One stick, mounted: the summary says so. A stick udisks2 does not know: why not.
+        self.stack.mock_polkit_clear()
+        u.call(UDISKS_MANAGER, 'AddObject', 'ssa{sv}a(ssss)', [
+            u.path('/dev/sde1'), 'org.freedesktop.UDisks2.Filesystem', {},
+            [('Mount', 'a{sv}', 's', "ret = '/media/nobody/STICK'")]])
+        self.device_appears('/dev/sde1', 'hfsplus')
+        n = s.wait_notifications(3)
+        self.stack.mock_polkit_allow([ACTION_ALLOW])
+        s.click(n[2]['id'], 'allow')
+        n = s.wait_notifications(4)
+        self.assertEqual(n[3]['summary'], 'The drive /dev/sde1 is mounted')
+        self.assertIn('The drive /dev/sde1 is mounted at /media/nobody/STICK.', n[3]['body'])
+
+        # A bare type (a failed mount, no stick known): nothing to mount.
+        self.mount_blocked('minix', 'minix')
+        n = s.wait_notifications(5)
+        self.stack.mock_polkit_allow([ACTION_ALLOW])
+        s.click(n[4]['id'], 'allow')
+        n = s.wait_notifications(6)
+        self.assertEqual(n[5]['summary'], 'minix allowed')
+        self.assertIn('Mount it again.', n[5]['body'])
+
+    def test_german(self):
+        s = self.session
+        self.restart_notifier(env_extra={'LC_ALL': 'C.UTF-8', 'LANGUAGE': 'de', 'FSGATE_LOCALEDIR': LOCALE_DIR})
+        self.device_appears('/dev/sdd1', 'hfs')
+        n = s.wait_notifications(1)
+        self.assertEqual(n[0]['summary'], 'Das Laufwerk /dev/sdd1 wurde nicht eingehängt')
+        self.assertEqual(n[0]['body'], 'Das Laufwerk /dev/sdd1 wurde nicht eingehängt, weil sein Dateisystem, hfs, '
+                         'auf diesem Computer abgeschaltet ist.\n'
+                         '„Erlauben“ schaltet hfs ab jetzt ein und hängt das Laufwerk ein; „Einmal erlauben“ tut '
+                         'dasselbe bis zum Neustart des Computers. Beides fragt nach dem Passwort eines '
+                         'Administrators.')
+        self.assertEqual(n[0]['actions'], ['default', 'Details', 'dismiss', 'Nicht jetzt', 'allow-once',
+                                           'Einmal erlauben', 'allow', 'Erlauben'])
+        s.click(n[0]['id'], 'allow')
+        n = s.wait_notifications(2)
+        self.assertEqual(n[1]['summary'], 'hfs nicht erlaubt')
+        self.assertTrue(n[1]['body'].startswith('Nicht berechtigt; nichts wurde geändert.'), n[1]['body'])
 
     def test_notification_server_restarts(self):
         s = self.session
         self.device_appears('/dev/sdu1', 'hfs')
-        self.device_appears('/dev/sdt1', 'hfs')
+        self.device_appears('/dev/sdt1', 'hfsplus')
         old_ids = [x['id'] for x in s.wait_notifications(2)]
 
         s.stop_mock_server()
-        # No server: the post fails and waits for the next event.
-        self.device_appears('/dev/sds1', 'hfs')
-        self.notifier.wait_log('Will post the blocked notification for /dev/sds1 again')
+        # No server: the post waits for one.
+        self.device_appears('/dev/sds1', 'minix')
+        self.notifier.wait_log('No notification server in this session; waiting for one')
 
         s.start_mock_server()      # the server appearing is that event
         n = s.wait_notifications(1)
-        self.assertBlockedNotification(n[0], '/dev/sds1')
+        self.assertBlockedNotification(n[0], '/dev/sds1', 'minix')
 
         # Ids of the old server are forgotten: /dev/sdt1's means nothing now (the new server
         # gave /dev/sds1 the id /dev/sdu1 had).
@@ -381,10 +697,11 @@ class NotifyTest(BusTestCase):
         s.click(n[0]['id'], 'default')
         n = s.wait_notifications(2)
         self.assertEqual(len(n), 2, n)
-        self.assertEqual(n[1]['summary'], 'Filesystem blocked: hfs (details)')
+        self.assertEqual(n[1]['summary'], 'Filesystem minix: details')
         self.assertTrue(n[1]['body'].startswith('Device: /dev/sds1\n'), n[1]['body'])
 
-        # And later blocks are shown as usual.
+        # And later blocks are shown as usual; the sticks whose notifications died with the
+        # old server are news again.
         self.device_appears('/dev/sdr1', 'hfs')
         n = s.wait_notifications(3)
         self.assertBlockedNotification(n[2], '/dev/sdr1')
@@ -430,6 +747,7 @@ class NotifyLifecycleTest(unittest.TestCase):
         self.assertRegex(p.stdout, r'^fsgate-notify \d')
         self.assertEqual(self.run_notify('--bogus').returncode, 2)
         self.assertEqual(self.run_notify('extra').returncode, 2)
+        self.assertEqual(self.run_notify('--late-after=soon').returncode, 2)
         # No bus at all: a failure, so that the user unit tries again.
         p = self.run_notify('--system-bus-address=unix:path=/nonexistent/bus')
         self.assertEqual(p.returncode, 1)
@@ -452,7 +770,7 @@ class NotifyLifecycleTest(unittest.TestCase):
 
 
 def main():
-    global FSGATE_NOTIFY
+    global FSGATE_NOTIFY, LOCALE_DIR
     argv = list(sys.argv)
     here = os.path.dirname(os.path.abspath(__file__))
     path = os.environ.get('FSGATE_NOTIFY')
@@ -464,6 +782,7 @@ def main():
     if '--build-root' in argv:
         build_root = argv[argv.index('--build-root') + 1]
     FSGATE_NOTIFY = os.path.abspath(path or os.path.join(build_root, 'clients', 'notify', 'fsgate-notify'))
+    LOCALE_DIR = os.path.abspath(os.path.join(build_root, 'po'))
     if not os.access(FSGATE_NOTIFY, os.X_OK):
         print(f'error: {FSGATE_NOTIFY} is not an executable (build first, or pass --fsgate-notify)', file=sys.stderr)
         sys.exit(1)

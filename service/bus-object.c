@@ -115,7 +115,9 @@ static int read_entry_arg(Manager *m, sd_bus_message *call, const FsgEntry **ret
         return 1;
 }
 
-static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+/* GetFilesystem and Describe: one module named by the call, answered in the given form. */
+static int reply_one_entry(sd_bus_message *call, void *userdata,
+                           int (*append)(sd_bus_message *reply, const FsgEntry *x)) {
         sd_bus_message *reply = NULL;
         const FsgEntry *x;
         FsgError e = {};
@@ -126,11 +128,15 @@ static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error)
                 return r < 0 ? r : manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
-                r = append_entry(reply, x);
+                r = append(reply, x);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);
         return r;
+}
+
+static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        return reply_one_entry(call, userdata, append_entry);
 }
 
 /* -- Describe, DescribeAll: everything fsgate knows of a module, extensible --------------- */
@@ -196,21 +202,7 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
 }
 
 static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        sd_bus_message *reply = NULL;
-        const FsgEntry *x;
-        FsgError e = {};
-        int r;
-
-        r = read_entry_arg(userdata, call, &x, &e);
-        if (r <= 0)
-                return r < 0 ? r : manager_reply_error(call, &e);
-        r = sd_bus_message_new_method_return(call, &reply);
-        if (r >= 0)
-                r = append_description(reply, x);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return reply_one_entry(call, userdata, append_description);
 }
 
 static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_error *error) {

@@ -52,10 +52,14 @@ static char *device_fs_type(const char *devnode) {
 }
 
 /* A file fsgate may override: ours by name (60-blacklist_fs-MODULE.conf) in any directory. */
-static bool fsg_source_is_ours(const FsgEntry *x) {
+static bool fsg_path_is_ours(const FsgEntry *x, const char *path) {
         _cleanup_free_ char *own = NULL;
-        const char *base = x->source ? strrchr(x->source, '/') : NULL;
+        const char *base = path ? strrchr(path, '/') : NULL;
         return base && asprintf(&own, FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) >= 0 && streq(base + 1, own);
+}
+
+static bool fsg_source_is_ours(const FsgEntry *x) {
+        return fsg_path_is_ours(x, x->source);
 }
 
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
@@ -64,7 +68,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         const char *device = NULL;
         const FsgEntry *x;
         FsgError e = {};
-        bool reported;
+        bool reported, hard;
 
         if (arg[0] == '/') {
                 device = arg;
@@ -82,7 +86,8 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 return ctl_fail(o, &e);
         }
 
-        if (be->get(o, type, &s, &e) < 0) {
+        /* Described: whether the deny is hard decides which way out works. */
+        if (be->describe(o, type, &s, &e) < 0) {
                 if (e.code == FSG_ERR_NO_SUCH_FILESYSTEM)
                         fsg_error(&e, e.code, "%s%s%s: this kernel has no module for filesystem type %s, so it cannot be "
                                   "mounted here (unless the kernel has it built in)", device ?: "",
@@ -91,6 +96,8 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         }
         x = &s->entries[0];
         reported = x->denied && be->block_is_reported(o, type);
+        /* A hard deny refuses explicit loads too: modprobe and Load (HardDenied) fail. */
+        hard = x->denied && !x->builtin && x->hard;
 
         if (o->json) {
                 JsonWriter w = JSON_WRITER(stdout);
@@ -104,6 +111,10 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 json_field_string(&w, "source", x->source ?: "");
                 json_field_bool(&w, "loaded", x->loaded);
                 json_field_bool(&w, "reported", reported);
+                json_field_bool(&w, "hard", x->hard);
+                json_field_bool(&w, "explicit_load_possible", x->explicit_load);
+                json_field_string(&w, "install_command", x->install_command ?: "");
+                json_field_string(&w, "install_file", x->install_source ?: "");
                 json_object_end(&w);
                 putchar('\n');
                 return 0;
@@ -129,6 +140,11 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                        "To change it: edit the boot loader configuration; fsgate cannot.\n");
         else
                 printf("Decided by: %s (%s)\n", x->source, fsg_origin_to_string(x->origin));
+        if (hard)
+                printf("Hard deny: explicit loads (modprobe, fsgatectl load) are refused too: kmod runs\n"
+                       "  %s\n  (from %s) instead of loading it.\n",
+                       x->install_command && *x->install_command ? x->install_command : "an install command",
+                       x->install_source && *x->install_source ? x->install_source : x->source);
         printf("Blocked attempts are %s.\n",
                reported ? "reported (kernel log, journal, desktop notification)"
                         : "not reported: the kernel's request ends at a plain blacklist (or the kernel command\n"
@@ -139,6 +155,13 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                        "  (or mask it: ln -s /dev/null /etc/modprobe.d/%2$s)\n", x->source, strrchr(x->source, '/') + 1);
         else if (x->origin != FSG_ORIGIN_CMDLINE)
                 printf("  fsgatectl allow %s     allow it from now on\n", x->module);
+        if (hard) {
+                /* The install line may sit in another file than the deciding one. */
+                if (x->install_source && *x->install_source && !streq(x->install_source, x->source ?: "") &&
+                    !fsg_path_is_ours(x, x->install_source))
+                        printf("  edit %s by hand: its install line refuses explicit loads\n", x->install_source);
+                return 0;
+        }
         printf("  fsgatectl load %1$s      load it for this boot only, then mount again\n"
                "  modprobe %1$s            the same, by hand (root)\n", x->module);
         return 0;

@@ -39,7 +39,8 @@ def assert_json_names_awkward_file(test, ctl):
     # "reported" is read from the files of the CLI's own root, the host's over the bus.
     test.assertIn(why.pop('reported'), (True, False))
     test.assertEqual(why, {'device': '', 'type': 'jfs', 'module': 'jfs', 'state': 'denied', 'origin': 'admin',
-                           'source': source, 'loaded': False})
+                           'source': source, 'loaded': False, 'hard': False, 'explicit_load_possible': True,
+                           'install_command': '', 'install_file': ''})
     rc, out = ctl('--json', 'status', 'jfs')
     test.assertEqual(rc, 0, out)
     status = json.loads(out)
@@ -47,6 +48,51 @@ def assert_json_names_awkward_file(test, ctl):
     rc, out = ctl('--json', 'list')
     test.assertEqual(rc, 0, out)
     test.assertEqual({e['module']: e['source'] for e in json.loads(out)}['jfs'], source)
+
+
+def assert_why_hard(test, ctl, deny, root):
+    """why on a hard-denied module (text and --json) says explicit loads are refused, names
+    the install command and its file, and suggests allow (ours) or editing the file (foreign),
+    never load or modprobe. ctl(*args) runs fsgatectl and returns (exit status, stdout);
+    deny(module) hard-denies it the way the backend does; root is the root ctl reads."""
+    ours = '/etc/modprobe.d/' + conf_name('minix')
+    deny('minix')
+    rc, out = ctl('why', 'minix')
+    test.assertEqual(rc, 0, out)
+    test.assertIn('minix may NOT be loaded automatically', out)
+    test.assertIn('Hard deny: explicit loads (modprobe, fsgatectl load) are refused too', out)
+    test.assertIn('/bin/false', out)
+    test.assertIn('(from ' + ours + ')', out)
+    advice = out.split('What you can do:\n', 1)[1]
+    test.assertEqual(advice.split(), ['fsgatectl', 'allow', 'minix', 'allow', 'it', 'from', 'now', 'on'], out)
+    rc, out = ctl('--json', 'why', 'minix')
+    test.assertEqual(rc, 0, out)
+    why = json.loads(out)
+    test.assertEqual({k: why[k] for k in ('state', 'origin', 'source', 'hard', 'explicit_load_possible',
+                                          'install_command', 'install_file')},
+                     {'state': 'denied', 'origin': 'admin', 'source': ours, 'hard': True,
+                      'explicit_load_possible': False, 'install_command': '/bin/false', 'install_file': ours})
+    # A foreign hard deny (CIS): edit that file; allow would fail, load and modprobe too.
+    write(root, 'etc/modprobe.d/cis.conf', 'install udf /bin/true\n')
+    rc, out = ctl('why', 'udf')
+    test.assertEqual(rc, 0, out)
+    test.assertIn('Hard deny: explicit loads', out)
+    test.assertIn('/bin/true', out)
+    advice = out.split('What you can do:\n', 1)[1]
+    test.assertIn('edit /etc/modprobe.d/cis.conf by hand', advice)
+    for s in ('fsgatectl allow', 'fsgatectl load', 'modprobe udf'):
+        test.assertNotIn(s, advice)
+    rc, out = ctl('--json', 'why', 'udf')
+    why = json.loads(out)
+    test.assertEqual((why['hard'], why['install_command'], why['install_file']),
+                     (True, '/bin/true', '/etc/modprobe.d/cis.conf'))
+    # A soft deny is unchanged: load and modprobe are still the way out for this boot.
+    rc, out = ctl('why', 'hfs')
+    test.assertEqual(rc, 0, out)
+    test.assertNotIn('Hard deny', out)
+    test.assertIn('fsgatectl load hfs', out)
+    test.assertIn('modprobe hfs', out)
+    test.assertFalse(json.loads(ctl('--json', 'why', 'hfs')[1])['hard'])
 
 
 class CliBusTest(BusTestCase):
@@ -178,6 +224,16 @@ class CliBusTest(BusTestCase):
         self.assertEqual((e['state'], e['hard']), ('allowed', False))
         self.assertExit(2, '--hard', 'allow', 'minix')
         self.ctl_json('reset', 'minix')
+
+    def test_why_hard_deny(self):
+        """why over the bus, hard deny: no load/modprobe advice (they fail with HardDenied)."""
+        self.vendor('hfs')
+
+        def ctl(*args):
+            r = self.stack.ctl(*args)
+            return r.rc, r.out
+
+        assert_why_hard(self, ctl, lambda m: self.ctl_json('deny', '--hard', m), self.root)
 
     def test_exit_codes_when_allowed_by_mock_polkit(self):
         st = self.stack
@@ -319,9 +375,14 @@ class CliOfflineTest(BusTestCase):
         # openSUSE's plain vendor file: denied, but a blocked mount is not reported.
         p = self.offline('--json', 'why', 'hfs')
         self.assertEqual(p.returncode, 0, p)
+        vendor = '/usr/lib/modprobe.d/' + conf_name('hfs')
         self.assertEqual(json.loads(p.stdout), {'device': '', 'type': 'hfs', 'module': 'hfs', 'state': 'denied',
-                                                'origin': 'vendor', 'source': '/usr/lib/modprobe.d/' + conf_name('hfs'),
-                                                'loaded': False, 'reported': False})
+                                                'origin': 'vendor', 'source': vendor,
+                                                'loaded': False, 'reported': False, 'hard': False,
+                                                'explicit_load_possible': True,
+                                                'install_command': '/usr/lib/module-init-tools/unblacklist hfs; '
+                                                                   '/sbin/modprobe --ignore-install hfs',
+                                                'install_file': vendor})
         # fsgate's deny routes the type to the hook: reported.
         self.assertEqual(self.offline('deny', 'vxfs').returncode, 0)
         p = self.offline('why', 'vxfs')
@@ -338,6 +399,17 @@ class CliOfflineTest(BusTestCase):
         self.assertIn('mounting xfs filesystems works', p.stdout)
         self.assertEqual(self.offline('why', 'nosuchfs').returncode, 3)
         self.assertEqual(self.offline('why', 'a/b').returncode, 2)
+
+    def test_why_hard_deny(self):
+        """why --root=DIR, hard deny: no load/modprobe advice."""
+        def ctl(*args):
+            p = self.offline(*args)
+            return p.returncode, p.stdout
+
+        def deny(m):
+            self.assertEqual(self.offline('deny', '--hard', m).returncode, 0)
+
+        assert_why_hard(self, ctl, deny, self.image)
 
     def test_json_escapes_file_names(self):
         """Regression: `fsgatectl --root=DIR why --json` printed the deciding file's name as

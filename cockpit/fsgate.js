@@ -14,6 +14,7 @@ const RUNTIME = 0x1;
 const LOAD_NOW = 0x2;
 const FORCE = 0x4;
 const HARD = 0x8;
+const DRY_RUN = 0x10;
 
 const BLOCKED_MAX = 20;
 
@@ -35,6 +36,8 @@ const busy = new Set();     /* modules with a call in flight */
 let panel = null;           /* { module, action, runtime, force, loadNow, hard } */
 let blocked = [];           /* newest first: { key, type, module, device, details, time, note, error, busy } */
 let loaded = false;
+let profilePreview = null;  /* { name, hard, changes } of the last successful dry run */
+let profileBusy = false;
 
 const $ = id => document.getElementById(id);
 
@@ -470,6 +473,7 @@ function renderPermission() {
     if (loaded)
         renderTable();
     renderBlocked();
+    updateProfileButtons();
 }
 
 /* ---- Recently blocked ---- */
@@ -566,6 +570,71 @@ function renderBlocked() {
     $("blocked-empty").hidden = blocked.length > 0;
 }
 
+/* ---- profiles ---- */
+
+function changesList(changes) {
+    return el("ul", { class: "profile-changes" }, changes.map(([module, change, file]) =>
+        el("li", { "data-module": module, "data-change": change },
+           el("strong", null, module), " ", el("span", { class: "change" }, change), " ",
+           el("code", { class: "file" }, file))));
+}
+
+function updateProfileButtons() {
+    const name = $("profile").value;
+    const hard = $("profile-hard").checked;
+    let reason = null;
+    if (permission.allowed === false)
+        reason = "Read-only: changing this needs administrative access.";
+    else if (profileBusy)
+        reason = "Working…";
+    else if (!profilePreview || profilePreview.name !== name || profilePreview.hard !== hard)
+        reason = "Preview the profile first.";
+    else if (profilePreview.changes.length === 0)
+        reason = "Nothing to change.";
+    $("profile-preview").disabled = profileBusy;
+    $("profile-apply").disabled = reason !== null;
+    const wrap = $("profile-apply-wrap");
+    if (reason === null) {
+        wrap.removeAttribute("title");
+        delete wrap.dataset.reason;
+    } else {
+        wrap.title = reason;
+        wrap.dataset.reason = reason;
+    }
+}
+
+/* One ApplyProfile call: with DRY_RUN the preview, without it the change itself. */
+function runProfile(dryRun) {
+    const name = $("profile").value;
+    const hard = $("profile-hard").checked;
+    const result = $("profile-result");
+    profileBusy = true;
+    if (!dryRun)
+        profilePreview = null;
+    updateProfileButtons();
+    call("ApplyProfile", [name, (hard ? HARD : 0) | (dryRun ? DRY_RUN : 0)], "st")
+            .then(([changes]) => {
+                if (dryRun)
+                    profilePreview = { name, hard, changes };
+                const what = dryRun ? `Applying ${name}${hard ? " hard" : ""} would write:`
+                                    : `Applied ${name}${hard ? " hard" : ""}:`;
+                result.replaceChildren(changes.length
+                    ? el("div", { class: "profile-preview", "data-dry-run": dryRun ? "true" : "false" },
+                         el("p", null, what), changesList(changes))
+                    : el("p", { class: "empty" }, `Nothing to change: every module of ${name} is denied as asked already.`));
+            })
+            .catch(ex => {
+                profilePreview = null;
+                result.replaceChildren(errorBox(describeError(ex), () => result.replaceChildren()));
+            })
+            .finally(() => {
+                profileBusy = false;
+                updateProfileButtons();
+                if (!dryRun)
+                    loadAll();
+            });
+}
+
 /* ---- start ---- */
 
 /* Follow Cockpit's own light/dark setting ("auto" follows the browser). */
@@ -586,6 +655,10 @@ function init() {
     $("filter").addEventListener("input", applyFilter);
     $("state-filter").addEventListener("change", applyFilter);
     $("refresh").addEventListener("click", () => { loadAll(); loadServiceInfo() });
+    $("profile").addEventListener("change", updateProfileButtons);
+    $("profile-hard").addEventListener("change", updateProfileButtons);
+    $("profile-preview").addEventListener("click", () => runProfile(true));
+    $("profile-apply").addEventListener("click", () => runProfile(false));
     document.addEventListener("keydown", ev => {
         if (ev.key === "Escape" && panel)
             closePanel();

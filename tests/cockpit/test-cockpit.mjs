@@ -6,7 +6,8 @@
 // with a screenshot of the page as it was.
 
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, unlinkSync,
+    writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -82,6 +83,21 @@ async function waitRow(m, state, originLabel) {
 async function act(m, action) {
     await row(m).locator(`button[data-action="${action}"]:enabled`).click();
     await row(m).locator(`button[data-confirm="${action}"]`).click();
+}
+
+/* etc/modprobe.d as it is: each file's name and content (or symlink target). */
+function snapshotEtc() {
+    return readdirSync(etc).sort().map(f => {
+        const p = join(etc, f);
+        return `${f}: ${lstatSync(p).isSymbolicLink() ? '-> ' + readlinkSync(p) : readFileSync(p, 'utf8')}`;
+    }).join('\n');
+}
+
+async function previewProfile(name, hard) {
+    await page.selectOption('#profile', name);
+    await page.locator('#profile-hard').setChecked(hard);
+    await page.locator('#profile-preview:enabled').click();
+    await page.locator('#profile-result > *').waitFor();
 }
 
 function busctl(...args) {
@@ -257,6 +273,76 @@ await step('a user without administrative access sees the read-only form, update
     busctl('Reset', 'st', 'minix', '1');
     await waitRow('minix', 'allowed', 'Default');
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-readonly.png') });
+});
+
+const CIS = ['cramfs', 'freevxfs', 'hfs', 'hfsplus', 'jffs2', 'udf'];
+
+await step('Preview cis, Hard: the exact changes are listed, nothing is written', async () => {
+    await page.close();
+    page = await openPage(opt['admin-url']);
+    check(await page.locator('#profile-apply').isDisabled(), 'Apply is enabled before a preview');
+    const before = snapshotEtc();
+    await previewProfile('cis', true);
+    const items = page.locator('#profile-result .profile-changes li');
+    const got = [];
+    for (let i = 0; i < await items.count(); i++) {
+        const li = items.nth(i);
+        got.push(`${await li.getAttribute('data-module')} ${await li.locator('.change').textContent()} ` +
+                 await li.locator('.file').textContent());
+    }
+    const want = CIS.map(m => `${m} deny-hard /etc/modprobe.d/60-blacklist_fs-${m}.conf`);
+    check(JSON.stringify(got.sort()) === JSON.stringify(want), `the preview lists:\n  ${got.join('\n  ')}`);
+    check(snapshotEtc() === before, 'the preview wrote to /etc/modprobe.d');
+    check(await rowText('hfs', '.badge') === 'allowed', 'hfs changed with the preview');
+    await page.locator('#profile-apply:enabled').waitFor();
+    // Another selection needs its own preview.
+    await page.locator('#profile-hard').uncheck();
+    check(await page.locator('#profile-apply').isDisabled(), 'Apply is enabled for a selection not previewed');
+    await page.locator('#profile-hard').check();
+    await page.locator('#profile-apply:enabled').waitFor();
+    await page.locator('#profile-section').screenshot({ path: join(opt.artifacts, 'cockpit-profile.png') });
+});
+
+await step('Apply cis over a foreign file: ProfileConflict is shown, nothing is written', async () => {
+    // A hardening role's file at the path fsgate would write for cramfs, after the preview.
+    const foreign = join(etc, '60-blacklist_fs-cramfs.conf');
+    writeFileSync(foreign, '# my hardening role\nblacklist cramfs\noptions cramfs x=1\n');
+    const before = snapshotEtc();
+    await page.locator('#profile-apply:enabled').click();
+    const err = page.locator('#profile-result .inline-error');
+    await err.waitFor();
+    check(await err.locator('.error-fullname').textContent() === 'org.fsgate.fsgate1.Error.ProfileConflict',
+          'error name');
+    const msg = await err.locator('.error-message').textContent();
+    check(msg.includes('cramfs (ForeignConfig)'), `the message does not name cramfs: ${msg}`);
+    check(snapshotEtc() === before, 'a refused profile wrote to /etc/modprobe.d');
+    check(await page.locator('#profile-apply').isDisabled(), 'Apply is enabled after a refused apply');
+    // The preview says the same, and Apply stays disabled.
+    await previewProfile('cis', true);
+    await err.waitFor();
+    check((await err.locator('.error-message').textContent()).includes('cramfs (ForeignConfig)'), 'preview message');
+    check(await page.locator('#profile-apply').isDisabled(), 'Apply is enabled after a failed preview');
+    check(snapshotEtc() === before, 'the preview wrote to /etc/modprobe.d');
+    unlinkSync(foreign);
+});
+
+await step('Apply cis, Hard: every module gets fsgate\'s hard deny file, the table follows', async () => {
+    await previewProfile('cis', true);
+    await page.locator('#profile-result .profile-changes li').first().waitFor();
+    await page.locator('#profile-apply:enabled').click();
+    await page.locator('#profile-result [data-dry-run="false"]').waitFor();
+    for (const m of CIS) {
+        const text = readFileSync(join(etc, `60-blacklist_fs-${m}.conf`), 'utf8');
+        check(new RegExp(`^blacklist ${m}$`, 'm').test(text) && new RegExp(`^install ${m} /bin/false$`, 'm').test(text),
+              `${m}'s deny file on disk:\n${text}`);
+    }
+    for (const m of CIS) {
+        if (await row(m).count() === 0)
+            continue;  // a module absent from this kernel and named nowhere else
+        await waitRow(m, 'denied', 'Administrator');
+        await row(m).locator('.deny-kind', { hasText: 'hard' }).waitFor();
+    }
+    check(await page.locator('#profile-apply').isDisabled(), 'Apply is still enabled after applying');
 });
 
 await browser.close();

@@ -471,11 +471,18 @@ int fsg_profile_unused(const FsgContext *c, const FsgState *s, char ***ret, char
                 }
         }
         if (ret_used) {
+                /* "MODULE\tWHY" becomes "MODULE: WHY", one byte longer: a new string. */
                 for (char **w = u.used; w && *w; w++) {
-                        char *tab = strchr(*w, '\t');
-                        tab[0] = ':';
-                        memmove(tab + 2, tab + 1, strlen(tab + 1) + 1);
-                        tab[1] = ' ';
+                        char *tab = strchr(*w, '\t'), *t;
+
+                        if (!tab)
+                                continue;
+                        if (asprintf(&t, "%.*s: %s", (int) (tab - *w), *w, tab + 1) < 0) {
+                                strv_free(u.used);
+                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                        }
+                        free(*w);
+                        *w = t;
                 }
                 strv_sort(u.used);
                 *ret_used = u.used;

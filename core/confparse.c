@@ -94,7 +94,7 @@ int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, F
         int fd = fsg_open_regular(c, abs, FSG_CONF_MAX), r;
 
         if (fd < 0)
-                return fd == -ENOENT ? 0 : fd;
+                return fd;
         f = fdopen(fd, "re");
         if (!f) {
                 close(fd);

@@ -317,7 +317,9 @@ size_t fsg_config_rules_named(const FsgConfig *cfg, const char *name, const size
         return end - lo;
 }
 
-int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
+/* Returns -EAGAIN, with e untouched, when a file changed between the directory listing and
+ * its parse (a writer replaced it with a mask or removed it): the caller reads again. */
+static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
         _cleanup_(fsg_config_freep) FsgConfig *cfg = calloc(1, sizeof(FsgConfig));
         _cleanup_free_ size_t *slots = NULL;
         NameIndex ix = {};
@@ -366,6 +368,8 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
                 if (f->mask)
                         continue;
                 r = fsg_conf_parse_at(c, f->syspath, i, &cfg->rules, &cfg->n_rules);
+                if (r == -EBADFD || r == -ENOENT)
+                        return -EAGAIN;
                 if (r == -EACCES || r == -EPERM)
                         r = note_unreadable(cfg, f->syspath);
                 if (r < 0)
@@ -380,6 +384,19 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
 
         *ret = TAKE_PTR(cfg);
         return 0;
+}
+
+int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
+        /* Readers take no lock (the service must answer while an offline writer works), so a
+         * listing can race an atomic rename. A few fresh reads settle it; a root that keeps
+         * changing under us is reported rather than read forever. */
+        for (unsigned attempt = 0; attempt < 32; attempt++) {
+                int r = config_load_once(c, ov, ret, e);
+                if (r != -EAGAIN)
+                        return r;
+        }
+        return fsg_error(e, FSG_ERR_FAILED, "The configuration below %s/ kept changing while it was read; try again",
+                         c->root);
 }
 
 FsgConfig *fsg_config_free(FsgConfig *cfg) {

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "confscan.h"
 #include "strv.h"
 #include "test-util.h"
@@ -10,7 +16,9 @@ static FsgConfig *load(const char *root, const FsgOverride *ov) {
         FsgError e = {};
 
         ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
-        ASSERT(fsg_config_load(c, ov, &cfg, &e) == 0);
+        if (fsg_config_load(c, ov, &cfg, &e) < 0)
+                fprintf(stderr, "%s\n", e.message);
+        ASSERT(cfg);
         fsg_context_free(c);
         return cfg;
 }
@@ -209,11 +217,75 @@ TEST(test_many_files) {
         scratch_root_free(root);
 }
 
+/* A writer replaces a file with a /dev/null mask (and back) by rename while a reader that
+ * takes no lock scans: every read must succeed and see one of the two, never a file listed
+ * as a rule file that then reads as empty or fails as "not a regular file". */
+static void read_while_flipping(const char *root) {
+        char *file, *tmp, *lnk;
+        pid_t pid;
+        int status;
+
+        ASSERT(asprintf(&file, "%s/etc/modprobe.d/flip.conf", root) > 0);
+        ASSERT(asprintf(&tmp, "%s/etc/modprobe.d/.flip.tmp", root) > 0);
+        ASSERT(asprintf(&lnk, "%s/etc/modprobe.d/.flip.lnk", root) > 0);
+        pid = fork();
+        ASSERT(pid >= 0);
+        if (pid == 0) {
+                /* A failed assertion in the parent must not leave the writer running. */
+                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1)
+                        _exit(1);
+                for (;;) {
+                        FILE *f = fopen(tmp, "we");
+                        if (!f || fputs("blacklist flip\n", f) < 0 || fclose(f) != 0 || rename(tmp, file) < 0)
+                                _exit(1);
+                        (void) unlink(lnk); /* left by a writer killed before its rename */
+                        if (symlink("/dev/null", lnk) < 0 || rename(lnk, file) < 0)
+                                _exit(1);
+                        /* Real writers fsync between renames; a writer that never pauses
+                         * would be reported as "kept changing", rightly. */
+                        (void) usleep(1000);
+                }
+        }
+        for (int i = 0; i < 200; i++) {
+                FsgConfig *cfg = load(root, NULL);
+                const FsgConfFile *f = file_named(cfg, "flip.conf");
+                /* readdir() may miss a name renamed over during the listing (POSIX leaves it
+                 * open, and kmod reads the same way); what is listed must be read right. */
+                if (f)
+                        ASSERT(f->mask ? !fsg_config_blacklists(cfg, "flip") : fsg_config_blacklists(cfg, "flip"));
+                fsg_config_free(cfg);
+        }
+        ASSERT(kill(pid, SIGKILL) == 0 && waitpid(pid, &status, 0) == pid);
+        ASSERT(WIFSIGNALED(status)); /* the writer was still writing, not failed */
+        free(file), free(tmp), free(lnk);
+}
+
+TEST(test_read_races_atomic_writer) {
+        char *root = scratch_root_new(false), *null;
+
+        for (int i = 0; i < 100; i++) {
+                char rel[64];
+                snprintf(rel, sizeof(rel), "etc/modprobe.d/%03d.conf", i);
+                write_file(root, rel, "blacklist other\n");
+        }
+        write_file(root, "etc/modprobe.d/flip.conf", "blacklist flip\n");
+        /* The mask's target missing below the root (the parse sees ENOENT), then present and
+         * not a regular file (EBADFD). */
+        read_while_flipping(root);
+        ASSERT(asprintf(&null, "%s/dev/null", root) > 0);
+        write_file(root, "dev/.keep", "");
+        ASSERT(mkfifo(null, 0600) == 0);
+        read_while_flipping(root);
+        free(null);
+        scratch_root_free(root);
+}
+
 int main(void) {
         RUN(test_paths_stay_below_root);
         RUN(test_parse_like_kmod);
         RUN(test_precedence_and_masks);
         RUN(test_decisions);
         RUN(test_many_files);
+        RUN(test_read_races_atomic_writer);
         return 0;
 }

@@ -275,7 +275,7 @@ static int start_request(Manager *m, sd_bus_message *call, const Request *templa
 
 /* -- Load: this boot only, no configuration change ---------------------------------------- */
 
-static const char load_message[] = "Authentication is required to load the $(module) filesystem module now.";
+static const char load_message[] = N_("Authentication is required to load the $(module) filesystem module now.");
 
 static int load_authorized(Manager *m, sd_bus_message *call, Request *req) {
         FsgError e = {};
@@ -315,9 +315,9 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
 /* -- Allow, Deny, Reset: one module's file ------------------------------------------------- */
 
 static const char allow_message[] =
-        "Authentication is required to let the kernel load the $(module) filesystem module automatically.";
+        N_("Authentication is required to let the kernel load the $(module) filesystem module automatically.");
 static const char deny_message[] =
-        "Authentication is required to stop the kernel from loading the $(module) filesystem module automatically.";
+        N_("Authentication is required to stop the kernel from loading the $(module) filesystem module automatically.");
 
 static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
         static const char * const done[] = { [FSG_WRITE_MASK] = "masked with /dev/null (allowed)",
@@ -390,7 +390,7 @@ static int method_reset(sd_bus_message *call, void *userdata, sd_bus_error *erro
 /* -- ExemptLoaded: package scripts keep what is in use working --------------------------- */
 
 static const char exempt_message[] =
-        "Authentication is required to let the kernel keep loading every filesystem module in use now.";
+        N_("Authentication is required to let the kernel keep loading every filesystem module in use now.");
 
 static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
         _cleanup_strv_free_ char **done = NULL, **failed = NULL;
@@ -433,7 +433,7 @@ static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *err
 /* -- ApplyProfile: many denies, one authorization, all or nothing --------------------------- */
 
 static const char profile_message[] =
-        "Authentication is required to stop the kernel from loading the filesystem modules of a profile.";
+        N_("Authentication is required to stop the kernel from loading the filesystem modules of a profile.");
 
 /* a(sss): module, change ("deny" or "deny-hard"), the file written. */
 static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {

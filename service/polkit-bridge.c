@@ -174,7 +174,8 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                 r = sd_bus_message_append(req, "(sa{sv})sa{ss}us",
                                           "system-bus-name", 1, "name", "s", sd_bus_message_get_sender(call),
                                           action_id,
-                                          2, "module", module, "polkit.message", message,
+                                          3, "module", module, "polkit.message", message,
+                                          "polkit.gettext_domain", POLKIT_GETTEXT_DOMAIN,
                                           (uint32_t) (interactive ? 1 : 0), "");
         /* A person may take a while to type a password; a non-interactive check must be quick. */
         if (r >= 0)

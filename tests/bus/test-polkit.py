@@ -4,6 +4,7 @@
 a real polkitd runs only in the VM suite). Callers are uid 65534 (setpriv), so fsgated
 really asks the mock; root callers skip polkit."""
 
+import gettext
 import os
 import subprocess
 import sys
@@ -231,6 +232,13 @@ class MockPolkitTest(BusTestCase):
             self.assertEqual(details.get('module'), module, 'the module, not the type the caller named')
             self.assertIn('polkit.message', details)
             self.assertTrue(details['polkit.message'])
+            # polkitd translates the message in the agent's locale with this domain
+            # (dgettext): the build's German catalog must hold it, $(module) kept for polkitd.
+            self.assertEqual(details.get('polkit.gettext_domain'), 'fsgate')
+            german = gettext.translation('fsgate', os.path.join(fb.CONFIG.build_root, 'po'), languages=['de'])
+            shown = german.gettext(details['polkit.message'])
+            self.assertNotEqual(shown, details['polkit.message'], 'no German text for the polkit message')
+            self.assertIn('$(module)', shown)
             self.assertEqual(flags, want_flags, 'AllowUserInteraction follows the message flag')
         self.assertNotEqual(calls[0][1][1]['name'], calls[1][1][1]['name'])
 

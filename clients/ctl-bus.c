@@ -146,24 +146,31 @@ static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         return 0;
 }
 
-static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
+/* A one-entry state from a method that answers for one module; read returns > 0 when it
+ * read the entry. */
+static int bus_one(const CtlOptions *o, const char *method, const char *name,
+                   int (*read)(sd_bus_message *m, FsgEntry *x), FsgState **ret, FsgError *e) {
         _cleanup_(bus_unrefp) sd_bus *bus = NULL;
         _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         int r;
 
-        r = call(o, &bus, &reply, e, "GetFilesystem", "s", name);
+        r = call(o, &bus, &reply, e, method, "s", name);
         if (r < 0)
                 return r;
         if (state_new(1, &s) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        r = read_entry(reply, &s->entries[0]);
-        if (r <= 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply");
         s->n = 1;
+        r = read(reply, &s->entries[0]);
+        if (r <= 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply from %s: %s", method, r < 0 ? strerror(-r) : "no entry");
         read_unreadable(bus, s);
         *ret = TAKE_PTR(s);
         return 0;
+}
+
+static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
+        return bus_one(o, "GetFilesystem", name, read_entry, ret, e);
 }
 
 /* One a{sv} value: what this fsgatectl knows; other keys are skipped, as the interface asks. */
@@ -251,27 +258,12 @@ static int read_description(sd_bus_message *m, FsgEntry *x) {
         if (!x->install_source && !(x->install_source = strdup("")))
                 return -ENOMEM;
         x->described = true;
-        return sd_bus_message_exit_container(m);
+        r = sd_bus_message_exit_container(m);
+        return r < 0 ? r : 1;
 }
 
 static int bus_describe(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        int r;
-
-        r = call(o, &bus, &reply, e, "Describe", "s", name);
-        if (r < 0)
-                return r;
-        if (state_new(1, &s) < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        s->n = 1;
-        r = read_description(reply, &s->entries[0]);
-        if (r < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
-        read_unreadable(bus, s);
-        *ret = TAKE_PTR(s);
-        return 0;
+        return bus_one(o, "Describe", name, read_description, ret, e);
 }
 
 static int bus_change(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e) {

@@ -78,7 +78,9 @@ static int emit_changed(Manager *m, const char *module) {
                                   x->module, fsg_entry_state_string(x), fsg_origin_to_string(x->origin));
 }
 
-static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+/* Every entry of the state, each appended by append into an array of signature "a" type. */
+static int reply_all_entries(sd_bus_message *call, void *userdata, const char *type,
+                             int (*append)(sd_bus_message *reply, const FsgEntry *x)) {
         Manager *m = userdata;
         const FsgState *s;
         sd_bus_message *reply = NULL;
@@ -89,15 +91,19 @@ static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error
                 return manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sassssbbbb)");
+                r = sd_bus_message_open_container(reply, 'a', type);
         for (size_t i = 0; r >= 0 && i < s->n; i++)
-                r = append_entry(reply, &s->entries[i]);
+                r = append(reply, &s->entries[i]);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         if (r >= 0)
                 r = sd_bus_send(NULL, reply, NULL);
         sd_bus_message_unref(reply);
         return r;
+}
+
+static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        return reply_all_entries(call, userdata, "(sassssbbbb)", append_entry);
 }
 
 /* The entry a method's name argument names: > 0 found, 0 not (*e says why, for the
@@ -205,33 +211,19 @@ static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *e
         return reply_one_entry(call, userdata, append_description);
 }
 
-static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        const FsgState *s;
-        sd_bus_message *reply = NULL;
-        FsgError e = {};
-        int r;
-
-        if (manager_state(m, &s, &e) < 0)
-                return manager_reply_error(call, &e);
-        r = sd_bus_message_new_method_return(call, &reply);
+static int append_named_description(sd_bus_message *reply, const FsgEntry *x) {
+        int r = sd_bus_message_open_container(reply, 'e', "sa{sv}");
         if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "{sa{sv}}");
-        for (size_t i = 0; r >= 0 && i < s->n; i++) {
-                r = sd_bus_message_open_container(reply, 'e', "sa{sv}");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 's', s->entries[i].module);
-                if (r >= 0)
-                        r = append_description(reply, &s->entries[i]);
-                if (r >= 0)
-                        r = sd_bus_message_close_container(reply);
-        }
+                r = sd_bus_message_append_basic(reply, 's', x->module);
+        if (r >= 0)
+                r = append_description(reply, x);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
         return r;
+}
+
+static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        return reply_all_entries(call, userdata, "{sa{sv}}", append_named_description);
 }
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);

@@ -577,12 +577,9 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
 
         if (flags & ~valid)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
-        if (!current) {
-                r = fsg_state_build(c, NULL, &built, e);
-                if (r < 0)
-                        return r;
-                current = built;
-        }
+        r = fsg_state_current_or_build(c, &current, &built, e);
+        if (r < 0)
+                return r;
         r = fsg_profile_load(c, current, name, &prof, e);
         if (r < 0)
                 return r;

@@ -171,6 +171,17 @@ oom:
         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 }
 
+int fsg_state_current_or_build(const FsgContext *c, const FsgState **current, FsgState **built, FsgError *e) {
+        int r;
+
+        if (*current)
+                return 0;
+        r = fsg_state_build(c, NULL, built, e);
+        if (r >= 0)
+                *current = *built;
+        return r;
+}
+
 int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *all = NULL, *one = NULL;
         const FsgEntry *x;

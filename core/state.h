@@ -49,6 +49,9 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
 /* The same, holding only the entry name resolves to (fsg_state_resolve(), with its errors),
  * its index and lookups as consistent as a full state's. */
 int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e);
+/* The state a planner works on: *current when the caller has one (the service's cache),
+ * else one built now into *built, which the caller frees. */
+int fsg_state_current_or_build(const FsgContext *c, const FsgState **current, FsgState **built, FsgError *e);
 FsgState *fsg_state_free(FsgState *s);
 
 static inline void fsg_state_freep(FsgState **s) {

@@ -128,12 +128,9 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
         *p = (FsgPlan) { .op = op, .flags = flags };
         if (flags & ~valid)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
-        if (!current) {
-                r = fsg_state_build(c, NULL, &built, e);
-                if (r < 0)
-                        return r;
-                current = built;
-        }
+        r = fsg_state_current_or_build(c, &current, &built, e);
+        if (r < 0)
+                return r;
         if (!memo)
                 memo = &own;
         r = fsg_state_resolve(c, current, name, &x, e);

@@ -50,6 +50,14 @@ int manager_reply_error(sd_bus_message *call, const FsgError *e) {
 
 /* Runs for every entry of every List: sd_bus_message_append_basic() directly, without the
  * format string that sd_bus_message_append() would parse again for each entry. */
+/* The end of every method that builds its reply: sent if all went well, freed either way. */
+static int send_reply(sd_bus_message *reply, int r) {
+        if (r >= 0)
+                r = sd_bus_send(NULL, reply, NULL);
+        sd_bus_message_unref(reply);
+        return r;
+}
+
 static int append_entry(sd_bus_message *reply, const FsgEntry *x) {
         const char * const strings[] = { fsg_entry_state_string(x), fsg_origin_to_string(x->origin), x->source ?: "" };
         const int flags[] = { x->available, x->builtin, x->loaded, x->mounted };
@@ -96,10 +104,7 @@ static int reply_all_entries(sd_bus_message *call, void *userdata, const char *t
                 r = append(reply, &s->entries[i]);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return send_reply(reply, r);
 }
 
 static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error) {
@@ -135,10 +140,7 @@ static int reply_one_entry(sd_bus_message *call, void *userdata,
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = append(reply, x);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return send_reply(reply, r);
 }
 
 static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error) {
@@ -409,10 +411,7 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = sd_bus_message_append_strv(reply, done);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return send_reply(reply, r);
 }
 
 static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *error) {
@@ -439,10 +438,7 @@ static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {
                                           fsg_profile_change_string(&pp->plans[i]), pp->plans[i].target);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
+        return send_reply(reply, r);
 }
 
 static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {

@@ -11,20 +11,12 @@ static char *root;
 static FsgContext *ctx;
 
 static const FsgEntry *get(FsgState **s, const char *name) {
-        FsgError e = {};
-        const FsgEntry *x = NULL;
-
-        fsg_state_free(*s);
-        *s = NULL;
-        ASSERT(fsg_state_build(ctx, NULL, s, &e) == 0);
-        ASSERT(fsg_state_resolve(ctx, *s, name, &x, &e) == 0);
+        const FsgEntry *x = state_entry(ctx, s, name);
         return x;
 }
 
 static int change(FsgOp op, const char *name, uint64_t flags, FsgError *e) {
-        FsgPlan p;
-        int r = fsg_plan(ctx, op, name, flags, &p, e);
-        return r < 0 ? r : fsg_apply(ctx, &p, e);
+        return store_change(ctx, op, name, flags, e);
 }
 
 static FsgFileKind kind_of(const char *rel, const char *module) {

@@ -71,3 +71,20 @@ void make_symlink(const char *root, const char *rel, const char *target) {
         ASSERT(symlink(target, p) == 0);
         free(p);
 }
+
+const FsgEntry *state_entry(FsgContext *c, FsgState **s, const char *name) {
+        FsgError e = {};
+        const FsgEntry *x = NULL;
+
+        fsg_state_free(*s);
+        *s = NULL;
+        ASSERT(fsg_state_build(c, NULL, s, &e) == 0);
+        ASSERT(fsg_state_resolve(c, *s, name, &x, &e) == 0);
+        return x;
+}
+
+int store_change(FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
+        FsgPlan p;
+        int r = fsg_plan(c, op, name, flags, &p, e);
+        return r < 0 ? r : fsg_apply(c, &p, e);
+}

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 
 #include "macro.h"
+#include "state.h"
+#include "store.h"
 
 /* Fails loudly with the expression and location; a unit test stops at the first failure. */
 #define ASSERT(expr)                                                                            \
@@ -33,3 +35,8 @@ char *scratch_root_new(bool with_kernel);
 void scratch_root_free(char *root);
 void write_file(const char *root, const char *rel, const char *content);
 void make_symlink(const char *root, const char *rel, const char *target);
+
+/* The entry name resolves to in a state built now over c (the previous *s is freed). */
+const FsgEntry *state_entry(FsgContext *c, FsgState **s, const char *name);
+/* What fsgated and fsgatectl do for op: plan, then apply under the lock. */
+int store_change(FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgError *e);

@@ -91,15 +91,10 @@ int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, F
         _cleanup_fclose_ FILE *f = NULL;
         /* Opened and checked first: a FIFO or a huge file swapped in since the directory was
          * scanned is an error, not a hang. */
-        int fd = fsg_open_regular(c, abs, FSG_CONF_MAX), r;
+        int r = fsg_fopen_regular(c, abs, FSG_CONF_MAX, &f);
 
-        if (fd < 0)
-                return fd;
-        f = fdopen(fd, "re");
-        if (!f) {
-                close(fd);
-                return -ENOMEM;
-        }
+        if (r < 0)
+                return r;
         r = fsg_conf_parse(f, file_index, rules, n_rules);
         return r >= 0 && ferror(f) ? -EIO : r;
 }

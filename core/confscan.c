@@ -251,19 +251,14 @@ static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
         _cleanup_fclose_ FILE *f = NULL;
         size_t cap = 0;
         char *save = NULL;
-        int fd = fsg_open_regular(c, "/proc/cmdline", FSG_CONF_MAX);
+        int r = fsg_fopen_regular(c, "/proc/cmdline", FSG_CONF_MAX, &f);
 
-        if (fd == -ENOENT)
+        if (r == -ENOENT)
                 return 0;
-        if (fd == -EACCES || fd == -EPERM)
+        if (r == -EACCES || r == -EPERM)
                 return note_unreadable(cfg, "/proc/cmdline");
-        if (fd < 0)
-                return fd;
-        f = fdopen(fd, "re");
-        if (!f) {
-                close(fd);
-                return -ENOMEM;
-        }
+        if (r < 0)
+                return r;
         if (getline(&buf, &cap, f) < 0)
                 return 0;
         for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {

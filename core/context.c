@@ -323,6 +323,19 @@ int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max) {
         return fd;
 }
 
+int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret) {
+        int fd = fsg_open_regular(c, abs, max);
+
+        if (fd < 0)
+                return fd;
+        *ret = fdopen(fd, "re");
+        if (!*ret) {
+                close(fd);
+                return -ENOMEM;
+        }
+        return 0;
+}
+
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max) {
         return open_checked(dfd, name, false, max);
 }

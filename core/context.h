@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <stdio.h>
+
 #include <stdint.h>
 
 #include "fsg-error.h"
@@ -52,6 +54,8 @@ int fsg_open_dir(const FsgContext *c, const char *abs, bool create);
  * opened, never blocking (procfs files say size 0: the reader caps what it reads). Returns an
  * fd, or -ENOENT, -EISDIR, -EBADFD (not a regular file), -EFBIG (larger than max), ... */
 int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max);
+/* fsg_open_regular() as a stdio stream: 0 and *ret, or the same negative errnos. */
+int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret);
 /* The same for name in the directory dfd, a final symlink not followed. */
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max);
 

@@ -129,20 +129,14 @@ int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e) {
         for (size_t i = 0; c->moddir_in_root && i < ELEMENTSOF(files); i++) {
                 _cleanup_free_ char *p = NULL;
                 _cleanup_fclose_ FILE *f = NULL;
-                int fd;
 
                 if (asprintf(&p, "%s/%s", c->moddir_in_root, files[i].name) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                fd = fsg_open_regular(c, p, FSG_TABLE_MAX);
-                if (fd == -ENOENT)
+                r = fsg_fopen_regular(c, p, FSG_TABLE_MAX, &f);
+                if (r == -ENOENT)
                         continue;
-                if (fd < 0)
-                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-fd));
-                f = fdopen(fd, "re");
-                if (!f) {
-                        close(fd);
-                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                }
+                if (r < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-r));
                 r = files[i].read(t, f);
                 if (r >= 0 && ferror(f))
                         r = -EIO;

@@ -225,20 +225,15 @@ typedef int (*LineFn)(UsedSet *u, const char *abs, char *line);
 
 /* Calls fn for each line of abs, read inside the root. A missing file has no lines. */
 static int read_lines(const FsgContext *c, const char *abs, UsedSet *u, LineFn fn) {
-        _cleanup_close_ int fd = fsg_open_regular(c, abs, FSG_CONF_MAX);
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
-        int r;
+        int r = fsg_fopen_regular(c, abs, FSG_CONF_MAX, &f);
 
-        if (fd == -ENOENT || fd == -EISDIR || fd == -EBADFD || fd == -EACCES)
+        if (r == -ENOENT || r == -EISDIR || r == -EBADFD || r == -EACCES)
                 return 0; /* nothing a reader could use: no answer to give from it */
-        if (fd < 0)
-                return fd;
-        f = fdopen(fd, "re");
-        if (!f)
-                return -errno;
-        fd = -1;
+        if (r < 0)
+                return r;
         while (getline(&line, &cap, f) >= 0) {
                 r = fn(u, abs, line);
                 if (r < 0)

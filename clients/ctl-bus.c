@@ -18,7 +18,7 @@ static void message_unrefp(sd_bus_message **m) {
 static int connect_bus(const CtlOptions *o, sd_bus **ret, FsgError *e) {
         int r = sd_bus_open_system(ret);
         if (r < 0)
-                return fsg_error(e, FSG_ERR_UNREACHABLE, "Failed to connect to the system bus: %s", strerror(-r));
+                return fsg_error(e, FSG_ERR_UNREACHABLE, _("Failed to connect to the system bus: %s"), strerror(-r));
         /* Lets the desktop's (or a pkttyagent's) polkit agent ask for a password. */
         (void) sd_bus_set_allow_interactive_authorization(*ret, o->ask_password);
         return 0;
@@ -27,7 +27,7 @@ static int connect_bus(const CtlOptions *o, sd_bus **ret, FsgError *e) {
 static int bus_failed(const sd_bus_error *error, int r, FsgError *e) {
         if (sd_bus_error_is_set(error))
                 return fsg_error(e, fsg_error_from_dbus_name(error->name), "%s", error->message ?: error->name);
-        return fsg_error(e, FSG_ERR_FAILED, "D-Bus call failed: %s", strerror(-r));
+        return fsg_error(e, FSG_ERR_FAILED, _("D-Bus call failed: %s"), strerror(-r));
 }
 
 static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgError *e, const char *method,
@@ -49,7 +49,7 @@ static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgEr
         if (r >= 0)
                 r = sd_bus_message_set_allow_interactive_authorization(m, o->ask_password);
         if (r < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Failed to build D-Bus message: %s", strerror(-r));
+                return fsg_error(e, FSG_ERR_FAILED, _("Failed to build D-Bus message: %s"), strerror(-r));
         if (o->ask_password && !streq(method, "ListFilesystems") && !streq(method, "GetFilesystem") &&
             !streq(method, "Describe"))
                 ctl_agent_open();
@@ -124,13 +124,13 @@ static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         if (r < 0)
                 return r;
         if (state_new(cap, &s) < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
         r = sd_bus_message_enter_container(reply, 'a', "(sassssbbbb)");
         while (r >= 0) {
                 if (s->n == cap) {
                         FsgEntry *t = realloc(s->entries, sizeof(FsgEntry) * (cap *= 2));
                         if (!t)
-                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
                         s->entries = t;
                 }
                 memset(&s->entries[s->n], 0, sizeof(FsgEntry));
@@ -140,7 +140,7 @@ static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
                 s->n++;
         }
         if (r < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
         read_unreadable(bus, s);
         *ret = TAKE_PTR(s);
         return 0;
@@ -159,11 +159,12 @@ static int bus_one(const CtlOptions *o, const char *method, const char *name,
         if (r < 0)
                 return r;
         if (state_new(1, &s) < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
         s->n = 1;
         r = read(reply, &s->entries[0]);
         if (r <= 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply from %s: %s", method, r < 0 ? strerror(-r) : "no entry");
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply from %s: %s"), method,
+                                 r < 0 ? strerror(-r) : _("no entry"));
         read_unreadable(bus, s);
         *ret = TAKE_PTR(s);
         return 0;
@@ -289,7 +290,7 @@ static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
                 return r;
         r = sd_bus_message_read_strv(reply, ret);
         if (r < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
         return 0;
 }
 
@@ -308,7 +309,7 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
                 return r;
         pp = calloc(1, sizeof(FsgProfilePlan));
         if (!pp)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
         snprintf(pp->profile, sizeof(pp->profile), "%s", name);
         pp->flags = flags;
         r = sd_bus_message_enter_container(reply, 'a', "(sss)");
@@ -316,7 +317,7 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
                 if (pp->n == cap) {
                         FsgPlan *t = reallocarray(pp->plans, cap = cap * 2 + 8, sizeof(FsgPlan));
                         if (!t)
-                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
                         pp->plans = t;
                 }
                 FsgPlan *p = &pp->plans[pp->n++];
@@ -326,7 +327,7 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
                 snprintf(p->target, sizeof(p->target), "%s", file);
         }
         if (r < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Malformed reply: %s", strerror(-r));
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
         *ret = TAKE_PTR(pp);
         return 0;
 }

@@ -31,7 +31,8 @@ static int offline_change(const CtlOptions *o, FsgOp op, const char *name, uint6
         int r;
 
         if (flags & FSG_FLAG_LOAD_NOW)
-                return fsg_error(e, FSG_ERR_INVALID_ARGS, "--load needs the running system; it cannot be used with --root");
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s",
+                                 _("--load needs the running system; it cannot be used with --root"));
         r = open_ctx(o, &c, e);
         if (r < 0)
                 return r;
@@ -42,7 +43,8 @@ static int offline_change(const CtlOptions *o, FsgOp op, const char *name, uint6
 }
 
 static int offline_load(const CtlOptions *o, const char *name, FsgError *e) {
-        return fsg_error(e, FSG_ERR_INVALID_ARGS, "load needs the running system; it cannot be used with --root");
+        return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s",
+                         _("load needs the running system; it cannot be used with --root"));
 }
 
 static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
@@ -57,7 +59,7 @@ static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         if (r < 0)
                 return r;
         for (char **f = failed; f && *f; f++)
-                fprintf(stderr, "Not exempted: %s\n", *f);
+                fprintf(stderr, _("Not exempted: %s\n"), *f);
         return 0;
 }
 

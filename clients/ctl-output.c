@@ -85,47 +85,132 @@ static void types_joined(const FsgEntry *x, char *buf, size_t n) {
 void ctl_warn_unreadable(const FsgState *s) {
         /* A skipped file may be the one that decides: the answer is not to be trusted blindly. */
         for (char **u = s->unreadable; u && *u; u++)
-                fprintf(stderr, "Warning: the answer may be incomplete: cannot read %s\n", *u);
+                fprintf(stderr, _("Warning: the answer may be incomplete: cannot read %s\n"), *u);
+}
+
+size_t ctl_width(const char *s) {
+        size_t n = 0;
+
+        for (; *s; s++)
+                n += ((unsigned char) *s & 0xC0) != 0x80;
+        return n;
+}
+
+void ctl_pad(const char *s, size_t width) {
+        fputs(s, stdout);
+        for (size_t n = ctl_width(s); n < width; n++)
+                putchar(' ');
+}
+
+const char *ctl_state_word(const FsgEntry *x) {
+        /* TRANSLATORS: the state of a filesystem module: the kernel may (not) load it on demand. */
+        return x->denied ? _("denied") : _("allowed");
+}
+
+const char *ctl_yes_no(bool b) {
+        return b ? _("yes") : _("no");
+}
+
+static size_t max_width(size_t w, const char *s) {
+        size_t n = ctl_width(s);
+        return n > w ? n : w;
 }
 
 void ctl_print_table(const FsgState *s) {
-        printf("%-12s %-20s %-8s %-8s %-6s %-7s %s\n", "MODULE", "TYPES", "STATE", "ORIGIN", "LOADED",
-               "MOUNTED", "SOURCE");
+        /* TRANSLATORS: the column headers of `fsgatectl list`, in capitals. The rows below
+         * them are not translated (scripts read them). */
+        const char *head[] = { _("MODULE"), _("TYPES"), _("STATE"), _("ORIGIN"), _("LOADED"), _("MOUNTED"),
+                               _("SOURCE") };
+        /* The English widths; a translated header that is longer widens its column. */
+        size_t w[] = { 12, 20, 8, 8, 6, 7 };
+
+        for (size_t i = 0; i < ELEMENTSOF(w); i++) {
+                w[i] = max_width(w[i], head[i]);
+                ctl_pad(head[i], w[i]);
+                putchar(' ');
+        }
+        printf("%s\n", head[ELEMENTSOF(w)]);
         for (size_t i = 0; i < s->n; i++) {
                 const FsgEntry *x = &s->entries[i];
                 char types[256];
                 types_joined(x, types, sizeof(types));
-                printf("%-12s %-20s %-8s %-8s %-6s %-7s %s%s\n", x->module, types,
-                       x->builtin ? "builtin" : fsg_entry_state_string(x), fsg_origin_to_string(x->origin),
-                       x->loaded ? "yes" : "no", x->mounted ? "yes" : "no", x->source ?: "",
-                       !x->available && !x->builtin ? " (not in this kernel)" : "");
+                /* English words and single words: the maintainer scripts split the rows with
+                 * awk and compare STATE, ORIGIN, LOADED and MOUNTED. */
+                const char *cells[] = { x->module, types, x->builtin ? "builtin" : fsg_entry_state_string(x),
+                                        fsg_origin_to_string(x->origin), x->loaded ? "yes" : "no",
+                                        x->mounted ? "yes" : "no" };
+                for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
+                        ctl_pad(cells[k], w[k]);
+                        putchar(' ');
+                }
+                if (!x->available && !x->builtin)
+                        /* TRANSLATORS: %s is the deciding file's name, or empty. */
+                        printf(_("%s (not in this kernel)\n"), x->source ?: "");
+                else
+                        printf("%s\n", x->source ?: "");
         }
-        printf("\n%zu filesystem modules listed.\n", s->n);
+        putchar('\n');
+        printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", s->n), s->n);
+}
+
+/* One line of `status`: the label right-aligned to width columns, then ": ". */
+static void label(const char *l, size_t width) {
+        for (size_t n = ctl_width(l); n < width; n++)
+                putchar(' ');
+        printf("%s: ", l);
 }
 
 void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry *x) {
+        /* TRANSLATORS: the labels of `fsgatectl status`, right-aligned one under the other;
+         * "modprobe" (the command) is not translated. */
+        const char *l_module = _("Module"), *l_types = _("Types"), *l_state = _("State"),
+                   *l_decided = _("Decided by"), *l_hard = _("Hard deny"), *l_install = _("Install"),
+                   *l_available = _("Available"), *l_loaded = _("Loaded"), *l_mounted = _("Mounted"),
+                   *l_blocked = _("Blocked"), *l_files = _("Files");
+        const char *all[] = { l_module, l_types, l_state, l_decided, l_hard, "modprobe", l_install, l_available,
+                              l_loaded, l_mounted, l_blocked, l_files };
+        const char *state;
+        size_t w = 0;
         char types[256];
+
+        /* Two blanks before the longest label, as in English ("  Decided by: "). */
+        for (size_t i = 0; i < ELEMENTSOF(all); i++)
+                w = max_width(w, all[i]);
+        w += 2;
         types_joined(x, types, sizeof(types));
-        printf("      Module: %s\n", x->module);
-        printf("       Types: %s\n", types);
-        printf("       State: %s%s\n", x->builtin ? "allowed (built into the kernel)" : fsg_entry_state_string(x),
-               x->denied ? " (the kernel will not load it on its own)" : "");
-        printf("  Decided by: %s%s%s\n", fsg_origin_to_string(x->origin), x->source && *x->source ? " " : "",
-               x->source ?: "");
+        label(l_module, w);
+        printf("%s\n", x->module);
+        label(l_types, w);
+        printf("%s\n", types);
+        label(l_state, w);
+        state = x->builtin ? _("allowed (built into the kernel)") : ctl_state_word(x);
+        if (x->denied)
+                /* TRANSLATORS: %s is the state, "denied". */
+                printf(_("%s (the kernel will not load it on its own)\n"), state);
+        else
+                printf("%s\n", state);
+        label(l_decided, w);
+        printf("%s%s%s\n", fsg_origin_to_string(x->origin), x->source && *x->source ? " " : "", x->source ?: "");
         if (x->described && !x->builtin) {
-                printf("   Hard deny: %s\n", x->hard ? "yes: explicit loads (modprobe, fsgatectl load) are refused too" :
-                                          "no");
-                printf("    modprobe: %s\n", x->explicit_load ? "an explicit load by root loads it" :
-                                          x->hard ? "an explicit load is refused (the install command runs instead)" :
-                                          "cannot load it: no module file");
+                label(l_hard, w);
+                printf("%s\n", x->hard ? _("yes: explicit loads (modprobe, fsgatectl load) are refused too") : _("no"));
+                label("modprobe", w);
+                printf("%s\n", x->explicit_load ? _("an explicit load by root loads it") :
+                               x->hard ? _("an explicit load is refused (the install command runs instead)") :
+                               _("cannot load it: no module file"));
+                label(l_install, w);
                 if (*x->install_command)
-                        printf("     Install: %s   (%s)\n", x->install_command, x->install_source);
+                        printf("%s   (%s)\n", x->install_command, x->install_source);
                 else
-                        printf("     Install: none\n");
+                        /* TRANSLATORS: no install command (modprobe.d's "install" line). */
+                        printf("%s\n", _("none"));
         }
-        printf("   Available: %s\n", x->available ? "yes" : x->builtin ? "built in" : "no module file for this kernel");
-        printf("      Loaded: %s\n", x->loaded ? "yes" : "no");
-        printf("     Mounted: %s\n", x->mounted ? "yes" : "no");
+        label(l_available, w);
+        printf("%s\n", x->available ? _("yes") : x->builtin ? _("built in") : _("no module file for this kernel"));
+        label(l_loaded, w);
+        printf("%s\n", ctl_yes_no(x->loaded));
+        label(l_mounted, w);
+        printf("%s\n", ctl_yes_no(x->mounted));
         if (x->denied && !x->builtin) {
                 size_t n = 0, reported = 0;
                 /* The service's own answer when there is one: it reads the system's files. */
@@ -133,18 +218,25 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                         reported += be->block_is_reported(o, *t);
                 if (x->described)
                         n = reported = x->blocks_reported;
-                printf("     Blocked: %s\n", n > 0 && reported == n ? "reported (kernel log, journal, Blocked signal)" :
-                                             reported > 0 ? "reported for some of its types only" :
-                                             "not reported: decided by a plain blacklist, an install command or the kernel command line");
+                label(l_blocked, w);
+                printf("%s\n", n > 0 && reported == n ? _("reported (kernel log, journal, Blocked signal)") :
+                               reported > 0 ? _("reported for some of its types only") :
+                               _("not reported: decided by a plain blacklist, an install command or the kernel "
+                                 "command line"));
         }
         if (x->described && x->mentions) {
-                printf("       Files:");
-                for (char **p = x->mentions; p[0] && p[1]; p += 2)
-                        printf("%s%s: %s\n", p == x->mentions ? " " : "              ", p[0], p[1]);
+                label(l_files, w);
+                for (char **p = x->mentions; p[0] && p[1]; p += 2) {
+                        if (p != x->mentions)
+                                printf("%*s", (int) w + 2, "");
+                        printf("%s: %s\n", p[0], p[1]);
+                }
         }
         if (x->denied && !x->builtin && x->hard)
-                printf("\nTo allow it: fsgatectl allow %s   (a hard deny: fsgatectl load cannot lift it)\n", x->module);
+                /* TRANSLATORS: %s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
+                printf(_("\nTo allow it: fsgatectl allow %s   (a hard deny: fsgatectl load cannot lift it)\n"), x->module);
         else if (x->denied && !x->builtin)
-                printf("\nTo allow it: fsgatectl allow %s   (once, this boot only: fsgatectl load %s)\n",
-                       x->module, x->module);
+                /* TRANSLATORS: %1$s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
+                printf(_("\nTo allow it: fsgatectl allow %1$s   (once, this boot only: fsgatectl load %1$s)\n"),
+                       x->module);
 }

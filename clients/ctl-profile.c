@@ -34,14 +34,19 @@ int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
                 putchar('\n');
                 return 0;
         }
+        /* The change is a word of the --json output (deny, deny-hard): not translated. */
         for (size_t i = 0; i < pp->n; i++)
                 printf("%-10s %-12s %s\n", fsg_profile_change_string(&pp->plans[i]), pp->plans[i].module,
                        pp->plans[i].target);
         if (pp->n == 0)
-                printf("Profile %s: nothing to change.\n", name);
+                printf(_("Profile %s: nothing to change.\n"), name);
+        else if (dry)
+                printf(ngettext("Profile %s: %zu file would be written (dry run: nothing was written).\n",
+                                "Profile %s: %zu files would be written (dry run: nothing was written).\n", pp->n),
+                       name, pp->n);
         else
-                printf("Profile %s: %zu file%s %s.\n", name, pp->n, pp->n == 1 ? "" : "s",
-                       dry ? "would be written (dry run: nothing was written)" : "written");
+                printf(ngettext("Profile %s: %zu file written.\n", "Profile %s: %zu files written.\n", pp->n), name,
+                       pp->n);
         return 0;
 }
 
@@ -76,11 +81,23 @@ int ctl_audit_profile(const CtlOptions *o, const char *name, bool hard) {
                 json_object_end(&w);
                 putchar('\n');
         } else {
-                printf("Profile %s%s\n", a->profile, a->hard_required ? " (hard deny required)" : "");
-                for (size_t i = 0; i < a->n; i++)
-                        printf("  %-12s %-14s %s\n", a->items[i].module,
-                               a->items[i].compliant ? "compliant" : "NOT compliant", a->items[i].why);
-                printf("%zu of %zu modules compliant.\n", a->n_compliant, a->n);
+                const char *yes = _("compliant"), *no = _("NOT compliant");
+                size_t w = 14;
+
+                /* The English width, or wider for a longer translation. */
+                if (ctl_width(yes) + 1 > w)
+                        w = ctl_width(yes) + 1;
+                if (ctl_width(no) + 1 > w)
+                        w = ctl_width(no) + 1;
+                printf(a->hard_required ? _("Profile %s (hard deny required)\n") : _("Profile %s\n"), a->profile);
+                for (size_t i = 0; i < a->n; i++) {
+                        printf("  %-12s ", a->items[i].module);
+                        ctl_pad(a->items[i].compliant ? yes : no, w);
+                        printf(" %s\n", a->items[i].why);
+                }
+                /* TRANSLATORS: "3 of 5 modules compliant"; the plural follows the second number. */
+                printf(ngettext("%zu of %zu module compliant.\n", "%zu of %zu modules compliant.\n", a->n),
+                       a->n_compliant, a->n);
         }
         /* Its own status: a script must tell "not compliant" from "could not audit". */
         return a->n_compliant == a->n ? 0 : CTL_EXIT_NOT_COMPLIANT;

@@ -75,23 +75,27 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 type = device_fs_type(device);
                 if (!type) {
                         fsg_error(&e, FSG_ERR_NO_SUCH_FILESYSTEM,
-                                  "%s: no filesystem found on it (neither udev nor blkid know one)", device);
+                                  _("%s: no filesystem found on it (neither udev nor blkid know one)"), device);
                         return ctl_fail(o, &e);
                 }
         } else if (!(type = strdup(arg)))
                 return 1;
         if (!fsg_name_is_valid(type)) {
-                fsg_error(&e, FSG_ERR_INVALID_NAME, "%s: filesystem type \"%s\" is not one the kernel could have a module for",
-                          device ?: arg, type);
+                fsg_error(&e, FSG_ERR_INVALID_NAME,
+                          _("%s: filesystem type \"%s\" is not one the kernel could have a module for"), device ?: arg,
+                          type);
                 return ctl_fail(o, &e);
         }
 
         /* Described: whether the deny is hard decides which way out works. */
         if (be->describe(o, type, &s, &e) < 0) {
-                if (e.code == FSG_ERR_NO_SUCH_FILESYSTEM)
-                        fsg_error(&e, e.code, "%s%s%s: this kernel has no module for filesystem type %s, so it cannot be "
-                                  "mounted here (unless the kernel has it built in)", device ?: "",
-                                  device ? " holds " : "", type, type);
+                if (e.code == FSG_ERR_NO_SUCH_FILESYSTEM && device)
+                        fsg_error(&e, e.code, _("%1$s holds %2$s: this kernel has no module for filesystem type %2$s, "
+                                                "so it cannot be mounted here (unless the kernel has it built in)"),
+                                  device, type);
+                else if (e.code == FSG_ERR_NO_SUCH_FILESYSTEM)
+                        fsg_error(&e, e.code, _("%1$s: this kernel has no module for filesystem type %1$s, so it cannot "
+                                                "be mounted here (unless the kernel has it built in)"), type);
                 return ctl_fail(o, &e);
         }
         x = &s->entries[0];
@@ -121,48 +125,64 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         }
 
         if (device)
-                printf("%s holds a %s filesystem (kernel module %s).\n", device, type, x->module);
+                printf(_("%s holds a %s filesystem (kernel module %s).\n"), device, type, x->module);
         if (x->builtin) {
-                printf("%s is built into the kernel: it can be mounted.\n", x->module);
+                printf(_("%s is built into the kernel: it can be mounted.\n"), x->module);
                 return 0;
         }
         if (x->loaded)
-                printf("%s is loaded now: %s filesystems can be mounted until the next reboot.\n", x->module, type);
+                printf(_("%s is loaded now: %s filesystems can be mounted until the next reboot.\n"), x->module, type);
         if (!x->denied) {
-                printf("%s may be loaded automatically: mounting %s filesystems works%s.\n", x->module, type,
-                       x->available ? "" : " once the module is installed");
+                printf(x->available ? _("%s may be loaded automatically: mounting %s filesystems works.\n") :
+                       _("%s may be loaded automatically: mounting %s filesystems works once the module is "
+                         "installed.\n"), x->module, type);
                 return 0;
         }
-        printf("%s may NOT be loaded automatically: mounting %s fails with \"unknown filesystem type\"%s.\n",
-               x->module, type, x->loaded ? " after the next reboot" : "");
+        /* TRANSLATORS: "unknown filesystem type" is mount(8)'s error message: use the words
+         * of its translation. */
+        printf(x->loaded ? _("%s may NOT be loaded automatically: mounting %s fails with \"unknown filesystem "
+                             "type\" after the next reboot.\n") :
+               _("%s may NOT be loaded automatically: mounting %s fails with \"unknown filesystem type\".\n"),
+               x->module, type);
         if (x->origin == FSG_ORIGIN_CMDLINE)
-                printf("Decided by: modprobe.blacklist= on the kernel command line.\n"
-                       "To change it: edit the boot loader configuration; fsgate cannot.\n");
+                fputs(_("Decided by: modprobe.blacklist= on the kernel command line.\n"
+                        "To change it: edit the boot loader configuration; fsgate cannot.\n"), stdout);
         else
-                printf("Decided by: %s (%s)\n", x->source, fsg_origin_to_string(x->origin));
+                printf(_("Decided by: %s (%s)\n"), x->source, fsg_origin_to_string(x->origin));
         if (hard)
-                printf("Hard deny: explicit loads (modprobe, fsgatectl load) are refused too: kmod runs\n"
-                       "  %s\n  (from %s) instead of loading it.\n",
-                       x->install_command && *x->install_command ? x->install_command : "an install command",
+                /* TRANSLATORS: the first %s is a command (kmod's install line), the second a
+                 * file name. */
+                printf(_("Hard deny: explicit loads (modprobe, fsgatectl load) are refused too: kmod runs\n"
+                         "  %s\n  (from %s) instead of loading it.\n"),
+                       x->install_command && *x->install_command ? x->install_command : _("an install command"),
                        x->install_source && *x->install_source ? x->install_source : x->source);
-        printf("Blocked attempts are %s.\n",
-               reported ? "reported (kernel log, journal, desktop notification)"
-                        : "not reported: the kernel's request ends at a plain blacklist (or the kernel command\n"
-                          "line), so the mount fails silently");
-        printf("\nWhat you can do:\n");
-        if (x->origin != FSG_ORIGIN_CMDLINE && !fsg_source_is_ours(x))
-                printf("  edit %1$s by hand: fsgate did not write it and will not change it\n"
-                       "  (or mask it: ln -s /dev/null /etc/modprobe.d/%2$s)\n", x->source, strrchr(x->source, '/') + 1);
-        else if (x->origin != FSG_ORIGIN_CMDLINE)
-                printf("  fsgatectl allow %s     allow it from now on\n", x->module);
+        fputs(reported ? _("Blocked attempts are reported (kernel log, journal, desktop notification).\n") :
+              _("Blocked attempts are not reported: the kernel's request ends at a plain blacklist (or the "
+                "kernel command\nline), so the mount fails silently.\n"), stdout);
+        printf("\n%s\n", _("What you can do:"));
+        /* The commands stay as they are typed; the explanations are translated. */
+        if (x->origin != FSG_ORIGIN_CMDLINE && !fsg_source_is_ours(x)) {
+                _cleanup_free_ char *mask = NULL;
+
+                if (asprintf(&mask, "ln -s /dev/null /etc/modprobe.d/%s", strrchr(x->source, '/') + 1) < 0)
+                        return 1;
+                fputs("  ", stdout);
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), x->source);
+                fputs("  ", stdout);
+                /* TRANSLATORS: %s is a command: ln -s /dev/null FILE. */
+                printf(_("(or mask it: %s)\n"), mask);
+        } else if (x->origin != FSG_ORIGIN_CMDLINE)
+                printf("  fsgatectl allow %s     %s\n", x->module, _("allow it from now on"));
         if (hard) {
                 /* The install line may sit in another file than the deciding one. */
                 if (x->install_source && *x->install_source && !streq(x->install_source, x->source ?: "") &&
-                    !fsg_path_is_ours(x, x->install_source))
-                        printf("  edit %s by hand: its install line refuses explicit loads\n", x->install_source);
+                    !fsg_path_is_ours(x, x->install_source)) {
+                        fputs("  ", stdout);
+                        printf(_("edit %s by hand: its install line refuses explicit loads\n"), x->install_source);
+                }
                 return 0;
         }
-        printf("  fsgatectl load %1$s      load it for this boot only, then mount again\n"
-               "  modprobe %1$s            the same, by hand (root)\n", x->module);
+        printf("  fsgatectl load %s      %s\n", x->module, _("load it for this boot only, then mount again"));
+        printf("  modprobe %s            %s\n", x->module, _("the same, by hand (root)"));
         return 0;
 }

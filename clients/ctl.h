@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "fsg-i18n.h"
 #include "state.h"
 #include "store.h"
 #include "profile.h"
@@ -33,6 +34,19 @@ typedef struct CtlBackend {
 
 extern const CtlBackend ctl_backend_bus;
 extern const CtlBackend ctl_backend_offline;
+
+/* Texts for people are translated (_(), the "fsgate" domain); what scripts read is not:
+ * --json (fsgatectl runs it in the C locale, error messages included), verb, option,
+ * module, origin and file names, and the cells of the list table (the packages'
+ * maintainer scripts read STATE, ORIGIN, LOADED and MOUNTED with awk). */
+
+/* How many columns s takes: its characters (UTF-8), not its bytes. */
+size_t ctl_width(const char *s);
+/* s, then spaces up to width columns (none when s is that wide already). */
+void ctl_pad(const char *s, size_t width);
+/* Translated, for the text output. */
+const char *ctl_state_word(const FsgEntry *x);
+const char *ctl_yes_no(bool b);
 
 /* Names the configuration files the answer had to skip (on stderr). */
 void ctl_warn_unreadable(const FsgState *s);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <getopt.h>
+#include <locale.h>
 
 #include "config.h"
 #include "ctl.h"
@@ -21,7 +22,8 @@ typedef enum VerbFlags {
 } VerbFlags;
 
 /* One row per verb, as systemd's dispatch_verb() has them. --help, --list-verbs and so the
- * shell completions are printed from this table: a verb added here is offered everywhere. */
+ * shell completions are printed from this table: a verb added here is offered everywhere.
+ * help is translated in --help, not in --list-verbs (the completions parse it). */
 typedef struct Verb {
         const char *name;
         unsigned min_args, max_args;    /* counting the verb itself, as systemd does */
@@ -74,11 +76,14 @@ static int change(Ctl *c, FsgOp op, const char *name) {
                 return ctl_fail(&c->o, &e);
         if (c->o.json)
                 ctl_print_json(s, true);
-        else
-                printf("%s: %s%s (%s%s%s)\n", s->entries[0].module, fsg_entry_state_string(&s->entries[0]),
-                       s->entries[0].hard ? ", hard" : "",
-                       fsg_origin_to_string(s->entries[0].origin), *s->entries[0].source ? " " : "",
-                       s->entries[0].source);
+        else {
+                const FsgEntry *x = &s->entries[0];
+
+                /* TRANSLATORS: after a change: "MODULE: STATE (ORIGIN FILE)"; the second form
+                 * for a hard deny. */
+                printf(x->hard ? _("%s: %s, hard (%s%s%s)\n") : _("%s: %s (%s%s%s)\n"), x->module,
+                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->source ? " " : "", x->source);
+        }
         return 0;
 }
 
@@ -120,7 +125,7 @@ static int verb_exempt_loaded(int argc, char *argv[], Ctl *c) {
                 ctl_print_strv_json(done);
         else
                 for (char **d = done; d && *d; d++)
-                        printf("Exempted %s: it is in use, so it stays allowed.\n", *d);
+                        printf(_("Exempted %s: it is in use, so it stays allowed.\n"), *d);
         return 0;
 }
 
@@ -145,7 +150,7 @@ static int verb_list_names(int argc, char *argv[], Ctl *c) {
                 puts(*n);
         return 0;
 oom:
-        fsg_error(&e, FSG_ERR_FAILED, "Out of memory");
+        fsg_error(&e, FSG_ERR_FAILED, "%s", _("Out of memory"));
         return ctl_fail(&c->o, &e);
 }
 
@@ -158,16 +163,16 @@ static int verb_audit(int argc, char *argv[], Ctl *c) {
 }
 
 static const Verb verbs[] = {
-        { "list",          1, 1, 0,               verb_list,          "List every filesystem module and whether it may autoload" },
-        { "status",        2, 2, VERB_ARG_NAME,   verb_status,        "Show one module (NAME may be a filesystem type, e.g. vxfs)" },
-        { "why",           2, 2, VERB_ARG_DEVICE, verb_why,           "Can this device or filesystem type be mounted here, and if not, why" },
-        { "allow",         2, 2, VERB_ARG_NAME,   verb_allow,         "Let the kernel load it on demand" },
-        { "deny",          2, 2, VERB_ARG_NAME,   verb_deny,          "Stop the kernel from loading it on demand" },
-        { "reset",         2, 2, VERB_ARG_NAME,   verb_reset,         "Drop fsgate's override, back to the vendor default" },
-        { "load",          2, 2, VERB_ARG_NAME,   verb_load,          "Load it now, this boot only, changing no configuration" },
-        { "exempt-loaded", 1, 1, 0,               verb_exempt_loaded, "Allow every denied filesystem that is loaded or mounted now" },
-        { "apply",         2, 2, VERB_ARG_PROFILE, verb_apply,        "Deny every module of a profile (opensuse, cis, unused), all or nothing" },
-        { "audit",         2, 2, VERB_ARG_PROFILE, verb_audit,        "Is every module of a profile denied as it requires? Exit 0 only if so" },
+        { "list",          1, 1, 0,               verb_list,          N_("List every filesystem module and whether it may autoload") },
+        { "status",        2, 2, VERB_ARG_NAME,   verb_status,        N_("Show one module (NAME may be a filesystem type, e.g. vxfs)") },
+        { "why",           2, 2, VERB_ARG_DEVICE, verb_why,           N_("Can this device or filesystem type be mounted here, and if not, why") },
+        { "allow",         2, 2, VERB_ARG_NAME,   verb_allow,         N_("Let the kernel load it on demand") },
+        { "deny",          2, 2, VERB_ARG_NAME,   verb_deny,          N_("Stop the kernel from loading it on demand") },
+        { "reset",         2, 2, VERB_ARG_NAME,   verb_reset,         N_("Drop fsgate's override, back to the vendor default") },
+        { "load",          2, 2, VERB_ARG_NAME,   verb_load,          N_("Load it now, this boot only, changing no configuration") },
+        { "exempt-loaded", 1, 1, 0,               verb_exempt_loaded, N_("Allow every denied filesystem that is loaded or mounted now") },
+        { "apply",         2, 2, VERB_ARG_PROFILE, verb_apply,        N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
+        { "audit",         2, 2, VERB_ARG_PROFILE, verb_audit,        N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
         { "list-names",    1, 1, VERB_HIDDEN,     verb_list_names,    NULL },
 };
 
@@ -210,9 +215,10 @@ static const struct option options[] = {
 };
 
 static void help(void) {
-        printf("fsgatectl [OPTIONS...] COMMAND [NAME]\n\n"
-               "Decide which filesystem modules the kernel may load on its own.\n\n"
-               "Commands:\n");
+        /* The synopsis, verbs, options and metavariables (NAME, DIR) stay as they are typed. */
+        printf("fsgatectl [OPTIONS...] COMMAND [NAME]\n\n");
+        printf("%s\n\n", _("Decide which filesystem modules the kernel may load on its own."));
+        printf("%s\n", _("Commands:"));
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
                 const Verb *v = &verbs[i];
                 char usage[32];
@@ -220,22 +226,22 @@ static void help(void) {
                 if (v->flags & VERB_HIDDEN)
                         continue;
                 snprintf(usage, sizeof(usage), "%s%s%s", v->name, verb_arg(v) ? " " : "", verb_arg(v) ?: "");
-                printf("  %-18s %s\n", usage, v->help);
+                printf("  %-18s %s\n", usage, _(v->help));
         }
-        printf("\n"
-               "Options:\n"
-               "  -h --help          Show this help\n"
-               "     --version       Show the version\n"
-               "     --root=DIR      Work offline on the system image at DIR (no service)\n"
-               "     --kernel-release=KVER  Judge against this kernel's module tree\n"
-               "     --runtime       Change /run only: the change ends at reboot\n"
-               "     --force         deny: even if the filesystem is in use now\n"
-               "     --load          allow: also load the module now\n"
-               "     --hard          deny: refuse explicit loads too (modprobe, load)\n"
-               "     --dry-run       apply: print the changes, write nothing\n"
-               "     --json          Print JSON\n"
-               "     --no-ask-password  Do not let polkit ask for a password\n\n"
-               "See fsgatectl(1) for exit codes.\n");
+        printf("\n%s\n", _("Options:"));
+        printf("  -h --help          %s\n", _("Show this help"));
+        printf("     --version       %s\n", _("Show the version"));
+        printf("     --root=DIR      %s\n", _("Work offline on the system image at DIR (no service)"));
+        printf("     --kernel-release=KVER  %s\n", _("Judge against this kernel's module tree"));
+        printf("     --runtime       %s\n", _("Change /run only: the change ends at reboot"));
+        /* TRANSLATORS: "deny:", "allow:", "apply:" name the command an option is for. */
+        printf("     --force         %s\n", _("deny: even if the filesystem is in use now"));
+        printf("     --load          %s\n", _("allow: also load the module now"));
+        printf("     --hard          %s\n", _("deny: refuse explicit loads too (modprobe, load)"));
+        printf("     --dry-run       %s\n", _("apply: print the changes, write nothing"));
+        printf("     --json          %s\n", _("Print JSON"));
+        printf("     --no-ask-password  %s\n", _("Do not let polkit ask for a password"));
+        printf("\n%s\n", _("See fsgatectl(1) for exit codes."));
 }
 
 /* One verb a line: name, what its argument is ("name", "device" or "-"), and its help, tab
@@ -273,16 +279,16 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                         break;
                 }
         if (!v) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Unknown command %s; see fsgatectl --help", argv[0]);
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Unknown command %s; see fsgatectl --help"), argv[0]);
                 return ctl_fail(&c->o, &e);
         }
         if ((unsigned) argc < v->min_args) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s needs %s", v->name,
-                          v->flags & VERB_ARG_PROFILE ? "a profile name" : "a filesystem module or type name");
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, v->flags & VERB_ARG_PROFILE ? _("%s needs a profile name") :
+                          _("%s needs a filesystem module or type name"), v->name);
                 return ctl_fail(&c->o, &e);
         }
         if ((unsigned) argc > v->max_args) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Too many arguments");
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("Too many arguments"));
                 return ctl_fail(&c->o, &e);
         }
         return v->run(argc, argv, c);
@@ -293,6 +299,8 @@ int main(int argc, char *argv[]) {
         FsgError e = {};
         int r;
 
+        /* Before the options, so that getopt's own complaints are in the person's language. */
+        fsg_i18n_init();
         while ((r = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (r) {
                 case 'h': help(); return 0;
@@ -310,12 +318,16 @@ int main(int argc, char *argv[]) {
                 case ARG_LIST_OPTIONS: list_options(); return 0;
                 default: return 2;
                 }
+        /* --json is for scripts: every text in it (and every error message beside it) as
+         * without a locale, the same everywhere. */
+        if (c.o.json)
+                (void) setlocale(LC_ALL, "C");
         if (optind >= argc) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Missing command; see fsgatectl --help");
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("Missing command; see fsgatectl --help"));
                 return ctl_fail(&c.o, &e);
         }
         if (c.o.kernel_release && !c.o.root) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "--kernel-release only applies offline, with --root");
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("--kernel-release only applies offline, with --root"));
                 return ctl_fail(&c.o, &e);
         }
         c.be = c.o.root ? &ctl_backend_offline : &ctl_backend_bus;

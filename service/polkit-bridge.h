@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "fsg-i18n.h"
 #include "manager.h"
 
 /* A message for the password dialog is sent untranslated: polkitd translates it in the
  * locale of the agent that shows it, with fsgate's gettext domain (po/, installed like any
  * .mo). N_() marks it for xgettext. "$(module)" is expanded by polkitd from the details. */
-#define N_(s) s
 #define POLKIT_GETTEXT_DOMAIN "fsgate"
 
 /* Called once with the verdict: granted > 0, or a filled error explaining the refusal. */

@@ -22,7 +22,6 @@
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
-#include <locale.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1075,7 +1074,7 @@ int main(int argc, char *argv[]) {
                 {}
         };
         _cleanup_(event_unrefp) sd_event *event = NULL;
-        const char *system_address = NULL, *session_address = NULL, *level, *localedir;
+        const char *system_address = NULL, *session_address = NULL, *level;
         Context ctx = { .late_usec = LATE_USEC_DEFAULT };
         unsigned long late;
         char *end;
@@ -1104,11 +1103,7 @@ int main(int argc, char *argv[]) {
                 return 2;
         }
         /* The texts follow the session's language; the log stays English for whoever reads it. */
-        (void) setlocale(LC_ALL, "");
-        localedir = secure_getenv("FSGATE_LOCALEDIR");
-        (void) bindtextdomain(GETTEXT_PACKAGE, localedir && *localedir ? localedir : LOCALEDIR);
-        (void) bind_textdomain_codeset(GETTEXT_PACKAGE, "UTF-8");
-        (void) textdomain(GETTEXT_PACKAGE);
+        fsg_i18n_init();
 
         level = getenv("SYSTEMD_LOG_LEVEL");
         if (level && (streq(level, "debug") || streq(level, "7")))

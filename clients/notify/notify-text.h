@@ -4,15 +4,13 @@
 /* What fsgate-notify says, kept apart from the bus code so that a unit test can read every
  * text without a bus. Nothing here allocates anything but the returned strings. */
 
-#include <libintl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 /* The texts are the "fsgate" gettext domain (po/); the program binds it. Without
- * setlocale() (the unit test) they stay English. */
-#define _(s) gettext(s)
-#define N_(s) s
+ * fsg_i18n_init() (the unit test) they stay English. */
+#include "fsg-i18n.h"
 
 /* One Blocked signal, its strings already cleaned (see notify_clean()). type and module are
  * always set; the others are "" when fsgated did not know them. */

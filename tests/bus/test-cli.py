@@ -6,6 +6,7 @@ polkitd), its exit codes, and fsgatectl --root=DIR offline."""
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -431,6 +432,47 @@ class CliOfflineTest(BusTestCase):
         err = json.loads(p.stderr)
         self.assertEqual(err['error'], 'org.fsgate.fsgate1.Error.NoSuchFilesystem', p)
         self.assertTrue(err['message'].startswith('/dev/x\ufffd"\x01: no filesystem found'), p)
+
+    def test_german(self):
+        """LANGUAGE=de with the build's catalogs: headers, labels, explanations and error
+        messages are German and the columns still line up; --json (error objects too), the
+        rows of list (maintainer scripts read them) and the exit statuses are the same as in
+        English."""
+        en = {k: v for k, v in self.env.items() if k not in ('LANGUAGE', 'LANG') and not k.startswith('LC_')}
+        en['LC_ALL'] = 'C'
+        de = dict(en, LANGUAGE='de', LC_ALL='C.UTF-8', FSGATE_LOCALEDIR=os.path.join(CONFIG.build_root, 'po'))
+
+        def run(env, *args):
+            p = subprocess.run([CONFIG.fsgatectl, '--root=' + self.image] + list(args), env=env,
+                               capture_output=True, stdin=subprocess.DEVNULL)
+            return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+        rc, out, _ = run(de, 'list')
+        self.assertEqual(rc, 0, out)
+        head = out.splitlines()[0]
+        self.assertEqual(head.split(), ['MODUL', 'TYPEN', 'ZUSTAND', 'HERKUNFT', 'GELADEN', 'EINGEHÄNGT', 'QUELLE'])
+        row = re.search(r'(?m)^hfs .*$', out).group(0)
+        self.assertEqual(row.split()[2:6], ['denied', 'vendor', 'no', 'no'])
+        for col, word in (('ZUSTAND', 'denied'), ('HERKUNFT', 'vendor'), ('QUELLE', '/usr/lib/modprobe.d/')):
+            self.assertEqual(row.index(word), head.index(col), f'{col} not over {word}:\n{head}\n{row}')
+        self.assertIn('Dateisystemmodule aufgeführt.', out)
+        rc, out, _ = run(de, 'status', 'hfs')
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r'(?m)^ +Entschieden durch: vendor /usr/lib/modprobe.d/' + conf_name('hfs') + '$')
+        labels = [line for line in out.splitlines() if re.match(r' +[^ /][^:]*: ', line)]    # not Files' other lines
+        self.assertEqual({line.index(': ') for line in labels}, {len('  Entschieden durch')}, out)
+        rc, out, _ = run(de, 'why', 'hfs')
+        self.assertEqual(rc, 0, out)
+        self.assertIn('hfs darf NICHT automatisch geladen werden', out)
+        self.assertIn('  fsgatectl load hfs      nur bis zum Neustart laden', out)
+        rc, _, err = run(de, 'why', 'nosuchfs')
+        self.assertEqual(rc, 3, err)
+        self.assertIn('Dieser Kernel hat kein Modul für den Dateisystemtyp nosuchfs', err)
+        for args in (('list',), ('status', 'hfs'), ('why', 'hfs'), ('why', 'nosuchfs'), ('audit', 'opensuse'),
+                     ('frobnicate',), ('deny',), ('load', 'hfs')):
+            english = run(en, '--json', *args)
+            self.assertEqual(run(de, '--json', *args), english, args)
+            self.assertTrue(english[1] or english[2], args)
 
     def test_offline_exit_codes(self):
         write(self.image, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')

@@ -214,6 +214,24 @@ static const struct option options[] = {
         {}
 };
 
+/* --help's option lines, in the order shown. */
+static const struct {
+        const char *usage, *help;
+} option_help[] = {
+        { "-h --help",          N_("Show this help") },
+        { "   --version",       N_("Show the version") },
+        { "   --root=DIR",      N_("Work offline on the system image at DIR (no service)") },
+        { "   --kernel-release=KVER", N_("Judge against this kernel's module tree") },
+        { "   --runtime",       N_("Change /run only: the change ends at reboot") },
+        /* TRANSLATORS: "deny:", "allow:", "apply:" name the command an option is for. */
+        { "   --force",         N_("deny: even if the filesystem is in use now") },
+        { "   --load",          N_("allow: also load the module now") },
+        { "   --hard",          N_("deny: refuse explicit loads too (modprobe, load)") },
+        { "   --dry-run",       N_("apply: print the changes, write nothing") },
+        { "   --json",          N_("Print JSON") },
+        { "   --no-ask-password", N_("Do not let polkit ask for a password") },
+};
+
 static void help(void) {
         /* The synopsis, verbs, options and metavariables (NAME, DIR) stay as they are typed. */
         printf("fsgatectl [OPTIONS...] COMMAND [NAME]\n\n");
@@ -229,18 +247,11 @@ static void help(void) {
                 printf("  %-18s %s\n", usage, _(v->help));
         }
         printf("\n%s\n", _("Options:"));
-        printf("  -h --help          %s\n", _("Show this help"));
-        printf("     --version       %s\n", _("Show the version"));
-        printf("     --root=DIR      %s\n", _("Work offline on the system image at DIR (no service)"));
-        printf("     --kernel-release=KVER  %s\n", _("Judge against this kernel's module tree"));
-        printf("     --runtime       %s\n", _("Change /run only: the change ends at reboot"));
-        /* TRANSLATORS: "deny:", "allow:", "apply:" name the command an option is for. */
-        printf("     --force         %s\n", _("deny: even if the filesystem is in use now"));
-        printf("     --load          %s\n", _("allow: also load the module now"));
-        printf("     --hard          %s\n", _("deny: refuse explicit loads too (modprobe, load)"));
-        printf("     --dry-run       %s\n", _("apply: print the changes, write nothing"));
-        printf("     --json          %s\n", _("Print JSON"));
-        printf("     --no-ask-password  %s\n", _("Do not let polkit ask for a password"));
+        for (size_t i = 0; i < ELEMENTSOF(option_help); i++) {
+                /* A long option runs past the column: two blanks after it. */
+                int n = (int) strlen(option_help[i].usage);
+                printf("  %s%*s%s\n", option_help[i].usage, n < 18 ? 19 - n : 2, "", _(option_help[i].help));
+        }
         printf("\n%s\n", _("See fsgatectl(1) for exit codes."));
 }
 

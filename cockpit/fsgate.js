@@ -18,13 +18,27 @@ const DRY_RUN = 0x10;
 
 const BLOCKED_MAX = 20;
 
+/* Texts for people go through Cockpit's gettext: po.js (loaded before this file) has given
+ * cockpit.locale() this package's catalog for the user's language, built from po/LANG.po.
+ * D-Bus names, module names, file paths, error names and flag names stay as they are. */
+const _ = cockpit.gettext;
+const format = cockpit.format;
+
 const ORIGIN_LABELS = {
-    default: "Default (nothing configured)",
-    vendor: "Vendor",
-    local: "Local",
-    runtime: "Runtime, until reboot",
-    admin: "Administrator",
-    cmdline: "Kernel command line (modprobe.blacklist=)",
+    default: _("Default (nothing configured)"),
+    vendor: _("Vendor"),
+    local: _("Local"),
+    runtime: _("Runtime, until reboot"),
+    admin: _("Administrator"),
+    cmdline: _("Kernel command line (modprobe.blacklist=)"),
+};
+
+/* The service's state words, as shown; data-state keeps the service's own word. */
+const STATE_LABELS = {
+    /* TRANSLATORS: a module's state in the table: the kernel may load it on its own. */
+    allowed: _("allowed"),
+    /* TRANSLATORS: a module's state in the table: the kernel may not load it on its own. */
+    denied: _("denied"),
 };
 
 const client = cockpit.dbus(SERVICE, { bus: "system", superuser: "try" });
@@ -75,7 +89,7 @@ function describeError(ex) {
         return { name: ex.name, message: ex.message || "" };
     if (ex && ex.problem)
         return { name: "cockpit: " + ex.problem, message: cockpit.message(ex) };
-    return { name: "Error", message: String(ex && ex.message ? ex.message : ex) };
+    return { name: _("Error"), message: String(ex && ex.message ? ex.message : ex) };
 }
 
 function errorBox(err, onDismiss) {
@@ -86,7 +100,7 @@ function errorBox(err, onDismiss) {
               el("code", { class: "error-fullname" }, err.name),
               el("p", { class: "error-message" }, err.message),
               onDismiss ? el("button", { class: "btn btn-link dismiss", type: "button", onclick: onDismiss },
-                             "Dismiss") : null);
+                             _("Dismiss")) : null);
 }
 
 function call(method, args, signature) {
@@ -122,7 +136,7 @@ function loadAll() {
                 $("page-error").hidden = true;
                 renderTable();
             })
-            .catch(ex => showPageError("Cannot list filesystem modules from the fsgate service.", ex))
+            .catch(ex => showPageError(_("Cannot list filesystem modules from the fsgate service."), ex))
             .finally(() => {
                 $("loading").hidden = true;
                 $("app").setAttribute("aria-busy", "false");
@@ -155,7 +169,7 @@ function loadServiceInfo() {
             .then(([props]) => {
                 const v = props.Version ? props.Version.v : "?";
                 const k = props.KernelRelease ? props.KernelRelease.v : "?";
-                $("service-info").textContent = `Kernel ${k} · fsgate ${v}`;
+                $("service-info").textContent = format(_("Kernel $0 · fsgate $1"), k, v);
             })
             .catch(() => { /* ListFilesystems reports an unreachable service. */ });
 }
@@ -163,52 +177,54 @@ function loadServiceInfo() {
 /* ---- what a row allows ---- */
 
 function fsgateFile(e) {
-    return e.source && /\/60-blacklist_fs-[^/]+\.conf$/.test(e.source);
+    /* The file's name alone: xgettext's JavaScript scanner misreads a "/" inside a regular expression. */
+    return e.source && /^60-blacklist_fs-.+\.conf$/.test(e.source.split("/").pop());
 }
 
 /* The reason an action cannot be taken now, or null when it can. */
 function disabledReason(e, action) {
     if (permission.allowed === false)
-        return "Read-only: changing this needs administrative access.";
+        return _("Read-only: changing this needs administrative access.");
     if (permission.allowed === null)
-        return "Checking your privileges…";
+        return _("Checking your privileges…");
     if (busy.has(e.module))
-        return "Working…";
+        return _("Working…");
     if (e.builtin)
-        return `${e.module} is built into the kernel: always available, it cannot be denied or loaded.`;
+        return format(_("$0 is built into the kernel: always available, it cannot be denied or loaded."), e.module);
     switch (action) {
     case "allow":
         if (e.state === "allowed")
-            return `${e.module} is allowed already.`;
+            return format(_("$0 is allowed already."), e.module);
         if (e.origin === "cmdline")
-            return "Denied on the kernel command line (modprobe.blacklist=): change the boot loader configuration.";
+            return _("Denied on the kernel command line (modprobe.blacklist=): change the boot loader configuration.");
         return null;
     case "deny":
         /* A soft deny can still be made hard. */
         if (e.state === "denied" && e.hard)
-            return `${e.module} is denied already, hard.`;
+            return format(_("$0 is denied already, hard."), e.module);
         return null;
     case "reset":
         if (e.origin !== "admin" && e.origin !== "runtime")
-            return `Nothing to reset: ${ORIGIN_LABELS[e.origin] || e.origin} decides, not an override in /etc or /run.`;
+            return format(_("Nothing to reset: $0 decides, not an override in /etc or /run."),
+                          ORIGIN_LABELS[e.origin] || e.origin);
         return null;
     case "load":
         if (e.loaded)
-            return `${e.module} is loaded already.`;
+            return format(_("$0 is loaded already."), e.module);
         if (!e.available)
-            return `This kernel has no module file for ${e.module}.`;
+            return format(_("This kernel has no module file for $0."), e.module);
         if (e.hard)
-            return `${e.module} is denied hard: explicit loads are refused. Allow it first.`;
+            return format(_("$0 is denied hard: explicit loads are refused. Allow it first."), e.module);
         return null;
     }
     return null;
 }
 
 const ACTIONS = [
-    { id: "allow", label: "Allow", cls: "btn-secondary" },
-    { id: "deny", label: "Deny", cls: "btn-secondary" },
-    { id: "reset", label: "Reset", cls: "btn-secondary" },
-    { id: "load", label: "Load now", cls: "btn-secondary" },
+    { id: "allow", label: _("Allow"), cls: "btn-secondary" },
+    { id: "deny", label: _("Deny"), cls: "btn-secondary" },
+    { id: "reset", label: _("Reset"), cls: "btn-secondary" },
+    { id: "load", label: _("Load now"), cls: "btn-secondary" },
 ];
 
 function openPanel(e, action) {
@@ -285,22 +301,23 @@ function apply(e, p) {
 /* ---- rendering ---- */
 
 function yesNo(v, what) {
-    return el("span", { class: v ? "flag flag-yes" : "flag flag-no", "aria-label": `${what}: ${v ? "yes" : "no"}` },
-              v ? "Yes" : "No");
+    return el("span", { class: v ? "flag flag-yes" : "flag flag-no", "aria-label": format("$0: $1", what, v ? _("yes") : _("no")) },
+              v ? _("Yes") : _("No"));
 }
 
 function stateBadge(e) {
     if (e.builtin)
-        return el("span", { class: "badge badge-builtin" }, "built in");
-    const badge = el("span", { class: `badge badge-${e.state}` }, e.state);
+        return el("span", { class: "badge badge-builtin" }, _("built in"));
+    const badge = el("span", { class: `badge badge-${e.state}` }, STATE_LABELS[e.state] || e.state);
     if (e.state !== "denied")
         return badge;
     /* Hard: explicit loads refused too; soft: "modprobe" by root still loads it. */
     return el("span", null, badge, " ",
               el("span", { class: `deny-kind deny-${e.hard ? "hard" : "soft"}`,
-                           title: e.hard ? "Explicit loads (modprobe, Load now) are refused too"
-                                         : "Root can still load it explicitly (modprobe, Load now)" },
-                 e.hard ? "hard" : "soft"));
+                           title: e.hard ? _("Explicit loads (modprobe, Load now) are refused too")
+                                         : _("Root can still load it explicitly (modprobe, Load now)") },
+                 /* TRANSLATORS: the kind of a deny: explicit loads are refused too, or not. */
+                 e.hard ? _("hard") : _("soft")));
 }
 
 function decidedBy(e) {
@@ -339,52 +356,56 @@ function panelBody(e, p) {
     let confirm;
     switch (p.action) {
     case "allow":
-        parts.push(el("p", null, `Let the kernel load ${e.module} on its own when a ${types} filesystem is mounted.`));
-        parts.push(checkbox("Until reboot only (RUNTIME)", "written to /run/modprobe.d instead of /etc/modprobe.d",
+        parts.push(el("p", null, format(_("Let the kernel load $0 on its own when a $1 filesystem is mounted."), e.module, types)));
+        parts.push(checkbox(_("Until reboot only (RUNTIME)"), _("written to /run/modprobe.d instead of /etc/modprobe.d"),
                             p.runtime, v => { p.runtime = v }, "runtime"));
         if (e.available && !e.loaded)
-            parts.push(checkbox("Load it now as well (LOAD_NOW)", null, p.loadNow, v => { p.loadNow = v }, "load-now"));
-        confirm = `Allow ${e.module}`;
+            parts.push(checkbox(_("Load it now as well (LOAD_NOW)"), null, p.loadNow, v => { p.loadNow = v }, "load-now"));
+        confirm = format(_("Allow $0"), e.module);
         break;
     case "deny":
-        parts.push(el("p", null, `Stop the kernel from loading ${e.module} on its own: mounting ${types} ` +
-                      `then fails with “unknown filesystem type”. “modprobe ${e.module}” by root still works, ` +
-                      "unless the deny is hard."));
-        parts.push(checkbox("Until reboot only (RUNTIME)", "written to /run/modprobe.d instead of /etc/modprobe.d",
+        parts.push(el("p", null, format(_("Stop the kernel from loading $0 on its own: mounting $1 then fails " +
+                                          "with “unknown filesystem type”. “modprobe $0” by root still works, " +
+                                          "unless the deny is hard."), e.module, types)));
+        parts.push(checkbox(_("Until reboot only (RUNTIME)"), _("written to /run/modprobe.d instead of /etc/modprobe.d"),
                             p.runtime, v => { p.runtime = v }, "runtime"));
-        parts.push(checkbox("Hard deny (HARD)", `explicit loads are refused too: “install ${e.module} /bin/false”, ` +
-                            "as CIS and OpenSCAP want it; blocked mounts are still reported",
+        parts.push(checkbox(_("Hard deny (HARD)"),
+                            format(_("explicit loads are refused too: “install $0 /bin/false”, as CIS and OpenSCAP " +
+                                     "want it; blocked mounts are still reported"), e.module),
                             p.hard, v => { p.hard = v }, "hard"));
         if (e.loaded || e.mounted) {
             parts.push(el("p", { class: "warning" },
-                          `${e.module} is ${e.mounted ? "mounted" : "loaded"} now: after the next boot, ` +
-                          "what uses it could not be mounted."));
-            parts.push(checkbox("Deny anyway (FORCE)", null, p.force, v => { p.force = v }, "force"));
+                          format(e.mounted ? _("$0 is mounted now: after the next boot, what uses it could not be mounted.")
+                                           : _("$0 is loaded now: after the next boot, what uses it could not be mounted."),
+                                 e.module)));
+            parts.push(checkbox(_("Deny anyway (FORCE)"), null, p.force, v => { p.force = v }, "force"));
         }
-        confirm = `Deny ${e.module}`;
+        confirm = format(_("Deny $0"), e.module);
         break;
     case "reset":
-        parts.push(el("p", null, `Remove fsgate's override for ${e.module} and go back to what the vendor configured` +
-                      (e.source ? ` (now decided by ${e.source}).` : ".")));
-        parts.push(checkbox("The runtime override (RUNTIME)", "in /run/modprobe.d, instead of the one in /etc/modprobe.d",
+        parts.push(el("p", null, e.source
+            ? format(_("Remove fsgate's override for $0 and go back to what the vendor configured (now decided by $1)."),
+                     e.module, e.source)
+            : format(_("Remove fsgate's override for $0 and go back to what the vendor configured."), e.module)));
+        parts.push(checkbox(_("The runtime override (RUNTIME)"), _("in /run/modprobe.d, instead of the one in /etc/modprobe.d"),
                             p.runtime, v => { p.runtime = v }, "runtime"));
         if (!fsgateFile(e))
-            parts.push(el("p", { class: "hint" }, "The deciding file does not look like fsgate's: the service may refuse."));
-        confirm = `Reset ${e.module}`;
+            parts.push(el("p", { class: "hint" }, _("The deciding file does not look like fsgate's: the service may refuse.")));
+        confirm = format(_("Reset $0"), e.module);
         break;
     case "load":
-        parts.push(el("p", null, `Load ${e.module} now, for this boot only. The configuration does not change: ` +
-                      "the next boot decides as before."));
-        confirm = `Load ${e.module}`;
+        parts.push(el("p", null, format(_("Load $0 now, for this boot only. The configuration does not change: " +
+                                          "the next boot decides as before."), e.module)));
+        confirm = format(_("Load $0"), e.module);
         break;
     }
     const working = busy.has(e.module);
     parts.push(el("div", { class: "panel-buttons" },
                   el("button", { type: "button", class: p.action === "deny" ? "btn btn-danger" : "btn btn-primary",
                                  "data-confirm": p.action, disabled: working, onclick: () => apply(e, p) },
-                     working ? "Working…" : confirm),
+                     working ? _("Working…") : confirm),
                   el("button", { type: "button", class: "btn btn-link", disabled: working, onclick: closePanel },
-                     "Cancel")));
+                     _("Cancel"))));
     return parts;
 }
 
@@ -392,12 +413,12 @@ function moduleBody(e) {
     const tbody = el("tbody", { "data-module": e.module, "data-state": e.state });
     tbody.append(el("tr", { class: "module-row" },
                     el("th", { scope: "row", class: "module-name" }, e.module,
-                       e.available ? null : el("small", { class: "hint" }, "not in this kernel")),
+                       e.available ? null : el("small", { class: "hint" }, _("not in this kernel"))),
                     el("td", { class: "types" }, e.types.join(", ")),
                     el("td", { class: "state" }, stateBadge(e)),
                     el("td", null, decidedBy(e)),
-                    el("td", { class: "loaded" }, yesNo(e.loaded, "loaded")),
-                    el("td", { class: "mounted" }, yesNo(e.mounted, "mounted")),
+                    el("td", { class: "loaded" }, yesNo(e.loaded, _("loaded"))),
+                    el("td", { class: "mounted" }, yesNo(e.mounted, _("mounted"))),
                     el("td", { class: "actions-cell" }, actionButtons(e))));
     const err = errors.get(e.module);
     const p = panel && panel.module === e.module ? panel : null;
@@ -414,8 +435,10 @@ function moduleBody(e) {
 function matches(e, words, state) {
     if (state && e.state !== state)
         return false;
-    const hay = [e.module, e.state, e.origin, e.source, ORIGIN_LABELS[e.origin] || "", ...e.types,
-        e.loaded ? "loaded" : "", e.mounted ? "mounted" : "", e.builtin ? "builtin built-in" : ""]
+    /* The service's words and the words shown, so that a filter typed in either matches. */
+    const hay = [e.module, e.state, STATE_LABELS[e.state] || "", e.origin, e.source, ORIGIN_LABELS[e.origin] || "",
+        ...e.types, e.loaded ? "loaded " + _("loaded") : "", e.mounted ? "mounted " + _("mounted") : "",
+        e.builtin ? "builtin built-in " + _("built in") : ""]
             .join(" ").toLowerCase();
     return words.every(w => hay.includes(w));
 }
@@ -431,7 +454,9 @@ function applyFilter() {
         if (visible)
             shown++;
     }
-    $("count").textContent = loaded ? `${shown} of ${entries.size} modules` : "";
+    $("count").textContent = loaded
+        ? format(cockpit.ngettext("$0 of $1 module", "$0 of $1 modules", entries.size), shown, entries.size)
+        : "";
     $("no-match").hidden = !loaded || shown > 0;
 }
 
@@ -463,9 +488,10 @@ function renderModule(module) {
 function renderPermission() {
     const note = $("readonly-note");
     if (permission.allowed === false) {
-        note.replaceChildren(el("strong", null, "Read-only."), " You can see which filesystems may load, but " +
-                             "changing that needs administrative access. Turn on administrative access in " +
-                             "Cockpit's top bar, or log in as an administrator.");
+        note.replaceChildren(el("strong", null, _("Read-only.")), " ",
+                             _("You can see which filesystems may load, but changing that needs administrative " +
+                               "access. Turn on administrative access in Cockpit's top bar, or log in as an " +
+                               "administrator."));
         note.hidden = false;
     } else {
         note.hidden = true;
@@ -506,7 +532,7 @@ function updateBlockedFor(module) {
     let changed = false;
     for (const b of blocked) {
         if (b.module === module && e && e.state === "allowed" && !b.note) {
-            b.note = `${module} is allowed now: mount it again.`;
+            b.note = format(_("$0 is allowed now: mount it again."), module);
             changed = true;
         }
     }
@@ -519,7 +545,7 @@ function allowBlocked(b) {
     b.error = null;
     renderBlocked();
     call("Allow", [b.module, 0], "st")
-            .then(() => { b.note = `${b.module} is allowed now: mount it again.` })
+            .then(() => { b.note = format(_("$0 is allowed now: mount it again."), b.module) })
             .catch(ex => { b.error = describeError(ex) })
             .finally(() => {
                 b.busy = false;
@@ -538,31 +564,32 @@ function blockedItem(b) {
 
     let reason = null;
     if (permission.allowed === false)
-        reason = "Read-only: changing this needs administrative access.";
+        reason = _("Read-only: changing this needs administrative access.");
     else if (permission.allowed === null)
-        reason = "Checking your privileges…";
+        reason = _("Checking your privileges…");
     else if (b.busy)
-        reason = "Working…";
+        reason = _("Working…");
     else if (b.note || (e && e.state === "allowed"))
-        reason = `${b.module} is allowed already.`;
+        reason = format(_("$0 is allowed already."), b.module);
 
     return el("li", { class: "blocked-item", "data-type": b.type, "data-device": b.device },
               el("div", { class: "blocked-main" },
-                 el("strong", null, b.device ? `${b.type} on ${b.device}` : `${b.type} filesystem`),
+                 el("strong", null, b.device ? format(_("$0 on $1"), b.type, b.device) : format(_("$0 filesystem"), b.type)),
                  what.length ? el("span", { class: "blocked-what" }, what.join(" · ")) : null,
                  el("span", { class: "blocked-meta" },
-                    `module ${b.module}, blocked at ${b.time.toLocaleTimeString()}` +
-                    (source ? `, denied by ${source}` : "")),
+                    source
+                        ? format(_("module $0, blocked at $1, denied by $2"), b.module, b.time.toLocaleTimeString(), source)
+                        : format(_("module $0, blocked at $1"), b.module, b.time.toLocaleTimeString())),
                  b.note ? el("span", { class: "blocked-note" }, b.note) : null,
                  b.error ? errorBox(b.error, () => { b.error = null; renderBlocked() }) : null),
               el("div", { class: "actions" },
                  el("span", { class: "btn-wrap", title: reason || undefined, "data-reason": reason || undefined },
                     el("button", { type: "button", class: "btn btn-primary", "data-action": "allow-blocked",
                                    disabled: reason !== null, onclick: () => allowBlocked(b) },
-                       `Allow ${b.module}`)),
+                       format(_("Allow $0"), b.module))),
                  el("button", { type: "button", class: "btn btn-link", "data-action": "dismiss",
                                 onclick: () => { blocked = blocked.filter(x => x !== b); renderBlocked() } },
-                    "Dismiss")));
+                    _("Dismiss"))));
 }
 
 function renderBlocked() {
@@ -584,13 +611,13 @@ function updateProfileButtons() {
     const hard = $("profile-hard").checked;
     let reason = null;
     if (permission.allowed === false)
-        reason = "Read-only: changing this needs administrative access.";
+        reason = _("Read-only: changing this needs administrative access.");
     else if (profileBusy)
-        reason = "Working…";
+        reason = _("Working…");
     else if (!profilePreview || profilePreview.name !== name || profilePreview.hard !== hard)
-        reason = "Preview the profile first.";
+        reason = _("Preview the profile first.");
     else if (profilePreview.changes.length === 0)
-        reason = "Nothing to change.";
+        reason = _("Nothing to change.");
     $("profile-preview").disabled = profileBusy;
     $("profile-apply").disabled = reason !== null;
     const wrap = $("profile-apply-wrap");
@@ -616,12 +643,13 @@ function runProfile(dryRun) {
             .then(([changes]) => {
                 if (dryRun)
                     profilePreview = { name, hard, changes };
-                const what = dryRun ? `Applying ${name}${hard ? " hard" : ""} would write:`
-                                    : `Applied ${name}${hard ? " hard" : ""}:`;
+                const what = format(dryRun ? (hard ? _("Applying $0 hard would write:") : _("Applying $0 would write:"))
+                                           : (hard ? _("Applied $0 hard:") : _("Applied $0:")), name);
                 result.replaceChildren(changes.length
                     ? el("div", { class: "profile-preview", "data-dry-run": dryRun ? "true" : "false" },
                          el("p", null, what), changesList(changes))
-                    : el("p", { class: "empty" }, `Nothing to change: every module of ${name} is denied as asked already.`));
+                    : el("p", { class: "empty" },
+                         format(_("Nothing to change: every module of $0 is denied as asked already."), name)));
             })
             .catch(ex => {
                 profilePreview = null;
@@ -649,6 +677,8 @@ function applyTheme() {
 }
 
 function init() {
+    /* The static texts of index.html marked translate="…". */
+    cockpit.translate();
     applyTheme();
     window.addEventListener("storage", applyTheme);
     window.matchMedia("(prefers-color-scheme: dark)").addEventListener("change", applyTheme);
@@ -671,7 +701,7 @@ function init() {
     client.subscribe({ path: PATH, interface: IFACE, member: "Blocked" },
                      (path, iface, signal, [type, module, device, details]) => onBlocked(type, module, device, details));
     client.addEventListener("close", (ev, options) =>
-        showPageError("Lost the connection to the system bus.", options || {}));
+        showPageError(_("Lost the connection to the system bus."), options || {}));
 
     /* Changes made outside fsgate (a file edited by hand, a module loaded) send no signal:
      * look again whenever the page becomes visible in Cockpit. */

@@ -58,8 +58,8 @@ async function step(name, fn) {
     }
 }
 
-async function openPage(url) {
-    const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+async function openPage(url, options) {
+    const p = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...options });
     p.setDefaultTimeout(WAIT);
     p.on('pageerror', e => problems.push(`pageerror: ${e.message}`));
     p.on('console', m => {
@@ -343,6 +343,46 @@ await step('Apply cis, Hard: every module gets fsgate\'s hard deny file, the tab
         await row(m).locator('.deny-kind', { hasText: 'hard' }).waitFor();
     }
     check(await page.locator('#profile-apply').isDisabled(), 'Apply is still enabled after applying');
+});
+
+await step('in German (browser language de-DE): po.de.js translates the static and the JS texts', async () => {
+    await page.close();
+    // The browser asks for German (Accept-Language: de-DE); cockpit-bridge answers the page's
+    // po.js with the package's po.de.js, built from po/de.po.
+    page = await openPage(opt['admin-url'], { locale: 'de-DE' });
+    const text = async sel => (await page.locator(sel).first().textContent()).trim();
+    check(await page.title() === 'Dateisysteme', `title: ${await page.title()}`);
+    check(await text('h1') === 'Dateisysteme', `heading: ${await text('h1')}`);
+    check((await text('.subtitle')).startsWith('Welche Dateisystemmodule'), `subtitle: ${await text('.subtitle')}`);
+    check(await text('#blocked-title') === 'Kürzlich blockiert', 'the "Recently blocked" heading');
+    check(await text('#modules-title') === 'Dateisystemmodule', 'the table heading');
+    check(await text('#refresh') === 'Aktualisieren' && await text('#profile-preview') === 'Vorschau',
+          'the Refresh and Preview buttons');
+    check(await page.locator('#filter').getAttribute('placeholder') === 'Nach Modul, Typ, Zustand oder Datei filtern',
+          'the filter placeholder');
+    check(await text('#modules thead th') === 'Modul', 'the column header');
+    // Texts made in JavaScript: the count (a plural), state words, labels, buttons, reasons.
+    const count = await text('#count');
+    check(/^(\d+) von \1 Modulen$/.test(count), `count is "${count}"`);
+    check(await rowText('ext4', '.badge') === 'erlaubt', 'ext4\'s state word');
+    check(await rowText('ext4', '.origin') === 'Standard (nichts konfiguriert)', 'ext4\'s origin');
+    check(await rowText('hfs', '.badge') === 'verweigert' && await rowText('hfs', '.deny-kind') === 'hart',
+          'hfs\'s state words');
+    check(await rowText('vfat', '.loaded') === 'Ja', 'vfat\'s "loaded"');
+    check(await rowText('ext4', 'button[data-action="deny"]') === 'Verweigern', 'the Deny button');
+    // Never translated: module names, file paths, error names; data-state keeps the service's word.
+    check(await rowText('ufs', '.source') === '/etc/modprobe.d/60-blacklist_fs-ufs.conf', 'ufs source');
+    check(await page.locator('tbody[data-module="hfs"][data-state="denied"]').count() === 1, 'data-state');
+    const why = await row('ufs').locator('.btn-wrap:has(button[data-action="deny"])').getAttribute('title');
+    check(why === 'ufs ist bereits hart verweigert.', `the reason on a disabled button: ${why}`);
+    // An error shown inline: the frame is German, the D-Bus error name stays as it is.
+    await act('ufs', 'allow');
+    const err = row('ufs').locator('.inline-error');
+    await err.waitFor();
+    check(await err.locator('.error-fullname').textContent() === 'org.fsgate.fsgate1.Error.ForeignConfig', 'error name');
+    check(await err.locator('button.dismiss').textContent() === 'Verwerfen', 'the Dismiss button');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: join(opt.artifacts, 'cockpit-de.png') });
 });
 
 await browser.close();

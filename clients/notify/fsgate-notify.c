@@ -357,8 +357,12 @@ static int post(Item *i) {
                         mounts[k] = (NotifyMount) { .where = i->mount_where[k], .error = i->mount_error[k] };
                 r = notify_text_outcome(i->b, i->request, i->outcome, i->message, mounts, i->n_mounts, &summary,
                                         &body);
-                /* Dismissing the password dialog by mistake should not cost the actions. */
-                if (i->outcome == NOTIFY_OUTCOME_CANCELLED)
+                /* Dismissing the password dialog by mistake should not cost the actions. Not
+                 * every agent tells polkit that its dialog was closed (lxpolkit 0.5 answers a
+                 * closed dialog as a finished authentication: no polkit.dismissed, so fsgated
+                 * sees a plain refusal), so a refusal keeps them too: another try only asks
+                 * for the password again. */
+                if (i->outcome == NOTIFY_OUTCOME_CANCELLED || i->outcome == NOTIFY_OUTCOME_REFUSED)
                         actions = actions_retry;
                 break;
         default:

@@ -427,6 +427,9 @@ class NotifyTest(BusTestCase):
                          '(Not authorized: polkit refused org.fsgate.fsgate1.allow)')
         self.assertInteractiveCheck(ACTION_ALLOW)
         self.assertEqual(fb.modprobe_files(self.root), {})
+        # A refusal keeps the way to try again: lxpolkit answers a closed dialog as a failed
+        # authentication (no polkit.dismissed), so a refusal may be a mistaken Escape.
+        self.assertEqual(n[1]['actions'], ACTIONS_RETRY)
 
         # "Allow once" on a stick: Load(hfs), also interactive, also refused here (never
         # load a module into the host's kernel).

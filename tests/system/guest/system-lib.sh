@@ -20,6 +20,7 @@ MSG_REFUSED=d97d19d74e8c4d338aeeb7ba7ea1c3f0
 # host_request VERB — ask the host for something only it can do (see run-scenario):
 #   usb-plug     device_add the USB stick (QEMU usb-storage on the xhci controller)
 #   usb-unplug   device_del it
+#   usb-plug-2, usb-unplug-2   the same for the second stick (# system-usb-stick-2: LABEL)
 # The request is a console line; the host acts within a second or two.
 HOST_REQUESTS=0
 host_request() {
@@ -27,11 +28,12 @@ host_request() {
         echo "FSGATE-SYSTEM-REQUEST $FSGATE_NONCE boot=$FSGATE_BOOT seq=$HOST_REQUESTS $1"
 }
 
-# usb_plug — plug the run's USB stick in (# system-usb-stick: LABEL) and wait until udev has
-# handled it; USB_DISK is its node (/dev/sdX).
+# usb_plug [2] — plug the run's USB stick in (# system-usb-stick: LABEL), or the second one
+# (# system-usb-stick-2: LABEL), and wait until udev has handled it; USB_DISK is its node
+# (/dev/sdX), and so is USB_DISK_1 or USB_DISK_2.
 usb_plug() {
         _before=$(ls /dev/disk/by-id/ 2>/dev/null | grep '^usb-' | paste -sd' ' || true)
-        host_request usb-plug
+        host_request "usb-plug${1:+-$1}"
         USB_DISK=
         _i=0
         while [ -z "$USB_DISK" ]; do
@@ -45,19 +47,17 @@ usb_plug() {
                         USB_DISK=$(readlink -f "$_l")
                 done
         done
+        eval "USB_DISK_${1:-1}=\$USB_DISK"
         udevadm settle --timeout=60 || fail "udevadm settle timed out after the plug"
         pass "USB stick plugged in: $USB_DISK ($(udev_prop "$USB_DISK" ID_VENDOR) $(udev_prop "$USB_DISK" ID_MODEL), $(udev_prop "$USB_DISK" ID_FS_TYPE) \"$(udev_prop "$USB_DISK" ID_FS_LABEL)\")"
 }
 
+# usb_unplug [2] — unplug USB_DISK, or the second stick (USB_DISK_2).
 usb_unplug() {
         _d=$USB_DISK
-        host_request usb-unplug
-        _i=0
-        while [ -b "$_d" ]; do
-                _i=$((_i + 1))
-                [ $_i -gt 300 ] && fail "the USB stick $_d did not go away within 30 s"
-                sleep 0.1
-        done
+        [ -z "${1:-}" ] || eval "_d=\$USB_DISK_$1"
+        host_request "usb-unplug${1:+-$1}"
+        wait_while 300 "the USB stick $_d did not go away within 30 s" test -b "$_d"
         udevadm settle --timeout=60 || true
         pass "USB stick $_d unplugged"
 }

@@ -1,0 +1,634 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# Issue 15: a desktop user's minute, for real. An unprivileged user (alice, an admin for
+# polkit through group sudo, as Debian's installer makes the first user) logs in on tty1 by
+# autologin; her ~/.profile starts sway (headless backend, pixman: no GPU under QEMU), whose
+# config starts mako (the notification server), lxpolkit (the session's polkit agent) and
+# the user's graphical-session.target, which wants fsgate-notify.service (enabled globally
+# by the package). Nothing here talks to fsgate-notify directly: the test plays the person
+# with the tools a person's clicks and keys amount to (makoctl invoke, wtype) and looks
+# with makoctl list and grim (the screenshots are kept in $FSGATE_RESULTS).
+# Boot 1 (English):
+#   - the session is active and local for logind and polkit; the agent is registered
+#   - a USB stick with HFS (labelled) is hot-plugged: ONE notification, naming the stick,
+#     also after a file manager's mount attempt and a second stick with the same filesystem
+#   - Allow, a wrong password: lxpolkit says so, nothing changed; then the right password:
+#     the mask in /etc/modprobe.d, the notifier mounts both sticks through udisks2 and says
+#     where; a file written to the stick reads back
+#   - the filesystem is allowed now: a stick plugged in again shows nothing
+# Boot 2 (alice's session in German, de_DE.UTF-8; hfs back to the vendor's denial):
+#   - the notification and the dialog in German; Allow once loads hfs for this boot, the
+#     configuration unchanged, the stick mounted
+# Boot 3 (English again): after the reboot hfs is denied again and not loaded; the stick, Allow,
+#   and the person closes the dialog: nothing changes, the notifier says so and still offers
+#   Allow, which asks again.
+# system-boots: 3
+# system-timeout: 1800
+# system-usb-stick: FSGATE STICK
+# system-usb-stick-2: OTHER STICK
+
+set -eu
+# shellcheck source=../guest/system-lib.sh
+. "$FSGATE_SYSTEM_LIB"
+
+E=/etc/modprobe.d
+ALICE_UID=1000
+RT=/run/user/$ALICE_UID
+# Typed by wtype into lxpolkit's dialog: plain ASCII, nothing a keymap could change.
+ALICE_PASSWORD=fsgate-desk-42
+WRONG_PASSWORD=not-her-password
+SHOTS=/tmp/fsgate-shots
+# Polled state costs ~0.1 s a process under TCG: poll once a second.
+
+# --- alice's session, seen from outside ------------------------------------------------------
+
+# The session's variables as sway gave them to its children (mako's environment): sway sets
+# them in its own process after it started, where /proc does not show them.
+session_env() {
+        _pid=$(pgrep -u "$ALICE_UID" -x mako | head -n1)
+        [ -n "$_pid" ] || return 1
+        _env=$(tr '\0' '\n' <"/proc/$_pid/environ")
+        WAYLAND_DISPLAY_A=$(echo "$_env" | sed -n 's/^WAYLAND_DISPLAY=//p')
+        SWAYSOCK_A=$(echo "$_env" | sed -n 's/^SWAYSOCK=//p')
+        DISPLAY_A=$(echo "$_env" | sed -n 's/^DISPLAY=//p')
+        [ -n "$WAYLAND_DISPLAY_A" ] && [ -n "$SWAYSOCK_A" ]
+}
+
+# as_alice CMD... — CMD as alice inside her session's environment (not in her logind
+# session: what polkit makes of that is the notifier's case too, a user unit).
+as_alice() {
+        setpriv --reuid=$ALICE_UID --regid=$ALICE_UID --init-groups -- env -i \
+                HOME=/home/alice USER=alice LOGNAME=alice PATH=/usr/local/bin:/usr/bin:/bin \
+                LANG="${ALICE_LANG:-C.UTF-8}" XDG_RUNTIME_DIR=$RT DBUS_SESSION_BUS_ADDRESS=unix:path=$RT/bus \
+                WAYLAND_DISPLAY="${WAYLAND_DISPLAY_A:-}" SWAYSOCK="${SWAYSOCK_A:-}" DISPLAY="${DISPLAY_A:-}" "$@"
+}
+
+# as_alice_unit CMD... — CMD as a transient unit of alice's user manager, output piped back:
+# where a desktop's own helpers run (gvfs's udisks2 monitor is a user unit too). polkit counts
+# a user unit as part of alice's active session; a process of this scenario's system service
+# running as alice, it does not.
+as_alice_unit() {
+        as_alice systemd-run --user --quiet --wait --pipe --collect -- "$@"
+}
+
+# wait_for SECONDS CMD... — until CMD succeeds (once a second); 1 if it never did.
+wait_for() {
+        _wf=$1
+        shift
+        while ! "$@" >/dev/null 2>&1; do
+                _wf=$((_wf - 1))
+                [ "$_wf" -gt 0 ] || return 1
+                sleep 1
+        done
+}
+
+# mako_list — mako's notifications, one a line: ID <tab> APP <tab> SUMMARY <tab> BODY (lines
+# joined by " | ") <tab> ACTION-KEYS (comma-separated). makoctl list is busctl's JSON of
+# ListNotifications (aa{sv}); the raw text is kept in /tmp/mako-list.json.
+mako_list() {
+        as_alice makoctl list >/tmp/mako-list.json 2>&1 || return 1
+        jq -r '(.data[0] // [])[] | [
+                (.id.data | tostring), (.["app-name"].data // ""), (.summary.data // ""),
+                ((.body.data // "") | gsub("\n"; " | ")),
+                ((.actions.data // {}) | if type == "object" then (keys_unsorted | join(",")) else (map(tostring) | join(",")) end)
+        ] | @tsv' /tmp/mako-list.json
+}
+
+# fsgate_notes — fsgate-notify's notifications in mako (app name "fsgate").
+fsgate_notes() {
+        mako_list | awk -F'\t' '$2 == "fsgate"'
+}
+
+# wait_note SECONDS TEXT — until one of fsgate's notifications has TEXT in its summary;
+# NOTE_ID, NOTE_SUMMARY, NOTE_BODY, NOTE_ACTIONS are the newest such one's. 1 if none came.
+wait_note() {
+        _wn=$1
+        while :; do
+                _line=$(fsgate_notes | awk -F'\t' -v t="$2" 'index($3, t) && $1 + 0 > best { best = $1 + 0; l = $0 } END { print l }')
+                [ -z "$_line" ] || break
+                _wn=$((_wn - 1))
+                [ "$_wn" -gt 0 ] || return 1
+                sleep 1
+        done
+        NOTE_ID=$(echo "$_line" | cut -f1)
+        NOTE_SUMMARY=$(echo "$_line" | cut -f3)
+        NOTE_BODY=$(echo "$_line" | cut -f4)
+        NOTE_ACTIONS=$(echo "$_line" | cut -f5)
+        info "notification $NOTE_ID: $NOTE_SUMMARY"
+        info "    body: $NOTE_BODY"
+        info "    actions: $NOTE_ACTIONS"
+}
+
+# expect_note SECONDS TEXT WHAT — wait_note, failing the scenario if nothing came.
+expect_note() {
+        wait_note "$1" "$2" ||
+                fail "$3: no notification from fsgate with \"$2\" within $1 s; mako shows: $(mako_list | paste -sd'|')"
+        pass "$3: mako shows \"$NOTE_SUMMARY\""
+}
+
+# screenshot NAME — grim of the whole output, kept as $FSGATE_RESULTS/NAME.png. A second
+# first: mako and Xwayland draw a frame after their state changed.
+screenshot() {
+        sleep 1
+        if as_alice grim "$SHOTS/$1.png" 2>/tmp/grim.err; then
+                cp "$SHOTS/$1.png" "$FSGATE_RESULTS/$1.png"
+                pass "screenshot $1.png ($(wc -c <"$FSGATE_RESULTS/$1.png") bytes)"
+        else
+                check_failed "grim $1.png: $(cat /tmp/grim.err)"
+        fi
+}
+
+# x_windows — sway's windows: CON-ID <tab> CLASS-OR-APP-ID <tab> TITLE <tab> FOCUSED
+x_windows() {
+        as_alice swaymsg -r -t get_tree | jq -r '.. | objects | select(.type? == "con" or .type? == "floating_con")
+                | select(.pid? != null)
+                | [(.id | tostring), (.window_properties.class // .app_id // ""), (.name // ""), (.focused | tostring)] | @tsv'
+}
+
+# agent_windows — how many of lxpolkit's windows are open (its dialog, its error box).
+agent_windows() {
+        x_windows | awk -F'\t' 'tolower($2) ~ /polkit/' | wc -l
+}
+
+# wait_agent_windows SECONDS N — until lxpolkit has N windows open.
+wait_agent_windows() {
+        _wa=$1
+        while [ "$(agent_windows)" != "$2" ]; do
+                _wa=$((_wa - 1))
+                [ "$_wa" -gt 0 ] || return 1
+                sleep 1
+        done
+}
+
+# focus_agent — keyboard focus on lxpolkit's newest window (sway focuses a new window; a
+# person would click it if not).
+focus_agent() {
+        _con=$(x_windows | awk -F'\t' 'tolower($2) ~ /polkit/ {id = $1} END {print id}')
+        [ -z "$_con" ] || as_alice swaymsg "[con_id=$_con] focus" >/dev/null 2>&1 || true
+}
+
+# type_keys TEXT — what a person types, then Return: wtype (the Wayland virtual keyboard,
+# which sway routes to the focused window, Xwayland's too). TYPED_WITH says which tool.
+# xdotool (XTEST inside Xwayland) only if the dialog showed no reaction to wtype.
+TYPED_WITH=wtype
+type_keys() {
+        focus_agent
+        as_alice wtype -s 300 -d 20 "$1" -k Return -s 300
+}
+
+# press_key KEY — one key (Return, Escape) on lxpolkit's focused window. wtype's virtual
+# keyboard brings its own keymap: a pause before the key gives Xwayland time to take it,
+# one after keeps the keyboard until the key is delivered.
+press_key() {
+        focus_agent
+        as_alice wtype -s 300 -k "$1" -s 300
+}
+
+# press_until KEY N WHAT — press KEY until lxpolkit has N windows; xdotool (XTEST inside
+# Xwayland) if wtype's key showed no effect (recorded as a failure: a person's key would).
+press_until() {
+        press_key "$1"
+        wait_agent_windows 15 "$2" && { pass "$3 ($1, wtype)"; return 0; }
+        check_failed "$3: wtype's $1 had no effect within 15 s (windows: $(x_windows | paste -sd'|')); trying xdotool"
+        focus_agent
+        as_alice xdotool key "$1" || true
+        wait_agent_windows 15 "$2" || fail "$3: xdotool's $1 had no effect either: $(x_windows | paste -sd'|')"
+        pass "$3 ($1, xdotool)"
+}
+
+# plug_stick [2] — usb_plug with fsgated already running. fsgated exits after 30 s idle;
+# under TCG its bus activation takes ~4 s (3.8 s seen), longer than the udev hook's whole
+# budget (2.5 s, DEVICE_BUDGET_USEC in service/fsgate-blocked.c): the hook gives up,
+# dbus-daemon drops the queued ReportDevice of a sender that is gone, and the stick is never
+# reported (seen on the first run of this scenario: no Blocked, no notification). On real
+# hardware the activation takes a fraction of that; here a read of a property first makes
+# the plug's report independent of the emulator's speed. The udev report itself is checked
+# (the journal's Blocked entry for the device) before anything is asked of the notifier.
+plug_stick() {
+        busctl get-property org.fsgate.fsgate1 /org/fsgate/fsgate1 org.fsgate.fsgate1.Manager Version >/dev/null ||
+                fail "fsgated did not answer on the system bus"
+        usb_plug "$@"
+        wait_blocked_journal 60 "FSGATE_DEVICE=$USB_DISK" ||
+                fail "fsgated logged no Blocked for $USB_DISK within 60 s of the plug: udev's report did not arrive"
+        pass "fsgated reported the stick: $BLOCKED_JOURNAL"
+}
+
+# --- The session, as a person's login makes it ----------------------------------------------
+
+setup_session() {
+        step "alice: an admin for polkit (group sudo) with a password; autologin on tty1 starting sway"
+        echo "alice:$ALICE_PASSWORD" | chpasswd
+        usermod -a -G sudo alice
+        # Debian 12's polkitd 122: addAdminRule in 50-default.rules.
+        grep -qs 'unix-group:sudo' /usr/share/polkit-1/rules.d/*.rules /etc/polkit-1/rules.d/*.rules ||
+                fail "no polkit rule making group sudo the admins"
+        pass "alice is in group sudo: $(id alice)"
+
+        # A person who wants sway on the first VT puts this at the end of ~/.profile.
+        cat >>/home/alice/.profile <<'PROFILE'
+
+# The first VT's login starts the compositor: sway, headless (no GPU, no input devices),
+# rendering in software. Its log stays in ~/sway.log.
+if [ "$(tty)" = /dev/tty1 ] && [ -z "${WAYLAND_DISPLAY:-}" ]; then
+        export WLR_BACKENDS=headless WLR_RENDERER=pixman WLR_LIBINPUT_NO_DEVICES=1
+        export XDG_CURRENT_DESKTOP=sway XDG_SESSION_DESKTOP=sway
+        exec sway >"$HOME/sway.log" 2>&1
+fi
+PROFILE
+        mkdir -p /home/alice/.config/sway /home/alice/.config/mako /home/alice/.config/systemd/user
+        cat >/home/alice/.config/sway/config <<'SWAY'
+# One 1280x800 output; the session's services: mako (notifications), lxpolkit (the polkit
+# agent, an X11 client shown by Xwayland), then graphical-session.target for the user's
+# systemd, which wants fsgate-notify.service.
+output HEADLESS-1 resolution 1280x800 background #2e3440 solid_color
+font pango:DejaVu Sans 10
+focus_on_window_activation focus
+for_window [class="(?i)polkit"] floating enable
+exec mako
+exec lxpolkit
+exec "systemctl --user import-environment DISPLAY WAYLAND_DISPLAY SWAYSOCK XDG_CURRENT_DESKTOP && systemctl --user start sway-session.target"
+SWAY
+        # The sway wiki's way to have graphical-session.target (it refuses a manual start).
+        cat >/home/alice/.config/systemd/user/sway-session.target <<'TARGET'
+[Unit]
+Description=sway session
+BindsTo=graphical-session.target
+Wants=graphical-session-pre.target
+After=graphical-session-pre.target
+TARGET
+        cat >/home/alice/.config/mako/config <<'MAKO'
+font=DejaVu Sans 11
+width=520
+height=300
+margin=16
+padding=12
+default-timeout=0
+MAKO
+        chown -R alice:alice /home/alice
+
+        # The image masks the console getty (no login prompt in the other scenarios); here a
+        # real login: agetty's autologin, the way a kiosk or a single-user machine does it.
+        mkdir -p /etc/systemd/system/getty@tty1.service.d
+        cat >/etc/systemd/system/getty@tty1.service.d/autologin.conf <<'GETTY'
+[Service]
+ExecStart=
+ExecStart=-/sbin/agetty --autologin alice --noclear %I $TERM
+GETTY
+        systemctl unmask getty@tty1.service >/dev/null 2>&1
+        systemctl enable getty@tty1.service >/dev/null 2>&1
+        systemctl daemon-reload
+        systemctl start getty@tty1.service
+        pass "getty@tty1 started with autologin for alice"
+}
+
+SESSION=
+wait_session() {
+        step "alice's graphical session"
+        _t0=$(cut -d' ' -f1 /proc/uptime)
+        wait_for 120 sh -c "loginctl list-sessions --no-legend | grep -qw alice" ||
+                fail "no logind session for alice within 120 s: $(systemctl status --no-pager getty@tty1.service 2>&1 | tail -n 8)"
+        SESSION=$(loginctl list-sessions --no-legend | awk '$3 == "alice" {print $1; exit}')
+        # State is "opening" until pam_systemd's user manager is up.
+        wait_for 60 sh -c "[ \"\$(loginctl show-session $SESSION -p State)\" = State=active ]" || true
+        for p in Active=yes Remote=no Seat=seat0 TTY=tty1 Class=user State=active; do
+                v=$(loginctl show-session "$SESSION" -p "${p%%=*}")
+                [ "$v" = "$p" ] || fail "session $SESSION: $v, expected $p ($(loginctl show-session "$SESSION" 2>&1 | paste -sd' '))"
+        done
+        pass "logind session $SESSION of alice: active, local, seat0, tty1"
+
+        wait_for 180 session_env ||
+                fail "sway and mako did not come up within 180 s; sway.log: $(tail -n 30 /home/alice/sway.log 2>&1)"
+        pass "sway runs (WAYLAND_DISPLAY=$WAYLAND_DISPLAY_A, DISPLAY=$DISPLAY_A), mako runs"
+        wait_for 60 as_alice busctl --user status org.freedesktop.Notifications ||
+                fail "nobody owns org.freedesktop.Notifications on alice's session bus"
+        pass "mako owns org.freedesktop.Notifications ($(as_alice makoctl list >/dev/null 2>&1 && echo makoctl answers))"
+        wait_for 90 sh -c "journalctl -b -q --no-pager -u polkit.service -g 'Registered Authentication Agent for unix-session:$SESSION' | grep -q ." ||
+                fail "no polkit agent registered for session $SESSION within 90 s: $(journalctl -b -q --no-pager -u polkit.service | tail -n 5)"
+        pass "$(journalctl -b -q --no-pager -o cat -u polkit.service -g "Registered Authentication Agent for unix-session:$SESSION" | tail -n1)"
+        wait_for 90 sh -c "[ \"\$(setpriv --reuid=$ALICE_UID --regid=$ALICE_UID --init-groups env XDG_RUNTIME_DIR=$RT systemctl --user is-active fsgate-notify.service)\" = active ]" ||
+                fail "fsgate-notify.service is not active: $(as_alice systemctl --user status --no-pager fsgate-notify.service 2>&1 | tail -n 12)"
+        pass "fsgate-notify.service active in alice's user manager ($(as_alice systemctl --user is-enabled fsgate-notify.service 2>&1): enabled globally by the package; after $(awk -v a="$_t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN {printf "%.0f", b - a}') s)"
+        NOTIFY_PID=$(as_alice systemctl --user show -P MainPID fsgate-notify.service)
+        SWAY_PID=$(pgrep -u "$ALICE_UID" -x sway | head -n1)
+
+        # allow_active=yes: pkcheck says yes only for a subject in an active local session.
+        # The notifier is a user unit, outside the session: polkit must still count it as
+        # alice's active session (logind's "display" session), else it would ask for nothing.
+        for who in "sway:$SWAY_PID" "fsgate-notify:$NOTIFY_PID"; do
+                if out=$(pkcheck --action-id org.freedesktop.udisks2.filesystem-mount --process "${who#*:}" 2>&1); then
+                        pass "polkit: ${who%%:*} (pid ${who#*:}) is in an active local session (filesystem-mount: allow_active)"
+                else
+                        fail "polkit does not see ${who%%:*} (pid ${who#*:}) in an active session: $out"
+                fi
+        done
+        screenshot "${SHOT_PREFIX}00-desktop"
+}
+
+# --- Boot 1 -------------------------------------------------------------------------------------
+
+boot1() {
+        step "fsgate's packages"
+        # shellcheck disable=SC2046
+        run_logged "dpkg -i of every .deb" dpkg -i $(debs_of "$FSGATE_DEBS")
+        [ -L /etc/systemd/user/graphical-session.target.wants/fsgate-notify.service ] ||
+                fail "fsgate-notify.service is not enabled globally: $(ls -l /etc/systemd/user/*.wants/ 2>&1)"
+        pass "fsgate-notify.service enabled for every user ($(readlink /etc/systemd/user/graphical-session.target.wants/fsgate-notify.service))"
+        expect_state hfs denied vendor
+        is_loaded hfs && fail "hfs is loaded already"
+
+        setup_session
+        SHOT_PREFIX=
+        wait_session
+
+        step "A USB stick with HFS: one notification, naming the stick"
+        journal_mark
+        plug_stick
+        # A file on the stick, written with hfsutils (user space, no kernel module): what
+        # the stick brings along, to be read back through the kernel's hfs after the Allow.
+        printf 'Hello from the stick, issue 15\n' >/tmp/hello.txt
+        { hmount "$USB_DISK_1" && hcopy -r /tmp/hello.txt :hello.txt && humount; } >/tmp/hcopy.out 2>&1 ||
+                fail "hcopy to the stick: $(cat /tmp/hcopy.out)"
+        udevadm settle --timeout=60 || true
+        pass "hello.txt written to the stick's HFS with hcopy"
+        expect_note 90 "FSGATE STICK" "the stick's notification"
+        FIRST_ID=$NOTE_ID
+        assert_contains "$NOTE_SUMMARY" '“FSGATE STICK” was not mounted' "the summary"
+        assert_contains "$NOTE_BODY" "hfs" "the body"
+        for a in allow allow-once; do
+                case ",$NOTE_ACTIONS," in
+                *",$a,"*) pass "the notification offers the action $a" ;;
+                *) check_failed "the notification has no action $a: $NOTE_ACTIONS" ;;
+                esac
+        done
+        screenshot 01-notification
+
+        # What a file manager's automount does at the plug: the same stick, a failed mount
+        # (Blocked for the type, no device): the same notification, not a second one.
+        out=$(as_alice_unit udisksctl mount --no-user-interaction -b "$USB_DISK_1" 2>&1) &&
+                fail "udisksctl mount of the blocked stick succeeded: $out"
+        info "udisksctl mount as alice (a file manager's automount): $out"
+        case $out in
+        *NotAuthorized*) check_failed "udisks2 refused alice's mount as unauthorized (not the session's?): $out" ;;
+        esac
+        sleep 5
+        n=$(fsgate_notes | wc -l)
+        if [ "$n" = 1 ]; then
+                pass "still one notification after the failed mount (the udev report and the mount are one item)"
+        else
+                check_failed "$n notifications after the failed mount, expected 1: $(fsgate_notes | paste -sd'|')"
+        fi
+
+        step "A second stick with the same filesystem while the question is open: no second notification"
+        plug_stick 2
+        sleep 8
+        n=$(fsgate_notes | wc -l)
+        if [ "$n" = 1 ]; then
+                pass "still one notification with two sticks plugged in"
+        else
+                check_failed "$n notifications with two sticks, expected 1: $(fsgate_notes | paste -sd'|')"
+        fi
+        info "fsgate-notify: $(journal_since_mark -t fsgate-notify -o cat -g 'joins|Already' | paste -sd'|')"
+
+        step "Allow, then a wrong password: lxpolkit says so, nothing changes"
+        config_snapshot >/tmp/snapshot.before
+        journal_mark
+        as_alice makoctl invoke -n "$FIRST_ID" allow || fail "makoctl invoke -n $FIRST_ID allow"
+        wait_agent_windows 90 1 || fail "lxpolkit's dialog did not open within 90 s: windows: $(x_windows | paste -sd'|')"
+        info "windows: $(x_windows | paste -sd'|')"
+        pass "lxpolkit asks: $(x_windows | awk -F'\t' 'tolower($2) ~ /polkit/ {print $3}' | head -n1)"
+        screenshot 02-password-dialog
+        type_keys "$WRONG_PASSWORD"
+        # PAM's delay after a failure, then lxpolkit's "Authentication failed" box over the dialog.
+        if wait_agent_windows 30 2; then
+                pass "lxpolkit says the password was wrong (typed with $TYPED_WITH)"
+        else
+                # No reaction: wtype's keys did not reach the X11 dialog. The same keys through
+                # Xwayland's own XTEST.
+                TYPED_WITH=xdotool
+                check_failed "no reaction of lxpolkit to wtype within 30 s (windows: $(x_windows | paste -sd'|')); trying xdotool"
+                as_alice xdotool type --delay 30 "$WRONG_PASSWORD" && as_alice xdotool key Return
+                wait_agent_windows 30 2 || fail "lxpolkit showed no error for a wrong password typed with xdotool either"
+                pass "lxpolkit says the password was wrong (typed with xdotool)"
+        fi
+        screenshot 03-wrong-password
+        assert_config_unchanged /tmp/snapshot.before "after the wrong password"
+        expect_state hfs denied vendor
+        is_loaded hfs && fail "hfs is loaded after a wrong password"
+        findmnt -n -S "$USB_DISK_1" >/dev/null && fail "the stick is mounted after a wrong password"
+        pass "hfs not loaded, the stick not mounted"
+        press_until Return 1 "OK on the error box: lxpolkit asks again"
+
+        step "The right password: allowed, and the notifier mounts the sticks through udisks2"
+        type_keys "$ALICE_PASSWORD"
+        wait_agent_windows 60 0 || fail "lxpolkit's dialog still open 60 s after the right password: $(x_windows | paste -sd'|')"
+        pass "the dialog closed after the password"
+        wait_for 30 test -L "$(conf_of $E hfs)" || fail "no $(conf_of $E hfs) within 30 s of the password"
+        assert_mask "$(conf_of $E hfs)"
+        expect_state hfs allowed admin
+        info "fsgated: $(fsgated_journal -o cat --since="$JOURNAL_SINCE" | tail -n 3 | paste -sd'|')"
+
+        # The issue's promise: no second step for the person. (Fails until fsgate-notify mounts
+        # after an Allow; then there is no mount and no "is mounted" notification.)
+        if wait_for 60 findmnt -n -S "$USB_DISK_1"; then
+                WHERE1=$(findmnt -n -o TARGET -S "$USB_DISK_1")
+                pass "the stick is mounted at $WHERE1 ($(findmnt -n -o FSTYPE,OPTIONS -S "$USB_DISK_1"))"
+                case $WHERE1 in
+                /media/alice/*) pass "mounted by udisks2 for alice" ;;
+                *) check_failed "mounted at $WHERE1, not under /media/alice (udisks2 for alice)" ;;
+                esac
+                got=$(as_alice cat "$WHERE1/hello.txt" 2>&1) || true
+                assert_eq "$got" "Hello from the stick, issue 15" "hello.txt read back by alice"
+        else
+                check_failed "the stick $USB_DISK_1 was not mounted within 60 s of the Allow (fsgate-notify: $(journal_since_mark -t fsgate-notify -o cat | tail -n 6 | paste -sd'|'))"
+        fi
+        if wait_for 20 findmnt -n -S "$USB_DISK_2"; then
+                pass "the second stick is mounted too, at $(findmnt -n -o TARGET -S "$USB_DISK_2")"
+        else
+                check_failed "the second stick $USB_DISK_2 was not mounted after the Allow"
+        fi
+        if wait_note 60 "is mounted"; then
+                assert_contains "$NOTE_SUMMARY" '“FSGATE STICK” is mounted' "the outcome's summary"
+                assert_contains "$NOTE_BODY" "is mounted at ${WHERE1:-/media/alice/FSGATE STICK}" "the outcome's body"
+                case $NOTE_BODY in
+                *'“OTHER STICK” is mounted at'*) pass "the outcome names the second stick's mount" ;;
+                *) check_failed "the outcome does not say where the second stick is: $NOTE_BODY" ;;
+                esac
+        else
+                check_failed "no notification saying where the stick is mounted within 60 s: $(fsgate_notes | paste -sd'|')"
+        fi
+        screenshot 05-mounted
+        info "fsgate-notify: $(journal_since_mark -t fsgate-notify -o cat | tail -n 8 | paste -sd'|')"
+
+        step "The filesystem is allowed now: a stick plugged in again shows nothing"
+        for d in "$USB_DISK_1" "$USB_DISK_2"; do
+                ! findmnt -n -S "$d" >/dev/null || as_alice_unit udisksctl unmount --no-user-interaction -b "$d" >/dev/null 2>&1 ||
+                        check_failed "udisksctl unmount -b $d as alice failed"
+        done
+        as_alice makoctl dismiss -a || true
+        usb_unplug 2
+        n0=$(blocked_journal_count)
+        usb_plug 2
+        sleep 15
+        n=$(fsgate_notes | wc -l)
+        if [ "$n" = 0 ]; then
+                pass "no notification for the allowed filesystem"
+        else
+                check_failed "$n notification(s) for a stick with an allowed filesystem: $(fsgate_notes | paste -sd'|')"
+        fi
+        assert_eq "$(blocked_journal_count)" "$n0" "Blocked entries in the journal after plugging an allowed stick"
+        out=$(as_alice_unit udisksctl mount --no-user-interaction -b "$USB_DISK_2" 2>&1) || check_failed "udisksctl mount of the allowed stick: $out"
+        info "$out"
+        as_alice_unit udisksctl unmount --no-user-interaction -b "$USB_DISK_2" >/dev/null 2>&1 || true
+        screenshot 06-allowed-nothing-shown
+
+        step "For the next boot: hfs back to the vendor's denial; alice's session in German"
+        out=$(fsgatectl reset hfs 2>&1) || fail "fsgatectl reset hfs: $out"
+        info "$out"
+        expect_state hfs denied vendor
+        # Per user, as a person picks a language: the profile for the login's programs (sway,
+        # mako, lxpolkit), environment.d for the user manager's (fsgate-notify).
+        sed -i '1i export LANG=de_DE.UTF-8' /home/alice/.profile
+        mkdir -p /home/alice/.config/environment.d
+        echo 'LANG=de_DE.UTF-8' >/home/alice/.config/environment.d/90-lang.conf
+        chown -R alice:alice /home/alice/.config
+        locale -a | grep -qi '^de_DE.utf8$' || fail "the image has no de_DE.UTF-8 locale: $(locale -a | paste -sd' ')"
+        pass "de_DE.UTF-8 is available; alice's next session is German"
+        save_logs
+}
+
+# --- Boot 2: German, Allow once ----------------------------------------------------------------
+
+boot2() {
+        ALICE_LANG=de_DE.UTF-8
+        SHOT_PREFIX=de-
+        expect_state hfs denied vendor
+        is_loaded hfs && fail "hfs is loaded at the start of boot 2"
+        wait_session
+        lang=$(tr '\0' '\n' <"/proc/$NOTIFY_PID/environ" | sed -n 's/^LANG=//p')
+        assert_eq "$lang" de_DE.UTF-8 "fsgate-notify's LANG"
+
+        step "Der USB-Stick: the notification in German"
+        config_snapshot >/tmp/snapshot.before
+        plug_stick
+        expect_note 90 "FSGATE STICK" "the stick's notification"
+        case $NOTE_SUMMARY in
+        *"wurde nicht eingehängt"*) pass "the summary is German: $NOTE_SUMMARY" ;;
+        *) check_failed "the summary is not German: $NOTE_SUMMARY" ;;
+        esac
+        screenshot de-01-notification
+
+        step "Allow once (Einmal erlauben): hfs loaded for this boot, nothing written, the stick mounted"
+        as_alice makoctl invoke -n "$NOTE_ID" allow-once || fail "makoctl invoke -n $NOTE_ID allow-once"
+        wait_agent_windows 90 1 || fail "lxpolkit's dialog did not open within 90 s"
+        info "the dialog: $(x_windows | awk -F'\t' 'tolower($2) ~ /polkit/ {print $3}' | head -n1)"
+        screenshot de-02-password-dialog
+        type_keys "$ALICE_PASSWORD"
+        wait_agent_windows 60 0 || fail "lxpolkit's dialog still open 60 s after the password"
+        wait_for 30 is_loaded hfs || fail "hfs not loaded within 30 s of Allow once"
+        pass "hfs is loaded"
+        assert_config_unchanged /tmp/snapshot.before "Allow once"
+        expect_state hfs denied vendor
+        if wait_for 60 findmnt -n -S "$USB_DISK_1"; then
+                WHERE1=$(findmnt -n -o TARGET -S "$USB_DISK_1")
+                pass "the stick is mounted at $WHERE1"
+                got=$(as_alice cat "$WHERE1/hello.txt" 2>&1) || true
+                assert_eq "$got" "Hello from the stick, issue 15" "hello.txt read back"
+        else
+                check_failed "the stick was not mounted within 60 s of Allow once"
+        fi
+        if wait_note 60 "ist eingehängt"; then
+                pass "the outcome in German: $NOTE_SUMMARY — $NOTE_BODY"
+        else
+                check_failed "no German notification saying where the stick is: $(fsgate_notes | paste -sd'|')"
+        fi
+        screenshot de-03-mounted
+        # The next boot is English again.
+        sed -i '/^export LANG=de_DE.UTF-8$/d' /home/alice/.profile
+        rm -f /home/alice/.config/environment.d/90-lang.conf
+        ! findmnt -n -S "$USB_DISK_1" >/dev/null || as_alice_unit udisksctl unmount --no-user-interaction -b "$USB_DISK_1" >/dev/null 2>&1 || true
+        save_logs
+}
+
+# --- Boot 3 -----------------------------------------------------------------------------------
+
+boot3() {
+        step "After the reboot, Allow once is gone: hfs denied and not loaded"
+        expect_state hfs denied vendor
+        is_loaded hfs && fail "hfs is loaded after the reboot"
+        pass "hfs is not loaded"
+        [ ! -e "$(conf_of $E hfs)" ] || fail "$(conf_of $E hfs) exists: $(ls -l "$(conf_of $E hfs)")"
+        pass "no file for hfs in $E"
+
+        # Back in English (boot 2 left it German), the session comes up again by itself.
+        SHOT_PREFIX=after-reboot-
+        wait_session
+
+        step "The stick again; Allow, and the person closes the dialog: nothing changes, the notifier says so"
+        config_snapshot >/tmp/snapshot.before
+        plug_stick
+        expect_note 90 "FSGATE STICK" "the stick's notification after the reboot"
+        journal_mark
+        as_alice makoctl invoke -n "$NOTE_ID" allow || fail "makoctl invoke -n $NOTE_ID allow"
+        wait_agent_windows 90 1 || fail "lxpolkit's dialog did not open within 90 s"
+        press_until Escape 0 "Cancel (Escape) on lxpolkit's dialog"
+        # What fsgated heard from polkit decides what the notifier can say. polkit marks a
+        # closed dialog (polkit.dismissed) only if the agent answers it as cancelled;
+        # lxpolkit 0.5 (Debian 12) answers it as a finished authentication that did not
+        # succeed, so fsgated sees a plain refusal and the notifier says "not allowed".
+        # Either way: nothing changed, the notifier says so, and Allow is still offered.
+        journal_wait 60 -t fsgated -o cat -g 'Refused org.fsgate.fsgate1.allow on hfs' >/tmp/refusal.out
+        refusal=$(tail -n1 /tmp/refusal.out)
+        info "fsgated: $refusal"
+        case $refusal in
+        *dismissed*) expected=": cancelled" ;;
+        *) expected=" not allowed" ;;
+        esac
+        # The outcome's summary starts with the type: "hfs: cancelled" or "hfs not allowed".
+        if wait_note 60 "hfs"; then
+                pass "the notifier says: $NOTE_SUMMARY — $NOTE_BODY"
+                assert_contains "$NOTE_BODY" "nothing was changed" "the outcome"
+                assert_contains "$NOTE_SUMMARY" "hfs$expected" "the outcome's summary, as polkit told fsgated"
+                case ",$NOTE_ACTIONS," in
+                *,allow,*) pass "the actions stay after a closed dialog: $NOTE_ACTIONS" ;;
+                *) check_failed "after the closed dialog the notification offers no Allow any more: '$NOTE_ACTIONS'" ;;
+                esac
+        else
+                check_failed "no notification about the closed dialog: $(fsgate_notes | paste -sd'|')"
+        fi
+        screenshot 07-cancelled
+        case ",$NOTE_ACTIONS," in
+        *,allow,*)
+                # The second try a person makes: the same question again, from the outcome.
+                journal_mark
+                as_alice makoctl invoke -n "$NOTE_ID" allow || fail "makoctl invoke -n $NOTE_ID allow (the retry)"
+                wait_agent_windows 90 1 || fail "Allow on the outcome: lxpolkit's dialog did not open within 90 s"
+                pass "Allow on the outcome notification: lxpolkit asks again"
+                press_until Escape 0 "Cancel (Escape) on lxpolkit's second dialog"
+                journal_wait 60 -t fsgated -o cat -g 'Refused org.fsgate.fsgate1.allow on hfs' >/tmp/refusal.out
+                info "fsgated: $(tail -n1 /tmp/refusal.out)"
+                ;;
+        esac
+        assert_config_unchanged /tmp/snapshot.before "after the closed dialog"
+        expect_state hfs denied vendor
+        is_loaded hfs && fail "hfs is loaded after a closed dialog"
+        findmnt -n -S "$USB_DISK_1" >/dev/null && fail "the stick is mounted after a closed dialog"
+        pass "hfs not loaded, the stick not mounted"
+        save_logs
+}
+
+# What a look at a failure needs besides the journal: sway's log, mako's last list.
+save_logs() {
+        cp /home/alice/sway.log "$FSGATE_RESULTS/sway.log" 2>/dev/null || true
+        cp /tmp/mako-list.json "$FSGATE_RESULTS/mako-list.json" 2>/dev/null || true
+}
+trap save_logs EXIT
+# grim runs as alice; /tmp is empty after each reboot.
+install -d -o alice -g alice "$SHOTS"
+
+case $FSGATE_BOOT in
+1) boot1 ;;
+2) boot2 ;;
+3) boot3 ;;
+esac
+checks_done

@@ -18,8 +18,24 @@ trap 'rm -rf "$tmp"' EXIT
 # polkit policy come from po/its.
 cd "$src"
 GETTEXTDATADIRS=po xgettext --package-name=fsgate --from-code=UTF-8 --add-comments=TRANSLATORS: \
-        --keyword=_ --keyword=N_ -f po/POTFILES -o "$tmp/fsgate.pot"
+        --keyword=_ --keyword=N_ --keyword=n_:1,2 -f po/POTFILES -o "$tmp/fsgate.pot"
 failed=0
+
+# The YaST module's .rb files go to rxgettext (ruby-gettext), which silently extracts no
+# text of a file after a binary "|" (taken for a block's |arguments|, ruby-gettext 3.3).
+# xgettext's Python scanner reads their plain _("...") calls too: each text it finds must
+# be in the catalog.
+mapfile -t rb < <(grep -E '^[^#].*\.rb$' po/POTFILES || true)
+if [[ ${#rb[@]} -gt 0 ]]; then
+        xgettext --language=Python --from-code=UTF-8 --keyword=_ --keyword=n_:1,2 \
+                -o "$tmp/rb-check.pot" "${rb[@]}" 2>/dev/null
+        ids() { msgcat --no-wrap --no-location "$1" | grep '^msgid ' | sort -u; }
+        missed=$(comm -23 <(ids "$tmp/rb-check.pot") <(ids "$tmp/fsgate.pot"))
+        if [[ -n $missed ]]; then
+                printf 'FAIL: not extracted from the .rb files in po/POTFILES:\n%s\n' "$missed" >&2
+                failed=1
+        fi
+fi
 while read -r lang _; do
         case $lang in '' | '#'*) continue ;; esac
         msgmerge --quiet --no-fuzzy-matching "po/$lang.po" "$tmp/fsgate.pot" -o "$tmp/$lang.po"

@@ -10,6 +10,8 @@
 #             module looks for it, /usr/bin/fsgatectl
 #   /mnt      is TARGET when it is not empty: the installation target, where YaST's
 #             Installation.destdir points during installation (Stage.initial)
+#   /usr/share also holds $FSGATE_TUI_SHARE's files when that is set (a read-only overlay):
+#             YaST2/locale, where YaST reads its catalogs (a fixed path in Yast::I18n)
 # CMD's standard error goes to LOGDIR/stderr (the terminal belongs to the UI); its exit
 # status is written to STATUSFILE once it has exited.
 set -euo pipefail
@@ -25,6 +27,10 @@ shift 4
 mount --bind "$log" /var/log
 mount -t overlay overlay -o "ro,lowerdir=$bin:/usr/bin" /usr/bin
 [[ -z $target ]] || mount --bind "$target" /mnt
+if [[ -n ${FSGATE_TUI_SHARE:-} ]]; then
+        mount -t overlay overlay -o "ro,lowerdir=$FSGATE_TUI_SHARE:/usr/share" /usr/share
+fi
+unset FSGATE_TUI_SHARE
 
 rc=0
 "$@" 2>>/var/log/stderr || rc=$?

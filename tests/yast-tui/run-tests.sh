@@ -6,8 +6,8 @@
 # fsgate's YaST module in YaST's real text UI (test-tui.py): builds YaST's text-mode stack
 # once into a cached prefix (build-yast.sh), starts the built fsgated over a scratch root on
 # a private bus (tools/private-fsgated), makes a second scratch root as the installation
-# target, and drives `y2start fsgate ncurses` in tmux at 80x24. Screens (text) and y2log
-# are kept in ARTIFACTS_DIR.
+# target, and drives `y2start fsgate ncurses` in tmux at 80x24, last in German with the
+# build's catalogs (BUILD_DIR/po). Screens (text) and y2log are kept in ARTIFACTS_DIR.
 #
 # Exit status 77 (meson: skipped) when not root, when tmux, ruby-dbus or unshare is
 # missing, or when build-yast.sh skips (no YaST sources, build dependencies missing).
@@ -60,7 +60,7 @@ status=0
         --root="$FSGATE_PRIVATE_ROOT" --target="$work/target" --work="$work" \
         --artifacts="$artifacts" --in-namespace="$here/in-namespace.sh" \
         --expected-texts="$here/expected-texts.rb" --yast-lib="$src/yast/src/lib" \
-        --fake-yast="$src/yast/test/support/fake_yast" || status=$?
+        --fake-yast="$src/yast/test/support/fake_yast" --locale-dir="$build/po" || status=$?
 if [[ $status -ne 0 ]]; then
         echo "--- fsgated's log" >&2
         cat "$work/bus/fsgated.log" >&2 || true

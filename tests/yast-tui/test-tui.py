@@ -12,7 +12,8 @@ What is asserted is what a person sees: the whole text of every popup (wrapped, 
 cut off at the screen's edge), the shortcut letter each label shows being the one its
 label was given (libyui silently moves clashing shortcuts to other letters), at least 10
 table rows at 80x24, no error in y2log, exit status 0 on Close. What the actions change
-is checked in the scratch root's files as well.
+is checked in the scratch root's files as well. Last, the main dialog in German: the
+build's catalog where YaST reads catalogs, its title, columns, panel and buttons German.
 
 Screens are kept in the artifacts directory (text, as capture-pane shows them).
 """
@@ -163,7 +164,7 @@ def plain(html):
 # ---- One YaST in tmux -----------------------------------------------------------------------
 
 class Yast:
-    def __init__(self, args, name, client_args, target=""):
+    def __init__(self, args, name, client_args, target="", extra_env=None):
         self.args = args
         self.name = name
         self.dir = os.path.join(args.work, name)
@@ -182,6 +183,7 @@ class Yast:
             "Y2DIR": args.y2dir,
             "DBUS_SYSTEM_BUS_ADDRESS": os.environ["DBUS_SYSTEM_BUS_ADDRESS"],
         }
+        env.update(extra_env or {})
         cmd = (["env", "-i"] + [f"{k}={v}" for k, v in env.items()] +
                [args.in_namespace, self.log, args.bindir, target, self.status_file,
                 "y2start"] + client_args + ["ncurses"])
@@ -598,6 +600,56 @@ def session_offline(args, texts):
         yast.close()
 
 
+# The German session: the labels as de.po translates them (with their shortcuts); the
+# wizard's Help and Close are yast2's own texts (its "base" catalog is not installed here).
+# German runs longer than English: the labels are short enough that the filter beside them
+# keeps room to type in at 80 columns.
+GERMAN_LABELS = ["&Erlauben", "&Verbieten", "&Standard", "La&den", "Bis &Neustart"]
+
+
+def session_german(args):
+    """YaST in German finds the module's texts in the "fsgate" catalog: Yast::I18n reads
+    catalogs from /usr/share/YaST2/locale only (where meson installs a link to each
+    language's fsgate.mo), so the build's de catalog is put there in a read-only overlay
+    (in-namespace.sh); YaST takes the language from LANGUAGE (then LC_ALL, LC_MESSAGES,
+    LANG), and its FastGettext needs no glibc locale: the terminal stays C.UTF-8."""
+    mo = os.path.join(args.locale_dir, "de", "LC_MESSAGES", "fsgate.mo")
+    expect(os.path.isfile(mo), f"the build has no German catalog {mo}")
+    share = os.path.join(args.work, "german-share")
+    os.makedirs(os.path.join(share, "YaST2", "locale", "de", "LC_MESSAGES"))
+    shutil.copy(mo, os.path.join(share, "YaST2", "locale", "de", "LC_MESSAGES", "fsgate.mo"))
+    yast = Yast(args, "german", ["fsgate"], extra_env={"LANGUAGE": "de", "FSGATE_TUI_SHARE": share})
+    try:
+        s = yast.wait(lambda s: re.search(r"Filesystem Autoload|Automatisches Laden", s.text())
+                      and re.search(r"│Modul", s.text()), 120)
+        yast.save(s, "main")
+        expect("Automatisches Laden von Dateisystemen" in s.text(), "the title is not German", s)
+        header = [line for line in s.lines if line.lstrip().startswith("│Modul")]
+        expect(header and re.search(r"│Modul\s*│Typen\s*│Automatisch laden\s*│Gel", header[0]),
+               "the table's columns are not Modul, Typen, Automatisch laden, Geladen (cut off at 80 columns)", s)
+        expect(re.search(r"\(Typen: [^)]*\): (erlaubt|verweigert); entschieden durch ", s.text()),
+               "the panel below the table is not German", s)
+        ok("German: the title, the table's columns and the panel are German")
+        for label in GERMAN_LABELS:
+            expect(s.find(label.replace("&", "")), f"no {label.replace('&', '')!r} on the screen", s)
+        filter_line = [line for line in s.lines if "Erlauben" in line]
+        expect(filter_line and re.search(r"Filter: ▒{10,}", filter_line[0]),
+               "the German filter has no room to type in (labels too wide for 80 columns)", s)
+        ok("German: the filter keeps at least 10 columns beside the buttons")
+        # The first row, 9p, is allowed by default: Erlauben and Standard are disabled
+        # (shown without a shortcut); the enabled labels show their own shortcuts.
+        shortcuts = Shortcuts(GERMAN_LABELS + WIZARD_LABELS)
+        shortcuts.check(s, "the German dialog")
+        unseen = {label for label in GERMAN_LABELS + WIZARD_LABELS if label not in shortcuts.seen}
+        expect(unseen == {"&Erlauben", "&Standard"},
+               f"the German dialog: never seen enabled, shortcut unchecked: {sorted(unseen)}", s)
+        ok("German: Erlauben, Verbieten, Standard, Laden, Bis Neustart; "
+           "the enabled ones with their own shortcuts")
+        close_cleanly(yast, "German Close: status 0", "German y2log: no errors")
+    finally:
+        yast.close()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--prefix", required=True, help="the YaST prefix (build-yast.sh)")
@@ -611,6 +663,7 @@ def main():
     ap.add_argument("--expected-texts", required=True)
     ap.add_argument("--yast-lib", required=True)
     ap.add_argument("--fake-yast", required=True)
+    ap.add_argument("--locale-dir", required=True, help="the build's catalogs: LANG/LC_MESSAGES/fsgate.mo")
     args = ap.parse_args()
     os.makedirs(args.artifacts, exist_ok=True)
 
@@ -620,6 +673,7 @@ def main():
     try:
         session_online(args, texts)
         session_offline(args, texts)
+        session_german(args)
     except Failure as e:
         print(f"not ok - {e}", flush=True)
         print(f"screens and logs: {args.artifacts}", flush=True)

@@ -30,9 +30,11 @@ module Y2Fsgate
       end
 
       # The request after the user said yes: a deny of a filesystem in use needs FORCE.
+      # (FORCE set without a binary "|": rxgettext 3.3 takes one for a block's |arguments|
+      # and then extracts no text after it in this file.)
       def confirm
-        Request.new(action: action, module_name: module_name, flags: flags | Client::FORCE,
-          confirmation: nil)
+        Request.new(action: action, module_name: module_name,
+          flags: (flags & ~Client::FORCE) + Client::FORCE, confirmation: nil)
       end
     end
 

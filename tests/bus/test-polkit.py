@@ -289,20 +289,27 @@ class MockPolkitTest(BusTestCase):
         self.assertReplyOk(st.send('Deny', 'minix', 0))
         self.assertDenyFile(self.etc(module='minix'), 'minix')
 
+    def held_by_polkit(self, method, module, action):
+        """method(module, 0) called by nobody with dbus-send, held by the MOCK polkit (which
+        answers action only on ReleaseHangingCalls); returns the waiting dbus-send."""
+        st = self.stack
+        self.addCleanup(st.mock_polkit, 'ReleaseHangingCalls')
+        self.addCleanup(st.mock_polkit, 'SimulateHangActions', 'as', [[]])
+        st.mock_polkit('SimulateHangActions', 'as', [[action]])
+        cmd = st.as_uid(['dbus-send', '--system', '--print-reply', '--reply-timeout=20000', '--dest=' + fb.BUS_NAME,
+                         fb.OBJ_PATH, fb.IFACE + '.' + method, 'string:' + module, 'uint64:0'], NOBODY)
+        waiting = subprocess.Popen(cmd, env=st.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.addCleanup(fb.stop_process, waiting)
+        wait_until(lambda: st.mock_polkit('HaveHangingCalls'), what=f'the {method} to reach the mock polkit')
+        return waiting
+
     def test_pending_authorization_blocks_nobody_and_rechecks(self):
         """A caller waiting for polkit blocks no one else; when the answer comes, the change is
         planned again, and a configuration that changed meanwhile gives ConcurrentChange."""
         st = self.stack
-        self.addCleanup(st.mock_polkit, 'ReleaseHangingCalls')
-        self.addCleanup(st.mock_polkit, 'SimulateHangActions', 'as', [[]])
         self.assertReplyOk(st.send('Deny', 'minix', 0))     # Reset of minix would allow it
         st.mock_polkit_allow([ACTION_ALLOW, ACTION_DENY])
-        st.mock_polkit('SimulateHangActions', 'as', [[ACTION_ALLOW]])
-        cmd = st.as_uid(['dbus-send', '--system', '--print-reply', '--reply-timeout=20000', '--dest=' + fb.BUS_NAME,
-                         fb.OBJ_PATH, fb.IFACE + '.Reset', 'string:minix', 'uint64:0'], NOBODY)
-        waiting = subprocess.Popen(cmd, env=st.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.addCleanup(fb.stop_process, waiting)
-        wait_until(lambda: st.mock_polkit('HaveHangingCalls'), what='the Reset to reach the mock polkit')
+        waiting = self.held_by_polkit('Reset', 'minix', ACTION_ALLOW)
         # Meanwhile: reads and other callers are served.
         self.assertEqual(st.get('minix').state, 'denied')
         self.assertReplyOk(self.nobody('Deny', 'jfs', 0))
@@ -321,15 +328,8 @@ class MockPolkitTest(BusTestCase):
         st = self.stack
         st.stop_daemon()          # setUp of the next test starts the usual one again
         st.start_daemon(self.root, self.kver, extra=['--idle-timeout=1'])
-        self.addCleanup(st.mock_polkit, 'ReleaseHangingCalls')
-        self.addCleanup(st.mock_polkit, 'SimulateHangActions', 'as', [[]])
         st.mock_polkit_allow([ACTION_DENY])
-        st.mock_polkit('SimulateHangActions', 'as', [[ACTION_DENY]])
-        cmd = st.as_uid(['dbus-send', '--system', '--print-reply', '--reply-timeout=20000', '--dest=' + fb.BUS_NAME,
-                         fb.OBJ_PATH, fb.IFACE + '.Deny', 'string:minix', 'uint64:0'], NOBODY)
-        waiting = subprocess.Popen(cmd, env=st.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.addCleanup(fb.stop_process, waiting)
-        wait_until(lambda: st.mock_polkit('HaveHangingCalls'), what='the Deny to reach the mock polkit')
+        waiting = self.held_by_polkit('Deny', 'minix', ACTION_DENY)
         # Longer than the idle timeout, with a request pending: it must stay (a sleep, because
         # what is tested is that nothing happens).
         time.sleep(1.6)

@@ -111,7 +111,7 @@ const char *ctl_yes_no(bool b) {
         return b ? _("yes") : _("no");
 }
 
-static size_t max_width(size_t w, const char *s) {
+size_t ctl_max_width(size_t w, const char *s) {
         size_t n = ctl_width(s);
         return n > w ? n : w;
 }
@@ -125,7 +125,7 @@ void ctl_print_table(const FsgState *s) {
         size_t w[] = { 12, 20, 8, 8, 6, 7 };
 
         for (size_t i = 0; i < ELEMENTSOF(w); i++) {
-                w[i] = max_width(w[i], head[i]);
+                w[i] = ctl_max_width(w[i], head[i]);
                 ctl_pad(head[i], w[i]);
                 putchar(' ');
         }
@@ -175,7 +175,7 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
 
         /* Two blanks before the longest label, as in English ("  Decided by: "). */
         for (size_t i = 0; i < ELEMENTSOF(all); i++)
-                w = max_width(w, all[i]);
+                w = ctl_max_width(w, all[i]);
         w += 2;
         types_joined(x, types, sizeof(types));
         label(l_module, w);

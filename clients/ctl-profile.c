@@ -82,13 +82,8 @@ int ctl_audit_profile(const CtlOptions *o, const char *name, bool hard) {
                 putchar('\n');
         } else {
                 const char *yes = _("compliant"), *no = _("NOT compliant");
-                size_t w = 14;
-
-                /* The English width, or wider for a longer translation. */
-                if (ctl_width(yes) + 1 > w)
-                        w = ctl_width(yes) + 1;
-                if (ctl_width(no) + 1 > w)
-                        w = ctl_width(no) + 1;
+                /* The English width, or wider for a longer translation (one blank after it). */
+                size_t w = ctl_max_width(ctl_max_width(13, yes), no) + 1;
                 printf(a->hard_required ? _("Profile %s (hard deny required)\n") : _("Profile %s\n"), a->profile);
                 for (size_t i = 0; i < a->n; i++) {
                         printf("  %-12s ", a->items[i].module);

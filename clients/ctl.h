@@ -42,6 +42,8 @@ extern const CtlBackend ctl_backend_offline;
 
 /* How many columns s takes: its characters (UTF-8), not its bytes. */
 size_t ctl_width(const char *s);
+/* The larger of w and s's width. */
+size_t ctl_max_width(size_t w, const char *s);
 /* s, then spaces up to width columns (none when s is that wide already). */
 void ctl_pad(const char *s, size_t width);
 /* Translated, for the text output. */

@@ -6,11 +6,14 @@
  * create a user namespace can make the kernel ask as often as it likes, so both are rate
  * limited per type (hook-ratelimit.h): past the burst an attempt costs a few system calls
  * and one line later sums them up. From udev it reports a new device itself, within the
- * 3 s it allows itself; that path is not limited here, because udev runs it synchronously
- * in a bounded number of workers and fsgated reports a medium only once.
+ * 2.5 s it allows itself, or hands the report to systemd; that path is not limited here,
+ * because udev runs it synchronously in a bounded number of workers and fsgated reports a
+ * medium only once.
  *
  *   fsgate-blocked TYPE MODULE SOURCE     from the install line of a deny file
  *   fsgate-blocked --device DEVNODE       from the udev rule; the type is udev's ID_FS_TYPE
+ *   fsgate-blocked --report DEVNODE       from fsgate-report-device@.service; type from udev's database
+ *   fsgate-blocked --boot                 from fsgate-boot-report.service
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -25,6 +28,7 @@
 #include "macro.h"
 #include "name.h"
 #include "state.h"
+#include "unit-name.h"
 #include "utf8.h"
 
 static void kmsg(const char *fmt, ...) _printf_(1, 2);
@@ -45,13 +49,17 @@ static void kmsg(const char *fmt, ...) {
         close(fd);
 }
 
-static void call(const char *method, const char *a, const char *b, uint64_t timeout_usec) {
-        sd_bus *bus = NULL;
+static int call(const char *method, const char *a, const char *b, uint64_t timeout_usec) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
 
-        if (sd_bus_open_system(&bus) >= 0 && sd_bus_set_method_call_timeout(bus, timeout_usec) >= 0)
-                (void) sd_bus_call_method(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, method, NULL, NULL,
-                                          "ss", a, b);
-        sd_bus_flush_close_unref(bus);
+        r = sd_bus_open_system(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_method_call_timeout(bus, timeout_usec);
+        if (r < 0)
+                return r;
+        return sd_bus_call_method(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, method, NULL, NULL, "ss", a, b);
 }
 
 /* The report must not hold up the kernel, yet fsgated only believes reports from root,
@@ -78,31 +86,71 @@ static void post(const char *method, const char *a, const char *b) {
         _exit(0);
 }
 
-/* The device path's whole budget, in a udev worker, bus call included. */
+/* The device path's whole budget, in a udev worker, bus calls included; the call to fsgated
+ * gets the first part, the hand-over to systemd what is left. */
 #define DEVICE_BUDGET_USEC 2500000ULL
+#define DEVICE_CALL_USEC 1500000ULL
+#define HANDOVER_CALL_USEC 800000ULL
+
+#define REPORT_UNIT_TEMPLATE "fsgate-report-device@.service"
+/* PID 1's own socket (root only): it answers while dbus-daemon waits for fsgated to start. */
+#define SYSTEMD_PRIVATE_ADDRESS "unix:path=/run/systemd/private"
+
+/* fsgated did not take the report in time: on a slow machine its bus activation can take
+ * longer than the budget, and dbus-daemon drops a queued call whose sender has gone. A unit
+ * may wait as long as activation takes, so systemd is asked to start the device's instance
+ * of fsgate-report-device@.service, without waiting for it. A unit (SYSTEMD_WANTS=) rather
+ * than a child: udevd kills what a RUN program leaves in its cgroup. */
+static int hand_over(const char *devnode) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        char unit[FSG_UNIT_NAME_MAX + 1];
+        int r;
+
+        r = fsg_unit_name_from_path(REPORT_UNIT_TEMPLATE, devnode, unit, sizeof(unit));
+        if (r < 0)
+                return r;
+        r = sd_bus_new(&bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_address(bus, SYSTEMD_PRIVATE_ADDRESS);
+        if (r < 0)
+                return r;
+        r = sd_bus_start(bus);
+        if (r < 0)
+                return r;
+        r = sd_bus_set_method_call_timeout(bus, HANDOVER_CALL_USEC);
+        if (r < 0)
+                return r;
+        /* "replace": an instance already starting for this device takes this start as its own. */
+        return sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
+                                  "org.freedesktop.systemd1.Manager", "StartUnit", NULL, NULL, "ss", unit, "replace");
+}
 
 /* A new block device: report it only if its filesystem type may not autoload, so that
  * ordinary disks do not start the service at every boot. */
 static int device_mode(const char *devnode) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        const char *type = getenv("ID_FS_TYPE");
+        const char *type = getenv("ID_FS_TYPE"), *root = getenv("FSGATE_ROOT");
         const FsgEntry *x;
 
         if (!type || !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0)
                 return 0;
         /* FSGATE_ROOT: tests judge against a scratch root; udev never sets it. */
-        if (fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0 || !device_type_may_be_denied(c, type) ||
+        if (fsg_context_new(root, NULL, &c, NULL) < 0 || !device_type_may_be_denied(c, type) ||
             fsg_state_build(c, NULL, &s, NULL) < 0)
                 return 0;
         x = fsg_state_find(s, type);
+        if (!x || !x->denied || x->builtin)
+                return 0;
         /* Synchronous, unlike the kernel's path: udevd kills what a RUN program leaves
          * behind in its cgroup once the event is done, and it can wait a few seconds. The
          * timer set in main() bounds the whole path: during boot the bus socket accepts
          * before dbus-daemon answers (sd-bus's own wait for the bus to start has no timeout),
-         * and fsgate-boot-report.service reports such a disk once the bus is up. */
-        if (x && x->denied && !x->builtin)
-                call("ReportDevice", devnode, type, DEVICE_BUDGET_USEC);
+         * and fsgate-boot-report.service reports such a disk once the bus is up. A scratch
+         * root is no booted system: no hand-over there. */
+        if (call("ReportDevice", devnode, type, DEVICE_CALL_USEC) < 0 && !root)
+                (void) hand_over(devnode);
         return 0;
 }
 
@@ -144,8 +192,37 @@ static void stdio_fill(void) {
                 close(fd);
 }
 
-static void device_enumerator_unrefp(sd_device_enumerator **e) {
-        sd_device_enumerator_unref(*e);
+/* The report of one device, from a unit: it may wait for fsgated's activation. The
+ * configuration is read again (it may have changed since udev's event), and built once for
+ * all of a boot's disks (*s). */
+static void report_device(const FsgContext *c, FsgState **s, sd_device *d) {
+        const char *devnode = NULL, *type = NULL;
+        const FsgEntry *x;
+
+        if (sd_device_get_devname(d, &devnode) < 0 || sd_device_get_property_value(d, "ID_FS_TYPE", &type) < 0 ||
+            !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0 ||
+            !device_type_may_be_denied(c, type))
+                return;
+        if (!*s && fsg_state_build(c, NULL, s, NULL) < 0)
+                return;
+        x = fsg_state_find(*s, type);
+        if (x && x->denied && !x->builtin)
+                (void) call("ReportDevice", devnode, type, 25000000ULL);
+}
+
+/* One device the udev hook could not report in time (hand_over()), from
+ * fsgate-report-device@.service. What udev knows of it comes from udev's database. */
+static int report_mode(const char *devnode) {
+        _cleanup_(sd_device_unrefp) sd_device *d = NULL;
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+
+        alarm(60);
+        if (strncmp(devnode, "/dev/", 5) != 0 || sd_device_new_from_devname(&d, devnode) < 0 ||
+            fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
+                return 0;
+        report_device(c, &s, d);
+        return 0;
 }
 
 /* Disks that were there before the system bus (at boot, or plugged in before dbus.service
@@ -153,7 +230,7 @@ static void device_enumerator_unrefp(sd_device_enumerator **e) {
  * bus is up; the service reports each medium only once, so a disk udev did report is not
  * reported again. Not in a udev worker: it may wait for bus activation. */
 static int boot_mode(void) {
-        _cleanup_(device_enumerator_unrefp) sd_device_enumerator *e = NULL;
+        _cleanup_(sd_device_enumerator_unrefp) sd_device_enumerator *e = NULL;
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
 
@@ -162,21 +239,8 @@ static int boot_mode(void) {
             sd_device_enumerator_add_match_property(e, "ID_FS_TYPE", "*") < 0 ||
             fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
                 return 0;
-        for (sd_device *d = sd_device_enumerator_get_device_first(e); d; d = sd_device_enumerator_get_device_next(e)) {
-                const char *devnode = NULL, *type = NULL;
-                const FsgEntry *x;
-
-                if (sd_device_get_devname(d, &devnode) < 0 || sd_device_get_property_value(d, "ID_FS_TYPE", &type) < 0 ||
-                    !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0 ||
-                    !device_type_may_be_denied(c, type))
-                        continue;
-                /* Built once, and only when some disk may need it. */
-                if (!s && fsg_state_build(c, NULL, &s, NULL) < 0)
-                        return 0;
-                x = fsg_state_find(s, type);
-                if (x && x->denied && !x->builtin)
-                        call("ReportDevice", devnode, type, 25000000ULL);
-        }
+        for (sd_device *d = sd_device_enumerator_get_device_first(e); d; d = sd_device_enumerator_get_device_next(e))
+                report_device(c, &s, d);
         return 0;
 }
 
@@ -199,10 +263,12 @@ int main(int argc, char *argv[]) {
                 (void) setitimer(ITIMER_REAL, &budget, NULL);
                 return device_mode(argv[2]);
         }
+        if (argc == 3 && streq(argv[1], "--report"))
+                return report_mode(argv[2]);
         if (argc == 2 && streq(argv[1], "--boot"))
                 return boot_mode();
         if (argc != 4 || !fsg_name_is_valid(argv[1]) || !fsg_name_is_valid(argv[2])) {
-                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --boot\n");
+                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --report DEVNODE | --boot\n");
                 return 0; /* still a block: modprobe must not load anything either way */
         }
         return blocked_mode(argv[1], argv[2], argv[3]);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "name.h"
+#include "unit-name.h"
 #include "utf8.h"
 #include "test-util.h"
 
@@ -49,10 +50,49 @@ TEST(test_utf8) {
         free(e);
 }
 
+/* Expected names as systemd-escape --path --template=T@.service (systemd 252) writes them. */
+TEST(test_unit_name_from_path) {
+        static const char * const cases[][2] = {
+                { "/dev/sdb1", "T@dev-sdb1.service" },
+                { "/dev/dm-0", "T@dev-dm\\x2d0.service" },
+                { "/dev/mapper/luks-a1", "T@dev-mapper-luks\\x2da1.service" },
+                { "/dev/.x", "T@dev-.x.service" },
+                { "/.x", "T@\\x2ex.service" },
+                { "/dev/a b", "T@dev-a\\x20b.service" },
+                { "/dev/caf\xc3\xa9", "T@dev-caf\\xc3\\xa9.service" },
+                { "/dev/a\\b", "T@dev-a\\x5cb.service" },
+                { "/dev/disk/by-label/FSGATE:1_2", "T@dev-disk-by\\x2dlabel-FSGATE:1_2.service" },
+        };
+        static const char * const bad_paths[] = {
+                "", "/", "dev/sdb1", "/dev/", "/dev//sdb1", "/dev/./sdb1", "/dev/../sdb1", "/dev/..", "/dev/.",
+        };
+        char buf[FSG_UNIT_NAME_MAX + 1], large[512], big[300];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                ASSERT(fsg_unit_name_from_path("T@.service", cases[i][0], buf, sizeof(buf)) == 0);
+                ASSERT_STREQ(buf, cases[i][1]);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(bad_paths); i++)
+                ASSERT(fsg_unit_name_from_path("T@.service", bad_paths[i], buf, sizeof(buf)) == -EINVAL);
+        ASSERT(fsg_unit_name_from_path("T.service", "/dev/sdb1", buf, sizeof(buf)) == -EINVAL);
+        ASSERT(fsg_unit_name_from_path("@.service", "/dev/sdb1", buf, sizeof(buf)) == -EINVAL);
+        ASSERT(fsg_unit_name_from_path("T@x.service", "/dev/sdb1", buf, sizeof(buf)) == -EINVAL);
+        ASSERT(fsg_unit_name_from_path("T@.service", "/dev/sdb1", buf, 10) == -ENOBUFS);
+        /* systemd's 255 characters: "T@" + 245 + ".service" is the longest. */
+        big[0] = '/';
+        memset(big + 1, 'a', 246);
+        big[247] = '\0';
+        ASSERT(fsg_unit_name_from_path("T@.service", big, large, sizeof(large)) == -EINVAL);
+        big[246] = '\0';
+        ASSERT(fsg_unit_name_from_path("T@.service", big, buf, sizeof(buf)) == 0);
+        ASSERT(strlen(buf) == FSG_UNIT_NAME_MAX);
+}
+
 int main(void) {
         RUN(test_utf8);
         RUN(test_valid);
         RUN(test_invalid);
         RUN(test_normalize);
+        RUN(test_unit_name_from_path);
         return 0;
 }

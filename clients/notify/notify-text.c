@@ -243,7 +243,8 @@ char *notify_device_name(const NotifyBlocked *b) {
         if (!*b->device)
                 return strdup("");
         if (*b->label)
-                r = asprintf(&s, "“%s”", b->label);
+                /* TRANSLATORS: a drive's label, in your language's quotation marks: “BACKUP”. */
+                r = asprintf(&s, _("“%s”"), b->label);
         else if (*b->vendor || *b->model)
                 r = asprintf(&s, "%s%s%s", b->vendor, *b->vendor && *b->model ? " " : "", b->model);
         else

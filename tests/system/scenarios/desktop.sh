@@ -510,8 +510,8 @@ boot2() {
         plug_stick
         expect_note 90 "FSGATE STICK" "the stick's notification"
         case $NOTE_SUMMARY in
-        *"wurde nicht eingehängt"*) pass "the summary is German: $NOTE_SUMMARY" ;;
-        *) check_failed "the summary is not German: $NOTE_SUMMARY" ;;
+        *"„FSGATE STICK“ wurde nicht eingehängt"*) pass "the summary is German, with German quotation marks: $NOTE_SUMMARY" ;;
+        *) check_failed "the summary is not German (with „…“ around the label): $NOTE_SUMMARY" ;;
         esac
         screenshot de-01-notification
 

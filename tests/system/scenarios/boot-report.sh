@@ -19,7 +19,7 @@
 #     /usr/bin/true started the same way, or twice it on a slow machine (no libkmod, no full
 #     state); for the denied disk with fsgated stopped it exits 0 within its 2.5 s timer plus
 #     twice a process start (a udev worker is never held long, and the hook is never killed)
-#   a USB stick with HFS plugged in while fsgated is stopped and takes 6 s to start (longer
+#   a USB stick with HFS plugged in while fsgated is stopped and takes 4 s more to start (longer
 #     than the hook's budget): reported once, with its label, vendor and model, through
 #     fsgate-report-device@.service (the hook's hand-over to systemd)
 #   no journal line from fsgated at warning level or above other than the Blocked ones
@@ -120,11 +120,12 @@ boot2() {
         # (3.8 s seen under TCG): the hook's call gives up after 1.5 s, and dbus-daemon drops
         # the queued ReportDevice of a sender that has gone. Before the hand-over to
         # fsgate-report-device@.service the stick was never reported.
-        systemctl stop fsgated.service
         mkdir -p /run/systemd/system/fsgated.service.d
-        printf '[Service]\nExecStartPre=/bin/sleep 6\n' >/run/systemd/system/fsgated.service.d/slow-start.conf
+        printf '[Service]\nExecStartPre=/bin/sleep 4\n' >/run/systemd/system/fsgated.service.d/slow-start.conf
         systemctl daemon-reload
+        # gdbus monitor --dest starts the service, then follows the name: stopped after it.
         blocked_watch_start
+        systemctl stop fsgated.service
         usb_plug
         report_unit=$(systemd-escape --path --template=fsgate-report-device@.service "$USB_DISK")
         if expect_blocked_signal_soft "'$USB_DISK'" 40; then

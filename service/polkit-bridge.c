@@ -2,9 +2,22 @@
 #include <linux/capability.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <syslog.h>
+#include <time.h>
 
+#include "log.h"
 #include "macro.h"
 #include "polkit-bridge.h"
+
+/* A check can wait for polkit for minutes (an agent that never answers, a person away from
+ * the dialog), and each holds one of the replies the bus lets fsgated wait for (dbus-daemon:
+ * 128 a connection). So that one unprivileged user cannot hold them all, and everyone else's
+ * checks fail, at most this many wait per user and in all; past that a call is refused at
+ * once with LimitsExceeded, and polkit is not asked. */
+#define QUERIES_PER_USER_MAX 8
+#define QUERIES_MAX 64
+/* The refusals cost nothing, so a user can make many: one journal line a minute. */
+#define LIMIT_LOG_INTERVAL_SEC 60
 
 /* Linked into the manager while its answer is outstanding, so that polkit_cancel_all() can
  * refuse it when the service stops: each query holds the caller's message, which holds the
@@ -14,6 +27,7 @@ typedef struct PolkitQuery {
         sd_bus_message *call;
         sd_bus_slot *slot;      /* the call in flight: CheckAuthorization, then NameHasOwner */
         char *action_id;
+        uid_t uid;              /* the caller's */
         PolkitDone done;
         void *userdata;
         struct PolkitQuery *prev, *next;
@@ -139,11 +153,42 @@ void polkit_cancel_all(Manager *m) {
                 refuse(m->polkit_queries, "fsgated is stopping; nothing was changed");
 }
 
+static void log_limit(uid_t uid, unsigned n_user, unsigned n_all) {
+        static struct timespec last;
+        static unsigned suppressed;
+        struct timespec now;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &now);
+        if (last.tv_sec != 0 && now.tv_sec - last.tv_sec < LIMIT_LOG_INTERVAL_SEC) {
+                suppressed++;
+                return;
+        }
+        log_plain(LOG_NOTICE, "Refusing requests while too many wait for authorization (user %u: %u, all users: %u; "
+                  "at most %u and %u); %u more refused since the last such line", (unsigned) uid, n_user, n_all,
+                  QUERIES_PER_USER_MAX, QUERIES_MAX, suppressed);
+        last = now;
+        suppressed = 0;
+}
+
+/* The bus's word (dbus-daemon's UnixUserID is the effective uid at connect), not /proc's. */
+static int sender_uid(sd_bus_message *call, uid_t *ret) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        int r;
+
+        r = sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID, &creds);
+        if (r < 0)
+                return r;
+        return sd_bus_creds_get_euid(creds, ret);
+}
+
 int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char *module,
                        const char *message, PolkitDone done, void *userdata) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *req = NULL;
+        unsigned n_user = 0, n_all = 0;
         Query *q;
         bool interactive;
+        uid_t uid;
         int r;
 
         r = sd_bus_query_sender_privilege(call, CAP_SYS_ADMIN);
@@ -152,11 +197,36 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                 return 0;
         }
 
+        r = sender_uid(call, &uid);
+        if (r < 0) {
+                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED,
+                                  "Could not tell who is asking for %s (%s); refusing", action_id, strerror(-r));
+                done(m, call, false, &error, userdata);
+                return 0;
+        }
+        for (const Query *o = m->polkit_queries; o; o = o->next) {
+                n_all++;
+                n_user += o->uid == uid;
+        }
+        if (n_user >= QUERIES_PER_USER_MAX || n_all >= QUERIES_MAX) {
+                if (n_user >= QUERIES_PER_USER_MAX)
+                        sd_bus_error_setf(&error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                          "%u requests of user %u are waiting for authorization already; "
+                                          "nothing was changed", n_user, (unsigned) uid);
+                else
+                        sd_bus_error_setf(&error, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                          "%u requests are waiting for authorization already; nothing was changed",
+                                          n_all);
+                log_limit(uid, n_user, n_all);
+                done(m, call, false, &error, userdata);
+                return 0;
+        }
+
         q = calloc(1, sizeof(*q));
         if (!q)
                 return -ENOMEM;
         *q = (Query) { .manager = m, .call = sd_bus_message_ref(call), .action_id = strdup(action_id),
-                       .done = done, .userdata = userdata, .next = m->polkit_queries };
+                       .uid = uid, .done = done, .userdata = userdata, .next = m->polkit_queries };
         if (q->next)
                 q->next->prev = q;
         m->polkit_queries = q;

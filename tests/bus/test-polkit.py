@@ -6,6 +6,7 @@ really asks the mock; root callers skip polkit."""
 
 import gettext
 import os
+import pwd
 import subprocess
 import sys
 import time
@@ -346,6 +347,71 @@ class MockPolkitTest(BusTestCase):
         # The pending request was answered, and granted.
         self.assertEqual(waiting.returncode, 0, err)
         self.assertDenyFile(self.etc(module='minix'), 'minix')
+
+    def test_waiting_authorizations_are_capped(self):
+        """A user can keep checks waiting for polkit for minutes (an agent of their own that
+        never answers), and each holds one of the replies the bus lets fsgated wait for (128
+        a connection): one user must not be able to hold them all. Past 8 waiting for one
+        user, or 64 in all, a call is refused at once with LimitsExceeded: polkit is not asked
+        and nothing is written; other users are still asked, and once polkit has answered the
+        user is served again. The refusals leave one journal line, not one each."""
+        st = self.stack
+        st.mock_polkit_allow([ACTION_DENY])
+        self.addCleanup(st.mock_polkit, 'ReleaseHangingCalls')
+        self.addCleanup(st.mock_polkit, 'SimulateHangActions', 'as', [[]])
+        st.mock_polkit('SimulateHangActions', 'as', [[ACTION_DENY]])
+        st.mock_polkit_clear()
+        self.vendor('hfs')      # so that Allow of hfs has something to do, and asks
+        before = snapshot(self.root)
+
+        def held(module, uid):
+            cmd = st.as_uid(['dbus-send', '--system', '--print-reply', '--reply-timeout=60000',
+                             '--dest=' + fb.BUS_NAME, fb.OBJ_PATH, fb.IFACE + '.Deny', 'string:' + module,
+                             'uint64:0'], uid)
+            p = subprocess.Popen(cmd, env=st.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            self.addCleanup(fb.stop_process, p)
+            return p
+
+        mine = [held(m, NOBODY) for m in ('minix', 'jfs', 'sysv', 'qnx4', 'qnx6', 'befs', 'efs', 'hpfs')]
+        wait_until(lambda: len(self.actions_asked()) == 8, what="nobody's 8 checks waiting at the mock polkit")
+        for method, module in (('Deny', 'romfs'), ('Allow', 'hfs')):
+            r = self.nobody(method, module, 0)
+            self.assertError(r, 'org.freedesktop.DBus.Error.LimitsExceeded')
+            self.assertEqual(r.message, '8 requests of user 65534 are waiting for authorization already; '
+                                        'nothing was changed')
+        self.assertEqual(len(self.actions_asked()), 8, 'polkit was asked past the limit')
+        self.assertEqual(snapshot(self.root), before)
+        # Another user is still asked (and refused: the mock allows only deny).
+        # dbus-daemon takes connections only from uids it can look up: system users.
+        users = sorted({u.pw_uid for u in pwd.getpwall() if 0 < u.pw_uid < 1000})[:9]
+        self.assertEqual(len(users), 9, 'this test needs 9 system users besides root and nobody')
+        r = st.send('Allow', 'hfs', 0, uid=users[8])
+        self.assertError(r, E_ACCESS_DENIED)
+        self.assertEqual(self.actions_asked()[-1], ACTION_ALLOW)
+
+        # 64 in all: seven more users with 8 each.
+        others = [held('minix', uid) for uid in users[:7] for _ in range(8)]
+        wait_until(lambda: len(self.actions_asked()) == 8 + 1 + 56, what='64 checks waiting at the mock polkit')
+        r = st.send('Deny', 'romfs', 0, uid=users[7])
+        self.assertError(r, 'org.freedesktop.DBus.Error.LimitsExceeded')
+        self.assertEqual(r.message, '64 requests are waiting for authorization already; nothing was changed')
+        self.assertEqual(len(self.actions_asked()), 65)
+        self.assertEqual(snapshot(self.root), before)
+
+        # polkit answers: every waiting call gets its reply, and nobody is served again.
+        st.mock_polkit('SimulateHangActions', 'as', [[]])
+        st.mock_polkit('ReleaseHangingCalls')
+        for p in mine:
+            out, err = p.communicate(timeout=fb.TIMEOUT)
+            self.assertEqual(p.returncode, 0, err)
+        for p in others:
+            out, err = p.communicate(timeout=fb.TIMEOUT)
+            # The first writes minix's file; the others find it written (planned again).
+            self.assertTrue(p.returncode == 0 or err.startswith('Error ' + ERR), err)
+        self.assertDenyFile(self.etc(module='hpfs'), 'hpfs')
+        self.assertReplyOk(self.nobody('Deny', 'romfs', 0))
+        lines = [line for line in st.daemon_output().splitlines() if 'too many wait for authorization' in line]
+        self.assertEqual(len(lines), 1, lines)
 
 
 if __name__ == '__main__':

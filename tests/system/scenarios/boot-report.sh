@@ -136,7 +136,7 @@ boot2() {
                         esac
                 done
         else
-                check_failed "no Blocked signal for $USB_DISK within 20 s of the plug; signals: $(blocked_signals | paste -sd'|')"
+                check_failed "no Blocked signal for $USB_DISK within 40 s of the plug; signals: $(blocked_signals | paste -sd'|')"
         fi
         sleep 2
         n=$(blocked_count "'$USB_DISK'")

@@ -19,6 +19,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/time.h>
+#include <time.h>
 #include <systemd/sd-bus.h>
 #include <systemd/sd-device.h>
 
@@ -87,10 +88,31 @@ static void post(const char *method, const char *a, const char *b) {
 }
 
 /* The device path's whole budget, in a udev worker, bus calls included; the call to fsgated
- * gets the first part, the hand-over to systemd what is left. */
+ * gets at most DEVICE_CALL_USEC of what the state build left, the hand-over to systemd the
+ * rest. */
 #define DEVICE_BUDGET_USEC 2500000ULL
 #define DEVICE_CALL_USEC 1500000ULL
+#define DEVICE_CALL_MIN_USEC 200000ULL
 #define HANDOVER_CALL_USEC 800000ULL
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
+/* When the device path started (main()). */
+static uint64_t device_start_usec;
+
+static uint64_t device_call_timeout_usec(void) {
+        uint64_t spent = now_usec() - device_start_usec, t;
+
+        t = spent + HANDOVER_CALL_USEC < DEVICE_BUDGET_USEC ? DEVICE_BUDGET_USEC - HANDOVER_CALL_USEC - spent : 0;
+        if (t > DEVICE_CALL_USEC)
+                t = DEVICE_CALL_USEC;
+        return t < DEVICE_CALL_MIN_USEC ? DEVICE_CALL_MIN_USEC : t;
+}
 
 #define REPORT_UNIT_TEMPLATE "fsgate-report-device@.service"
 /* PID 1's own socket (root only): it answers while dbus-daemon waits for fsgated to start. */
@@ -99,8 +121,8 @@ static void post(const char *method, const char *a, const char *b) {
 /* fsgated did not take the report in time: on a slow machine its bus activation can take
  * longer than the budget, and dbus-daemon drops a queued call whose sender has gone. A unit
  * may wait as long as activation takes, so systemd is asked to start the device's instance
- * of fsgate-report-device@.service, without waiting for it. A unit (SYSTEMD_WANTS=) rather
- * than a child: udevd kills what a RUN program leaves in its cgroup. */
+ * of fsgate-report-device@.service, without waiting for it. A unit rather than a child:
+ * udevd kills what a RUN program leaves in its cgroup. */
 static int hand_over(const char *devnode) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         char unit[FSG_UNIT_NAME_MAX + 1];
@@ -149,7 +171,7 @@ static int device_mode(const char *devnode) {
          * before dbus-daemon answers (sd-bus's own wait for the bus to start has no timeout),
          * and fsgate-boot-report.service reports such a disk once the bus is up. A scratch
          * root is no booted system: no hand-over there. */
-        if (call("ReportDevice", devnode, type, DEVICE_CALL_USEC) < 0 && !root)
+        if (call("ReportDevice", devnode, type, device_call_timeout_usec()) < 0 && !root)
                 (void) hand_over(devnode);
         return 0;
 }
@@ -260,6 +282,7 @@ int main(int argc, char *argv[]) {
         if (argc == 3 && streq(argv[1], "--device")) {
                 struct itimerval budget = { .it_value = { .tv_sec = DEVICE_BUDGET_USEC / 1000000,
                                                           .tv_usec = DEVICE_BUDGET_USEC % 1000000 } };
+                device_start_usec = now_usec();
                 (void) setitimer(ITIMER_REAL, &budget, NULL);
                 return device_mode(argv[2]);
         }

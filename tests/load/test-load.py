@@ -6,8 +6,9 @@ ListFilesystems, GetFilesystem, Allow, Deny and Reset on a few modules.
 Half the clients are root, half uid 65534 going through polkit, which here is a MOCK
 (python-dbusmock's polkitd template) allowing every fsgate action. Each client is its own
 process with its own connection (tests/load/load-client.py). Checked afterwards:
-- only expected errors: none for root; ConcurrentChange for the polkit path (the
-  configuration changed while polkit was asked; the plan is made again and refused);
+- only expected errors: none for root; for the polkit path ConcurrentChange (the
+  configuration changed while polkit was asked; the plan is made again and refused) and
+  LimitsExceeded (more than 8 of uid 65534's calls waiting for polkit at once);
 - the files: every file in etc/run modprobe.d is fsgate's deny file or a /dev/null mask for
   one of the modules, no .fsgate-tmp-* file; GetFilesystem agrees with the files;
 - the final state of each module is what the last successful replies imply (the last one
@@ -31,8 +32,9 @@ import time
 sys.dont_write_bytecode = True      # keep the source tree clean
 HERE = os.path.dirname(os.path.abspath(__file__))
 import fsgatetest as fb  # noqa: E402
-from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, ERR, NOBODY, PYTHON, TEMP_PREFIX,  # noqa: E402
-                        BusTestCase, SignalMonitor, conf_name, expected_from_files, last_change, percentile)
+from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, E_LIMITS_EXCEEDED, ERR, NOBODY, PYTHON,  # noqa: E402
+                        TEMP_PREFIX, BusTestCase, SignalMonitor, conf_name, expected_from_files, last_change,
+                        percentile)
 
 ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument('--duration', type=float, default=float(os.environ.get('FSGATE_LOAD_DURATION', 30)))
@@ -51,7 +53,7 @@ RSS_SLACK_KIB = 512
 VENDOR_DENIED = {'hfs'}             # gets openSUSE's vendor file: Reset goes back to denied
 EXPECTED_ERRORS = {
     'root': set(),
-    'nobody': {ERR + 'ConcurrentChange'},
+    'nobody': {ERR + 'ConcurrentChange', E_LIMITS_EXCEEDED},
 }
 
 

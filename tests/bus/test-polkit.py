@@ -365,7 +365,8 @@ class MockPolkitTest(BusTestCase):
         before = snapshot(self.root)
 
         def held(module, uid):
-            cmd = st.as_uid(['dbus-send', '--system', '--print-reply', '--reply-timeout=60000',
+            # Minutes, as a person at a dialog: under valgrind 64 calls take a while to be asked.
+            cmd = st.as_uid(['dbus-send', '--system', '--print-reply', '--reply-timeout=600000',
                              '--dest=' + fb.BUS_NAME, fb.OBJ_PATH, fb.IFACE + '.Deny', 'string:' + module,
                              'uint64:0'], uid)
             p = subprocess.Popen(cmd, env=st.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

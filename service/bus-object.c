@@ -237,7 +237,7 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
                 /* Refusals for too many waiting requests are counted in polkit-bridge.c,
                  * not logged one by one. */
                 if (!sd_bus_error_has_name(error, SD_BUS_ERROR_LIMITS_EXCEEDED))
-                        log_request(call, FSGATE_MESSAGE_REFUSED, LOG_INFO, req->module, "Refused %s %s%s: %s",
+                        log_refusal(call, req->module, "Refused %s %s%s: %s",
                                     fsg_action_id(req->needs[req->next].action), *req->module ? "on " : "for ",
                                     *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded",
                                     error->message);

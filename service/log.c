@@ -4,6 +4,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "refusal-ratelimit.h"
 
 /* Under systemd stderr already goes to the journal; elsewhere (tests, by hand) it is the only
  * place a person looks. */
@@ -23,25 +24,23 @@ void log_plain(int priority, const char *fmt, ...) {
                 fprintf(stderr, "fsgated: %s\n", buf);
 }
 
-void log_request(sd_bus_message *call, const char *message_id, int priority, const char *module,
-                 const char *fmt, ...) {
+static void caller_of(sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid) {
         sd_bus_creds *creds = NULL;
-        uid_t uid = (uid_t) -1;
-        pid_t pid = 0;
-        char buf[1024];
-        va_list ap;
 
-        va_start(ap, fmt);
-        vsnprintf(buf, sizeof(buf), fmt, ap);
-        va_end(ap);
+        *ret_uid = (uid_t) -1;
+        *ret_pid = 0;
         if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds) >= 0) {
-                (void) sd_bus_creds_get_euid(creds, &uid);
-                (void) sd_bus_creds_get_pid(creds, &pid);
+                (void) sd_bus_creds_get_euid(creds, ret_uid);
+                (void) sd_bus_creds_get_pid(creds, ret_pid);
                 sd_bus_creds_unref(creds);
         }
+}
+
+static void send_request_line(sd_bus_message *call, uid_t uid, pid_t pid, const char *message_id, int priority,
+                              const char *module, const char *text) {
         /* FSGATE_MODULE= comes last: for a request about no single module (ExemptLoaded as a
          * whole) the list ends before it, as an empty value would only match searches for "". */
-        (void) sd_journal_send("MESSAGE=%s (requested by uid %d, pid %d, %s)", buf, (int) uid, (int) pid,
+        (void) sd_journal_send("MESSAGE=%s (requested by uid %d, pid %d, %s)", text, (int) uid, (int) pid,
                                sd_bus_message_get_sender(call) ?: "?",
                                "MESSAGE_ID=%s", message_id,
                                "PRIORITY=%i", priority,
@@ -51,5 +50,39 @@ void log_request(sd_bus_message *call, const char *message_id, int priority, con
                                module && *module ? "FSGATE_MODULE=%s" : NULL, module,
                                NULL);
         if (also_stderr())
-                fprintf(stderr, "fsgated: %s (requested by uid %d, pid %d)\n", buf, (int) uid, (int) pid);
+                fprintf(stderr, "fsgated: %s (requested by uid %d, pid %d)\n", text, (int) uid, (int) pid);
+}
+
+void log_request(sd_bus_message *call, const char *message_id, int priority, const char *module,
+                 const char *fmt, ...) {
+        char buf[1024];
+        va_list ap;
+        uid_t uid;
+        pid_t pid;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        caller_of(call, &uid, &pid);
+        send_request_line(call, uid, pid, message_id, priority, module, buf);
+}
+
+void log_refusal(sd_bus_message *call, const char *module, const char *fmt, ...) {
+        char buf[1024];
+        unsigned unlogged;
+        va_list ap;
+        uid_t uid;
+        pid_t pid;
+        int n;
+
+        caller_of(call, &uid, &pid);
+        if (!refusal_log_admit(uid, &unlogged))
+                return;
+        va_start(ap, fmt);
+        n = vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        if (unlogged > 0 && n >= 0 && (size_t) n < sizeof(buf))
+                (void) snprintf(buf + n, sizeof(buf) - (size_t) n,
+                                "; %u earlier refusals of this user were not logged", unlogged);
+        send_request_line(call, uid, pid, FSGATE_MESSAGE_REFUSED, LOG_INFO, module, buf);
 }

@@ -15,3 +15,7 @@
 void log_request(sd_bus_message *call, const char *message_id, int priority, const char *module,
                  const char *fmt, ...) _printf_(5, 6);
 void log_plain(int priority, const char *fmt, ...) _printf_(2, 3);
+/* A refusal by polkit, as log_request(..., FSGATE_MESSAGE_REFUSED, LOG_INFO, ...), but at most
+ * REFUSALS_LOGGED_BURST lines a user and window (refusal-ratelimit.h): the next line logged
+ * says how many were not. */
+void log_refusal(sd_bus_message *call, const char *module, const char *fmt, ...) _printf_(3, 4);

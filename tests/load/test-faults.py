@@ -20,7 +20,9 @@
 - a SIGTERM that arrives while fsgated is still requesting its name (the bus stopped with
   SIGSTOP) ends in a clean exit (status 0) once the bus answers, not in death by signal;
 - the journal fields of refusals (a fake journald socket in fsgated's own mount
-  namespace): FSGATE_MODULE= names the module, or is absent for ExemptLoaded as a whole.
+  namespace): FSGATE_MODULE= names the module, or is absent for ExemptLoaded as a whole;
+- a user refused over and over gets REFUSALS_LOGGED_BURST lines a window, the next line
+  says how many were not logged, and another user's refusals are logged as before.
 
 SIGKILL at random moments of a burst of 200 writes is tests/bus/test-stress.py (KillTest).
 
@@ -33,6 +35,7 @@ real clients).
 import argparse
 import json
 import os
+import pwd
 import signal
 import socket
 import struct
@@ -62,6 +65,10 @@ E_INVALID_NAME = ERR + 'InvalidName'
 E_READ_ONLY = ERR + 'ReadOnly'
 DAEMON_POLKIT_TIMEOUT = 25          # service/polkit-bridge.c, non-interactive checks
 RSS_SLACK_KIB = 512
+REFUSAL_BURST = 10                  # service/refusal-ratelimit.h REFUSALS_LOGGED_BURST
+# fsgated's window for refusal lines here (FSGATE_REFUSAL_LOG_WINDOW_SEC): long enough for
+# REFUSAL_BURST + 15 calls in a row under a sanitizer, short enough to wait out once.
+REFUSAL_WINDOW_SEC = int(20 * fb.TIMEOUT_MULTIPLIER)
 P99_BOUND = 1.0                     # seconds, for a GetFilesystem next to a flood
 
 
@@ -585,12 +592,14 @@ class JournalSink:
 class JournalTest(FaultBase):
 
     start_daemon = False
+    refusal_window = REFUSAL_WINDOW_SEC
 
     def setUp(self):
         super().setUp()
         self.journal = JournalSink(self.workdir)
         self.addCleanup(self.journal.close)
-        self.stack.start_daemon(self.root, self.kver, wrapper=self.journal.wrapper())
+        env = ['env', f'FSGATE_REFUSAL_LOG_WINDOW_SEC={self.refusal_window}']
+        self.stack.start_daemon(self.root, self.kver, wrapper=env + self.journal.wrapper())
         self.addCleanup(self.stack.stop_daemon)
 
     def test_exempt_loaded_journal_fields(self):
@@ -624,6 +633,47 @@ class JournalTest(FaultBase):
         self.assertEqual([e.get('FSGATE_MODULE') for e in allowed], ['hfs'], entries)
         for e in entries:
             self.assertNotEqual(e.get('FSGATE_MODULE'), '', f'an empty FSGATE_MODULE= in {e}')
+
+    def test_refusals_of_one_user_are_logged_within_bounds(self):
+        """polkit's "no" is quick, so a user can be refused as fast as they ask. Regression:
+        each refusal was a journal line, without bound."""
+        st = self.stack
+        self.vendor('hfs')
+        before = snapshot(self.root)
+        self.journal.take()
+        calls = REFUSAL_BURST + 15
+        refused = []
+        t0 = time.monotonic()
+        for _ in range(calls):
+            self.assertError(self.nobody('Allow', 'hfs', 0), E_ACCESS_DENIED)
+            # The fake journald's queue holds 10 datagrams (net.unix.max_dgram_qlen): drain it.
+            refused += [e for e in self.journal.take() if e['MESSAGE'].startswith('Refused ')]
+        self.assertLess(time.monotonic() - t0, self.refusal_window, 'the flood outlasted one window: '
+                        'raise REFUSAL_WINDOW_SEC')
+        self.sync()
+        refused += [e for e in self.journal.take() if e['MESSAGE'].startswith('Refused ')]
+        self.assertEqual(len(refused), REFUSAL_BURST, [e['MESSAGE'] for e in refused])
+        self.assertEqual({e['FSGATE_REQUEST_UID'] for e in refused}, {str(NOBODY)})
+        self.assertNotIn('not logged', refused[0]['MESSAGE'])
+
+        # Another user is logged as before.
+        other = sorted(u.pw_uid for u in pwd.getpwall() if 0 < u.pw_uid < 1000 and u.pw_uid != NOBODY)[0]
+        self.assertError(st.send('Allow', 'hfs', 0, uid=other), E_ACCESS_DENIED)
+        entries = wait_until(lambda: [e for e in self.journal.take() if e['MESSAGE'].startswith('Refused ')],
+                             what="the other user's refusal in the journal")
+        self.assertEqual([e['FSGATE_REQUEST_UID'] for e in entries], [str(other)])
+
+        # The next window's first line says how many were not logged.
+        time.sleep(self.refusal_window - (time.monotonic() - t0) + 0.5)
+        self.assertError(self.nobody('Allow', 'hfs', 0), E_ACCESS_DENIED)
+        entries = wait_until(lambda: [e for e in self.journal.take() if e['MESSAGE'].startswith('Refused ')],
+                             what='the next window\'s refusal in the journal')
+        fb.log('journal: ' + entries[0]['MESSAGE'])
+        self.assertEqual(len(entries), 1, entries)
+        self.assertIn('; 15 earlier refusals of this user were not logged', entries[0]['MESSAGE'])
+        self.assertEqual(entries[0]['MESSAGE_ID'], 'd97d19d74e8c4d338aeeb7ba7ea1c3f0')
+        self.assertEqual(entries[0]['FSGATE_MODULE'], 'hfs')
+        self.assertEqual(snapshot(self.root), before)
 
 
 if __name__ == '__main__':

@@ -31,6 +31,9 @@ class Stack(MockPolkit, Fsgated, Clients):
         self.env['FSGATE_RUNTIME_DIR'] = os.path.join(workdir, 'run-fsgate')
         # The profiles of this build (ApplyProfile, fsgatectl apply/audit), not installed ones.
         self.env['FSGATE_PROFILE_DIR'] = os.path.join(CONFIG.build_root, 'data', 'profiles')
+        # fsgated logs 10 refusals a user per window (service/refusal-ratelimit.h): a window of
+        # 1 s, not 60, so that one test's refusals do not silence the lines the next one looks for.
+        self.env['FSGATE_REFUSAL_LOG_WINDOW_SEC'] = '1'
         self.env.pop('DBUS_SESSION_BUS_ADDRESS', None)
         self.env.pop('INVOCATION_ID', None)   # fsgated logs to stderr only outside systemd
         self.env['LC_ALL'] = 'C.UTF-8'

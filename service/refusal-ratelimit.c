@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "refusal-ratelimit.h"
+
+typedef struct RefusalCount {
+        bool used;
+        uid_t uid;
+        uint64_t window_start_usec;
+        unsigned logged;        /* in the current window */
+        unsigned unlogged;      /* since the last line */
+} RefusalCount;
+
+static RefusalCount counts[REFUSALS_USERS_TRACKED];
+/* For users past the table, together: a crowd of uids cannot buy lines by being many. */
+static RefusalCount others = { .used = true, .uid = (uid_t) -1 };
+
+static uint64_t now_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
+}
+
+static uint64_t window_usec(void) {
+        const char *e = getenv("FSGATE_REFUSAL_LOG_WINDOW_SEC");
+        unsigned long v;
+        char *end;
+
+        if (!e)
+                return REFUSALS_LOGGED_WINDOW_SEC * UINT64_C(1000000);
+        errno = 0;
+        v = strtoul(e, &end, 10);
+        if (errno != 0 || end == e || *end || v < 1 || v > 86400)
+                return REFUSALS_LOGGED_WINDOW_SEC * UINT64_C(1000000);
+        return v * UINT64_C(1000000);
+}
+
+static bool window_over(const RefusalCount *c, uint64_t now, uint64_t window) {
+        return now - c->window_start_usec >= window;
+}
+
+/* The user's own count; else a free slot, or one whose window is over and owes no count;
+ * else the shared one. */
+static RefusalCount *count_of(uid_t uid, uint64_t now, uint64_t window) {
+        RefusalCount *spare = NULL;
+
+        for (RefusalCount *c = counts; c < counts + REFUSALS_USERS_TRACKED; c++) {
+                if (c->used && c->uid == uid)
+                        return c;
+                if (!spare && (!c->used || (window_over(c, now, window) && c->unlogged == 0)))
+                        spare = c;
+        }
+        if (!spare)
+                return &others;
+        *spare = (RefusalCount) { .used = true, .uid = uid, .window_start_usec = now };
+        return spare;
+}
+
+bool refusal_log_admit(uid_t uid, unsigned *ret_unlogged) {
+        uint64_t now = now_usec(), window = window_usec();
+        RefusalCount *c = count_of(uid, now, window);
+
+        if (window_over(c, now, window)) {
+                c->window_start_usec = now;
+                c->logged = 0;
+        }
+        if (c->logged >= REFUSALS_LOGGED_BURST) {
+                c->unlogged++;
+                return false;
+        }
+        c->logged++;
+        *ret_unlogged = c->unlogged;
+        c->unlogged = 0;
+        return true;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* polkit's "no" comes back in milliseconds, so a user can be refused as fast as they can ask.
+ * Each refusal is worth an audit line, but not without bound: */
+#define REFUSALS_LOGGED_BURST 10        /* journal lines per user and window */
+#define REFUSALS_LOGGED_WINDOW_SEC 60   /* FSGATE_REFUSAL_LOG_WINDOW_SEC overrides it, for tests */
+#define REFUSALS_USERS_TRACKED 32       /* users beyond these share one count */
+
+/* Counts one refusal of UID. True if it is to be logged; *ret_unlogged then holds how many of
+ * this user's refusals were not (to be said in that line). A count still waiting when the user
+ * stops asking is never said, as with journald's own rate limit. */
+bool refusal_log_admit(uid_t uid, unsigned *ret_unlogged);

@@ -5,6 +5,7 @@
 #include "config.h"
 #include "ctl.h"
 #include "json-writer.h"
+#include "profile.h"
 #include "strv.h"
 
 /* What one invocation works with, handed to every verb instead of globals. */
@@ -154,6 +155,19 @@ oom:
         return ctl_fail(&c->o, &e);
 }
 
+/* The profiles apply and audit accept, one a line, for the shell completions: the installed
+ * ones, whether or not --root is given (profiles come with fsgate, not with the image). */
+static int verb_list_profiles(int argc, char *argv[], Ctl *c) {
+        _cleanup_strv_free_ char **names = NULL;
+        FsgError e = {};
+
+        if (fsg_profile_list(&names, &e) < 0)
+                return ctl_fail(&c->o, &e);
+        for (char **n = names; n && *n; n++)
+                puts(*n);
+        return 0;
+}
+
 static int verb_apply(int argc, char *argv[], Ctl *c) {
         return ctl_apply_profile(c->be, &c->o, argv[1], c->flags);
 }
@@ -174,6 +188,7 @@ static const Verb verbs[] = {
         { "apply",         2, 2, VERB_ARG_PROFILE, verb_apply,        N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
         { "audit",         2, 2, VERB_ARG_PROFILE, verb_audit,        N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
         { "list-names",    1, 1, VERB_HIDDEN,     verb_list_names,    NULL },
+        { "list-profiles", 1, 1, VERB_HIDDEN,     verb_list_profiles, NULL },
 };
 
 static const char *verb_arg(const Verb *v) {
@@ -255,7 +270,7 @@ static void help(void) {
         printf("\n%s\n", _("See fsgatectl(1) for exit codes."));
 }
 
-/* One verb a line: name, what its argument is ("name", "device" or "-"), and its help, tab
+/* One verb a line: name, what its argument is ("name", "device", "profile" or "-"), and its help, tab
  * separated. */
 static void list_verbs(void) {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {

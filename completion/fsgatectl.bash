@@ -4,7 +4,8 @@
 # This file names no verb and no option of its own: it asks the fsgatectl being completed
 # (the hidden --list-verbs and --list-options, printed from its verb and option tables), so
 # it cannot fall behind the program. Names come from the running service, or, when --root
-# is on the command line, from that image, offline (hidden verb list-names). Only what an
+# is on the command line, from that image, offline (hidden verb list-names); profile names
+# from the installed profiles (hidden verb list-profiles). Only what an
 # option's value is (a directory, a kernel release) is known here.
 
 _fsgatectl() {
@@ -93,6 +94,10 @@ _fsgatectl() {
                 ;&
         name)
                 mapfile -t COMPREPLY < <(compgen -W "$("$ctl" "${offline[@]}" list-names 2>/dev/null)" -- "$cur")
+                ;;
+        profile)
+                # Profiles come with fsgate, not with the image: the same with --root.
+                mapfile -t COMPREPLY < <(compgen -W "$("$ctl" list-profiles 2>/dev/null)" -- "$cur")
                 ;;
         esac
 } &&

@@ -6,8 +6,9 @@ as bash fills them (bash-completion loaded), zsh's through a pseudo-terminal (zp
 The completions name no verb or option of their own: they ask the fsgatectl they complete
 (hidden --list-verbs and --list-options, printed from its verb and option tables) and, for
 module and type names, its hidden verb list-names (the service over the private bus, or the
-image given with --root, offline). So these tests hold the completions to what --help and
-list --json say, not to a list written here."""
+image given with --root, offline); for apply and audit, its hidden verb list-profiles (the
+profile directory). So these tests hold the completions to what --help, list --json and the
+profile directory say, not to a list written here."""
 
 import json
 import os
@@ -197,6 +198,21 @@ class CompletionTest(BusTestCase):
         self.assertEqual(self.bash('fsgatectl allow hfss'), ['hfsserviceonly'])
         # As anybody: listing needs no polkit.
         self.assertEqual(self.bash('fsgatectl load free', uid=NOBODY), ['freevxfs'])
+
+    def test_profiles(self):
+        """apply and audit complete the installed profiles (here the build's), the same with
+        --root and without a bus: profiles come with fsgate, not with the image."""
+        d = self.stack.env['FSGATE_PROFILE_DIR']
+        want = sorted(f[:-len('.profile')] for f in os.listdir(d) if f.endswith('.profile'))
+        self.assertIn('cis', want)
+        self.assertIn('opensuse', want)
+        self.assertEqual(self.bash('fsgatectl apply '), want)
+        self.assertEqual(self.bash('fsgatectl audit --hard c'), ['cis'])
+        self.assertEqual(self.bash(f'fsgatectl --root={self.image} apply u', bus=False), ['unused'])
+        self.assertEqual(self.bash('fsgatectl apply cis '), [])
+        if shutil.which('zsh'):
+            self.assertEqual(sorted(self.zsh('fsgatectl audit ')), want)
+            self.assertEqual(self.zsh(f'fsgatectl --root={self.image} apply o', bus=False), ['opensuse'])
 
     def test_bash_service_unreachable(self):
         """No service: no names, and no error message in the middle of the command line."""

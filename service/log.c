@@ -68,21 +68,21 @@ void log_request(sd_bus_message *call, const char *message_id, int priority, con
 }
 
 void log_refusal(sd_bus_message *call, const char *module, const char *fmt, ...) {
+        RefusalVerdict v;
         char buf[1024];
-        unsigned unlogged;
         va_list ap;
         uid_t uid;
         pid_t pid;
         int n;
 
         caller_of(call, &uid, &pid);
-        if (!refusal_log_admit(uid, &unlogged))
+        if (!refusal_log_admit(uid, &v))
                 return;
         va_start(ap, fmt);
         n = vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
-        if (unlogged > 0 && n >= 0 && (size_t) n < sizeof(buf))
-                (void) snprintf(buf + n, sizeof(buf) - (size_t) n,
-                                "; %u earlier refusals of this user were not logged", unlogged);
+        if (v.unlogged > 0 && n >= 0 && (size_t) n < sizeof(buf))
+                (void) snprintf(buf + n, sizeof(buf) - (size_t) n, "; %u earlier refusals of %s were not logged",
+                                v.unlogged, v.shared ? "this and other users" : "this user");
         send_request_line(call, uid, pid, FSGATE_MESSAGE_REFUSED, LOG_INFO, module, buf);
 }

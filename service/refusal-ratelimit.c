@@ -60,7 +60,7 @@ static RefusalCount *count_of(uid_t uid, uint64_t now, uint64_t window) {
         return spare;
 }
 
-bool refusal_log_admit(uid_t uid, unsigned *ret_unlogged) {
+bool refusal_log_admit(uid_t uid, RefusalVerdict *ret) {
         uint64_t now = now_usec(), window = window_usec();
         RefusalCount *c = count_of(uid, now, window);
 
@@ -73,7 +73,7 @@ bool refusal_log_admit(uid_t uid, unsigned *ret_unlogged) {
                 return false;
         }
         c->logged++;
-        *ret_unlogged = c->unlogged;
+        *ret = (RefusalVerdict) { .unlogged = c->unlogged, .shared = c == &others };
         c->unlogged = 0;
         return true;
 }

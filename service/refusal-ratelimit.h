@@ -10,7 +10,11 @@
 #define REFUSALS_LOGGED_WINDOW_SEC 60   /* FSGATE_REFUSAL_LOG_WINDOW_SEC overrides it, for tests */
 #define REFUSALS_USERS_TRACKED 32       /* users beyond these share one count */
 
-/* Counts one refusal of UID. True if it is to be logged; *ret_unlogged then holds how many of
- * this user's refusals were not (to be said in that line). A count still waiting when the user
- * stops asking is never said, as with journald's own rate limit. */
-bool refusal_log_admit(uid_t uid, unsigned *ret_unlogged);
+typedef struct RefusalVerdict {
+        unsigned unlogged;      /* refusals not logged before this one, to be said in its line */
+        bool shared;            /* ... counted with other users' (past REFUSALS_USERS_TRACKED) */
+} RefusalVerdict;
+
+/* Counts one refusal of UID. True if it is to be logged, with *ret filled. A count still
+ * waiting when the user stops asking is never said, as with journald's own rate limit. */
+bool refusal_log_admit(uid_t uid, RefusalVerdict *ret);

@@ -13,14 +13,15 @@ static void sleep_past_window(void) {
         (void) nanosleep(&ts, NULL);
 }
 
-/* Admits up to REFUSALS_LOGGED_BURST lines of uid; returns how many it admitted of n. */
-static unsigned admit_n(uid_t uid, unsigned n, unsigned *ret_first_unlogged) {
-        unsigned admitted = 0, unlogged;
+/* n refusals of uid: how many were admitted; *ret_first (if given) the first admitted one's verdict. */
+static unsigned admit_n(uid_t uid, unsigned n, RefusalVerdict *ret_first) {
+        unsigned admitted = 0;
+        RefusalVerdict v;
 
         for (unsigned i = 0; i < n; i++)
-                if (refusal_log_admit(uid, &unlogged)) {
-                        if (admitted == 0 && ret_first_unlogged)
-                                *ret_first_unlogged = unlogged;
+                if (refusal_log_admit(uid, &v)) {
+                        if (admitted == 0 && ret_first)
+                                *ret_first = v;
                         admitted++;
                 }
         return admitted;
@@ -28,7 +29,7 @@ static unsigned admit_n(uid_t uid, unsigned n, unsigned *ret_first_unlogged) {
 
 /* One program, one sequence: the counts are the module's own static state. */
 TEST(test_burst_window_and_crowd) {
-        unsigned unlogged = 99;
+        RefusalVerdict v = { .unlogged = 99 };
 
         /* The table's users: each gets its burst, no more. */
         for (uid_t u = FIRST_UID; u < FIRST_UID + REFUSALS_USERS_TRACKED; u++)
@@ -41,13 +42,13 @@ TEST(test_burst_window_and_crowd) {
 
         /* A new window: the first line says how many were not logged. */
         sleep_past_window();
-        ASSERT(admit_n(FIRST_UID, 1, &unlogged) == 1);
-        ASSERT(unlogged == 5);
-        ASSERT(admit_n(FIRST_UID, 1, &unlogged) == 1);
-        ASSERT(unlogged == 0);
+        ASSERT(admit_n(FIRST_UID, 1, &v) == 1);
+        ASSERT(v.unlogged == 5 && !v.shared);
+        ASSERT(admit_n(FIRST_UID, 1, &v) == 1);
+        ASSERT(v.unlogged == 0 && !v.shared);
         /* The others' count carries over too (4 + 3 not logged). */
-        ASSERT(admit_n(FIRST_UID + REFUSALS_USERS_TRACKED + 2, 1, &unlogged) == 1);
-        ASSERT(unlogged == 7);
+        ASSERT(admit_n(FIRST_UID + REFUSALS_USERS_TRACKED + 2, 1, &v) == 1);
+        ASSERT(v.unlogged == 7 && v.shared);
 }
 
 int main(void) {

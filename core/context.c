@@ -159,6 +159,13 @@ int fsg_open_in_root_walk(int root_fd, const char *abs, int flags) {
                 if ((r != -ELOOP && r != -ENOTDIR) || (last && (flags & O_NOFOLLOW)))
                         break;
                 n = readlinkat(cur, comp, target, sizeof(target) - 1);
+                if (n < 0 && (errno == EINVAL || errno == ENOENT) && r == -ELOOP && links < 40) {
+                        /* A symlink a moment ago, and now a file or nothing: renamed over or
+                         * removed (an atomic writer replacing a mask). Look at the name again. */
+                        links++;
+                        rest -= l;
+                        continue;
+                }
                 if (n < 0)
                         break; /* no symlink: the error stands */
                 if (++links > 40) {

@@ -230,6 +230,48 @@ TEST(test_walk_like_openat2) {
         scratch_root_free(root);
 }
 
+/* A name that is a symlink when the walk opens it and a file again when the walk reads the
+ * link (a writer renaming one over the other) is looked at again, not refused with ELOOP:
+ * both are fine to open. Regression: a config read under valgrind failed "Too many levels
+ * of symbolic links" while an atomic writer flipped a file and its /dev/null mask. */
+TEST(test_walk_races_a_flipping_name) {
+        char *root = scratch_root_new(false), *file = path_in(root, "etc/flip"), *lnk = path_in(root, "etc/flip-link");
+        unsigned calls = 0, failed = 0;
+        struct timespec start, now;
+        FsgContext *c = context(root, NULL);
+        pid_t pid;
+
+        write_file(root, "etc/flip", "x\n");
+        write_file(root, "etc/real", "y\n");
+        make_symlink(root, "etc/flip-link", "/etc/real");
+        pid = fork();
+        ASSERT(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;)
+                        (void) renameat2(AT_FDCWD, file, AT_FDCWD, lnk, RENAME_EXCHANGE);
+        }
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        do {
+                int fd = fsg_open_in_root_walk(c->root_fd, "/etc/flip", O_RDONLY);
+
+                if (fd < 0) {
+                        if (failed++ == 0)
+                                fprintf(stderr, "walk: %s\n", strerror(-fd));
+                } else
+                        close(fd);
+                calls++;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+        } while (now.tv_sec - start.tv_sec < 3);
+        ASSERT(kill(pid, SIGKILL) == 0);
+        ASSERT(waitpid(pid, NULL, 0) == pid);
+        printf("# %u of %u walks failed while etc/flip was flipping\n", failed, calls);
+        ASSERT(failed == 0);
+        fsg_context_free(c);
+        free(file), free(lnk);
+        scratch_root_free(root);
+}
+
 /* A config file this process may not read is skipped and named, not a failure of the whole
  * answer. Run as nobody when we are root: root reads everything. */
 TEST(test_unreadable_config) {
@@ -419,5 +461,6 @@ int main(void) {
         RUN(test_unreadable_config);
         RUN(test_umask_and_loops);
         RUN(test_swap_race_stays_inside);
+        RUN(test_walk_races_a_flipping_name);
         return 0;
 }

@@ -6,12 +6,7 @@
 #include <time.h>
 
 #include "lock.h"
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000;
-}
+#include "time-util.h"
 
 /* Whoever could open the file or replace it could hold the lock: both must be ours alone. */
 static bool private_to_us(const struct stat *st, mode_t type) {
@@ -59,7 +54,7 @@ static int lock_name(const FsgContext *c, char **ret, FsgError *e) {
 int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e) {
         _cleanup_free_ char *name = NULL;
         _cleanup_close_ int dfd = -1, fd = -1;
-        uint64_t deadline = now_usec() + timeout_usec;
+        uint64_t deadline = fsg_now_usec() + timeout_usec;
         struct stat st;
         int r;
 
@@ -83,7 +78,7 @@ int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *
                 if (errno != EWOULDBLOCK && errno != EINTR)
                         return fsg_error_errno(e, errno, "Failed to take the lock %s", name);
                 /* Polling keeps the wait bounded without a timer or a signal. */
-                if (now_usec() >= deadline)
+                if (fsg_now_usec() >= deadline)
                         return fsg_error(e, FSG_ERR_BUSY,
                                          "Another fsgate writer is changing the configuration; nothing was changed, try again");
                 (void) usleep(2000);

@@ -29,6 +29,7 @@
 #include "macro.h"
 #include "name.h"
 #include "state.h"
+#include "time-util.h"
 #include "unit-name.h"
 #include "utf8.h"
 
@@ -95,18 +96,11 @@ static void post(const char *method, const char *a, const char *b) {
 #define DEVICE_CALL_MIN_USEC 200000ULL
 #define HANDOVER_CALL_USEC 800000ULL
 
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
-}
-
 /* When the device path started (main()). */
 static uint64_t device_start_usec;
 
 static uint64_t device_call_timeout_usec(void) {
-        uint64_t spent = now_usec() - device_start_usec, t;
+        uint64_t spent = fsg_now_usec() - device_start_usec, t;
 
         t = spent + HANDOVER_CALL_USEC < DEVICE_BUDGET_USEC ? DEVICE_BUDGET_USEC - HANDOVER_CALL_USEC - spent : 0;
         if (t > DEVICE_CALL_USEC)
@@ -282,7 +276,7 @@ int main(int argc, char *argv[]) {
         if (argc == 3 && streq(argv[1], "--device")) {
                 struct itimerval budget = { .it_value = { .tv_sec = DEVICE_BUDGET_USEC / 1000000,
                                                           .tv_usec = DEVICE_BUDGET_USEC % 1000000 } };
-                device_start_usec = now_usec();
+                device_start_usec = fsg_now_usec();
                 (void) setitimer(ITIMER_REAL, &budget, NULL);
                 return device_mode(argv[2]);
         }

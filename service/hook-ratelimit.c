@@ -22,6 +22,7 @@
 #include "hook-ratelimit.h"
 #include "macro.h"
 #include "name.h"
+#include "time-util.h"
 
 typedef struct HookRecord {
         uint64_t start_ms;      /* CLOCK_BOOTTIME; 0: no window yet */
@@ -74,20 +75,6 @@ static bool window_over(uint64_t start, uint64_t now, uint64_t window_ms) {
         return start == 0 || now < start || now - start >= window_ms;
 }
 
-static unsigned window_sec(void) {
-        const char *e = getenv("FSGATE_HOOK_WINDOW_SEC");
-        char *end;
-        unsigned long v;
-
-        if (!e)
-                return HOOK_WINDOW_SEC;
-        errno = 0;
-        v = strtoul(e, &end, 10);
-        if (errno != 0 || end == e || *end || v < 1 || v > 86400)
-                return HOOK_WINDOW_SEC;
-        return (unsigned) v;
-}
-
 void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
         _cleanup_close_ int fd = -1;
         char name[FSG_NAME_MAX + 32];
@@ -95,7 +82,7 @@ void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
         HookRecord *r;
         struct stat st;
 
-        *ret = (HookVerdict) { .log = true, .burst = HOOK_BURST, .window_sec = window_sec() };
+        *ret = (HookVerdict) { .log = true, .burst = HOOK_BURST, .window_sec = fsg_env_seconds("FSGATE_HOOK_WINDOW_SEC", HOOK_WINDOW_SEC) };
         window_ms = ret->window_sec * 1000ULL;
         if (dir_fd < 0)
                 return;

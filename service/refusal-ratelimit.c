@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
-#include <time.h>
 
 #include "refusal-ratelimit.h"
+#include "time-util.h"
 
 typedef struct RefusalCount {
         bool used;
@@ -17,27 +16,6 @@ typedef struct RefusalCount {
 static RefusalCount counts[REFUSALS_USERS_TRACKED];
 /* For users past the table, together: a crowd of uids cannot buy lines by being many. */
 static RefusalCount others = { .used = true, .uid = (uid_t) -1 };
-
-static uint64_t now_usec(void) {
-        struct timespec ts;
-
-        (void) clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (uint64_t) ts.tv_sec * 1000000u + (uint64_t) ts.tv_nsec / 1000u;
-}
-
-static uint64_t window_usec(void) {
-        const char *e = getenv("FSGATE_REFUSAL_LOG_WINDOW_SEC");
-        unsigned long v;
-        char *end;
-
-        if (!e)
-                return REFUSALS_LOGGED_WINDOW_SEC * UINT64_C(1000000);
-        errno = 0;
-        v = strtoul(e, &end, 10);
-        if (errno != 0 || end == e || *end || v < 1 || v > 86400)
-                return REFUSALS_LOGGED_WINDOW_SEC * UINT64_C(1000000);
-        return v * UINT64_C(1000000);
-}
 
 static bool window_over(const RefusalCount *c, uint64_t now, uint64_t window) {
         return now - c->window_start_usec >= window;
@@ -61,7 +39,8 @@ static RefusalCount *count_of(uid_t uid, uint64_t now, uint64_t window) {
 }
 
 bool refusal_log_admit(uid_t uid, RefusalVerdict *ret) {
-        uint64_t now = now_usec(), window = window_usec();
+        uint64_t now = fsg_now_usec(),
+                 window = fsg_env_seconds("FSGATE_REFUSAL_LOG_WINDOW_SEC", REFUSALS_LOGGED_WINDOW_SEC) * UINT64_C(1000000);
         RefusalCount *c = count_of(uid, now, window);
 
         if (window_over(c, now, window)) {

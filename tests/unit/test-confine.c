@@ -230,6 +230,25 @@ TEST(test_walk_like_openat2) {
         scratch_root_free(root);
 }
 
+/* A child that exchanges a and b (RENAME_EXCHANGE) as fast as it can, until stop_swapping(),
+ * or until this process dies. */
+static pid_t start_swapping(const char *a, const char *b) {
+        pid_t pid = fork();
+
+        ASSERT(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;)
+                        (void) renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+        }
+        return pid;
+}
+
+static void stop_swapping(pid_t pid) {
+        ASSERT(kill(pid, SIGKILL) == 0);
+        ASSERT(waitpid(pid, NULL, 0) == pid);
+}
+
 /* A name that is a symlink when the walk opens it and a file again when the walk reads the
  * link (a writer renaming one over the other) is looked at again, not refused with ELOOP:
  * both are fine to open. Regression: a config read under valgrind failed "Too many levels
@@ -244,13 +263,7 @@ TEST(test_walk_races_a_flipping_name) {
         write_file(root, "etc/flip", "x\n");
         write_file(root, "etc/real", "y\n");
         make_symlink(root, "etc/flip-link", "/etc/real");
-        pid = fork();
-        ASSERT(pid >= 0);
-        if (pid == 0) {
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                for (;;)
-                        (void) renameat2(AT_FDCWD, file, AT_FDCWD, lnk, RENAME_EXCHANGE);
-        }
+        pid = start_swapping(file, lnk);
         clock_gettime(CLOCK_MONOTONIC, &start);
         do {
                 int fd = fsg_open_in_root_walk(c->root_fd, "/etc/flip", O_RDONLY);
@@ -263,8 +276,7 @@ TEST(test_walk_races_a_flipping_name) {
                 calls++;
                 clock_gettime(CLOCK_MONOTONIC, &now);
         } while (now.tv_sec - start.tv_sec < 3);
-        ASSERT(kill(pid, SIGKILL) == 0);
-        ASSERT(waitpid(pid, NULL, 0) == pid);
+        stop_swapping(pid);
         printf("# %u of %u walks failed while etc/flip was flipping\n", failed, calls);
         ASSERT(failed == 0);
         fsg_context_free(c);
@@ -414,13 +426,7 @@ TEST(test_swap_race_stays_inside) {
         }
         ASSERT(symlink(outside, evil) == 0);
 
-        pid = fork();
-        ASSERT(pid >= 0);
-        if (pid == 0) {
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                for (;;)
-                        (void) renameat2(AT_FDCWD, modprobe, AT_FDCWD, evil, RENAME_EXCHANGE);
-        }
+        pid = start_swapping(modprobe, evil);
 
         c = context(root, NULL);
         clock_gettime(CLOCK_MONOTONIC, &start);
@@ -434,8 +440,7 @@ TEST(test_swap_race_stays_inside) {
                 tries++;
                 clock_gettime(CLOCK_MONOTONIC, &now);
         } while (now.tv_sec - start.tv_sec < 4);
-        ASSERT(kill(pid, SIGKILL) == 0);
-        ASSERT(waitpid(pid, NULL, 0) == pid);
+        stop_swapping(pid);
         fsg_context_free(c);
 
         printf("# %u of %u changes went through while etc/modprobe.d was being swapped\n", done, tries);

@@ -1,11 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "conffile.h"
 #include "test-util.h"
@@ -226,23 +223,14 @@ TEST(test_classify_while_swapped) {
 
         write_file(root, "etc/modprobe.d/a", FSG_HEADER "\nblacklist hfs\n");
         make_symlink(root, "etc/modprobe.d/b", "/dev/null");
-        pid = fork();
-        ASSERT(pid >= 0);
-        if (pid == 0) {
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                /* Writers, not a busy loop: a file swapped back and forth without pause is
-                 * rightly too unsettled to vouch for (classify gives up after 16 looks). */
-                for (;;) {
-                        (void) renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
-                        (void) usleep(100);
-                }
-        }
+        /* Writers, not a busy loop: a file swapped back and forth without pause is rightly
+         * too unsettled to vouch for (classify gives up after 16 looks). */
+        pid = start_swapping(a, b, 100);
         for (int i = 0; i < 20000; i++) {
                 FsgFileKind k = fsg_file_classify_at(dfd, "a", "hfs", NULL);
                 ASSERT(k == FSG_FILE_FSGATE || k == FSG_FILE_MASK);
         }
-        ASSERT(kill(pid, SIGKILL) == 0);
-        ASSERT(waitpid(pid, NULL, 0) == pid);
+        stop_swapping(pid);
         free(a);
         free(b);
         close(dfd);

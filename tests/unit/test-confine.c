@@ -4,9 +4,7 @@
  * without a module tree: modules are named by 60-blacklist_fs-M.conf files. */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -228,28 +226,6 @@ TEST(test_walk_like_openat2) {
         }
         fsg_context_free(c);
         scratch_root_free(root);
-}
-
-/* A child that exchanges a and b (RENAME_EXCHANGE), pausing pause_us after each exchange
- * (0: as fast as it can), until stop_swapping(), or until this process dies. */
-static pid_t start_swapping(const char *a, const char *b, useconds_t pause_us) {
-        pid_t pid = fork();
-
-        ASSERT(pid >= 0);
-        if (pid == 0) {
-                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
-                for (;;) {
-                        (void) renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
-                        if (pause_us > 0)
-                                (void) usleep(pause_us);
-                }
-        }
-        return pid;
-}
-
-static void stop_swapping(pid_t pid) {
-        ASSERT(kill(pid, SIGKILL) == 0);
-        ASSERT(waitpid(pid, NULL, 0) == pid);
 }
 
 /* Walks /etc/flip for seconds while it flips; counts the walks that opened one of the two

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "test-util.h"
 
@@ -87,4 +92,24 @@ int store_change(FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgE
         FsgPlan p;
         int r = fsg_plan(c, op, name, flags, &p, e);
         return r < 0 ? r : fsg_apply(c, &p, e);
+}
+
+pid_t start_swapping(const char *a, const char *b, useconds_t pause_us) {
+        pid_t pid = fork();
+
+        ASSERT(pid >= 0);
+        if (pid == 0) {
+                (void) prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;) {
+                        (void) renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE);
+                        if (pause_us > 0)
+                                (void) usleep(pause_us);
+                }
+        }
+        return pid;
+}
+
+void stop_swapping(pid_t pid) {
+        ASSERT(kill(pid, SIGKILL) == 0);
+        ASSERT(waitpid(pid, NULL, 0) == pid);
 }

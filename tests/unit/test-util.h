@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/types.h>
 
 #include "macro.h"
 #include "state.h"
@@ -40,3 +41,8 @@ void make_symlink(const char *root, const char *rel, const char *target);
 const FsgEntry *state_entry(FsgContext *c, FsgState **s, const char *name);
 /* What fsgated and fsgatectl do for op: plan, then apply under the lock. */
 int store_change(FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgError *e);
+
+/* A child that exchanges a and b (RENAME_EXCHANGE), pausing pause_us after each exchange
+ * (0: as fast as it can), until stop_swapping(), or until this process dies. */
+pid_t start_swapping(const char *a, const char *b, useconds_t pause_us);
+void stop_swapping(pid_t pid);

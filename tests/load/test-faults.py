@@ -598,7 +598,8 @@ class JournalTest(FaultBase):
         super().setUp()
         self.journal = JournalSink(self.workdir)
         self.addCleanup(self.journal.close)
-        env = ['env', f'FSGATE_REFUSAL_LOG_WINDOW_SEC={self.refusal_window}']
+        env = ['env', f'FSGATE_REFUSAL_LOG_WINDOW_SEC={self.refusal_window}',
+               f'FSGATE_REFUSAL_LOG_BURST={REFUSAL_BURST}']
         self.stack.start_daemon(self.root, self.kver, wrapper=env + self.journal.wrapper())
         self.addCleanup(self.stack.stop_daemon)
 

@@ -283,3 +283,13 @@ bool fsg_install_command_loads(const char *cmd, const char *module) {
                 }
         }
 }
+
+bool fsg_kmod_has_softdeps(struct kmod_ctx *k, const char *module) {
+        _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
+        _cleanup_(kmod_list_unrefp) struct kmod_list *pre = NULL, *post = NULL;
+
+        if (kmod_module_new_from_name(k, module, &m) < 0)
+                return false;
+        (void) kmod_module_get_softdeps(m, &pre, &post);
+        return pre || post;
+}

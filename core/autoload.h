@@ -37,6 +37,9 @@ bool fsg_type_block_is_reported_in(struct kmod_ctx *k, const FsgConfig *cfg, con
  * kmod ignores it (kmod 30 does for a module with soft dependencies). *ret is NULL when kmod
  * would load the module itself. Returns a negative errno. */
 int fsg_kmod_install_command(struct kmod_ctx *k, const char *module, char **ret);
+/* Whether module has soft dependencies (modules.softdep or a softdep line): kmod 30 then
+ * ignores every install command for it, fsgate's hard deny included. */
+bool fsg_kmod_has_softdeps(struct kmod_ctx *k, const char *module);
 /* Whether an install command for module puts module into the kernel after all: it runs
  * "modprobe --ignore-install MODULE" (or -i, or $MODPROBE_MODULE for the name) or insmod, as
  * openSUSE's unblacklist line does. Anything else (/bin/false, /bin/true, a script that says

@@ -214,7 +214,7 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                 if (r < 0)
                         return r;
 
-                if (ov && streq(ov->path, sys)) {
+                if (ov && ov->path && streq(ov->path, sys)) {
                         if (!ov->as_mask)
                                 continue;
                         mask = true;
@@ -238,7 +238,7 @@ static int inject_override(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, c
         size_t dl = strlen(d->path);
         const char *name;
 
-        if (!ov || !ov->as_mask || strncmp(ov->path, d->path, dl) != 0 || ov->path[dl] != '/')
+        if (!ov || !ov->path || !ov->as_mask || strncmp(ov->path, d->path, dl) != 0 || ov->path[dl] != '/')
                 return 0;
         name = ov->path + dl + 1;
         if (find_file(cfg, ix, name))

@@ -47,6 +47,9 @@ typedef struct FsgConfig {
 typedef struct FsgOverride {
         const char *path;  /* system path, e.g. /etc/modprobe.d/60-blacklist_fs-hfs.conf */
         bool as_mask;      /* true: as if a /dev/null symlink; false: as if absent */
+        /* With no module tree (an image before its kernel): a module to describe even if no
+         * file names it, so that fsgate can write and undo its own files there. */
+        const char *module;
 } FsgOverride;
 
 int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e);

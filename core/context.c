@@ -432,10 +432,17 @@ int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgErr
                 c->root[--l] = 0;
         if (*c->root) {
                 c->root_fd = open(c->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (c->root_fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+                if (c->root_fd < 0 && errno == ENOENT)
                         return fsg_error(e, FSG_ERR_INVALID_ARGS, "Root directory %s does not exist", c->root);
+                if (c->root_fd < 0 && errno == ENOTDIR)
+                        return fsg_error(e, FSG_ERR_INVALID_ARGS, "Root %s is not a directory", c->root);
                 if (c->root_fd < 0)
                         return fsg_error_errno(e, errno, "Failed to open %s", c->root);
+                /* A mistyped path or an unset variable's empty directory would otherwise be
+                 * judged as a system with nothing configured: "all allowed", or compliant. */
+                if (!dir_exists(c, "/etc") && !dir_exists(c, "/usr"))
+                        return fsg_error(e, FSG_ERR_INVALID_ARGS,
+                                         "%s is not a system image: it has neither /etc nor /usr", c->root);
         }
 
         base = modules_base(c);
@@ -456,12 +463,50 @@ int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgErr
                         c->moddir_in_root = NULL;
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                 }
+                /* Judging against a tree that is not there would call every module "not
+                 * in this kernel": asked for by name, it must exist. */
+                if (kver) {
+                        _cleanup_close_ int fd = fsg_open_in_root(c, c->moddir_in_root, O_PATH | O_DIRECTORY);
+                        if (fd == -ENOENT || fd == -ENOTDIR)
+                                return fsg_error(e, FSG_ERR_NO_KERNEL, "Kernel %s has no module tree in %s (no %s)",
+                                                 c->kver, *c->root ? c->root : "/", c->moddir_in_root);
+                        if (fd < 0)
+                                return fsg_error(e, FSG_ERR_FAILED, "Failed to resolve %s in %s: %s", c->moddir_in_root,
+                                                 c->root, fsg_strerror(-fd));
+                }
                 c->moddir = fsg_path(c, c->moddir_in_root);
                 if (!c->moddir)
                         return fsg_error_errno(e, errno, "Failed to resolve %s in %s", c->moddir_in_root, c->root);
         }
         *ret = TAKE_PTR(c);
         return 0;
+}
+
+static const char *root_name(const FsgContext *c) {
+        return *c->root ? c->root : "this system";
+}
+
+int fsg_context_require_kernel(const FsgContext *c, FsgError *e) {
+        static const char * const indexes[] = { "modules.dep.bin", "modules.dep" };
+
+        if (!c->kver)
+                return fsg_error(e, FSG_ERR_NO_KERNEL,
+                                 "%s has no kernel module tree (/usr/lib/modules or /lib/modules is missing or empty): "
+                                 "there is no kernel to judge yet", root_name(c));
+        /* Without the index kmod finds no module at all, and every one would look absent. */
+        for (size_t i = 0; i < ELEMENTSOF(indexes); i++) {
+                _cleanup_free_ char *p = NULL;
+                _cleanup_close_ int fd = -1;
+
+                if (asprintf(&p, "%s/%s", c->moddir_in_root, indexes[i]) < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                fd = fsg_open_in_root(c, p, O_PATH);
+                if (fd >= 0)
+                        return 0;
+        }
+        return fsg_error(e, FSG_ERR_NO_KERNEL,
+                         "The module tree %s of %s has no modules.dep: run depmod for kernel %s first",
+                         c->moddir_in_root, root_name(c), c->kver);
 }
 
 FsgContext *fsg_context_free(FsgContext *c) {

@@ -25,6 +25,10 @@ static inline void fsg_context_freep(FsgContext **c) {
         fsg_context_free(*c);
 }
 
+/* Whether there is a kernel to judge against: a module tree with its index. An answer that
+ * must not pass on missing data (an audit) asks this first; NoKernel if not. */
+int fsg_context_require_kernel(const FsgContext *c, FsgError *e);
+
 /* abs as a path on the host: below the root, with symlinks resolved inside the root.
  * abs must start with '/'. Returns NULL with errno set (ENOMEM, ELOOP, ...). The _nofollow
  * variant leaves a final symlink alone (for classifying our own files, masks included).

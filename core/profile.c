@@ -785,6 +785,9 @@ int fsg_profile_audit(const FsgContext *c, const char *name, bool hard, FsgAudit
 
         /* The state says what kmod would do: the deny, and (hard) whether the install command
          * it would run for `modprobe MODULE` loads nothing. */
+        r = fsg_context_require_kernel(c, e);
+        if (r < 0)
+                return r;
         r = fsg_state_build(c, NULL, &s, e);
         if (r < 0)
                 return r;

@@ -22,6 +22,7 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
 
         x->builtin = fsg_modtree_is_builtin(t, x->module);
         x->available = !x->builtin && fsg_kmod_module_available(k, x->module);
+        x->install_ignored = !x->builtin && fsg_kmod_has_softdeps(k, x->module);
 
         x->source = strdup("");
         if (!x->source)
@@ -138,6 +139,16 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         for (char **m = cfg->named_modules; m && *m; m++)
                 if (fsg_kmod_may_be_filesystem(k, t, *m) && strv_extend(&modules, *m) < 0)
                         goto oom;
+        if (!c->kver && ov && ov->module) {
+                char norm[FSG_NAME_MAX + 1];
+
+                if (!fsg_name_is_valid(ov->module))
+                        return fsg_error(e, FSG_ERR_INVALID_NAME, "Not a valid module name: %s", ov->module);
+                snprintf(norm, sizeof(norm), "%s", ov->module);
+                fsg_name_normalize(norm);
+                if (strv_extend(&modules, norm) < 0)
+                        goto oom;
+        }
         strv_sort_unique(modules);
 
         s = calloc(1, sizeof(FsgState));
@@ -182,6 +193,28 @@ int fsg_state_current_or_build(const FsgContext *c, const FsgState **current, Fs
         return r;
 }
 
+int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, const char *name,
+                                     FsgState **built, const FsgEntry **ret, FsgError *e) {
+        FsgOverride ov = { .module = name };
+        FsgError first = {};
+        int r = fsg_state_resolve(c, s, name, ret, &first);
+
+        if (r >= 0)
+                return r;
+        if (c->kver || first.code != FSG_ERR_NO_SUCH_FILESYSTEM) {
+                if (e)
+                        *e = first;
+                return r;
+        }
+        /* No kernel to ask: the name is taken as a module's, with what the files say of it. */
+        fsg_state_free(*built);
+        *built = NULL;
+        r = fsg_state_build(c, &ov, built, e);
+        if (r < 0)
+                return r;
+        return fsg_state_resolve(c, *built, name, ret, e);
+}
+
 int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *all = NULL, *one = NULL;
         const FsgEntry *x;
@@ -191,7 +224,7 @@ int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, F
         r = fsg_state_build(c, NULL, &all, e);
         if (r < 0)
                 return r;
-        r = fsg_state_resolve(c, all, name, &x, e);
+        r = fsg_state_resolve_unknown_kernel(c, all, name, &all, &x, e);
         if (r < 0)
                 return r;
         one = calloc(1, sizeof(FsgState));

@@ -22,6 +22,8 @@ typedef struct FsgEntry {
         bool hard;              /* the install command kmod runs for "modprobe MODULE" loads nothing */
         bool explicit_load;     /* "modprobe MODULE" by root would put it into the kernel */
         bool blocks_reported;   /* every blocked request for its types runs fsgate's hook */
+        bool install_ignored;   /* it has soft dependencies, so kmod 30 ignores any install
+                                 * command for it: no hard deny can take effect (not on the bus) */
         char *install_command;  /* what kmod runs instead of loading it, "" if nothing */
         char *install_source;   /* system path of the file with that command, "" if none */
         char **mentions;        /* pairs: system path, line; every line that names the module */
@@ -69,6 +71,13 @@ FsgEntry *fsg_state_find_type(const FsgState *s, const char *type);
 /* Validates a caller's name and finds its entry, with the error a caller can act on:
  * InvalidName, NotAFilesystem (a module of the tree without "fs-" aliases), NoSuchFilesystem. */
 int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e);
+
+/* fsg_state_resolve(), and where there is no kernel to know the name (no module tree) and
+ * no file names it, a state built again into *built (freed first) with an entry for it as a
+ * module: fsgate's own files can be written and undone on an image before its kernel. s may
+ * be *built. */
+int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, const char *name,
+                                     FsgState **built, const FsgEntry **ret, FsgError *e);
 
 /* Frees what an entry owns (not the entry itself). */
 void fsg_entry_done(FsgEntry *x);

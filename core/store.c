@@ -18,6 +18,37 @@ const char *fsg_action_id(FsgAction a) {
         }
 }
 
+const char *fsg_op_to_string(FsgOp op) {
+        switch (op) {
+        case FSG_OP_ALLOW: return "Allow";
+        case FSG_OP_DENY:  return "Deny";
+        case FSG_OP_RESET: return "Reset";
+        default:           return "?";
+        }
+}
+
+const char *fsg_flags_to_string(uint64_t flags) {
+        static const struct {
+                uint64_t flag;
+                const char *name;
+        } names[] = {
+                { FSG_FLAG_RUNTIME, "RUNTIME" }, { FSG_FLAG_LOAD_NOW, "LOAD_NOW" }, { FSG_FLAG_FORCE, "FORCE" },
+                { FSG_FLAG_HARD, "HARD" },       { FSG_FLAG_DRY_RUN, "DRY_RUN" },   { FSG_FLAG_SOFT, "SOFT" },
+        };
+        static _Thread_local char buf[128];
+        size_t l = 0;
+
+        buf[0] = 0;
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (flags & names[i].flag) {
+                        l += snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? "|" : "", names[i].name);
+                        flags &= ~names[i].flag;
+                }
+        if (flags)
+                snprintf(buf + l, sizeof(buf) - l, "%s0x%llx", l ? "|" : "", (unsigned long long) flags);
+        return buf;
+}
+
 static const char *target_dir(uint64_t flags) {
         return flags & FSG_FLAG_RUNTIME ? "/run/modprobe.d" : "/etc/modprobe.d";
 }
@@ -76,7 +107,7 @@ static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, b
                    FsgWhatIf *ret, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         _cleanup_free_ char *key = NULL, *source = NULL, *cmd = NULL, *cmd_source = NULL;
-        FsgOverride ov = { .path = path, .as_mask = as_mask };
+        FsgOverride ov = { .path = path, .as_mask = as_mask, .module = module };
         const FsgEntry *y;
         int r;
 
@@ -120,20 +151,24 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
         const FsgEntry *x;
         FsgWhatIf y;
         uint64_t valid = op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
-                         op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD : FSG_FLAG_RUNTIME;
-        bool runtime = flags & FSG_FLAG_RUNTIME, hard = flags & FSG_FLAG_HARD;
+                         op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT :
+                         FSG_FLAG_RUNTIME;
+        bool runtime = flags & FSG_FLAG_RUNTIME, hard = flags & FSG_FLAG_HARD, soft = flags & FSG_FLAG_SOFT;
         FsgFileKind kind, etc_kind = FSG_FILE_ABSENT;
         int r;
 
         *p = (FsgPlan) { .op = op, .flags = flags };
         if (flags & ~valid)
-                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Flags not valid for %s: %s", fsg_op_to_string(op),
+                                 fsg_flags_to_string(flags & ~valid));
+        if (hard && soft)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "A deny is either hard or soft, not both");
         r = fsg_state_current_or_build(c, &current, &built, e);
         if (r < 0)
                 return r;
         if (!memo)
                 memo = &own;
-        r = fsg_state_resolve(c, current, name, &x, e);
+        r = fsg_state_resolve_unknown_kernel(c, current, name, &built, &x, e);
         if (r < 0)
                 return r;
         snprintf(p->module, sizeof(p->module), "%s", x->module);
@@ -183,19 +218,35 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                                          "%s is built into kernel %s and cannot be denied", x->module, c->kver);
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
+                /* Written, "modprobe MODULE" would load it all the same: a compliance request
+                 * that cannot take effect is refused, not reported done. */
+                if (hard && x->install_ignored)
+                        return fsg_error(e, FSG_ERR_HARD_DENY_IGNORED,
+                                         "A hard deny of %s cannot take effect: %s has soft dependencies, and kmod "
+                                         "ignores install commands for such a module, so \"modprobe %s\" would still "
+                                         "load it. A soft deny still stops the kernel from loading it on its own",
+                                         x->module, x->module, x->module);
                 if ((kind == FSG_FILE_FSGATE || kind == FSG_FILE_SUSE_NEVER) && etc_kind == FSG_FILE_ABSENT) {
+                        bool own_hard = kind == FSG_FILE_FSGATE && own_file_is_hard(c, p->target, x->module);
+                        /* A hard deny stays hard unless weakening it is asked for: a plain
+                         * deny, a soft profile or a button must not undo a compliance setting. */
+                        if (own_hard && !soft)
+                                break;
                         /* Our file says what the flags ask for, or a hard deny is asked for and
                          * something else refuses loads already: nothing to change. */
-                        bool own_hard = kind == FSG_FILE_FSGATE && own_file_is_hard(c, p->target, x->module);
                         if (own_hard == hard || (hard && x->hard))
                                 break;
-                        /* Hard to soft takes nothing away that worked before. */
-                        if (!hard) {
+                        if (own_hard) {
+                                /* Explicit loads work again: that is what allowing grants. */
                                 p->write = FSG_WRITE_DENY;
-                                p->action = FSG_ACTION_DENY;
+                                p->action = FSG_ACTION_ALLOW;
                                 break;
                         }
-                } else if (x->denied && (runtime || x->origin != FSG_ORIGIN_RUNTIME) && kind != FSG_FILE_MASK &&
+                } else if (soft && x->hard)
+                        return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                                         "%s is denied hard by %s, which fsgate did not write; edit that file by hand",
+                                         x->module, *x->install_source ? x->install_source : "the configuration");
+                else if (x->denied && (runtime || x->origin != FSG_ORIGIN_RUNTIME) && kind != FSG_FILE_MASK &&
                            (!hard || x->hard))
                         /* Already denied (hard, if asked for) by something that outlives a
                          * reboot (or by anything, for a runtime deny): nothing to add. */
@@ -220,7 +271,8 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                 if (r < 0)
                         return r;
                 p->write = FSG_WRITE_REMOVE;
-                p->action = y.denied ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
+                /* Weakening a hard deny, even to a soft one, needs what allowing needs. */
+                p->action = y.denied && !(x->hard && !y.hard) ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
                 break;
         }
         return 0;

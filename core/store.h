@@ -23,6 +23,10 @@ typedef enum FsgAction {
 } FsgAction;
 
 const char *fsg_action_id(FsgAction a);
+/* The method's name ("Deny"), and flag bits as the bus documentation names them
+ * ("HARD|LOAD_NOW", unknown bits in hex), for messages. The latter in a per-thread buffer. */
+const char *fsg_op_to_string(FsgOp op);
+const char *fsg_flags_to_string(uint64_t flags);
 
 typedef enum FsgWrite {
         FSG_WRITE_NOTHING,   /* nothing would change: reply at once */

@@ -218,8 +218,17 @@ class CliBusTest(BusTestCase):
         r = self.assertExit(5, 'load', 'minix')
         self.assertIn('/bin/false', r.err)
         self.assertEqual(snapshot(self.root), before)
-        # deny without --hard: soft again; allow lifts it.
-        self.assertFalse(self.ctl_json('deny', 'minix')['hard'])
+        # Regression: deny without --hard made it soft again. It stays hard, and the hint it
+        # prints, run as written, makes it soft.
+        r = st.ctl('deny', 'minix')
+        self.assertEqual(r.rc, 0, r)
+        hint = re.search(r'(?m)^The hard deny stays; to make it soft: (fsgatectl .*)$', r.out)
+        self.assertTrue(hint, r.out)
+        self.assertTrue(self.ctl_json('status', 'minix')['hard'])
+        self.assertEqual(st.run_hint(hint.group(1)).rc, 0)
+        e = self.ctl_json('status', 'minix')
+        self.assertEqual((e['state'], e['hard']), ('denied', False))
+        self.assertExit(2, '--hard', '--soft', 'deny', 'minix')
         self.assertEqual(self.ctl_json('deny', '--hard', 'minix')['hard'], True)
         e = self.ctl_json('allow', 'minix')
         self.assertEqual((e['state'], e['hard']), ('allowed', False))

@@ -11,7 +11,7 @@ import sys
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
-from fsgatetest import (ACTION_LOAD, CONFIG, E_INVALID_ARGS, ERR, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME,  # noqa: E402
+from fsgatetest import (ACTION_LOAD, CONFIG, E_INVALID_ARGS, ERR, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME, SOFT,  # noqa: E402
                         BusTestCase, SignalMonitor, conf_name, proc_modules_line, snapshot, write)
 
 E_HARD = ERR + 'HardDenied'
@@ -92,10 +92,30 @@ class HardDenyTest(BusTestCase):
         before = snapshot(self.root)
         self.assertReplyOk(self.stack.send('Deny', 'minix', HARD))
         self.assertEqual(snapshot(self.root), before)
-        # Deny without HARD makes fsgate's own file soft again.
+        # Regression: Deny without HARD made it soft again, a side effect of a plain deny (a
+        # soft profile, a button, Ansible's "denied"). Now it keeps the hard deny...
         self.assertReplyOk(self.stack.send('Deny', 'minix', 0))
+        self.assertEqual(snapshot(self.root), before)
+        self.assertTrue(self.describe('minix')['hard'])
+        # ... and only SOFT weakens it.
+        self.assertReplyOk(self.stack.send('Deny', 'minix', SOFT))
         self.assertNotIn('install minix /bin/false', self.assertDenyFile(path, 'minix').splitlines())
         self.assertFalse(self.describe('minix')['hard'])
+        self.assertState('minix', 'denied', 'admin')
+        # HARD and SOFT together: a named error, nothing written.
+        before = snapshot(self.root)
+        self.assertError(self.stack.send('Deny', 'minix', HARD | SOFT), 'org.freedesktop.DBus.Error.InvalidArgs')
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_hard_deny_that_kmod_would_ignore_is_refused(self):
+        """Regression: Deny HARD of ext4 (softdep ext4 pre: crc32c in the tree) wrote an install
+        line kmod ignores and answered success while Describe said hard: false."""
+        before = snapshot(self.root)
+        r = self.stack.send('Deny', 'ext4', HARD | FORCE)
+        self.assertError(r, ERR + 'HardDenyIgnored')
+        self.assertIn('soft dependencies', r.message)
+        self.assertEqual(snapshot(self.root), before)
+        self.assertFalse(self.describe('ext4')['hard'])
 
     def test_hard_deny_of_a_vendor_denied_module_writes_etc(self):
         self.vendor('hfs')

@@ -68,6 +68,7 @@ TEST(test_hard_deny_state) {
         FsgState *s = NULL;
         FsgError e = {};
         const FsgEntry *x;
+        FsgPlan plan;
         char *load = NULL;
 
         x = get(&s, "minix");
@@ -89,9 +90,21 @@ TEST(test_hard_deny_state) {
         ASSERT(strstr(e.message, "/etc/modprobe.d/60-blacklist_fs-minix.conf") && strstr(e.message, "/bin/false"));
         free(load);
 
-        /* Soft again, then Allow lifts a hard deny like any. */
+        /* A plain deny keeps the hard deny (a soft profile, a button, Ansible's "denied"). */
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", 0, &plan, &e) == 0 && plan.write == FSG_WRITE_NOTHING);
         ASSERT(change(FSG_OP_DENY, "minix", 0, &e) == 0);
+        ASSERT(get(&s, "minix")->hard && get(&s, "minix")->denied);
+        /* Only SOFT weakens it, and it needs what allowing needs: explicit loads work again. */
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &plan, &e) == 0);
+        ASSERT(plan.write == FSG_WRITE_DENY && plan.action == FSG_ACTION_ALLOW);
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT | FSG_FLAG_HARD, &plan, &e) < 0 &&
+               e.code == FSG_ERR_INVALID_ARGS);
+        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e) == 0);
         ASSERT(!get(&s, "minix")->hard && get(&s, "minix")->denied);
+        /* Reset of a hard deny to the vendor's soft one: a weakening too. */
+        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
+        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "minix", 0, &plan, &e) == 0 && plan.action == FSG_ACTION_ALLOW);
+        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e) == 0);
         ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
         ASSERT(change(FSG_OP_ALLOW, "minix", 0, &e) == 0);
         x = get(&s, "minix");
@@ -141,6 +154,15 @@ TEST(test_foreign_hard_deny_decides) {
         x = get(&s, "hfs");
         ASSERT(!x->hard);
         ASSERT_STREQ(x->install_command, "");
+        /* ... so a hard deny of it is refused, not written and reported done; --soft cannot
+         * weaken someone else's hard deny either. */
+        ASSERT(x->install_ignored);
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e) < 0 &&
+               e.code == FSG_ERR_HARD_DENY_IGNORED);
+        ASSERT(strstr(e.message, "soft dependencies"));
+        write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/false\n");
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_SOFT, &p, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT(strstr(e.message, "/etc/modprobe.d/hardening.conf"));
 
         {
                 char *p1, *p2;
@@ -150,6 +172,21 @@ TEST(test_foreign_hard_deny_decides) {
                 free(p1);
                 free(p2);
         }
+        fsg_state_free(s);
+}
+
+/* ext4 has "softdep ext4 pre: crc32c" in Debian's modules.softdep: an install line for it
+ * does nothing (seen in the VM: ../shared/facts/kmod.md). */
+TEST(test_softdep_module_of_the_tree) {
+        FsgState *s = NULL;
+        FsgError e = {};
+        FsgPlan p;
+
+        ASSERT(get(&s, "ext4")->install_ignored);
+        ASSERT(!get(&s, "minix")->install_ignored);
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e) < 0 &&
+               e.code == FSG_ERR_HARD_DENY_IGNORED);
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_FORCE, &p, &e) == 0 && p.write == FSG_WRITE_DENY);
         fsg_state_free(s);
 }
 
@@ -163,6 +200,7 @@ int main(void) {
         ASSERT(ctx->kver);
         RUN(test_hard_deny_state);
         RUN(test_foreign_hard_deny_decides);
+        RUN(test_softdep_module_of_the_tree);
         fsg_context_free(ctx);
         scratch_root_free(root);
         return 0;

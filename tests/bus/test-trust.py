@@ -1,0 +1,158 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Answers an admin can trust (fsgatectl offline, --root): an audit never passes on nothing,
+input is checked before anything is judged, misused options are named, and what fsgate wrote
+on an image without a kernel it can undo there. Each case failed on fc6c6b5."""
+
+import os
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import BusTestCase, conf_name, snapshot, write  # noqa: E402
+
+EXIT_USAGE, EXIT_CONFLICT, EXIT_NOT_COMPLIANT, EXIT_NO_KERNEL = 2, 5, 9, 10
+CIS = ['cramfs', 'freevxfs', 'hfs', 'hfsplus', 'jffs2', 'udf']
+
+
+class TrustTest(BusTestCase):
+    start_polkit = False
+    start_daemon = False
+
+    def setUp(self):
+        super().setUp()
+        self.scratch = tempfile.mkdtemp(prefix='trust-', dir=self.workdir)
+        self.addCleanup(shutil.rmtree, self.scratch, ignore_errors=True)
+
+    def dir(self, name, *subdirs):
+        d = os.path.join(self.scratch, name)
+        for s in subdirs or ('',):
+            os.makedirs(os.path.join(d, s), exist_ok=True)
+        return d
+
+    def ctl(self, *args, want=None):
+        r = self.stack.ctl(*args)
+        if want is not None:
+            self.assertEqual(r.rc, want, r)
+            if want not in (0, EXIT_NOT_COMPLIANT) and '--json' not in args:
+                self.assertTrue(r.err.strip(), f'no message: {r!r}')
+                self.assertNotIn('org.fsgate', r.err + r.out, 'a bus name in text for people')
+                self.assertNotRegex(r.err, r'0x[0-9a-f]', 'flag bits in text for people')
+        return r
+
+    # -- 1: an audit never passes on nothing ----------------------------------------------------
+    def test_audit_of_a_root_without_kernel_cannot_judge(self):
+        """Regression: `audit cis` of an empty directory, of an image without a module tree,
+        and of a tree without modules.dep said "6 of 6 modules compliant", exit 0."""
+        for root, what in ((self.dir('etc-only', 'etc'), 'no kernel module tree'),
+                           (self.dir('no-release', 'etc', 'usr/lib/modules'), 'no kernel module tree'),
+                           (self.dir('no-index', 'etc', f'usr/lib/modules/{self.kver}/kernel'), 'modules.dep')):
+            r = self.ctl('--root=' + root, 'audit', 'cis', want=EXIT_NO_KERNEL)
+            self.assertIn(what, r.err)
+            self.assertNotIn('compliant', r.out)
+            r = self.ctl('--json', '--root=' + root, 'audit', 'cis', want=EXIT_NO_KERNEL)
+            self.assertIn('"org.fsgate.fsgate1.Error.NoKernel"', r.err)
+        # A module absent from a present tree stays "not available" and compliant (CIS).
+        r = self.ctl('--root=' + self.root, 'audit', 'cis', want=EXIT_NOT_COMPLIANT)
+        self.assertRegex(r.out, r'(?m)^  cramfs +compliant +not in kernel \S+ and named by no file: nothing to load$')
+
+    def test_a_kernel_release_without_tree_is_an_error(self):
+        """Regression: --kernel-release=9.9.9 listed every module "(not in this kernel)", exit 0."""
+        for verb in (['list'], ['status', 'hfs'], ['audit', 'cis'], ['deny', 'hfs']):
+            before = snapshot(self.root)
+            r = self.ctl('--root=' + self.root, '--kernel-release=9.9.9', *verb, want=EXIT_NO_KERNEL)
+            self.assertIn('9.9.9', r.err)
+            self.assertEqual(snapshot(self.root), before)
+
+    # -- 5: checked input -------------------------------------------------------------------------
+    def test_roots_that_are_not_images(self):
+        """Regression: --root= (an unset $TARGET) meant the host; a regular file "does not
+        exist"; an empty directory listed nothing with exit 0."""
+        r = self.ctl('--root=', 'list', want=EXIT_USAGE)
+        self.assertIn('--root=', r.err)
+        f = os.path.join(self.scratch, 'a-file')
+        write(self.scratch, 'a-file', 'x\n')
+        r = self.ctl('--root=' + f, 'list', want=EXIT_USAGE)
+        self.assertIn('not a directory', r.err)
+        empty = self.dir('empty')
+        for verb in (['list'], ['audit', 'cis'], ['apply', 'cis']):
+            r = self.ctl('--root=' + empty, *verb, want=EXIT_USAGE)
+            self.assertIn('not a system image', r.err)
+        self.assertEqual(os.listdir(empty), [], 'something was written into the empty directory')
+
+    def test_a_relative_root_is_taken_from_the_working_directory(self):
+        # fsgatectl runs in the stack's bus directory.
+        rel = os.path.relpath(self.root, self.stack.busdir)
+        self.assertFalse(rel.startswith('/'))
+        r = self.ctl('--root=' + rel, '--json', 'status', 'hfs', want=0)
+        self.assertIn('"module":"hfs"', r.out.replace(' ', ''))
+
+    # -- 7: options checked per verb ---------------------------------------------------------------
+    def test_misused_options_are_named(self):
+        """Regression: allow --hard said "Unknown flags 0x8", reset --force "0x4", apply
+        --runtime "0x1"; list --force was ignored."""
+        before = snapshot(self.root)
+        for args, option, verb in ((['allow', '--hard', 'hfs'], '--hard', 'allow'),
+                                   (['reset', '--force', 'hfs'], '--force', 'reset'),
+                                   (['apply', '--runtime', 'cis'], '--runtime', 'apply'),
+                                   (['list', '--force'], '--force', 'list'),
+                                   (['status', '--dry-run', 'hfs'], '--dry-run', 'status'),
+                                   (['audit', '--soft', 'cis'], '--soft', 'audit'),
+                                   (['deny', '--hard', '--soft', 'hfs'], '--hard and --soft', '')):
+            r = self.ctl('--root=' + self.root, *args, want=EXIT_USAGE)
+            self.assertIn(option, r.err, args)
+            self.assertIn(verb, r.err, args)
+        self.assertEqual(snapshot(self.root), before)
+
+    # -- 6: what fsgate wrote, fsgate can undo, before the kernel -----------------------------------
+    def test_an_image_before_its_kernel(self):
+        """Regression: `apply cis` on an image with /etc but no kernel wrote six files whose
+        header says "undo with: fsgatectl reset hfs"; reset and deny then refused (no such
+        filesystem for kernel (none)), and a reset that did remove its file exited 3."""
+        img = self.dir('pre-kernel', 'etc')
+        r = self.ctl('--root=' + img, 'apply', 'cis', want=0)
+        path = os.path.join(img, 'etc/modprobe.d', conf_name('hfs'))
+        with open(path) as f:
+            undo = [line.split('undo with: ', 1)[1].strip() for line in f if 'undo with: ' in line]
+        self.assertEqual(undo, ['fsgatectl reset hfs'])
+        # The header's command, with the image's root, as an image builder runs it.
+        words = undo[0].split()
+        self.ctl('--root=' + img, *words[1:], want=0)
+        self.assertFalse(os.path.exists(path))
+        r = self.ctl('--root=' + img, '--json', 'status', 'hfs', want=0)
+        self.assertIn('"state":"allowed"', r.out.replace(' ', ''))
+        self.ctl('--root=' + img, 'deny', '--hard', 'hfs', want=0)
+        with open(path) as f:
+            self.assertIn('install hfs /bin/false', f.read().splitlines())
+        self.ctl('--root=' + img, 'deny', '--soft', 'hfs', want=0)
+        self.ctl('--root=' + img, 'allow', 'udf', want=0)
+        self.assertEqual(os.readlink(os.path.join(img, 'etc/modprobe.d', conf_name('udf'))), '/dev/null')
+        self.ctl('--root=' + img, 'reset', 'udf', want=0)
+        self.ctl('--root=' + img, 'reset', 'hfs', want=0)
+        self.assertEqual(sorted(os.listdir(os.path.join(img, 'etc/modprobe.d'))),
+                         sorted(conf_name(m) for m in CIS if m not in ('hfs', 'udf')))
+        # Still no kernel to audit against: it says so, it does not pass.
+        self.ctl('--root=' + img, 'audit', 'cis', want=EXIT_NO_KERNEL)
+
+    # -- 2, 3: a hard deny is never weakened by a side effect, nor written when it cannot work -------
+    def test_soft_profile_after_a_hard_one_keeps_it_hard(self):
+        img = self.dir('image', 'etc')
+        shutil.rmtree(img)
+        shutil.copytree(self.root, img, symlinks=True)
+        self.ctl('--root=' + img, 'apply', 'cis', want=0)
+        self.ctl('--root=' + img, 'apply', 'opensuse', want=0)
+        self.ctl('--root=' + img, 'deny', 'hfs', want=0)
+        r = self.ctl('--root=' + img, 'audit', 'cis', want=0)
+        self.assertIn('6 of 6 modules compliant', r.out)
+        before = snapshot(img)
+        r = self.ctl('--root=' + img, 'deny', '--hard', '--force', 'ext4', want=EXIT_CONFLICT)
+        self.assertIn('soft dependencies', r.err)
+        self.assertEqual(snapshot(img), before)
+        r = self.ctl('--root=' + img, '--json', 'status', 'ext4', want=0)
+        self.assertIn('"hard":false', r.out.replace(' ', ''))
+
+
+if __name__ == '__main__':
+    fb.main()

@@ -83,7 +83,7 @@ static int change(Ctl *c, FsgOp op, const char *name) {
                 /* TRANSLATORS: after a change: "MODULE: STATE (ORIGIN FILE)"; the second form
                  * for a hard deny. */
                 printf(x->hard ? _("%s: %s, hard (%s%s%s)\n") : _("%s: %s (%s%s%s)\n"), x->module,
-                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->source ? " " : "", x->source);
+                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->source ? " " : "", ctl_esc(x->source));
         }
         return 0;
 }

@@ -59,7 +59,7 @@ static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         if (r < 0)
                 return r;
         for (char **f = failed; f && *f; f++)
-                fprintf(stderr, _("Not exempted: %s\n"), *f);
+                fprintf(stderr, _("Not exempted: %s\n"), ctl_esc(*f));
         return 0;
 }
 

@@ -4,6 +4,22 @@
 #include "ctl.h"
 #include "json-writer.h"
 #include "strv.h"
+#include "utf8.h"
+
+const char *ctl_esc(const char *s) {
+        /* A ring, so that one printf can take several: each copy lives until its slot
+         * comes round again, the last ones until exit. */
+        static char *ring[16];
+        static size_t next;
+        char *t = fsg_cescape(s ?: "");
+
+        if (!t)
+                return "(out of memory)";
+        free(ring[next]);
+        ring[next] = t;
+        next = (next + 1) % ELEMENTSOF(ring);
+        return t;
+}
 
 static void json_entry(JsonWriter *w, const FsgEntry *x) {
         json_object_begin(w);
@@ -62,7 +78,7 @@ int ctl_fail(const CtlOptions *o, const FsgError *e) {
                 json_object_end(&w);
                 fputc('\n', stderr);
         } else
-                fprintf(stderr, "%s\n", e->message);
+                fprintf(stderr, "%s\n", ctl_esc(e->message));
         return fsg_error_exit_status(e->code);
 }
 
@@ -85,7 +101,7 @@ static void types_joined(const FsgEntry *x, char *buf, size_t n) {
 void ctl_warn_unreadable(const FsgState *s) {
         /* A skipped file may be the one that decides: the answer is not to be trusted blindly. */
         for (char **u = s->unreadable; u && *u; u++)
-                fprintf(stderr, _("Warning: the answer may be incomplete: cannot read %s\n"), *u);
+                fprintf(stderr, _("Warning: the answer may be incomplete: cannot read %s\n"), ctl_esc(*u));
 }
 
 size_t ctl_width(const char *s) {
@@ -136,7 +152,7 @@ void ctl_print_table(const FsgState *s) {
                 types_joined(x, types, sizeof(types));
                 /* English words and single words: the maintainer scripts split the rows with
                  * awk and compare STATE, ORIGIN, LOADED and MOUNTED. */
-                const char *cells[] = { x->module, types, x->builtin ? "builtin" : fsg_entry_state_string(x),
+                const char *cells[] = { ctl_esc(x->module), ctl_esc(types), x->builtin ? "builtin" : fsg_entry_state_string(x),
                                         fsg_origin_to_string(x->origin), x->loaded ? "yes" : "no",
                                         x->mounted ? "yes" : "no" };
                 for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
@@ -145,9 +161,9 @@ void ctl_print_table(const FsgState *s) {
                 }
                 if (!x->available && !x->builtin)
                         /* TRANSLATORS: %s is the deciding file's name, or empty. */
-                        printf(_("%s (not in this kernel)\n"), x->source ?: "");
+                        printf(_("%s (not in this kernel)\n"), ctl_esc(x->source));
                 else
-                        printf("%s\n", x->source ?: "");
+                        printf("%s\n", ctl_esc(x->source));
         }
         putchar('\n');
         printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", s->n), s->n);
@@ -179,9 +195,9 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
         w += 2;
         types_joined(x, types, sizeof(types));
         label(l_module, w);
-        printf("%s\n", x->module);
+        printf("%s\n", ctl_esc(x->module));
         label(l_types, w);
-        printf("%s\n", types);
+        printf("%s\n", ctl_esc(types));
         label(l_state, w);
         state = x->builtin ? _("allowed (built into the kernel)") : ctl_state_word(x);
         if (x->denied)
@@ -190,7 +206,8 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
         else
                 printf("%s\n", state);
         label(l_decided, w);
-        printf("%s%s%s\n", fsg_origin_to_string(x->origin), x->source && *x->source ? " " : "", x->source ?: "");
+        printf("%s%s%s\n", fsg_origin_to_string(x->origin), x->source && *x->source ? " " : "",
+               ctl_esc(x->source));
         if (x->described && !x->builtin) {
                 label(l_hard, w);
                 printf("%s\n", x->hard ? _("yes: explicit loads (modprobe, fsgatectl load) are refused too") : _("no"));
@@ -200,7 +217,7 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                                _("cannot load it: no module file"));
                 label(l_install, w);
                 if (*x->install_command)
-                        printf("%s   (%s)\n", x->install_command, x->install_source);
+                        printf("%s   (%s)\n", ctl_esc(x->install_command), ctl_esc(x->install_source));
                 else
                         /* TRANSLATORS: no install command (modprobe.d's "install" line). */
                         printf("%s\n", _("none"));
@@ -229,7 +246,7 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                 for (char **p = x->mentions; p[0] && p[1]; p += 2) {
                         if (p != x->mentions)
                                 printf("%*s", (int) w + 2, "");
-                        printf("%s: %s\n", p[0], p[1]);
+                        printf("%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
                 }
         }
         if (x->denied && !x->builtin && x->hard)

@@ -125,7 +125,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         }
 
         if (device)
-                printf(_("%s holds a %s filesystem (kernel module %s).\n"), device, type, x->module);
+                printf(_("%s holds a %s filesystem (kernel module %s).\n"), ctl_esc(device), type, x->module);
         if (x->builtin) {
                 printf(_("%s is built into the kernel: it can be mounted.\n"), x->module);
                 return 0;
@@ -148,14 +148,15 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 fputs(_("Decided by: modprobe.blacklist= on the kernel command line.\n"
                         "To change it: edit the boot loader configuration; fsgate cannot.\n"), stdout);
         else
-                printf(_("Decided by: %s (%s)\n"), x->source, fsg_origin_to_string(x->origin));
+                printf(_("Decided by: %s (%s)\n"), ctl_esc(x->source), fsg_origin_to_string(x->origin));
         if (hard)
                 /* TRANSLATORS: the first %s is a command (kmod's install line), the second a
                  * file name. */
                 printf(_("Hard deny: explicit loads (modprobe, fsgatectl load) are refused too: kmod runs\n"
                          "  %s\n  (from %s) instead of loading it.\n"),
-                       x->install_command && *x->install_command ? x->install_command : _("an install command"),
-                       x->install_source && *x->install_source ? x->install_source : x->source);
+                       x->install_command && *x->install_command ? ctl_esc(x->install_command) :
+                                                                   _("an install command"),
+                       ctl_esc(x->install_source && *x->install_source ? x->install_source : x->source));
         fputs(reported ? _("Blocked attempts are reported (kernel log, journal, desktop notification).\n") :
               _("Blocked attempts are not reported: the kernel's request ends at a plain blacklist (or the "
                 "kernel command\nline), so the mount fails silently.\n"), stdout);
@@ -167,10 +168,10 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 if (asprintf(&mask, "ln -s /dev/null /etc/modprobe.d/%s", strrchr(x->source, '/') + 1) < 0)
                         return 1;
                 fputs("  ", stdout);
-                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), x->source);
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
                 fputs("  ", stdout);
                 /* TRANSLATORS: %s is a command: ln -s /dev/null FILE. */
-                printf(_("(or mask it: %s)\n"), mask);
+                printf(_("(or mask it: %s)\n"), ctl_esc(mask));
         } else if (x->origin != FSG_ORIGIN_CMDLINE)
                 printf("  fsgatectl allow %s     %s\n", x->module, _("allow it from now on"));
         if (hard) {
@@ -178,7 +179,8 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 if (x->install_source && *x->install_source && !streq(x->install_source, x->source ?: "") &&
                     !fsg_path_is_ours(x, x->install_source)) {
                         fputs("  ", stdout);
-                        printf(_("edit %s by hand: its install line refuses explicit loads\n"), x->install_source);
+                        printf(_("edit %s by hand: its install line refuses explicit loads\n"),
+                               ctl_esc(x->install_source));
                 }
                 return 0;
         }

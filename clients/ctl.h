@@ -40,6 +40,10 @@ extern const CtlBackend ctl_backend_offline;
  * module, origin and file names, and the cells of the list table (the packages'
  * maintainer scripts read STATE, ORIGIN, LOADED and MOUNTED with awk). */
 
+/* s as the text output prints a string from a file or a message that may quote one:
+ * fsg_cescape()d, so that a name or a line with ESC sequences cannot rewrite the screen.
+ * Valid until 16 more calls (enough for the arguments of one printf); never NULL. */
+const char *ctl_esc(const char *s);
 /* How many columns s takes: its characters (UTF-8), not its bytes. */
 size_t ctl_width(const char *s);
 /* The larger of w and s's width. */

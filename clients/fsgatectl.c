@@ -100,7 +100,7 @@ static int change(Ctl *c, FsgOp op, const char *name) {
                 /* TRANSLATORS: after a change: "MODULE: STATE (ORIGIN FILE)"; the second form
                  * for a hard deny. */
                 printf(x->hard ? _("%s: %s, hard (%s%s%s)\n") : _("%s: %s (%s%s%s)\n"), x->module,
-                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->source ? " " : "", x->source);
+                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->source ? " " : "", ctl_esc(x->source));
                 /* A plain deny leaves a hard deny as it is: say how to weaken it, if fsgate can. */
                 if (op == FSG_OP_DENY && x->hard && !(c->flags & (FSG_FLAG_HARD | FSG_FLAG_SOFT)) &&
                     streq(x->install_source, x->source) && own_file_dir(x) != NULL)

@@ -60,16 +60,19 @@ int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules)
         size_t cap = 0, jl = 0;
         ssize_t l;
 
-        /* A line ending in a backslash continues on the next one, joined without the newline. */
-        while ((l = getline(&line, &cap, f)) >= 0) {
+        /* A line ending in a backslash continues on the next one, joined without the newline;
+         * the joined line is held to FSG_LINE_MAX like each of its parts. */
+        while ((l = fsg_read_line(f, '\n', FSG_LINE_MAX, &line, &cap)) > 0) {
                 bool cont;
                 char *t;
 
-                if (l > 0 && line[l - 1] == '\n')
+                if (line[l - 1] == '\n')
                         line[--l] = 0;
                 cont = l > 0 && line[l - 1] == '\\';
                 if (cont)
                         line[--l] = 0;
+                if (jl + (size_t) l > FSG_LINE_MAX)
+                        return -EMSGSIZE;
                 t = realloc(joined, jl + l + 1);
                 if (!t)
                         return -ENOMEM;
@@ -82,6 +85,8 @@ int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules)
                         return -ENOMEM;
                 jl = 0;
         }
+        if (l < 0)
+                return (int) l;
         if (jl > 0 && parse_line(joined, file_index, rules, n_rules) < 0)
                 return -ENOMEM;
         return 0;
@@ -95,8 +100,7 @@ int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, F
 
         if (r < 0)
                 return r;
-        r = fsg_conf_parse(f, file_index, rules, n_rules);
-        return r >= 0 && ferror(f) ? -EIO : r;
+        return fsg_conf_parse(f, file_index, rules, n_rules);
 }
 
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules) {

@@ -23,8 +23,9 @@ typedef struct FsgRule {
 
 /* The rules of one file, parsed the way kmod parses it (continuations, '#' at column 0),
  * appended to *rules. Only a regular file is read (never blocking on a FIFO), at most
- * FSG_CONF_MAX bytes; a missing file has no rules. _at opens abs inside c's root, _file a
- * path on the host. Return a negative errno. */
+ * FSG_CONF_MAX bytes (-EFBIG past it, also when the file grew after the open), lines of at
+ * most FSG_LINE_MAX (-EMSGSIZE); a missing file has no rules. _at opens abs inside c's root,
+ * _file a path on the host. Return a negative errno. */
 int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, FsgRule **rules, size_t *n_rules);
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
 int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules);

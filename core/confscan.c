@@ -251,6 +251,7 @@ static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
         _cleanup_fclose_ FILE *f = NULL;
         size_t cap = 0;
         char *save = NULL;
+        ssize_t n;
         int r = fsg_fopen_regular(c, "/proc/cmdline", FSG_CONF_MAX, &f);
 
         if (r == -ENOENT)
@@ -259,8 +260,10 @@ static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
                 return note_unreadable(cfg, "/proc/cmdline");
         if (r < 0)
                 return r;
-        if (getline(&buf, &cap, f) < 0)
-                return 0;
+        /* One line; a longer one than any kernel takes is an error like any other. */
+        n = fsg_read_line(f, '\n', FSG_LINE_MAX, &buf, &cap);
+        if (n <= 0)
+                return (int) n;
         for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
                 char *s2 = NULL;
                 if (strncmp(w, "modprobe.blacklist=", 19) != 0)

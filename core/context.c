@@ -330,17 +330,103 @@ int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max) {
         return fd;
 }
 
+/* The size checked at the open is a snapshot: the file may grow (a sparse gigabyte is one
+ * ftruncate() away) before its reader reaches the end. So the stream counts what it hands
+ * out and fails with EFBIG, for good, once there is more than max. */
+typedef struct CappedStream {
+        int fd;
+        uint64_t left;
+        bool over;
+} CappedStream;
+
+static ssize_t capped_read(void *cookie, char *buf, size_t size) {
+        CappedStream *cs = cookie;
+        /* One byte past the cap is enough to know the file is too large. */
+        size_t want = (uint64_t) size > cs->left ? (size_t) cs->left + 1 : size;
+        ssize_t n;
+
+        if (cs->over) {
+                errno = EFBIG;
+                return -1;
+        }
+        do
+                n = read(cs->fd, buf, want);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -1;
+        if ((uint64_t) n > cs->left) {
+                cs->over = true;
+                errno = EFBIG;
+                return -1;
+        }
+        cs->left -= (uint64_t) n;
+        return n;
+}
+
+static int capped_close(void *cookie) {
+        CappedStream *cs = cookie;
+
+        close(cs->fd);
+        free(cs);
+        return 0;
+}
+
+int fsg_fdopen_capped(int fd, uint64_t max, FILE **ret) {
+        CappedStream *cs = malloc(sizeof(CappedStream));
+
+        if (cs) {
+                *cs = (CappedStream) { .fd = fd, .left = max };
+                *ret = fopencookie(cs, "r", (cookie_io_functions_t) { .read = capped_read, .close = capped_close });
+                if (*ret)
+                        return 0;
+        }
+        free(cs);
+        close(fd);
+        return -ENOMEM;
+}
+
 int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret) {
         int fd = fsg_open_regular(c, abs, max);
 
-        if (fd < 0)
-                return fd;
-        *ret = fdopen(fd, "re");
-        if (!*ret) {
-                close(fd);
-                return -ENOMEM;
+        return fd < 0 ? fd : fsg_fdopen_capped(fd, max, ret);
+}
+
+ssize_t fsg_read_line(FILE *f, int delim, size_t max, char **line, size_t *cap) {
+        size_t l = 0;
+        int ch;
+
+        errno = 0;
+        flockfile(f);
+        while ((ch = getc_unlocked(f)) != EOF) {
+                if (l + 2 > *cap) {
+                        /* Grown as getline() would, but never much past what a line may hold. */
+                        size_t n = *cap < 64 ? 128 : *cap * 2;
+                        char *t;
+
+                        if (n > max + 2)
+                                n = max + 2;
+                        t = realloc(*line, n);
+                        if (!t) {
+                                funlockfile(f);
+                                return -ENOMEM;
+                        }
+                        *line = t;
+                        *cap = n;
+                }
+                (*line)[l++] = (char) ch;
+                if (ch == delim)
+                        break;
+                if (l > max) {
+                        funlockfile(f);
+                        return -EMSGSIZE;
+                }
         }
-        return 0;
+        funlockfile(f);
+        if (ch == EOF && ferror(f))
+                return errno > 0 ? -errno : -EIO;
+        if (l > 0)
+                (*line)[l] = 0;
+        return (ssize_t) l;
 }
 
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max) {
@@ -352,6 +438,7 @@ const char *fsg_strerror(int err) {
         case EBADFD: return "Not a regular file";
         case EFBIG:  return "File too large";
         case ESTALE: return "Replaced while being opened";
+        case EMSGSIZE: return "Line too long";
         default:     return strerror(err);
         }
 }

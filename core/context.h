@@ -58,14 +58,24 @@ int fsg_open_dir(const FsgContext *c, const char *abs, bool create);
  * opened, never blocking (procfs files say size 0: the reader caps what it reads). Returns an
  * fd, or -ENOENT, -EISDIR, -EBADFD (not a regular file), -EFBIG (larger than max), ... */
 int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max);
-/* fsg_open_regular() as a stdio stream: 0 and *ret, or the same negative errnos. */
+/* fsg_open_regular() as a stdio stream: 0 and *ret, or the same negative errnos. The stream
+ * holds the file to max bytes while it is read, too (fsg_fdopen_capped()). */
 int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret);
+/* fd (taken, also on error) as a stream that fails with EFBIG once more than max bytes came
+ * from it: the size checked at the open says nothing of what a writer appends after it. */
+int fsg_fdopen_capped(int fd, uint64_t max, FILE **ret);
+/* The next line (up to and with delim) into *line, grown as getline() would: its length, 0
+ * at the end, or a negative errno: -EMSGSIZE for a line longer than max bytes, -EFBIG from a
+ * capped stream past its cap, -EIO. Memory stays within max, whatever the file holds. */
+ssize_t fsg_read_line(FILE *f, int delim, size_t max, char **line, size_t *cap);
 /* The same for name in the directory dfd, a final symlink not followed. */
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max);
 
-/* strerror() with the words for the errors above ("not a regular file" for EBADFD). */
+/* strerror() with the words for the errors above ("not a regular file" for EBADFD, "line
+ * too long" for EMSGSIZE). */
 const char *fsg_strerror(int err);
 
 /* Caps on what one file may hold: beyond them a file is an error, not a slow answer. */
 #define FSG_CONF_MAX  (UINT64_C(16) << 20)   /* one modprobe.d file */
 #define FSG_TABLE_MAX (UINT64_C(64) << 20)   /* a module tree text file, a /proc table */
+#define FSG_LINE_MAX  ((size_t) 1 << 20)     /* one line of any of them, as systemd's parsers */

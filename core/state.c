@@ -8,6 +8,7 @@
 #include "state.h"
 #include "strv.h"
 #include "usage.h"
+#include "utf8.h"
 
 /* One entry: its types from the tree, the kernel's answer for each (autoload.h), then the
  * file that decides it (attribution.h). */
@@ -72,6 +73,34 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
         for (char **ty = denied_types; ty && *ty; ty++)
                 x->blocks_reported = x->blocks_reported && fsg_type_block_is_reported_in(k, cfg, *ty);
         return fsg_entry_attribute(x, cfg, denied_types);
+}
+
+static int utf8_or_escaped(char **s) {
+        char *t;
+
+        if (!*s || fsg_utf8_is_valid(*s))
+                return 0;
+        t = fsg_utf8_escape(*s);
+        if (!t)
+                return -ENOMEM;
+        free(*s);
+        *s = t;
+        return 0;
+}
+
+/* What an entry quotes from files (an install line, a line that names the module, a file
+ * name) is any bytes; a D-Bus string must be UTF-8, or sd-bus refuses the whole reply. So
+ * every string enters the model as error messages leave the service: a byte that is not
+ * UTF-8 as "\xNN". Names are valid names already. */
+static int entry_escape(FsgEntry *x) {
+        char **fields[] = { &x->source, &x->install_command, &x->install_source };
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(fields); i++)
+                r = utf8_or_escaped(fields[i]);
+        for (char **m = x->mentions; r >= 0 && m && *m; m++)
+                r = utf8_or_escaped(m);
+        return r;
 }
 
 static int cmp_type_refs(const void *a, const void *b) {
@@ -163,6 +192,8 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
                 if (!x->module)
                         goto oom;
                 r = entry_fill(x, k, cfg, t);
+                if (r >= 0)
+                        r = entry_escape(x);
                 if (r < 0)
                         goto oom;
         }

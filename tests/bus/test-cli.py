@@ -442,6 +442,48 @@ class CliOfflineTest(BusTestCase):
         self.assertEqual(err['error'], 'org.fsgate.fsgate1.Error.NoSuchFilesystem', p)
         self.assertTrue(err['message'].startswith('/dev/x\ufffd"\x01: no filesystem found'), p)
 
+    def test_text_escapes_control_characters(self):
+        """Regression (issue 23): the text output printed names and lines from an image as
+        they are, so a file named with ESC[2K and a CR, holding an install line with them,
+        rewrote lines of `status`, `list`, `why`, `audit` and error messages on screen. Now
+        no ESC, CR or C1 control reaches stdout or stderr: each is escaped (\\x1b, \\r) as
+        systemd's tools do; --json keeps its own escaping and gives back the exact bytes."""
+        name = '50-\x1b[2Kok\r.conf'
+        line = '/bin/true \x1b[2K\rall is well\x1b]0;title\x07 \u009b2J'
+        write(self.image, 'etc/modprobe.d/' + name, f'install udf {line}\nblacklist udf\n')
+        shown = '/etc/modprobe.d/50-\\x1b[2Kok\\r.conf'
+        shown_line = '/bin/true \\x1b[2K\\rall is well\\x1b]0;title\\a \\u009b2J'
+        runs = {}
+        for args in (('status', 'udf'), ('list',), ('why', 'udf'), ('audit', 'cis'), ('allow', 'udf'),
+                     ('--json', 'status', 'udf'), ('--json', 'why', 'udf'), ('--json', 'allow', 'udf')):
+            p = subprocess.run([CONFIG.fsgatectl, '--root=' + self.image] + list(args), env=self.env,
+                               capture_output=True, stdin=subprocess.DEVNULL)
+            for out in (p.stdout, p.stderr):
+                for raw in (b'\x1b', b'\r', b'\x07', '\u009b'.encode()):
+                    self.assertNotIn(raw, out, (args, p))
+            runs[args] = (p.returncode, p.stdout.decode(), p.stderr.decode())
+        rc, out, _ = runs[('status', 'udf')]
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f'{shown_line}   ({shown})', out)
+        self.assertIn(f'{shown}: install udf {shown_line}', out)
+        rc, out, _ = runs[('list',)]
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r'(?m)^udf\s+udf\s+denied\s+admin\s+no\s+no\s+' + re.escape(shown) + '$')
+        rc, out, _ = runs[('why', 'udf')]
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f'Decided by: {shown} (admin)', out)
+        self.assertIn(f'  {shown_line}\n  (from {shown})', out)
+        rc, out, _ = runs[('audit', 'cis')]
+        self.assertIn(rc, (0, 9), out)
+        self.assertIn(f'denied by {shown}; explicit loads run `{shown_line}`', out)
+        rc, _, err = runs[('allow', 'udf')]
+        self.assertEqual(rc, 5, err)
+        self.assertIn(shown, err)
+        rc, out, _ = runs[('--json', 'status', 'udf')]
+        self.assertEqual((rc, json.loads(out)['install_command']), (0, line))
+        self.assertEqual(json.loads(runs[('--json', 'why', 'udf')][1])['source'], '/etc/modprobe.d/' + name)
+        self.assertIn('/etc/modprobe.d/' + name, json.loads(runs[('--json', 'allow', 'udf')][2])['message'])
+
     def test_german(self):
         """LANGUAGE=de with the build's catalogs: headers, labels, explanations and error
         messages are German and the columns still line up; --json (error objects too), the

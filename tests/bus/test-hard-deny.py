@@ -283,6 +283,35 @@ class HardDenyTest(BusTestCase):
         self.assertEqual(every['ext4']['files'], [])
         self.assertEqual(self.stack.mock_polkit_calls(), [])
 
+    def test_describe_survives_bytes_that_are_not_utf8(self):
+        """Regression (issue 23): one Latin-1 byte in any modprobe.d file, in an install line
+        or an alias line (both quoted in "files") or in a file's name, and sd-bus refused the
+        reply of Describe and DescribeAll for everyone (InvalidArgs: a D-Bus string must be
+        UTF-8); `fsgatectl status` exited 2. Each such byte is "\\xNN" now, as in error
+        messages, and every other string is as it was."""
+        conf = os.path.join(self.root, 'etc/modprobe.d')
+        with open(os.path.join(conf, 'caf\udce9.conf'), 'wb') as f:
+            f.write(b'install udf /bin/echo caf\xe9\nalias fs-hfsplus hfsplus\xe9\n')
+        with open(os.path.join(conf, 'plain.conf'), 'wb') as f:
+            f.write(b'# caf\xe9\nblacklist minix\n')
+        name = '/etc/modprobe.d/caf\\xe9.conf'
+        for method in ('Describe', 'DescribeAll'):
+            r = self.stack.send(method, *(('udf',) if method == 'Describe' else ()))
+            self.assertIsNone(r.error, r)
+        d = self.describe('udf')
+        self.assertEqual((d['install_command'], d['install_file'], d['deciding_file']),
+                         ('/bin/echo caf\\xe9', name, name), d)
+        self.assertIn([name, 'install udf /bin/echo caf\\xe9'], d['files'])
+        every = self.describe_all(uid=NOBODY)
+        self.assertEqual(every['udf'], d)
+        self.assertIn([name, 'alias fs-hfsplus hfsplus\\xe9'], every['hfsplus']['files'])
+        self.assertEqual(every['minix']['files'], [['/etc/modprobe.d/plain.conf', 'blacklist minix']])
+        self.assertEqual(self.stack.get('udf').source, name)
+        for args in (('status', 'udf'), ('status', 'hfsplus'), ('--json', 'status', 'udf'), ('list',)):
+            r = self.stack.ctl(*args, uid=NOBODY)
+            self.assertEqual(r.rc, 0, r)
+        self.assertIn('/bin/echo caf\\xe9', self.stack.ctl('status', 'udf').out)
+
     def test_bad_input_changes_nothing(self):
         before = snapshot(self.root)
         for name in ('', '../etc', 'hfs;id', 'x' * 300):

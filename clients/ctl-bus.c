@@ -174,6 +174,33 @@ static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgErr
         return bus_one(o, "GetFilesystem", name, read_entry, ret, e);
 }
 
+/* Where a hard_denied_dependency* value goes: the entry's one hard-denied dependency, made on
+ * first sight. NULL when out of memory. */
+static FsgHardDep *description_dep(FsgEntry *x) {
+        if (x->n_hard_deps == 0) {
+                x->hard_deps = calloc(1, sizeof(FsgHardDep));
+                if (!x->hard_deps)
+                        return NULL;
+                x->n_hard_deps = 1;
+        }
+        return &x->hard_deps[0];
+}
+
+static char **description_string(FsgEntry *x, const char *key) {
+        FsgHardDep *d;
+
+        if (strncmp(key, "hard_denied_dependency", strlen("hard_denied_dependency")) == 0) {
+                if (!(d = description_dep(x)))
+                        return NULL;
+                return streq(key, "hard_denied_dependency") ? &d->module :
+                       streq(key, "hard_denied_dependency_command") ? &d->install_command :
+                       streq(key, "hard_denied_dependency_file") ? &d->install_source : NULL;
+        }
+        return streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->source :
+               streq(key, "install_command") ? &x->install_command :
+               streq(key, "install_file") ? &x->install_source : NULL;
+}
+
 /* One a{sv} value: what this fsgatectl knows; other keys are skipped, as the interface asks. */
 static int read_description_field(sd_bus_message *m, FsgEntry *x, const char *key) {
         const char *contents, *str;
@@ -184,9 +211,7 @@ static int read_description_field(sd_bus_message *m, FsgEntry *x, const char *ke
         if (r < 0)
                 return r;
         if (streq(contents, "s")) {
-                char **to = streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->source :
-                            streq(key, "install_command") ? &x->install_command :
-                            streq(key, "install_file") ? &x->install_source : NULL;
+                char **to = description_string(x, key);
                 r = sd_bus_message_read(m, "v", "s", &str);
                 if (r < 0)
                         return r;
@@ -258,6 +283,16 @@ static int read_description(sd_bus_message *m, FsgEntry *x) {
                 return -ENOMEM;
         if (!x->install_source && !(x->install_source = strdup("")))
                 return -ENOMEM;
+        if (x->n_hard_deps > 0) {
+                FsgHardDep *d = &x->hard_deps[0];
+
+                /* Named by an empty string: no dependency refuses the load. */
+                if (!d->module || !*d->module) {
+                        fsg_entry_done_hard_deps(x);
+                } else if ((!d->install_command && !(d->install_command = strdup(""))) ||
+                           (!d->install_source && !(d->install_source = strdup(""))))
+                        return -ENOMEM;
+        }
         x->described = true;
         r = sd_bus_message_exit_container(m);
         return r < 0 ? r : 1;

@@ -34,11 +34,16 @@ static void json_entry(JsonWriter *w, const FsgEntry *x) {
         json_field_bool(w, "loaded", x->loaded);
         json_field_bool(w, "mounted", x->mounted);
         if (x->described) {
+                const FsgHardDep *dep = x->builtin || x->loaded ? NULL : fsg_entry_load_blocker(x);
+
                 json_field_bool(w, "hard", x->hard);
-                json_field_bool(w, "explicit_load_possible", x->explicit_load);
+                json_field_bool(w, "explicit_load_possible", fsg_entry_explicit_load(x));
                 json_field_bool(w, "blocks_reported", x->blocks_reported);
                 json_field_string(w, "install_command", x->install_command ?: "");
                 json_field_string(w, "install_file", x->install_source ?: "");
+                json_field_string(w, "hard_denied_dependency", dep ? dep->module : "");
+                json_field_string(w, "hard_denied_dependency_command", dep ? dep->install_command : "");
+                json_field_string(w, "hard_denied_dependency_file", dep ? dep->install_source : "");
                 json_key(w, "files");
                 json_array_begin(w);
                 for (char **p = x->mentions; p && p[0] && p[1]; p += 2) {
@@ -182,9 +187,11 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
         const char *l_module = _("Module"), *l_types = _("Types"), *l_state = _("State"),
                    *l_decided = _("Decided by"), *l_hard = _("Hard deny"), *l_install = _("Install"),
                    *l_available = _("Available"), *l_loaded = _("Loaded"), *l_mounted = _("Mounted"),
-                   *l_blocked = _("Blocked"), *l_files = _("Files");
-        const char *all[] = { l_module, l_types, l_state, l_decided, l_hard, "modprobe", l_install, l_available,
-                              l_loaded, l_mounted, l_blocked, l_files };
+                   *l_blocked = _("Blocked"), *l_files = _("Files"), *l_load_refused = _("Load refused");
+        const char *all[] = { l_module, l_types, l_state, l_decided, l_hard, "modprobe", l_install, l_load_refused,
+                              l_available, l_loaded, l_mounted, l_blocked, l_files };
+        /* A hard deny on a module the load would insert along (fsg_entry_load_blocker()). */
+        const FsgHardDep *dep = x->described && !x->builtin && !x->loaded ? fsg_entry_load_blocker(x) : NULL;
         const char *state;
         size_t w = 0;
         char types[256];
@@ -212,8 +219,9 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                 label(l_hard, w);
                 printf("%s\n", x->hard ? _("yes: explicit loads (modprobe, fsgatectl load) are refused too") : _("no"));
                 label("modprobe", w);
-                printf("%s\n", x->explicit_load ? _("an explicit load by root loads it") :
+                printf("%s\n", fsg_entry_explicit_load(x) ? _("an explicit load by root loads it") :
                                x->hard ? _("an explicit load is refused (the install command runs instead)") :
+                               dep ? _("an explicit load is refused (a dependency's install command runs instead)") :
                                _("cannot load it: no module file"));
                 label(l_install, w);
                 if (*x->install_command)
@@ -221,6 +229,12 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                 else
                         /* TRANSLATORS: no install command (modprobe.d's "install" line). */
                         printf("%s\n", _("none"));
+        }
+        if (dep) {
+                label(l_load_refused, w);
+                /* TRANSLATORS: %1$s is a module name, %2$s a file, %3$s a command (an install line). */
+                printf(_("its dependency %1$s is denied hard by %2$s (%3$s)\n"), dep->module,
+                       *dep->install_source ? dep->install_source : _("the configuration"), dep->install_command);
         }
         label(l_available, w);
         printf("%s\n", x->available ? _("yes") : x->builtin ? _("built in") : _("no module file for this kernel"));
@@ -252,6 +266,10 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
         if (x->denied && !x->builtin && x->hard)
                 /* TRANSLATORS: %s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
                 printf(_("\nTo allow it: fsgatectl allow %s   (a hard deny: fsgatectl load cannot lift it)\n"), x->module);
+        else if (x->denied && !x->builtin && dep)
+                /* TRANSLATORS: %1$s and %2$s are module names; "fsgatectl allow", "fsgatectl load" are commands. */
+                printf(_("\nTo allow it: fsgatectl allow %1$s   (fsgatectl load cannot load it while %2$s is denied hard)\n"),
+                       x->module, dep->module);
         else if (x->denied && !x->builtin)
                 /* TRANSLATORS: %1$s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
                 printf(_("\nTo allow it: fsgatectl allow %1$s   (once, this boot only: fsgatectl load %1$s)\n"),

@@ -68,6 +68,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         const char *device = NULL;
         const FsgEntry *x;
         FsgError e = {};
+        const FsgHardDep *dep;
         bool reported, hard;
 
         if (arg[0] == '/') {
@@ -102,6 +103,8 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         reported = x->denied && be->block_is_reported(o, type);
         /* A hard deny refuses explicit loads too: modprobe and Load (HardDenied) fail. */
         hard = x->denied && !x->builtin && x->hard;
+        /* So does one on a dependency the load would insert along. */
+        dep = x->denied && !x->builtin && !x->loaded ? fsg_entry_load_blocker(x) : NULL;
 
         if (o->json) {
                 JsonWriter w = JSON_WRITER(stdout);
@@ -116,7 +119,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 json_field_bool(&w, "loaded", x->loaded);
                 json_field_bool(&w, "reported", reported);
                 json_field_bool(&w, "hard", x->hard);
-                json_field_bool(&w, "explicit_load_possible", x->explicit_load);
+                json_field_bool(&w, "explicit_load_possible", fsg_entry_explicit_load(x));
                 json_field_string(&w, "install_command", x->install_command ?: "");
                 json_field_string(&w, "install_file", x->install_source ?: "");
                 json_object_end(&w);
@@ -174,6 +177,12 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 printf(_("(or mask it: %s)\n"), ctl_esc(mask));
         } else if (x->origin != FSG_ORIGIN_CMDLINE)
                 printf("  fsgatectl allow %s     %s\n", x->module, _("allow it from now on"));
+        if (!hard && dep) {
+                /* TRANSLATORS: %1$s is a module name, %2$s a file; "fsgatectl load" is a command. */
+                printf(_("  fsgatectl load cannot load it: its dependency %1$s is denied hard by %2$s\n"), dep->module,
+                       *dep->install_source ? dep->install_source : _("the configuration"));
+                return 0;
+        }
         if (hard) {
                 /* The install line may sit in another file than the deciding one. */
                 if (x->install_source && *x->install_source && !streq(x->install_source, x->source ?: "") &&

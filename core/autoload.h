@@ -14,6 +14,20 @@ struct kmod_ctx;
 int fsg_kmod_open(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx **ret);
 void fsg_kmod_unrefp(struct kmod_ctx **k);
 
+/* A kmod context over c's module tree that reads no configuration (modules.softdep of the tree
+ * only): the one fsg_load() inserts with, so that no install command can run. NULL without a
+ * module tree or memory. */
+struct kmod_ctx *fsg_kmod_open_plain(const FsgContext *c);
+
+/* Every module kmod's probe list inserts before module when install commands are ignored for
+ * module itself (fsg_load(), "modprobe --ignore-install MODULE"): each dependency between its
+ * soft dependencies, these with chains of their own; not module's own soft dependencies, which
+ * kmod then leaves out. Appended to *chain in kmod's order, each once, module not among them.
+ * Returns a negative errno: -ELOOP for a chain deeper than any tree makes, since a chain not
+ * walked to its end cannot be vouched for. */
+int fsg_kmod_load_chain(struct kmod_ctx *k, const char *module, char ***chain);
+#define FSG_CHAIN_DEPTH_MAX 256
+
 /* Would the kernel's request for fs-TYPE end with module in the kernel? */
 bool fsg_autoload_loads(struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t, const char *type,
                         const char *module);

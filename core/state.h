@@ -5,6 +5,17 @@
 
 /* The entry model: one entry per filesystem module, sorted by name, indexed by type. */
 
+/* A module that a load of an entry's module inserts first (a dependency, or a soft
+ * dependency of one) and whose install command refuses explicit loads: a hard deny of its
+ * own, which "modprobe MODULE" obeys (dependencies are loaded by name, their install commands
+ * run) and which a load past install commands (fsg_load()) must not step over. */
+typedef struct FsgHardDep {
+        char *module;
+        char *install_command;
+        char *install_source;   /* system path of the file with that command, "" if unknown */
+        bool loaded;            /* "Live" in ROOT/proc/modules: a load leaves it alone */
+} FsgHardDep;
+
 /* One filesystem module as the D-Bus entry (sassssbbbb) describes it. */
 typedef struct FsgEntry {
         char *module;
@@ -27,6 +38,8 @@ typedef struct FsgEntry {
         char *install_command;  /* what kmod runs instead of loading it, "" if nothing */
         char *install_source;   /* system path of the file with that command, "" if none */
         char **mentions;        /* pairs: system path, line; every line that names the module */
+        FsgHardDep *hard_deps;  /* hard-denied modules of its load chain, in kmod's order; built-in */
+        size_t n_hard_deps;     /* ones are not there (the kernel has them, nothing is inserted) */
 } FsgEntry;
 
 typedef struct FsgTypeRef {
@@ -39,6 +52,8 @@ typedef struct FsgState {
         size_t n;
         FsgTypeRef *by_type; /* every entry's types, sorted by type: lookups by type, /proc/mounts */
         size_t n_types;
+        FsgHardDep **hard_deps; /* every entry's hard_deps, sorted by module: /proc/modules */
+        size_t n_hard_deps;
         bool loaded_transient; /* see fsg_state_update_loaded() (usage.h) */
         char **unreadable;   /* config files skipped for lack of permission (FsgConfig's): the
                               * answer may be incomplete; callers must say so, naming them */
@@ -79,8 +94,28 @@ int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, 
 int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, const char *name,
                                      FsgState **built, const FsgEntry **ret, FsgError *e);
 
-/* Frees what an entry owns (not the entry itself). */
+/* The first of s's hard_deps index for module (normalized), and how many name it. */
+size_t fsg_state_find_hard_deps(const FsgState *s, const char *normalized, FsgHardDep ***ret);
+
+/* Frees what an entry owns (not the entry itself); the second its hard_deps only (for an entry
+ * no state indexes yet). */
 void fsg_entry_done(FsgEntry *x);
+void fsg_entry_done_hard_deps(FsgEntry *x);
+
+/* The first hard-denied dependency that a load of x would insert now (one not loaded), NULL
+ * if none: while there is one, Load and Allow with LOAD_NOW are refused (HardDenied). */
+static inline const FsgHardDep *fsg_entry_load_blocker(const FsgEntry *x) {
+        for (size_t i = 0; i < x->n_hard_deps; i++)
+                if (!x->hard_deps[i].loaded)
+                        return &x->hard_deps[i];
+        return NULL;
+}
+
+/* Whether "modprobe MODULE" by root would put it into the kernel now: its own install
+ * command aside (explicit_load), no dependency's may refuse. */
+static inline bool fsg_entry_explicit_load(const FsgEntry *x) {
+        return x->explicit_load && (x->builtin || !fsg_entry_load_blocker(x));
+}
 
 static inline const char *fsg_entry_state_string(const FsgEntry *x) {
         return x->denied ? "denied" : "allowed";

@@ -76,6 +76,26 @@ int fsg_hard_denied(const char *module, const char *install_command, const char 
                          module, module, install_command, *install_source ? install_source : "the configuration", module);
 }
 
+int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError *e) {
+        return fsg_error(e, FSG_ERR_HARD_DENIED,
+                         "%s may not be loaded at all: its dependency %s is denied hard by %s (for \"modprobe %s\" kmod "
+                         "runs \"%s\", which refuses explicit loads), and loading %s would load %s too. If fsgate wrote "
+                         "that file, allow %s first (fsgatectl allow %s); otherwise edit that file by hand",
+                         module, d->module, *d->install_source ? d->install_source : "the configuration", d->module,
+                         d->install_command, module, d->module, d->module, d->module);
+}
+
+int fsg_load_refused(const FsgEntry *x, FsgError *e) {
+        const FsgHardDep *d;
+
+        if (x->builtin || x->loaded)
+                return 0;
+        if (x->hard)
+                return fsg_hard_denied(x->module, x->install_command, x->install_source, e);
+        d = fsg_entry_load_blocker(x);
+        return d ? fsg_hard_denied_dependency(x->module, d, e) : 0;
+}
+
 /* Whether fsgate's own file at target says "install MODULE ...": a hard deny. */
 static bool own_file_is_hard(const FsgContext *c, const char *target, const char *module) {
         FsgRule *rules = NULL;
@@ -192,8 +212,11 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                 if (!x->denied) {
                         /* Nothing to write, but a load asked for must be possible: refused
                          * here, before any authorization. */
-                        if ((flags & FSG_FLAG_LOAD_NOW) && x->hard && !x->loaded && !x->builtin)
-                                return fsg_hard_denied(x->module, x->install_command, x->install_source, e);
+                        if (flags & FSG_FLAG_LOAD_NOW) {
+                                r = fsg_load_refused(x, e);
+                                if (r < 0)
+                                        return r;
+                        }
                         break;
                 }
                 if (kind == FSG_FILE_FOREIGN)
@@ -205,9 +228,12 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                         return r;
                 if (y.denied)
                         return foreign_denial(x->module, &y, e);
-                /* The allow would stand but the load could not follow: nothing is written. */
+                /* The allow would stand but the load could not follow: nothing is written.
+                 * Our file names x alone, so its dependencies stay as they are without it. */
                 if ((flags & FSG_FLAG_LOAD_NOW) && y.hard && !x->loaded && !x->builtin)
                         return fsg_hard_denied(x->module, y.install_command, y.install_source, e);
+                if ((flags & FSG_FLAG_LOAD_NOW) && !x->loaded && !x->builtin && fsg_entry_load_blocker(x))
+                        return fsg_hard_denied_dependency(x->module, fsg_entry_load_blocker(x), e);
                 p->write = FSG_WRITE_MASK;
                 p->action = FSG_ACTION_ALLOW;
                 break;

@@ -95,9 +95,15 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
 /* HardDenied for a load of x, whose install command refuses explicit loads: says what runs,
  * from which file, and the way out. Returns its negative errno. */
 int fsg_hard_denied(const char *module, const char *install_command, const char *install_source, FsgError *e);
+/* HardDenied for a load of module that would insert d, a dependency whose install command
+ * refuses explicit loads: names it, its file, and the way out. */
+int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError *e);
+/* HardDenied if loading x now would step past a hard deny, its own or one of the dependencies
+ * the load would insert (not the loaded ones); 0 if not (or nothing is to be loaded). */
+int fsg_load_refused(const FsgEntry *x, FsgError *e);
 
 /* Loads the module now, ignoring blacklist and install commands, changing no config; refused
- * (HardDenied) while an install command refuses explicit loads of it: that is what a hard deny
- * means, whoever wrote it. */
+ * (HardDenied) while an install command refuses explicit loads of it or of a module the load
+ * would insert with it: that is what a hard deny means, whoever wrote it. */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e);
 

@@ -160,12 +160,14 @@ static int append_sv_bool(sd_bus_message *reply, const char *key, bool value) {
 /* a{sv}: the entry's fields under their names, then what the entry cannot carry. A client
  * must ignore keys it does not know: new ones will come. */
 static int append_description(sd_bus_message *reply, const FsgEntry *x) {
+        /* The dependency that refuses a load now, if any: the load chain's first hard deny. */
+        const FsgHardDep *dep = x->builtin || x->loaded ? NULL : fsg_entry_load_blocker(x);
         const struct {
                 const char *key;
                 bool value;
         } bools[] = {
                 { "available", x->available }, { "builtin", x->builtin }, { "loaded", x->loaded },
-                { "mounted", x->mounted }, { "hard", x->hard }, { "explicit_load_possible", x->explicit_load },
+                { "mounted", x->mounted }, { "hard", x->hard }, { "explicit_load_possible", fsg_entry_explicit_load(x) },
                 { "blocks_reported", x->blocks_reported },
         };
         const struct {
@@ -175,6 +177,9 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
                 { "module", x->module }, { "state", fsg_entry_state_string(x) },
                 { "origin", fsg_origin_to_string(x->origin) }, { "deciding_file", x->source },
                 { "install_command", x->install_command }, { "install_file", x->install_source },
+                { "hard_denied_dependency", dep ? dep->module : "" },
+                { "hard_denied_dependency_command", dep ? dep->install_command : "" },
+                { "hard_denied_dependency_file", dep ? dep->install_source : "" },
         };
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
 
@@ -299,11 +304,10 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
                 fsg_error(&e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module, m->ctx->kver ?: "(none)");
                 return manager_reply_error(call, &e);
         }
-        /* Refused before polkit is asked: no password for a load that cannot happen. */
-        if (x->hard) {
-                fsg_hard_denied(x->module, x->install_command, x->install_source, &e);
+        /* Refused before polkit is asked: no password for a load that cannot happen (asked
+         * again after it, by fsg_load(), against the files of that moment). */
+        if (fsg_load_refused(x, &e) < 0)
                 return manager_reply_error(call, &e);
-        }
         snprintf(req.module, sizeof(req.module), "%s", x->module);
         request_need(&req, FSG_ACTION_LOAD, load_message);
         return start_request(m, call, &req);

@@ -11,7 +11,7 @@ import sys
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
-from fsgatetest import (ACTION_LOAD, CONFIG, E_INVALID_ARGS, ERR, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME, SOFT,  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, CONFIG, E_INVALID_ARGS, ERR, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME, SOFT,  # noqa: E402
                         BusTestCase, SignalMonitor, conf_name, proc_modules_line, snapshot, write)
 
 E_HARD = ERR + 'HardDenied'
@@ -197,6 +197,85 @@ class HardDenyTest(BusTestCase):
         before = snapshot(self.root)
         self.assertFalse(self.stack.send('Allow', 'hfsplus', LOAD_NOW).ok)
         self.assertEqual(snapshot(self.root), before)
+
+    # -- a hard deny on a dependency ------------------------------------------------------------
+    def assertLoadRefusedAt(self, name, dep, path):
+        """Load of name refused (HardDenied naming dep and its file) for root and, before
+        polkit is asked, for a user polkit would let load; Allow with LOAD_NOW likewise;
+        nothing written. The refusal precedes any insert: this runs on the host."""
+        before = snapshot(self.root)
+        pattern = f'{dep}.*{path}'
+        self.assertError(self.stack.send('Load', name), E_HARD, pattern)
+        self.stack.mock_polkit_allow([ACTION_LOAD, ACTION_ALLOW])
+        self.stack.mock_polkit_clear()
+        self.assertError(self.stack.send('Load', name, uid=NOBODY), E_HARD, pattern)
+        self.assertError(self.stack.send('Allow', name, LOAD_NOW, uid=NOBODY), E_HARD, pattern)
+        self.assertEqual(self.stack.mock_polkit_calls(), [])
+        self.stack.mock_polkit_allow([])
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_load_is_refused_at_a_hard_denied_dependency(self):
+        """Regression (issue 23, D): after `deny --hard fuse`, root's `modprobe virtiofs` fails
+        (kmod loads fuse by name and runs its install command), but Load of virtiofs inserted
+        fuse.ko past the deny: hardness was judged on the named module only."""
+        fuse = '/etc/modprobe.d/' + conf_name('fuse')
+        self.assertReplyOk(self.stack.send('Deny', 'fuse', HARD))
+        d = self.describe('virtiofs')
+        self.assertEqual((d['hard'], d['explicit_load_possible'], d['hard_denied_dependency'],
+                          d['hard_denied_dependency_command'], d['hard_denied_dependency_file']),
+                         (False, False, 'fuse', '/bin/false', fuse), d)
+        self.assertLoadRefusedAt('virtiofs', 'fuse', fuse)
+        st = self.stack.ctl('status', 'virtiofs')
+        self.assertTrue(st.ok, st)
+        self.assertIn(f'Load refused: its dependency fuse is denied hard by {fuse} (/bin/false)', st.out)
+        self.assertIn('an explicit load is refused', st.out)
+        js = self.stack.ctl('--json', 'status', 'virtiofs')
+        self.assertIn(f'"hard_denied_dependency":"fuse","hard_denied_dependency_command":"/bin/false",'
+                      f'"hard_denied_dependency_file":"{fuse}"', js.out)
+        # Denied too: Allow with LOAD_NOW would write the mask, then fail to load: nothing
+        # is written.
+        self.assertReplyOk(self.stack.send('Deny', 'virtiofs', 0))
+        self.assertLoadRefusedAt('virtiofs', 'fuse', fuse)
+        self.assertIn('fsgatectl load cannot load it while fuse is denied hard',
+                      self.stack.ctl('status', 'virtiofs').out)
+
+    def test_a_loaded_dependency_does_not_block(self):
+        fuse = '/etc/modprobe.d/' + conf_name('fuse')
+        self.assertReplyOk(self.stack.send('Deny', 'fuse', HARD))
+        self.assertEqual(self.describe('virtiofs')['hard_denied_dependency'], 'fuse')
+        # kmod leaves a live module alone: nothing past its deny would be inserted. (Load
+        # itself is not called: it would insert virtiofs into the host's kernel.)
+        write(self.root, 'proc/modules', proc_modules_line('fuse'))
+        d = self.describe('virtiofs')
+        self.assertEqual((d['hard_denied_dependency'], d['explicit_load_possible']), ('', True), d)
+        self.assertNotIn('Load refused', self.stack.ctl('status', 'virtiofs').out)
+        # Half unloaded, kmod would insert it again.
+        write(self.root, 'proc/modules', 'fuse 16384 0 - Unloading 0x0000000000000000\n')
+        self.assertEqual(self.describe('virtiofs')['hard_denied_dependency'], 'fuse')
+        write(self.root, 'proc/modules', '')
+        self.assertLoadRefusedAt('virtiofs', 'fuse', fuse)
+
+    def test_a_soft_deny_of_a_dependency_does_not_block(self):
+        self.assertReplyOk(self.stack.send('Deny', 'fuse', 0))
+        d = self.describe('virtiofs')
+        self.assertEqual((d['hard_denied_dependency'], d['explicit_load_possible']), ('', True), d)
+        self.assertNotIn('Load refused', self.stack.ctl('status', 'virtiofs').out)
+
+    def test_other_chains_of_the_debian_tree(self):
+        configfs = '/etc/modprobe.d/' + conf_name('configfs')
+        self.assertReplyOk(self.stack.send('Deny', 'configfs', HARD))
+        for module in ('gfs2', 'ocfs2', 'ocfs2_dlmfs'):
+            with self.subTest(module=module):
+                self.assertEqual(self.describe(module)['hard_denied_dependency'], 'configfs')
+                self.assertLoadRefusedAt(module, 'configfs', configfs)
+        # sunrpc is no filesystem: an admin's CIS-style line denies it hard.
+        write(self.root, 'etc/modprobe.d/cis.conf', 'install sunrpc /bin/true\n')
+        every = self.describe_all()
+        for module in ('nfs', 'nfsd'):
+            self.assertEqual((every[module]['hard_denied_dependency'], every[module]['hard_denied_dependency_file']),
+                             ('sunrpc', '/etc/modprobe.d/cis.conf'))
+            self.assertLoadRefusedAt(module, 'sunrpc', '/etc/modprobe.d/cis.conf')
+        self.assertEqual(every['ext4']['hard_denied_dependency'], '')
 
     # -- state truth --------------------------------------------------------------------------
     def test_foreign_install_commands_are_hard_whoever_wrote_them(self):

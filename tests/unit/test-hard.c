@@ -252,8 +252,9 @@ TEST(test_hard_deny_of_a_dependency) {
         assert_blocked_by(&s, "virtiofs", "fuse", fuse_file);
         write_file(root, "proc/modules", "");
 
-        /* A soft deny of fuse stops its autoload only: the load goes on. */
-        ASSERT(change(FSG_OP_DENY, "fuse", 0, &e) == 0);
+        /* A soft deny of fuse (SOFT: a plain deny keeps the hard one) stops its autoload only:
+         * the load goes on. */
+        ASSERT(change(FSG_OP_DENY, "fuse", FSG_FLAG_SOFT, &e) == 0);
         assert_not_blocked(&s, "virtiofs");
         ASSERT(change(FSG_OP_RESET, "fuse", 0, &e) == 0);
 

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 
 #include "ctl.h"
@@ -274,4 +276,25 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                 /* TRANSLATORS: %1$s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
                 printf(_("\nTo allow it: fsgatectl allow %1$s   (once, this boot only: fsgatectl load %1$s)\n"),
                        x->module);
+}
+
+const char *ctl_command(const CtlOptions *o) {
+        static char buf[PATH_MAX + 64];
+        bool plain = true;
+
+        if (!o->root)
+                return "fsgatectl";
+        for (const char *p = o->root; *p; p++)
+                plain = plain && (isalnum((unsigned char) *p) || strchr("/._-+,:@%", *p));
+        if (plain)
+                snprintf(buf, sizeof(buf), "fsgatectl --root=%s", o->root);
+        else {
+                /* Single quotes keep everything but a single quote, which is closed, escaped
+                 * and opened again. */
+                size_t l = (size_t) snprintf(buf, sizeof(buf), "fsgatectl --root='");
+                for (const char *p = o->root; *p && l + 6 < sizeof(buf); p++)
+                        l += (size_t) snprintf(buf + l, sizeof(buf) - l, *p == '\'' ? "'\\''" : "%c", *p);
+                snprintf(buf + l, sizeof(buf) - l, "'");
+        }
+        return buf;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-device.h>
 
@@ -72,7 +73,19 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         bool reported, hard;
 
         if (arg[0] == '/') {
+                struct stat st;
+
                 device = arg;
+                /* Said first: "neither udev nor blkid know one" sends people looking for a
+                 * filesystem on a device that is not there. */
+                if (stat(device, &st) < 0) {
+                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s: %s"), device, strerror(errno));
+                        return ctl_fail(o, &e);
+                }
+                if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s is neither a block device nor an image file"), device);
+                        return ctl_fail(o, &e);
+                }
                 type = device_fs_type(device);
                 if (!type) {
                         fsg_error(&e, FSG_ERR_NO_SUCH_FILESYSTEM,
@@ -191,6 +204,13 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                         printf(_("edit %s by hand: its install line refuses explicit loads\n"),
                                ctl_esc(x->install_source));
                 }
+                return 0;
+        }
+        /* Nothing to load without the module file: no advice that cannot work. */
+        if (!x->available) {
+                fputs("  ", stdout);
+                printf(_("%s has no module file in this kernel: install the kernel's module package first\n"),
+                       x->module);
                 return 0;
         }
         printf("  fsgatectl load %s      %s\n", x->module, _("load it for this boot only, then mount again"));

@@ -60,6 +60,9 @@ void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
 void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
+/* "fsgatectl" as a printed hint must start, to be run as written: with --root=ROOT (quoted
+ * for the shell where needed) when offline. */
+const char *ctl_command(const CtlOptions *o);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
  * returns the exit status fsgatectl(1) documents for it. */
 int ctl_fail(const CtlOptions *o, const FsgError *e);

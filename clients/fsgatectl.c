@@ -104,10 +104,11 @@ static int change(Ctl *c, FsgOp op, const char *name) {
                 /* A plain deny leaves a hard deny as it is: say how to weaken it, if fsgate can. */
                 if (op == FSG_OP_DENY && x->hard && !(c->flags & (FSG_FLAG_HARD | FSG_FLAG_SOFT)) &&
                     streq(x->install_source, x->source) && own_file_dir(x) != NULL)
-                        /* TRANSLATORS: %1$s is "--runtime " or nothing, %2$s a module name;
-                         * "fsgatectl deny --soft" is a command. */
-                        printf(_("The hard deny stays; to make it soft: fsgatectl deny %1$s--soft %2$s\n"),
-                               streq(own_file_dir(x), "/run/modprobe.d") ? "--runtime " : "", x->module);
+                        /* TRANSLATORS: %1$s is "fsgatectl" (with its --root= option when
+                         * offline), %2$s "--runtime " or nothing, %3$s a module name. */
+                        printf(_("The hard deny stays; to make it soft: %1$s deny %2$s--soft %3$s\n"),
+                               ctl_command(&c->o), streq(own_file_dir(x), "/run/modprobe.d") ? "--runtime " : "",
+                               x->module);
         }
         return 0;
 }

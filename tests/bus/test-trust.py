@@ -5,6 +5,7 @@ input is checked before anything is judged, misused options are named, and what 
 on an image without a kernel it can undo there. Each case failed on fc6c6b5."""
 
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -152,6 +153,39 @@ class TrustTest(BusTestCase):
         self.assertEqual(snapshot(img), before)
         r = self.ctl('--root=' + img, '--json', 'status', 'ext4', want=0)
         self.assertIn('"hard":false', r.out.replace(' ', ''))
+
+    # -- hints run as written, offline too -----------------------------------------------------------
+    def test_offline_hints_carry_the_root(self):
+        """A hint printed with --root must act on that image when run as written (a plain
+        "fsgatectl deny --soft hfs" would act on the host), whatever the path holds."""
+        img = os.path.join(self.dir('with space'), "it's")
+        shutil.copytree(self.root, img, symlinks=True)
+        self.ctl('--root=' + img, 'deny', '--hard', 'minix', want=0)
+        r = self.ctl('--root=' + img, 'deny', 'minix', want=0)
+        hint = re.search(r'(?m)^The hard deny stays; to make it soft: (fsgatectl .*)$', r.out)
+        self.assertTrue(hint, r.out)
+        self.assertEqual(self.stack.run_hint(hint.group(1)).rc, 0)
+        with open(os.path.join(img, 'etc/modprobe.d', conf_name('minix'))) as f:
+            self.assertNotIn('install minix /bin/false', f.read().splitlines())
+
+    # -- 9: no suggestion that cannot work ----------------------------------------------------------
+    def test_why_suggests_only_what_works(self):
+        """Regression: `why cramfs` (no module file in Debian's tree) suggested `fsgatectl load
+        cramfs`; `why` of a device that does not exist talked about udev and blkid."""
+        img = self.dir('image')
+        shutil.rmtree(img)
+        shutil.copytree(self.root, img, symlinks=True)
+        # The kernel has no cramfs.ko; a vendor file names it.
+        write(img, 'usr/lib/modprobe.d/' + conf_name('cramfs'), 'blacklist cramfs\n')
+        r = self.ctl('--root=' + img, 'why', 'cramfs', want=0)
+        self.assertNotIn('load cramfs', r.out)
+        self.assertNotIn('modprobe cramfs', r.out)
+        self.assertIn('no module file in this kernel', r.out)
+        r = self.ctl('--root=' + img, 'why', '/dev/fsgate-no-such-device', want=EXIT_USAGE)
+        self.assertIn('No such file or directory', r.err)
+        self.assertNotIn('udev', r.err)
+        r = self.ctl('--root=' + img, 'why', '/dev', want=EXIT_USAGE)
+        self.assertIn('neither a block device nor an image file', r.err)
 
 
 if __name__ == '__main__':

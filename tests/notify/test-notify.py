@@ -423,8 +423,9 @@ class NotifyTest(BusTestCase):
         s.click(n[0]['id'], 'allow')
         n = s.wait_notifications(2)
         self.assertEqual(n[1]['summary'], 'hfs not allowed')
+        # Regression: the body named polkit's action id (org.fsgate.fsgate1.allow).
         self.assertEqual(n[1]['body'], 'Not authorized; nothing was changed. '
-                         '(Not authorized: polkit refused org.fsgate.fsgate1.allow)')
+                         '(Not authorized to allow filesystem modules; nothing was changed)')
         self.assertInteractiveCheck(ACTION_ALLOW)
         self.assertEqual(fb.modprobe_files(self.root), {})
         # A refusal keeps the way to try again: lxpolkit answers a closed dialog as a failed
@@ -442,7 +443,8 @@ class NotifyTest(BusTestCase):
         s.click(n[2]['id'], 'allow-once')
         n = s.wait_notifications(4)
         self.assertEqual(n[3]['summary'], 'hfs not allowed')
-        self.assertIn('polkit refused org.fsgate.fsgate1.load', n[3]['body'])
+        self.assertIn('Not authorized to load filesystem modules', n[3]['body'])
+        self.assertNotIn('org.fsgate', n[3]['body'])
         self.assertInteractiveCheck(ACTION_LOAD)
         self.assertEqual(fb.modprobe_files(self.root), {})
 

@@ -329,6 +329,49 @@ static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         return 0;
 }
 
+/* sbba(sbbbs): the audit as the core's type, so that both backends print alike. */
+static int bus_audit_profile(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
+        const char *profile, *module, *why;
+        int compliant, denied, is_hard, hard_required, all;
+        size_t cap = 0;
+        int r;
+
+        r = call(o, &bus, &reply, e, "AuditProfile", "st", name, (uint64_t) (hard ? FSG_FLAG_HARD : 0));
+        if (r < 0)
+                return r;
+        a = calloc(1, sizeof(FsgAudit));
+        if (!a)
+                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+        r = sd_bus_message_read(reply, "sbb", &profile, &hard_required, &all);
+        if (r >= 0) {
+                snprintf(a->profile, sizeof(a->profile), "%s", profile);
+                a->hard_required = hard_required;
+                r = sd_bus_message_enter_container(reply, 'a', "(sbbbs)");
+        }
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sbbbs)", &module, &compliant, &denied, &is_hard, &why)) > 0) {
+                if (a->n == cap) {
+                        FsgAuditItem *t = reallocarray(a->items, cap = cap * 2 + 8, sizeof(FsgAuditItem));
+                        if (!t)
+                                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+                        a->items = t;
+                }
+                FsgAuditItem *it = &a->items[a->n];
+                *it = (FsgAuditItem) { .module = strdup(module), .why = strdup(why), .compliant = compliant,
+                                       .denied = denied, .hard = is_hard };
+                a->n++;
+                if (!it->module || !it->why)
+                        return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+                a->n_compliant += compliant;
+        }
+        if (r < 0 || (bool) all != (a->n_compliant == a->n))
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), r < 0 ? strerror(-r) : "compliant");
+        *ret = TAKE_PTR(a);
+        return 0;
+}
+
 /* a(sss): module, change, file; read back into plans so that both backends print alike. */
 static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
                              FsgError *e) {
@@ -383,5 +426,6 @@ const CtlBackend ctl_backend_bus = {
         .load = bus_load,
         .exempt = bus_exempt,
         .apply_profile = bus_apply_profile,
+        .audit_profile = bus_audit_profile,
         .block_is_reported = bus_block_is_reported,
 };

@@ -83,6 +83,13 @@ static int offline_apply_profile(const CtlOptions *o, const char *name, uint64_t
         return 0;
 }
 
+static int offline_audit_profile(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        int r = open_ctx(o, &c, e);
+
+        return r < 0 ? r : fsg_profile_audit(c, NULL, name, hard, ret, e);
+}
+
 /* From the image's own files, as the kernel under it would read them. */
 static bool offline_block_is_reported(const CtlOptions *o, const char *type) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
@@ -98,5 +105,6 @@ const CtlBackend ctl_backend_offline = {
         .load = offline_load,
         .exempt = offline_exempt,
         .apply_profile = offline_apply_profile,
+        .audit_profile = offline_audit_profile,
         .block_is_reported = offline_block_is_reported,
 };

@@ -113,7 +113,9 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 return ctl_fail(o, &e);
         }
         x = &s->entries[0];
-        reported = x->denied && be->block_is_reported(o, type);
+        /* The service's own answer when there is one (it reads the system's files, which the
+         * client may not see, or not as the service does); the type's alone otherwise. */
+        reported = x->denied && (x->described ? x->blocks_reported : be->block_is_reported(o, type));
         /* A hard deny refuses explicit loads too: modprobe and Load (HardDenied) fail. */
         hard = x->denied && !x->builtin && x->hard;
         /* So does one on a dependency the load would insert along. */

@@ -27,6 +27,8 @@ typedef struct CtlBackend {
         /* ApplyProfile: the exact list of changes made (or, with FSG_FLAG_DRY_RUN, to make). */
         int (*apply_profile)(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
                              FsgError *e);
+        /* AuditProfile: per module, compliant or not and why. */
+        int (*audit_profile)(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e);
         /* Whether a blocked autoload of type would be reported (the deciding file routes the
          * kernel's request to the hook). */
         bool (*block_is_reported)(const CtlOptions *o, const char *type);
@@ -71,7 +73,7 @@ int ctl_fail(const CtlOptions *o, const FsgError *e);
  * status; audit's is CTL_EXIT_NOT_COMPLIANT when a module is not. */
 #define CTL_EXIT_NOT_COMPLIANT 9
 int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags);
-int ctl_audit_profile(const CtlOptions *o, const char *name, bool hard);
+int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard);
 
 /* `fsgatectl why DEVICE|TYPE`. Returns the exit status. */
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);

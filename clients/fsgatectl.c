@@ -198,7 +198,7 @@ static int verb_apply(int argc, char *argv[], Ctl *c) {
 }
 
 static int verb_audit(int argc, char *argv[], Ctl *c) {
-        return ctl_audit_profile(&c->o, argv[1], c->flags & FSG_FLAG_HARD);
+        return ctl_audit_profile(c->be, &c->o, argv[1], c->flags & FSG_FLAG_HARD);
 }
 
 #define ALLOW_OPTIONS (FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW)

@@ -782,8 +782,10 @@ static int audit_add(FsgAudit *a, const char *module, bool compliant, bool denie
         return 0;
 }
 
-int fsg_profile_audit(const FsgContext *c, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+int fsg_profile_audit(const FsgContext *c, const FsgState *current, const char *name, bool hard, FsgAudit **ret,
+                      FsgError *e) {
+        _cleanup_(fsg_state_freep) FsgState *built = NULL;
+        const FsgState *s = current;
         _cleanup_(fsg_profile_freep) FsgProfile *p = NULL;
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
         int r;
@@ -793,7 +795,7 @@ int fsg_profile_audit(const FsgContext *c, const char *name, bool hard, FsgAudit
         r = fsg_context_require_kernel(c, e);
         if (r < 0)
                 return r;
-        r = fsg_state_build(c, NULL, &s, e);
+        r = fsg_state_current_or_build(c, &s, &built, e);
         if (r < 0)
                 return r;
         r = fsg_profile_load(c, s, name, &p, e);

@@ -493,6 +493,44 @@ static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_err
         return r;
 }
 
+/* -- AuditProfile: a read, no polkit; the service's own view, so that `fsgatectl audit` asks
+ * the same source as `status`. ------------------------------------------------------------- */
+
+static int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        sd_bus_message *reply = NULL;   /* send_reply() frees it */
+        _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
+        Manager *m = userdata;
+        const FsgState *s;
+        const char *name;
+        uint64_t flags;
+        FsgError e = {};
+        int r;
+
+        r = sd_bus_message_read(call, "st", &name, &flags);
+        if (r < 0)
+                return r;
+        if (flags & ~FSG_FLAG_HARD) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Flags not valid for AuditProfile: %s",
+                          fsg_flags_to_string(flags & ~FSG_FLAG_HARD));
+                return manager_reply_error(call, &e);
+        }
+        /* The kernel check first: without a tree the cached state is empty, not compliant. */
+        if (fsg_context_require_kernel(m->ctx, &e) < 0 || manager_state(m, &s, &e) < 0 ||
+            fsg_profile_audit(m->ctx, s, name, flags & FSG_FLAG_HARD, &a, &e) < 0)
+                return manager_reply_error(call, &e);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "sbb", a->profile, a->hard_required, a->n_compliant == a->n);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sbbbs)");
+        for (size_t i = 0; r >= 0 && i < a->n; i++)
+                r = sd_bus_message_append(reply, "(sbbbs)", a->items[i].module, a->items[i].compliant,
+                                          a->items[i].denied, a->items[i].hard, a->items[i].why);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return send_reply(reply, r);
+}
+
 /* -- Properties ----------------------------------------------------------------------------- */
 
 static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -544,6 +582,9 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ApplyProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags),
                                  "a(sss)", SD_BUS_PARAM(changes), method_apply_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("AuditProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "sbba(sbbbs)",
+                                 SD_BUS_PARAM(profile) SD_BUS_PARAM(hard_required) SD_BUS_PARAM(compliant)
+                                 SD_BUS_PARAM(modules), method_audit_profile, SD_BUS_VTABLE_UNPRIVILEGED),
         /* Root only (no UNPRIVILEGED flag): what fsgate-blocked posts. */
         SD_BUS_METHOD_WITH_NAMES("ReportBlocked", "ss", SD_BUS_PARAM(type) SD_BUS_PARAM(module), "", "",
                                  method_report_blocked, 0),

@@ -659,7 +659,7 @@ class ManagerTest(BusTestCase):
         self.assertEqual(sorted(k for k in want if k.startswith('method ')),
                          sorted('method ' + m for m in ('ListFilesystems', 'GetFilesystem', 'Describe', 'DescribeAll',
                                                         'Allow', 'Deny', 'Reset', 'Load', 'ExemptLoaded',
-                                                        'ApplyProfile', 'ReportBlocked', 'ReportDevice')))
+                                                        'ApplyProfile', 'AuditProfile', 'ReportBlocked', 'ReportDevice')))
         self.assertEqual([a[1] for a in want['signal Blocked'][0]], ['s', 's', 's', 'a{sv}'])
         self.assertEqual(want['method GetFilesystem'][0][1][1], '(sassssbbbb)')
         self.assertEqual(want['method ListFilesystems'][0][0][1], 'a(sassssbbbb)')

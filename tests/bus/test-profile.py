@@ -60,8 +60,17 @@ class ProfileTest(BusTestCase):
             if m != 'cramfs':       # no module file in Debian's tree: nothing to load anyway
                 self.assertTrue(json.loads(st.ctl('--json', 'status', m).out)['hard'], m)
             self.assertIn(f'install {m} /bin/false', self.read(m).splitlines())
-        r = st.ctl('--root=' + self.root, 'audit', 'cis')
+        # Asked of the service (AuditProfile). Regression: `audit` read the host's files, which
+        # here have no module tree at all, and answered for the host.
+        r = st.ctl('audit', 'cis', uid=NOBODY)
         self.assertEqual(r.rc, 0, r)
+        self.assertIn('6 of 6 modules compliant', r.out)
+        r = st.busctl('AuditProfile', 'st', 'cis', 0, uid=NOBODY)
+        self.assertReplyOk(r)
+        self.assertEqual(r.data[:3], ['cis', True, True])
+        self.assertEqual([m[0] for m in r.data[3]], CIS)
+        self.assertError(st.send('AuditProfile', 'cis', 0x1), E_INVALID_ARGS)
+        self.assertError(st.send('AuditProfile', 'nonesuch', 0), ERR + 'NoSuchProfile')
 
     def test_apply_opensuse_soft(self):
         with open(os.path.join(self.root, 'usr/lib/modules', self.kver, 'modules.builtin')) as f:

@@ -49,17 +49,23 @@ static int offline_load(const CtlOptions *o, const char *name, FsgError *e) {
 
 static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_strv_free_ char **failed = NULL;
+        _cleanup_strv_free_ char **failed = NULL, **unmounted = NULL;
         int r;
 
         r = open_ctx(o, &c, e);
         if (r < 0)
                 return r;
-        r = fsg_exempt_loaded(c, ret, &failed, e);
+        r = fsg_exempt_loaded(c, ret, &failed, &unmounted, e);
         if (r < 0)
                 return r;
         for (char **f = failed; f && *f; f++)
                 fprintf(stderr, _("Not exempted: %s\n"), ctl_esc(*f));
+        /* The package scripts run this: their log is where an administrator finds it. */
+        for (char **u = unmounted; u && *u; u++)
+                fprintf(stderr,
+                        _("%s is loaded but nothing is mounted with it: not exempted; if this system needs it, "
+                          "fsgatectl allow %s\n"),
+                        ctl_esc(*u), ctl_esc(*u));
         return 0;
 }
 

@@ -213,7 +213,7 @@ static const Verb verbs[] = {
         { "deny",          2, 2, VERB_ARG_NAME,   DENY_OPTIONS,           verb_deny,          N_("Stop the kernel from loading it on demand") },
         { "reset",         2, 2, VERB_ARG_NAME,   FSG_FLAG_RUNTIME,       verb_reset,         N_("Drop fsgate's override, back to the vendor default") },
         { "load",          2, 2, VERB_ARG_NAME,   0,                      verb_load,          N_("Load it now, this boot only, changing no configuration") },
-        { "exempt-loaded", 1, 1, 0,               0,                      verb_exempt_loaded, N_("Allow every denied filesystem that is loaded or mounted now") },
+        { "exempt-loaded", 1, 1, 0,               0,                      verb_exempt_loaded, N_("Allow every denied filesystem that is mounted now") },
         { "apply",         2, 2, VERB_ARG_PROFILE, APPLY_OPTIONS,         verb_apply,         N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
         { "audit",         2, 2, VERB_ARG_PROFILE, FSG_FLAG_HARD,         verb_audit,         N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
         { "list-names",    1, 1, VERB_HIDDEN,     0,                      verb_list_names,    NULL },

@@ -376,9 +376,10 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
         return write_plan(c, &now, e);
 }
 
-int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, FsgError *e) {
+int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
+                      FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        _cleanup_strv_free_ char **done = NULL, **failed = NULL;
+        _cleanup_strv_free_ char **done = NULL, **failed = NULL, **unmounted = NULL;
         int r;
 
         r = fsg_state_build(c, NULL, &s, e);
@@ -393,8 +394,18 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
                 /* Only a distribution's default list (vendor files) is overridden: a deny
                  * an administrator wrote (/etc, /run, the command line) was meant, even for
                  * a filesystem in use (Deny with FORCE). */
-                if (!x->denied || x->builtin || !(x->loaded || x->mounted) || x->origin != FSG_ORIGIN_VENDOR)
+                if (!x->denied || x->builtin || x->origin != FSG_ORIGIN_VENDOR)
                         continue;
+                /* Loaded is not in use: any user who may create a user namespace makes the
+                 * kernel load a module (mount -t hfs asks for fs-hfs before it checks the
+                 * permission), and would so pick what stays allowed for good. Only a mount
+                 * in the system's own namespace counts, which a user namespace cannot make;
+                 * the rest is told. */
+                if (!x->mounted) {
+                        if (x->loaded && strv_extend(&unmounted, x->module) < 0)
+                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                        continue;
+                }
                 if (fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &err) < 0 || fsg_apply(c, &p, &err) < 0) {
                         /* A read-only or failing directory fails every module alike: the
                          * caller must learn that, not get a success that exempted nothing. */
@@ -412,5 +423,7 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
         *ret_done = TAKE_PTR(done);
         if (ret_failed)
                 *ret_failed = TAKE_PTR(failed);
+        if (ret_unmounted)
+                *ret_unmounted = TAKE_PTR(unmounted);
         return 0;
 }

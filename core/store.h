@@ -86,11 +86,15 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e);
  * every module, many writes). */
 int fsg_write_plan_locked(const FsgContext *c, const FsgPlan *p, FsgError *e);
 
-/* Every denied, non-builtin module that is loaded or mounted gets a persistent allow.
- * Returns the modules allowed; ones refused (e.g. by a foreign file) are reported in
- * *ret_failed as "MODULE: reason". A failure to write at all (ReadOnly, I/O) stops at once
- * and is returned as the error; *ret_done then holds what was written before it. */
-int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, FsgError *e);
+/* Every module a vendor file denies that is mounted (a filesystem of one of its types in
+ * ROOT/proc/mounts) gets a persistent allow. Loaded alone is not enough: an unprivileged
+ * user can make the kernel load a module (a mount in a user namespace), so those go to
+ * *ret_unmounted instead, for the caller to report. Returns the modules allowed; ones refused
+ * (e.g. by a foreign file) are reported in *ret_failed as "MODULE: reason". A failure to write
+ * at all (ReadOnly, I/O) stops at once and is returned as the error; *ret_done then holds what
+ * was written before it. ret_failed and ret_unmounted may be NULL. */
+int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
+                      FsgError *e);
 
 /* HardDenied for a load of x, whose install command refuses explicit loads: says what runs,
  * from which file, and the way out. Returns its negative errno. */

@@ -394,10 +394,10 @@ static const char exempt_message[] =
         N_("Authentication is required to let the kernel keep loading every filesystem module in use now.");
 
 static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
-        _cleanup_strv_free_ char **done = NULL, **failed = NULL;
+        _cleanup_strv_free_ char **done = NULL, **failed = NULL, **unmounted = NULL;
         sd_bus_message *reply = NULL;
         FsgError e = {};
-        int r = fsg_exempt_loaded(m->ctx, &done, &failed, &e);
+        int r = fsg_exempt_loaded(m->ctx, &done, &failed, &unmounted, &e);
 
         /* What was written before a failure is announced all the same. */
         for (char **d = done; d && *d; d++) {
@@ -411,6 +411,11 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 snprintf(module, sizeof(module), "%.*s", (int) strcspn(*f, ":"), *f);
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, module, "Not exempted: %s", *f);
         }
+        /* The reply stays the list of what was allowed; who needs one of these allows it. */
+        for (char **u = unmounted; u && *u; u++)
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_NOTICE, *u,
+                            "%s is loaded but nothing is mounted with it: not exempted; "
+                            "if this system needs it, fsgatectl allow %s", *u, *u);
         if (r < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "ExemptLoaded failed: %s", e.message);
                 return manager_reply_error(call, &e);

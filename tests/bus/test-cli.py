@@ -152,8 +152,9 @@ class CliBusTest(BusTestCase):
         # A change that changes nothing succeeds and says where things stand.
         e = self.ctl_json('reset', 'jfs')
         self.assertEqual((e['state'], e['origin']), ('allowed', 'default'))
-        # exempt-loaded: an array of module names.
+        # exempt-loaded: an array of module names (hfs mounted: in use).
         write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
         self.assertEqual(self.ctl_json('exempt-loaded'), ['hfs'])
         self.assertEqual(self.ctl_json('exempt-loaded'), [])
         self.assertMask(self.etc(module='hfs'))
@@ -359,6 +360,27 @@ class CliOfflineTest(BusTestCase):
             self.assertEqual(self.offline(*args).returncode, 0)
         self.assertEqual(snapshot(self.image), img)
 
+    def test_offline_exempt_loaded_is_not_mounted(self):
+        """What the vendor list's postinst runs (fsgatectl --root=/ exempt-loaded) after a
+        user's `unshare -Urm mount -t hfs ...` loaded hfs: nothing is exempted, and stderr
+        (the package manager's log) names it and the way out. Mounted, it is exempted."""
+        write(self.image, 'proc/modules', proc_modules_line('hfs'))
+        img = snapshot(self.image)
+        p = self.offline('exempt-loaded')
+        self.assertEqual((p.returncode, p.stdout), (0, ''), p)
+        self.assertEqual(p.stderr, 'hfs is loaded but nothing is mounted with it: not exempted; '
+                                   'if this system needs it, fsgatectl allow hfs\n')
+        self.assertEqual(snapshot(self.image), img)
+        p = self.offline('--json', 'exempt-loaded')
+        self.assertEqual((p.returncode, json.loads(p.stdout)), (0, []), p)
+        self.assertEqual(snapshot(self.image), img)
+
+        write(self.image, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
+        p = self.offline('exempt-loaded')
+        self.assertEqual((p.returncode, p.stdout, p.stderr),
+                         (0, 'Exempted hfs: it is in use, so it stays allowed.\n', ''), p)
+        self.assertEqual(snapshot(self.image)['etc/modprobe.d/' + conf_name('hfs')], ('link', '/dev/null'))
+
     def test_offline_hard_deny(self):
         p = self.offline('--json', 'deny', '--hard', 'minix')
         self.assertEqual(p.returncode, 0, p)
@@ -543,8 +565,9 @@ class CliOfflineTest(BusTestCase):
                            env=self.env, capture_output=True, text=True)
         self.assertEqual(p.returncode, 6, p)
         self.assertEqual(snapshot(self.image), img)
-        # exempt-loaded with something to exempt (hfs loaded, vendor-denied): 6 too, not 0.
+        # exempt-loaded with something to exempt (hfs mounted, vendor-denied): 6 too, not 0.
         write(self.image, 'proc/modules', proc_modules_line('hfs'))
+        write(self.image, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
         img = snapshot(self.image)
         p = subprocess.run(['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c',
                             'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"',

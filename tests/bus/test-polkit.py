@@ -210,6 +210,8 @@ class MockPolkitTest(BusTestCase):
             # This host cannot load modules at all (never load one on a host that can).
             self.assertError(self.nobody('Load', 'minix'), ERR + 'LoadFailed')
             self.assertEqual(self.actions_asked(), [ACTION_LOAD])
+        # hfs mounted, so in use: ExemptLoaded has something to write.
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
         self.assertError(self.nobody('ExemptLoaded'), E_ACCESS_DENIED)
         self.assertState('hfs', 'denied', 'vendor')
         st.mock_polkit_allow([ACTION_ALLOW])

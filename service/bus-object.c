@@ -255,14 +255,46 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
         authorize_next(m, call, req);
 }
 
+/* The modules a profile's plan writes, space-separated: a computed profile ("unused") names
+ * other modules on another day, so its name alone does not say what a grant covers. */
+static char *profile_modules(const FsgProfilePlan *pp) {
+        size_t size = 1, l = 0;
+        char *s;
+
+        for (size_t i = 0; i < pp->n; i++)
+                size += strlen(pp->plans[i].module) + 1;
+        s = malloc(size);
+        if (!s)
+                return NULL;
+        s[0] = 0;
+        for (size_t i = 0; i < pp->n; i++)
+                l += sprintf(s + l, "%s%s", i ? " " : "", pp->plans[i].module);
+        return s;
+}
+
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
+        _cleanup_free_ char *modules = NULL;
+
         if (req->next >= req->n_needs) {
                 (void) req->authorized(m, call, req);
                 fsg_profile_plan_free(req->profile);
                 free(req);
                 return;
         }
-        (void) polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action), req->module,
+        /* What rules scope a grant by and the dialog names: the module, or the profile and
+         * the modules it would deny (no "module": it is not about one). */
+        if (req->profile) {
+                modules = profile_modules(req->profile);
+                if (!modules) {
+                        sd_bus_error error = SD_BUS_ERROR_MAKE_CONST(SD_BUS_ERROR_NO_MEMORY, "Out of memory");
+                        on_authorized(m, call, false, &error, req);
+                        return;
+                }
+        }
+        (void) polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action),
+                                  req->profile ? (const char * const[]) { "profile", req->profile->profile,
+                                                                          "modules", modules, NULL }
+                                               : (const char * const[]) { "module", req->module, NULL },
                                   req->needs[req->next].message, on_authorized, req);
 }
 
@@ -436,7 +468,8 @@ static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *err
 /* -- ApplyProfile: many denies, one authorization, all or nothing --------------------------- */
 
 static const char profile_message[] =
-        N_("Authentication is required to stop the kernel from loading the filesystem modules of a profile.");
+        N_("Authentication is required to stop the kernel from loading the filesystem modules of the profile "
+           "$(profile).");
 
 /* a(sss): module, change ("deny" or "deny-hard"), the file written. */
 static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {

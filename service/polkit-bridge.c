@@ -194,7 +194,21 @@ static int sender_uid(sd_bus_message *call, uid_t *ret) {
         return sd_bus_creds_get_euid(creds, ret);
 }
 
-int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char *module,
+/* CheckAuthorization's a{ss}: the request's details, then the message and its domain. */
+static int append_details(sd_bus_message *req, const char * const *details, const char *message) {
+        int r = sd_bus_message_open_container(req, 'a', "{ss}");
+
+        for (const char * const *d = details; r >= 0 && d && d[0] && d[1]; d += 2)
+                r = sd_bus_message_append(req, "{ss}", d[0], d[1]);
+        if (r >= 0)
+                r = sd_bus_message_append(req, "{ss}{ss}", "polkit.message", message,
+                                          "polkit.gettext_domain", POLKIT_GETTEXT_DOMAIN);
+        if (r >= 0)
+                r = sd_bus_message_close_container(req);
+        return r;
+}
+
+int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char * const *details,
                        const char *message, PolkitDone done, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *req = NULL;
@@ -255,12 +269,12 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                                            "/org/freedesktop/PolicyKit1/Authority",
                                            "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
         if (r >= 0)
-                r = sd_bus_message_append(req, "(sa{sv})sa{ss}us",
-                                          "system-bus-name", 1, "name", "s", sd_bus_message_get_sender(call),
-                                          action_id,
-                                          3, "module", module, "polkit.message", message,
-                                          "polkit.gettext_domain", POLKIT_GETTEXT_DOMAIN,
-                                          (uint32_t) (interactive ? 1 : 0), "");
+                r = sd_bus_message_append(req, "(sa{sv})s", "system-bus-name", 1, "name", "s",
+                                          sd_bus_message_get_sender(call), action_id);
+        if (r >= 0)
+                r = append_details(req, details, message);
+        if (r >= 0)
+                r = sd_bus_message_append(req, "us", (uint32_t) (interactive ? 1 : 0), "");
         /* A person may take a while to type a password; a non-interactive check must be quick. */
         if (r >= 0)
                 r = sd_bus_call_async(m->bus, &q->slot, req, on_reply, q,

@@ -155,12 +155,56 @@ class BlockedTest(BusTestCase):
         self.assertEqual([s[:3] for s in sig], [('minix', 'minix', '/dev/sdy9')])
 
     def test_reports_are_root_only(self):
+        # The project's bus policy (the test bus includes dbus/org.fsgate.fsgate1.conf)
+        # refuses them to uid 65534: the error is dbus-daemon's, the call never reached
+        # fsgated. (fsgated's own refusal, the second line: ReportsWithoutPolicyTest.)
         self.vendor('hfs')
         for method, args in (('ReportBlocked', ('hfs', 'hfs')), ('ReportDevice', ('/dev/sdz1', 'hfs'))):
-            self.assertError(self.stack.send(method, *args, uid=NOBODY), E_ACCESS_DENIED)
+            r = self.stack.send(method, *args, uid=NOBODY)
+            self.assertError(r, E_ACCESS_DENIED)
+            self.assertRegex(r.message, rf'^Rejected send message, [1-9][0-9]* matched rules; type="method_call".*'
+                                        rf'member="{method}"', 'not refused by the bus policy')
         self.assertError(self.stack.send('ReportDevice', '/etc/passwd', 'hfs'), 'org.freedesktop.DBus.Error.InvalidArgs')
         self.assertError(self.stack.send('ReportBlocked', 'a/b', 'hfs'), fb.ERR + 'InvalidName')
         self.assertEqual(self.mon.wait(1, timeout=1), [])
+        # Root's calls pass the policy and reach fsgated, which reports them.
+        self.assertReplyOk(self.stack.send('ReportBlocked', 'hfs', 'hfs'))
+        self.assertReplyOk(self.stack.send('ReportDevice', '/dev/sdw3', 'hfs'))   # a device no other test reports
+        self.assertEqual([s[:3] for s in self.mon.wait(2)], [('hfs', 'hfs', ''), ('hfs', 'hfs', '/dev/sdw3')])
+
+    def test_other_calls_pass_the_policy(self):
+        # The policy refuses only the reports: uid 65534's reads reach fsgated, and its
+        # changes reach fsgated's polkit check (which the MOCK polkit refuses here).
+        self.assertReplyOk(self.stack.send('GetFilesystem', 'hfs', uid=NOBODY))
+        r = self.stack.send('Deny', 'hfs', 0, uid=NOBODY)
+        self.assertError(r, E_ACCESS_DENIED)
+        self.assertNotIn('Rejected send message', r.message)
+        self.assertEqual(len(self.stack.mock_polkit_calls()), 1)
+
+
+class ReportsWithoutPolicyTest(BusTestCase):
+    """A bus whose policy lets everyone call everything (the project's file missing or
+    edited): fsgated itself still refuses the reports of anyone but root."""
+
+    bus_policy = f'''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy user="root"><allow own="{fb.BUS_NAME}"/></policy>
+  <policy context="default"><allow send_destination="{fb.BUS_NAME}"/></policy>
+</busconfig>
+'''
+
+    def test_fsgated_refuses_reports_of_others(self):
+        mon = BlockedMonitor(self.stack)
+        self.addCleanup(mon.stop)
+        self.vendor('hfs')
+        for method, args in (('ReportBlocked', ('hfs', 'hfs')), ('ReportDevice', ('/dev/sdz1', 'hfs'))):
+            r = self.stack.send(method, *args, uid=NOBODY)
+            self.assertError(r, E_ACCESS_DENIED)
+            self.assertNotIn('Rejected send message', r.message, 'the bus refused: this bus should not')
+        self.assertEqual(mon.wait(1, timeout=1), [])
+        self.assertReplyOk(self.stack.send('ReportBlocked', 'hfs', 'hfs'))
+        self.assertEqual(len(mon.wait(1)), 1)
 
 
 if __name__ == '__main__':

@@ -5,6 +5,7 @@ writes nothing, all or nothing (a ForeignConfig and an InUse module: both named,
 written), one polkit check (MOCK polkit), unknown profiles, and the CLI over the bus and
 offline (--root)."""
 
+import gettext
 import json
 import os
 import sys
@@ -173,6 +174,24 @@ class ProfileTest(BusTestCase):
         self.assertEqual(st.mock_polkit_calls(), [])
         out = st.daemon_output()[self._log_mark:]
         self.assertIn('Refused org.fsgate.fsgate1.deny for ApplyProfile cis', out)
+
+    def test_polkit_details_name_the_profile(self):
+        # A rule must be able to scope a grant to a profile, and the dialog must say which:
+        # the details name the profile and the modules it would deny, never an empty module.
+        st = self.stack
+        self.assertReplyOk(st.send('Deny', 'hfs', HARD))     # denied as cis would: not in the list
+        st.mock_polkit_clear()
+        self.assertError(st.send('ApplyProfile', 'cis', 0, uid=NOBODY), E_ACCESS_DENIED)
+        calls = st.mock_polkit_calls()
+        self.assertEqual(len(calls), 1, calls)
+        action, _subject, details, _flags = calls[0]
+        self.assertEqual(action, ACTION_DENY)
+        self.assertEqual(details.get('profile'), 'cis')
+        self.assertEqual(details.get('modules'), ' '.join(m for m in CIS if m != 'hfs'))
+        self.assertNotIn('module', details, 'not about one module: no "module" for rules to mistake')
+        self.assertIn('$(profile)', details.get('polkit.message', ''))
+        german = gettext.translation('fsgate', os.path.join(CONFIG.build_root, 'po'), languages=['de'])
+        self.assertIn('$(profile)', german.gettext(details['polkit.message']))
 
     def test_bad_requests(self):
         st = self.stack

@@ -458,9 +458,27 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
         return send_reply(reply, r);
 }
 
+/* Whether ExemptLoaded has anything to exempt or to report: a module a vendor file denies
+ * that is mounted or loaded now. Without one it is a no-op, and no-ops ask polkit nothing. */
+static bool exempt_has_work(const FsgState *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                const FsgEntry *x = &s->entries[i];
+                if (x->denied && !x->builtin && x->origin == FSG_ORIGIN_VENDOR && (x->mounted || x->loaded))
+                        return true;
+        }
+        return false;
+}
+
 static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Request req = { .authorized = exempt_authorized };
+        Manager *m = userdata;
+        const FsgState *s;
+        FsgError e = {};
 
+        if (manager_state(m, &s, &e) < 0)
+                return manager_reply_error(call, &e);
+        if (!exempt_has_work(s))
+                return sd_bus_reply_method_return(call, "as", 0);
         request_need(&req, FSG_ACTION_ALLOW, exempt_message);
         return start_request(userdata, call, &req);
 }

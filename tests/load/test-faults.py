@@ -222,6 +222,8 @@ class PolkitMissingTest(FaultBase):
     def test_polkit_missing_refuses_and_reads_go_on(self):
         st = self.stack
         self.vendor('hfs')
+        # hfs mounted: ExemptLoaded has something to ask for (with nothing, it asks nobody).
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt/mac hfs ro 0 0\n')
         self.assertReplyOk(st.send('Deny', 'udf', 0))      # as root: something for Reset to remove
         st.stop_mock_polkit()
         self.addCleanup(lambda: st.polkit is None and st.start_mock_polkit())

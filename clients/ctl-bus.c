@@ -51,7 +51,7 @@ static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgEr
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, _("Failed to build D-Bus message: %s"), strerror(-r));
         if (o->ask_password && !streq(method, "ListFilesystems") && !streq(method, "GetFilesystem") &&
-            !streq(method, "Describe"))
+            !streq(method, "Describe") && !streq(method, "DescribeAll") && !streq(method, "AuditProfile"))
                 ctl_agent_open();
         /* Generous: a person may be typing a password into a polkit agent. */
         r = sd_bus_call(*bus, m, 600 * 1000000ULL, &error, reply);
@@ -109,8 +109,14 @@ static int state_new(size_t n, FsgState **ret) {
 /* The files the service could not read, which the output names: without them the answer
  * may be incomplete. A service too old to have the property has nothing to say. */
 static void read_unreadable(sd_bus *bus, FsgState *s) {
+        _cleanup_free_ char *kver = NULL;
+
         (void) sd_bus_get_property_strv(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "UnreadableFiles",
                                         NULL, &s->unreadable);
+        /* "" when the service has no module tree to judge against. */
+        if (sd_bus_get_property_string(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "KernelRelease", NULL,
+                                       &kver) >= 0)
+                s->kernel_unknown = !*kver;
 }
 
 static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {

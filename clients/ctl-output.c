@@ -109,6 +109,9 @@ void ctl_warn_unreadable(const FsgState *s) {
         /* A skipped file may be the one that decides: the answer is not to be trusted blindly. */
         for (char **u = s->unreadable; u && *u; u++)
                 fprintf(stderr, _("Warning: the answer may be incomplete: cannot read %s\n"), ctl_esc(*u));
+        if (s->kernel_unknown)
+                fputs(_("Note: no kernel module tree yet; judged by the configuration files alone, "
+                        "only the modules they name are known.\n"), stderr);
 }
 
 size_t ctl_width(const char *s) {
@@ -166,7 +169,10 @@ void ctl_print_table(const FsgState *s) {
                         ctl_pad(cells[k], w[k]);
                         putchar(' ');
                 }
-                if (!x->available && !x->builtin)
+                if (!x->available && !x->builtin && s->kernel_unknown)
+                        /* TRANSLATORS: %s is the deciding file's name, or empty. */
+                        printf(_("%s (kernel not known yet)\n"), ctl_esc(x->source));
+                else if (!x->available && !x->builtin)
                         /* TRANSLATORS: %s is the deciding file's name, or empty. */
                         printf(_("%s (not in this kernel)\n"), ctl_esc(x->source));
                 else
@@ -183,7 +189,7 @@ static void label(const char *l, size_t width) {
         printf("%s: ", l);
 }
 
-void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry *x) {
+void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState *s, const FsgEntry *x) {
         /* TRANSLATORS: the labels of `fsgatectl status`, right-aligned one under the other;
          * "modprobe" (the command) is not translated. */
         const char *l_module = _("Module"), *l_types = _("Types"), *l_state = _("State"),
@@ -224,6 +230,7 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                 printf("%s\n", fsg_entry_explicit_load(x) ? _("an explicit load by root loads it") :
                                x->hard ? _("an explicit load is refused (the install command runs instead)") :
                                dep ? _("an explicit load is refused (a dependency's install command runs instead)") :
+                               s->kernel_unknown ? _("cannot tell: the kernel is not known yet") :
                                _("cannot load it: no module file"));
                 label(l_install, w);
                 if (*x->install_command)
@@ -239,7 +246,9 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry 
                        *dep->install_source ? dep->install_source : _("the configuration"), dep->install_command);
         }
         label(l_available, w);
-        printf("%s\n", x->available ? _("yes") : x->builtin ? _("built in") : _("no module file for this kernel"));
+        printf("%s\n", x->available ? _("yes") : x->builtin ? _("built in") :
+                        s->kernel_unknown ? _("kernel not known yet (no module tree): judged by the files alone") :
+                        _("no module file for this kernel"));
         label(l_loaded, w);
         printf("%s\n", ctl_yes_no(x->loaded));
         label(l_mounted, w);

@@ -60,7 +60,7 @@ const char *ctl_yes_no(bool b);
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
-void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry *x);
+void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState *s, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
 /* "fsgatectl" as a printed hint must start, to be run as written: with --root=ROOT (quoted
  * for the shell where needed) when offline. */

@@ -60,7 +60,7 @@ static int verb_status(int argc, char *argv[], Ctl *c) {
         if (c->o.json)
                 ctl_print_json(s, true);
         else
-                ctl_print_status(c->be, &c->o, &s->entries[0]);
+                ctl_print_status(c->be, &c->o, s, &s->entries[0]);
         return 0;
 }
 
@@ -92,6 +92,7 @@ static int change(Ctl *c, FsgOp op, const char *name) {
         /* Say where things stand now, so a no-op is visible as such. */
         if (c->be->describe(&c->o, name, &s, &e) < 0)
                 return ctl_fail(&c->o, &e);
+        ctl_warn_unreadable(s);
         if (c->o.json)
                 ctl_print_json(s, true);
         else {

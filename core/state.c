@@ -311,6 +311,7 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/mounts: %s", c->root, fsg_strerror(-r));
         s->unreadable = TAKE_PTR(cfg->unreadable);
+        s->kernel_unknown = !c->kver;
         *ret = TAKE_PTR(s);
         return 0;
 oom:
@@ -372,6 +373,7 @@ int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, F
         one->n = 1;
         /* Said of all the entries: kept, since it may be this one's module. */
         one->loaded_transient = all->loaded_transient;
+        one->kernel_unknown = all->kernel_unknown;
         one->unreadable = TAKE_PTR(all->unreadable);
         if (index_types(one) < 0 || index_hard_deps(one) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");

@@ -55,6 +55,7 @@ typedef struct FsgState {
         FsgHardDep **hard_deps; /* every entry's hard_deps, sorted by module: /proc/modules */
         size_t n_hard_deps;
         bool loaded_transient; /* see fsg_state_update_loaded() (usage.h) */
+        bool kernel_unknown; /* no module tree: judged by the files alone (an image before its kernel) */
         char **unreadable;   /* config files skipped for lack of permission (FsgConfig's): the
                               * answer may be incomplete; callers must say so, naming them */
 } FsgState;

@@ -124,6 +124,12 @@ class TrustTest(BusTestCase):
         self.assertFalse(os.path.exists(path))
         r = self.ctl('--root=' + img, '--json', 'status', 'hfs', want=0)
         self.assertIn('"state":"allowed"', r.out.replace(' ', ''))
+        # It says that it judges without a kernel.
+        r = self.ctl('--root=' + img, 'status', 'hfs', want=0)
+        self.assertRegex(r.out, r'(?m)^ +Available: kernel not known yet')
+        self.assertIn('no kernel module tree yet', r.err)
+        r = self.ctl('--root=' + img, 'list', want=0)
+        self.assertIn('(kernel not known yet)', r.out)
         self.ctl('--root=' + img, 'deny', '--hard', 'hfs', want=0)
         with open(path) as f:
             self.assertIn('install hfs /bin/false', f.read().splitlines())

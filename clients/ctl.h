@@ -54,6 +54,9 @@ void ctl_pad(const char *s, size_t width);
 const char *ctl_state_word(const FsgEntry *x);
 const char *ctl_yes_no(bool b);
 
+/* "fsgatectl" as a hint must spell it to work as written: with --root (and --kernel-release)
+ * offline. */
+const char *ctl_command(const CtlOptions *o);
 /* Names the configuration files the answer had to skip (on stderr). */
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);

@@ -204,6 +204,7 @@ static char **description_string(FsgEntry *x, const char *key) {
         }
         return streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->source :
                streq(key, "install_command") ? &x->install_command :
+               streq(key, "override_of") ? &x->override_of : streq(key, "allow_refused") ? &x->allow_refused :
                streq(key, "install_file") ? &x->install_source : NULL;
 }
 
@@ -236,7 +237,8 @@ static int read_description_field(sd_bus_message *m, FsgEntry *x, const char *ke
                 bool *to = streq(key, "available") ? &x->available : streq(key, "builtin") ? &x->builtin :
                            streq(key, "loaded") ? &x->loaded : streq(key, "mounted") ? &x->mounted :
                            streq(key, "hard") ? &x->hard : streq(key, "explicit_load_possible") ? &x->explicit_load :
-                           streq(key, "blocks_reported") ? &x->blocks_reported : NULL;
+                           streq(key, "blocks_reported") ? &x->blocks_reported :
+                           streq(key, "override_stale") ? &x->override_stale : NULL;
                 r = sd_bus_message_read(m, "v", "b", &b);
                 if (r >= 0 && to)
                         *to = b;

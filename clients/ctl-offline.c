@@ -25,6 +25,29 @@ static int offline_get(const CtlOptions *o, const char *name, FsgState **ret, Fs
         return r < 0 ? r : fsg_state_build_one(c, name, ret, e);
 }
 
+/* As the service's Describe: with whether an Allow would be done now. */
+static int offline_describe(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        FsgError refusal = {};
+        FsgEntry *x;
+        FsgPlan p;
+        int r = open_ctx(o, &c, e);
+
+        if (r >= 0)
+                r = fsg_state_build_one(c, name, &s, e);
+        if (r < 0)
+                return r;
+        x = &s->entries[0];
+        if (x->denied && !x->builtin)
+                (void) fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &refusal);
+        x->allow_refused = strdup(x->denied && !x->builtin ? refusal.message : "");
+        if (!x->allow_refused)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
 static int offline_change(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         FsgPlan p;
@@ -106,7 +129,7 @@ static bool offline_block_is_reported(const CtlOptions *o, const char *type) {
 const CtlBackend ctl_backend_offline = {
         .list = offline_list,
         .get = offline_get,
-        .describe = offline_get,        /* the core's entries are always described */
+        .describe = offline_describe,   /* the core's entries are always described */
         .change = offline_change,
         .load = offline_load,
         .exempt = offline_exempt,

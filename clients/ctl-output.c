@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <ctype.h>
-#include <limits.h>
+#define _GNU_SOURCE
 #include <stdio.h>
 
 #include "ctl.h"
@@ -182,6 +181,44 @@ void ctl_print_table(const FsgState *s) {
         printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", s->n), s->n);
 }
 
+/* A word as a shell reads it back: quoted unless it is plain. */
+static char *shell_word(const char *w) {
+        size_t n = 3;
+        char *q, *t;
+
+        if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+-@=:,") == strlen(w))
+                return strdup(w);
+        for (const char *p = w; *p; p++)
+                n += *p == '\'' ? 4 : 1;
+        q = t = malloc(n);
+        if (!q)
+                return NULL;
+        *t++ = '\'';
+        for (const char *p = w; *p; p++)
+                if (*p == '\'')
+                        t = stpcpy(t, "'\\''");
+                else
+                        *t++ = *p;
+        *t++ = '\'';
+        *t = 0;
+        return q;
+}
+
+const char *ctl_command(const CtlOptions *o) {
+        static char *cmd;
+        _cleanup_free_ char *root = NULL, *kver = NULL;
+
+        if (cmd)
+                return cmd;
+        /* Offline, a hint works only with the same --root (and kernel) it was printed for. */
+        if (o->root && (!(root = shell_word(o->root)) || (o->kernel_release && !(kver = shell_word(o->kernel_release)))))
+                return "fsgatectl";
+        if (asprintf(&cmd, "fsgatectl%s%s%s%s", root ? " --root=" : "", root ?: "", kver ? " --kernel-release=" : "",
+                     kver ?: "") < 0)
+                return cmd = NULL, "fsgatectl";
+        return cmd;
+}
+
 /* One line of `status`: the label right-aligned to width columns, then ": ". */
 static void label(const char *l, size_t width) {
         for (size_t n = ctl_width(l); n < width; n++)
@@ -195,9 +232,12 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState 
         const char *l_module = _("Module"), *l_types = _("Types"), *l_state = _("State"),
                    *l_decided = _("Decided by"), *l_hard = _("Hard deny"), *l_install = _("Install"),
                    *l_available = _("Available"), *l_loaded = _("Loaded"), *l_mounted = _("Mounted"),
-                   *l_blocked = _("Blocked"), *l_files = _("Files"), *l_load_refused = _("Load refused");
-        const char *all[] = { l_module, l_types, l_state, l_decided, l_hard, "modprobe", l_install, l_load_refused,
-                              l_available, l_loaded, l_mounted, l_blocked, l_files };
+                   *l_blocked = _("Blocked"), *l_files = _("Files"), *l_load_refused = _("Load refused"),
+                   *l_override = _("Override of");
+        const char *all[] = { l_module, l_types, l_state, l_decided, l_override, l_hard, "modprobe", l_install,
+                              l_load_refused, l_available, l_loaded, l_mounted, l_blocked, l_files };
+        const char *ctl = ctl_command(o);
+        bool overridden = x->override_of && *x->override_of;
         /* A hard deny on a module the load would insert along (fsg_entry_load_blocker()). */
         const FsgHardDep *dep = x->described && !x->builtin && !x->loaded ? fsg_entry_load_blocker(x) : NULL;
         const char *state;
@@ -223,6 +263,13 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState 
         label(l_decided, w);
         printf("%s%s%s\n", fsg_origin_to_string(x->origin), x->source && *x->source ? " " : "",
                ctl_esc(x->source));
+        if (overridden) {
+                label(l_override, w);
+                /* TRANSLATORS: %s is a vendor file that fsgate's override replaces. */
+                printf(x->override_stale ? _("%s (stale: that file changed or went since fsgate copied it)\n") :
+                                           _("%s (fsgate's copy without the lines of the modules it allows)\n"),
+                       ctl_esc(x->override_of));
+        }
         if (x->described && !x->builtin) {
                 label(l_hard, w);
                 printf("%s\n", x->hard ? _("yes: explicit loads (modprobe, fsgatectl load) are refused too") : _("no"));
@@ -274,36 +321,31 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState 
                         printf("%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
                 }
         }
-        if (x->denied && !x->builtin && x->hard)
-                /* TRANSLATORS: %s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
-                printf(_("\nTo allow it: fsgatectl allow %s   (a hard deny: fsgatectl load cannot lift it)\n"), x->module);
-        else if (x->denied && !x->builtin && dep)
-                /* TRANSLATORS: %1$s and %2$s are module names; "fsgatectl allow", "fsgatectl load" are commands. */
-                printf(_("\nTo allow it: fsgatectl allow %1$s   (fsgatectl load cannot load it while %2$s is denied hard)\n"),
-                       x->module, dep->module);
-        else if (x->denied && !x->builtin)
+        if (overridden && x->override_stale && !x->denied)
+                /* TRANSLATORS: %1$s is a command (fsgatectl, maybe with --root), %2$s a module name. */
+                printf(_("\nTo make the override again from the vendor file as it is now: %1$s allow %2$s\n"), ctl,
+                       x->module);
+        if (!x->denied || x->builtin)
+                return;
+        /* Only advice that works: the service (or the offline core) planned the Allow. */
+        if (x->allow_refused && *x->allow_refused) {
+                /* TRANSLATORS: %1$s is a command, %2$s a module name, %3$s the reason (in English). */
+                printf(_("\n%1$s allow %2$s would be refused: %3$s\n"), ctl, x->module, ctl_esc(x->allow_refused));
+                return;
+        }
+        if (x->hard)
+                /* TRANSLATORS: %1$s is a command, %2$s a module name; "fsgatectl load" is a command. */
+                printf(_("\nTo allow it: %1$s allow %2$s   (a hard deny: fsgatectl load cannot lift it)\n"), ctl,
+                       x->module);
+        else if (dep)
+                /* TRANSLATORS: %1$s is a command, %2$s and %3$s are module names; "fsgatectl load" is a command. */
+                printf(_("\nTo allow it: %1$s allow %2$s   (fsgatectl load cannot load it while %3$s is denied hard)\n"),
+                       ctl, x->module, dep->module);
+        else if (o->root || !x->available)
+                /* TRANSLATORS: %1$s is a command (fsgatectl --root=DIR), %2$s a module name. */
+                printf(_("\nTo allow it: %1$s allow %2$s\n"), ctl, x->module);
+        else
                 /* TRANSLATORS: %1$s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
                 printf(_("\nTo allow it: fsgatectl allow %1$s   (once, this boot only: fsgatectl load %1$s)\n"),
                        x->module);
-}
-
-const char *ctl_command(const CtlOptions *o) {
-        static char buf[PATH_MAX + 64];
-        bool plain = true;
-
-        if (!o->root)
-                return "fsgatectl";
-        for (const char *p = o->root; *p; p++)
-                plain = plain && (isalnum((unsigned char) *p) || strchr("/._-+,:@%", *p));
-        if (plain)
-                snprintf(buf, sizeof(buf), "fsgatectl --root=%s", o->root);
-        else {
-                /* Single quotes keep everything but a single quote, which is closed, escaped
-                 * and opened again. */
-                size_t l = (size_t) snprintf(buf, sizeof(buf), "fsgatectl --root='");
-                for (const char *p = o->root; *p && l + 6 < sizeof(buf); p++)
-                        l += (size_t) snprintf(buf + l, sizeof(buf) - l, *p == '\'' ? "'\\''" : "%c", *p);
-                snprintf(buf + l, sizeof(buf) - l, "'");
-        }
-        return buf;
 }

@@ -180,18 +180,17 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 "kernel command\nline), so the mount fails silently.\n"), stdout);
         printf("\n%s\n", _("What you can do:"));
         /* The commands stay as they are typed; the explanations are translated. */
-        if (x->origin != FSG_ORIGIN_CMDLINE && !fsg_source_is_ours(x)) {
-                _cleanup_free_ char *mask = NULL;
-
-                if (asprintf(&mask, "ln -s /dev/null /etc/modprobe.d/%s", strrchr(x->source, '/') + 1) < 0)
-                        return 1;
+        /* Only advice that works: the service (or the offline core) planned the Allow. Never a
+         * mask of the deciding file: that lifts every module the file denies. */
+        if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused) {
                 fputs("  ", stdout);
                 printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
+                printf("  (%s)\n", ctl_esc(x->allow_refused));
+        } else if (x->origin != FSG_ORIGIN_CMDLINE && !x->allow_refused && !fsg_source_is_ours(x)) {
                 fputs("  ", stdout);
-                /* TRANSLATORS: %s is a command: ln -s /dev/null FILE. */
-                printf(_("(or mask it: %s)\n"), ctl_esc(mask));
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
         } else if (x->origin != FSG_ORIGIN_CMDLINE)
-                printf("  fsgatectl allow %s     %s\n", x->module, _("allow it from now on"));
+                printf("  %s allow %s     %s\n", ctl_command(o), x->module, _("allow it from now on"));
         if (!hard && dep) {
                 /* TRANSLATORS: %1$s is a module name, %2$s a file; "fsgatectl load" is a command. */
                 printf(_("  fsgatectl load cannot load it: its dependency %1$s is denied hard by %2$s\n"), dep->module,
@@ -208,6 +207,8 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 }
                 return 0;
         }
+        if (o->root)
+                return 0; /* a load needs the running system */
         /* Nothing to load without the module file: no advice that cannot work. */
         if (!x->available) {
                 fputs("  ", stdout);

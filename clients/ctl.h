@@ -56,15 +56,15 @@ void ctl_pad(const char *s, size_t width);
 const char *ctl_state_word(const FsgEntry *x);
 const char *ctl_yes_no(bool b);
 
+/* "fsgatectl" as a hint must spell it to work as written: with --root (and --kernel-release)
+ * offline. */
+const char *ctl_command(const CtlOptions *o);
 /* Names the configuration files the answer had to skip (on stderr). */
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
 void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState *s, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
-/* "fsgatectl" as a printed hint must start, to be run as written: with --root=ROOT (quoted
- * for the shell where needed) when offline. */
-const char *ctl_command(const CtlOptions *o);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
  * returns the exit status fsgatectl(1) documents for it. */
 int ctl_fail(const CtlOptions *o, const FsgError *e);

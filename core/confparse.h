@@ -27,6 +27,13 @@ typedef struct FsgRule {
  * most FSG_LINE_MAX (-EMSGSIZE); a missing file has no rules. _at opens abs inside c's root,
  * _file a path on the host. Return a negative errno. */
 int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, FsgRule **rules, size_t *n_rules);
+/* fsg_conf_parse_at(), telling too whether the first line starts with prefix: what a file
+ * says of itself in its header, at no second read. */
+int fsg_conf_parse_at_peek(const FsgContext *c, const char *abs, size_t file_index, FsgRule **rules,
+                           size_t *n_rules, const char *prefix, bool *ret_prefix);
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
 int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules);
+/* One logical line (continuations joined, no newline), changed in place: its rule, if any,
+ * appended. Returns a negative errno. */
+int fsg_conf_parse_line(char *line, size_t file_index, FsgRule **rules, size_t *n_rules);
 void fsg_rules_free(FsgRule *rules, size_t n);

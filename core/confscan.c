@@ -2,10 +2,12 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "alloc-util.h"
 #include "confscan.h"
+#include "override.h"
 #include "name.h"
 #include "strv.h"
 #include "utf8.h"
@@ -215,9 +217,12 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                         return r;
 
                 if (ov && ov->path && streq(ov->path, sys)) {
-                        if (!ov->as_mask)
+                        if (ov->content)
+                                mask = false;
+                        else if (!ov->as_mask)
                                 continue;
-                        mask = true;
+                        else
+                                mask = true;
                 }
 
                 seen = find_file(cfg, ix, de->d_name);
@@ -238,12 +243,13 @@ static int inject_override(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, c
         size_t dl = strlen(d->path);
         const char *name;
 
-        if (!ov || !ov->path || !ov->as_mask || strncmp(ov->path, d->path, dl) != 0 || ov->path[dl] != '/')
+        if (!ov || !ov->path || !(ov->as_mask || ov->content) || strncmp(ov->path, d->path, dl) != 0 ||
+            ov->path[dl] != '/')
                 return 0;
         name = ov->path + dl + 1;
         if (find_file(cfg, ix, name))
                 return 0;
-        return file_add(cfg, ix, c, d->path, NULL, name, d->origin, true);
+        return file_add(cfg, ix, c, d->path, NULL, name, d->origin, !ov->content);
 }
 
 static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
@@ -315,6 +321,75 @@ size_t fsg_config_rules_named(const FsgConfig *cfg, const char *name, const size
         return end - lo;
 }
 
+/* The "what if" content of an override not yet written: parsed here, and handed to kmod (which
+ * opens files by name) as a memfd. */
+static int parse_content(FsgConfig *cfg, FsgConfFile *f, size_t i, const char *content) {
+        _cleanup_fclose_ FILE *m = NULL;
+        size_t len = strlen(content);
+        int fd, r;
+
+        if (len == 0)
+                return 0;
+        fd = memfd_create("fsgate-what-if", MFD_CLOEXEC);
+        if (fd < 0)
+                return -errno;
+        cfg->content_fd = fd + 1;
+        if (write(fd, content, len) != (ssize_t) len)
+                return errno > 0 ? -errno : -EIO;
+        free(f->fullpath);
+        if (asprintf(&f->fullpath, "/proc/self/fd/%d", fd) < 0) {
+                f->fullpath = NULL;
+                return -ENOMEM;
+        }
+        m = fmemopen((void *) content, len, "r");
+        if (!m)
+                return -errno;
+        r = fsg_conf_parse(m, i, &cfg->rules, &cfg->n_rules);
+        if (r >= 0) {
+                FsgOverrideHeader h;
+                r = fsg_override_header_parse(content, &h);
+                if (r > 0) {
+                        f->override_of = TAKE_PTR(h.vendor);
+                        f->override_allows = TAKE_PTR(h.allows);
+                        fsg_override_header_done(&h);
+                }
+        }
+        return r < 0 ? r : 0;
+}
+
+/* A file in /etc or /run that says it is fsgate's override of a vendor file: which, of which
+ * modules, and whether the vendor file still is what was copied. */
+static int note_override(const FsgContext *c, FsgConfFile *f) {
+        _cleanup_(fsg_override_header_done) FsgOverrideHeader h = {};
+        _cleanup_free_ char *vendor = NULL;
+        char sha[FSG_SHA256_HEX_SIZE];
+        const char *base;
+        bool in_vendor_dir = false;
+        int r;
+
+        if (f->origin != FSG_ORIGIN_ADMIN && f->origin != FSG_ORIGIN_RUNTIME)
+                return 0;
+        r = fsg_override_read(c, f->syspath, &h);
+        if (r <= 0)
+                return r == -ENOMEM ? r : 0; /* gone or changed since: not one now */
+        base = strrchr(h.vendor, '/');
+        for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
+                size_t l = strlen(fsg_conf_dirs[i].path);
+                in_vendor_dir = in_vendor_dir ||
+                        ((fsg_conf_dirs[i].origin == FSG_ORIGIN_VENDOR || fsg_conf_dirs[i].origin == FSG_ORIGIN_LOCAL) &&
+                         strncmp(h.vendor, fsg_conf_dirs[i].path, l) == 0 && h.vendor + l == base);
+        }
+        if (!in_vendor_dir || !streq(base + 1, f->name))
+                return 0;
+        r = fsg_read_file_in_root(c, h.vendor, &vendor);
+        if (r < 0 && r != -ENOENT && r != -EBADFD)
+                return r == -ENOMEM ? r : 0;
+        f->override_stale = !vendor || !streq(fsg_sha256_hex(vendor, strlen(vendor), sha), h.sha256);
+        f->override_of = TAKE_PTR(h.vendor);
+        f->override_allows = TAKE_PTR(h.allows);
+        return 0;
+}
+
 /* Returns -EAGAIN, with e untouched, when a file changed between the directory listing and
  * its parse (a writer replaced it with a mask or removed it): the caller reads again. */
 static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
@@ -361,11 +436,18 @@ static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfi
         strv_sort_unique(cfg->named_modules);
 
         for (size_t i = 0; i < cfg->n_files; i++) {
-                const FsgConfFile *f = &cfg->files[i];
+                FsgConfFile *f = &cfg->files[i];
+                bool override = false;
 
                 if (f->mask)
                         continue;
-                r = fsg_conf_parse_at(c, f->syspath, i, &cfg->rules, &cfg->n_rules);
+                if (ov && ov->content && streq(f->syspath, ov->path))
+                        r = parse_content(cfg, f, i, ov->content);
+                else
+                        r = fsg_conf_parse_at_peek(c, f->syspath, i, &cfg->rules, &cfg->n_rules,
+                                                   FSG_OVERRIDE_HEADER, &override);
+                if (r >= 0 && override)
+                        r = note_override(c, f);
                 if (r == -EBADFD || r == -ENOENT)
                         return -EAGAIN;
                 if (r == -EACCES || r == -EPERM)
@@ -406,7 +488,11 @@ FsgConfig *fsg_config_free(FsgConfig *cfg) {
                 free(cfg->files[i].fullpath);
                 free(cfg->files[i].syspath);
                 free(cfg->files[i].shadowed);
+                free(cfg->files[i].override_of);
+                strv_free(cfg->files[i].override_allows);
         }
+        if (cfg->content_fd > 0)
+                close(cfg->content_fd - 1);
         free(cfg->files);
         fsg_rules_free(cfg->rules, cfg->n_rules);
         strv_free(cfg->cmdline_blacklist);

@@ -29,6 +29,11 @@ typedef struct FsgConfFile {
         FsgOrigin origin;
         bool mask;         /* symlink to /dev/null or empty: hides same-named files below */
         char *shadowed;    /* fullpath of the next file below with the same basename, or NULL */
+        /* An override fsgate wrote in /etc or /run (override.h): the vendor file it replaces,
+         * the modules it allows, and whether that file changed (or went) since. */
+        char *override_of;
+        char **override_allows;
+        bool override_stale;
 } FsgConfFile;
 
 typedef struct FsgConfig {
@@ -41,6 +46,7 @@ typedef struct FsgConfig {
         size_t *by_name;          /* indexes into rules, sorted by name, then in read order */
         char **unreadable;        /* system paths that could not be read (EACCES): skipped, so the
                                    * answer may be incomplete, and callers must say so */
+        int content_fd;           /* + 1: the memfd kmod reads an override's "what if" content from */
 } FsgConfig;
 
 /* A hypothetical change to one file, to ask "what would the state be if ...". */
@@ -50,6 +56,9 @@ typedef struct FsgOverride {
         /* With no module tree (an image before its kernel): a module to describe even if no
          * file names it, so that fsgate can write and undo its own files there. */
         const char *module;
+        /* Set: as if the file at path held this (an override about to be written), whether or
+         * not it exists. */
+        const char *content;
 } FsgOverride;
 
 int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e);

@@ -155,7 +155,7 @@ static int utf8_or_escaped(char **s) {
  * every string enters the model as error messages leave the service: a byte that is not
  * UTF-8 as "\xNN". Names are valid names already. */
 static int entry_escape(FsgEntry *x) {
-        char **fields[] = { &x->source, &x->install_command, &x->install_source };
+        char **fields[] = { &x->source, &x->install_command, &x->install_source, &x->override_of };
         int r = 0;
 
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(fields); i++)
@@ -396,6 +396,8 @@ void fsg_entry_done(FsgEntry *x) {
         free(x->module);
         strv_free(x->types);
         free(x->source);
+        free(x->override_of);
+        free(x->allow_refused);
         free(x->install_command);
         free(x->install_source);
         strv_free(x->mentions);

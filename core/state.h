@@ -23,6 +23,13 @@ typedef struct FsgEntry {
         bool denied;
         FsgOrigin origin;
         char *source;        /* system path of the deciding file, "" for default/cmdline */
+        /* The deciding file is fsgate's override (override.h) of this vendor file (NULL or "":
+         * no override), which changed or went since it was copied (stale). */
+        char *override_of;
+        bool override_stale;
+        /* Describe and status only: why an Allow would be refused now, "" if it would be
+         * done; NULL where not asked (lists, older services). */
+        char *allow_refused;
         bool available;
         bool builtin;
         bool loaded;

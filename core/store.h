@@ -33,6 +33,7 @@ typedef enum FsgWrite {
         FSG_WRITE_MASK,
         FSG_WRITE_DENY,
         FSG_WRITE_REMOVE,
+        FSG_WRITE_OVERRIDE,  /* target: an override of the vendor file (override.h) */
 } FsgWrite;
 
 typedef struct FsgPlan {
@@ -44,6 +45,13 @@ typedef struct FsgPlan {
         char target[256];    /* system path of the file to write */
         char types[256];     /* the module's types, space-separated (for a deny file) */
         FsgFileId target_id; /* what was at target: a write replaces or removes only that file */
+        /* FSG_WRITE_OVERRIDE: the vendor file (system path) and its checksum as planned
+         * against, the modules the override allows, and the names whose lines it leaves out
+         * (space-separated). */
+        char vendor[256];
+        char vendor_sha256[65];
+        char allows[512];
+        char strip[1536];
 } FsgPlan;
 
 /* Validates a request and decides what it would write and which authorization it needs,

@@ -168,7 +168,7 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
         } bools[] = {
                 { "available", x->available }, { "builtin", x->builtin }, { "loaded", x->loaded },
                 { "mounted", x->mounted }, { "hard", x->hard }, { "explicit_load_possible", fsg_entry_explicit_load(x) },
-                { "blocks_reported", x->blocks_reported },
+                { "blocks_reported", x->blocks_reported }, { "override_stale", x->override_stale },
         };
         const struct {
                 const char *key;
@@ -180,8 +180,13 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
                 { "hard_denied_dependency", dep ? dep->module : "" },
                 { "hard_denied_dependency_command", dep ? dep->install_command : "" },
                 { "hard_denied_dependency_file", dep ? dep->install_source : "" },
+                { "override_of", x->override_of ?: "" },
         };
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
+
+        /* Describe only: it costs a plan (DescribeAll would pay one per module). */
+        if (r >= 0 && x->allow_refused)
+                r = append_sv_string(reply, "allow_refused", x->allow_refused);
 
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(strings); i++)
                 r = append_sv_string(reply, strings[i].key, strings[i].value);
@@ -214,8 +219,31 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
         return r;
 }
 
+/* With allow_refused: whether an Allow would be done now, so that a client prints only advice
+ * that works. Planned first: a plan may rebuild the state the entry lives in. */
 static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        return reply_one_entry(call, userdata, append_description);
+        Manager *m = userdata;
+        sd_bus_message *reply = NULL;
+        const FsgState *s;
+        const FsgEntry *x;
+        FsgEntry copy;
+        FsgPlan p;
+        FsgError e = {}, refusal = {};
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(call, "s", &name);
+        if (r < 0)
+                return r;
+        (void) manager_plan(m, FSG_OP_ALLOW, name, 0, &p, &refusal);
+        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
+                return manager_reply_error(call, &e);
+        copy = *x;
+        copy.allow_refused = (char *) (x->denied && !x->builtin ? refusal.message : "");
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = append_description(reply, &copy);
+        return send_reply(reply, r);
 }
 
 static int append_named_description(sd_bus_message *reply, const FsgEntry *x) {
@@ -355,7 +383,8 @@ static const char deny_message[] =
 static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
         static const char * const done[] = { [FSG_WRITE_MASK] = "masked with /dev/null (allowed)",
                                              [FSG_WRITE_DENY] = "written (denied)",
-                                             [FSG_WRITE_REMOVE] = "removed (reset)" };
+                                             [FSG_WRITE_REMOVE] = "removed (reset)",
+                                             [FSG_WRITE_OVERRIDE] = "written (an override of a vendor file)" };
         FsgError e = {};
 
         if (fsg_apply(m->ctx, &req->plan, &e) < 0) {

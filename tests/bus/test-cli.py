@@ -51,11 +51,14 @@ def assert_json_names_awkward_file(test, ctl):
     test.assertEqual({e['module']: e['source'] for e in json.loads(out)}['jfs'], source)
 
 
-def assert_why_hard(test, ctl, deny, root):
+def assert_why_hard(test, ctl, deny, root, offline=False):
     """why on a hard-denied module (text and --json) says explicit loads are refused, names
     the install command and its file, and suggests allow (ours) or editing the file (foreign),
     never load or modprobe. ctl(*args) runs fsgatectl and returns (exit status, stdout);
-    deny(module) hard-denies it the way the backend does; root is the root ctl reads."""
+    deny(module) hard-denies it the way the backend does; root is the root ctl reads (offline:
+    with --root=root, which every printed command carries, and no load: it needs the running
+    system)."""
+    command = ['fsgatectl', '--root=' + root] if offline else ['fsgatectl']
     ours = '/etc/modprobe.d/' + conf_name('minix')
     deny('minix')
     rc, out = ctl('why', 'minix')
@@ -65,7 +68,7 @@ def assert_why_hard(test, ctl, deny, root):
     test.assertIn('/bin/false', out)
     test.assertIn('(from ' + ours + ')', out)
     advice = out.split('What you can do:\n', 1)[1]
-    test.assertEqual(advice.split(), ['fsgatectl', 'allow', 'minix', 'allow', 'it', 'from', 'now', 'on'], out)
+    test.assertEqual(advice.split(), command + ['allow', 'minix', 'allow', 'it', 'from', 'now', 'on'], out)
     rc, out = ctl('--json', 'why', 'minix')
     test.assertEqual(rc, 0, out)
     why = json.loads(out)
@@ -91,8 +94,9 @@ def assert_why_hard(test, ctl, deny, root):
     rc, out = ctl('why', 'hfs')
     test.assertEqual(rc, 0, out)
     test.assertNotIn('Hard deny', out)
-    test.assertIn('fsgatectl load hfs', out)
-    test.assertIn('modprobe hfs', out)
+    if not offline:
+        test.assertIn('fsgatectl load hfs', out)
+        test.assertIn('modprobe hfs', out)
     test.assertFalse(json.loads(ctl('--json', 'why', 'hfs')[1])['hard'])
 
 
@@ -422,7 +426,10 @@ class CliOfflineTest(BusTestCase):
         self.assertEqual(p.returncode, 0, p)
         self.assertIn('freevxfs may NOT be loaded automatically', p.stdout)
         self.assertIn('Blocked attempts are reported', p.stdout)
-        self.assertIn('fsgatectl allow freevxfs', p.stdout)
+        # Offline, the hint carries --root: as printed it works (and no load, which needs the
+        # running system).
+        self.assertIn(f'fsgatectl --root={self.image} allow freevxfs', p.stdout)
+        self.assertNotIn('fsgatectl load', p.stdout)
         # A foreign file decides: the advice is to edit it, not a command that would fail.
         write(self.image, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')
         p = self.offline('why', 'jfs')
@@ -442,7 +449,7 @@ class CliOfflineTest(BusTestCase):
         def deny(m):
             self.assertEqual(self.offline('deny', '--hard', m).returncode, 0)
 
-        assert_why_hard(self, ctl, deny, self.image)
+        assert_why_hard(self, ctl, deny, self.image, offline=True)
 
     def test_json_escapes_file_names(self):
         """Regression: `fsgatectl --root=DIR why --json` printed the deciding file's name as
@@ -539,7 +546,7 @@ class CliOfflineTest(BusTestCase):
         rc, out, _ = run(de, 'why', 'hfs')
         self.assertEqual(rc, 0, out)
         self.assertIn('hfs darf NICHT automatisch geladen werden', out)
-        self.assertIn('  fsgatectl load hfs      nur bis zum Neustart laden', out)
+        self.assertIn(f'  fsgatectl --root={self.image} allow hfs     ab jetzt erlauben', out)
         rc, _, err = run(de, 'why', 'nosuchfs')
         self.assertEqual(rc, 3, err)
         self.assertIn('Dieser Kernel hat kein Modul für den Dateisystemtyp nosuchfs', err)

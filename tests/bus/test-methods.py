@@ -497,14 +497,19 @@ class ManagerTest(BusTestCase):
         r = st.send('Allow', 'jfs', 0)
         self.assertError(r, ERR + 'ForeignConfig', re.escape('/etc/modprobe.d/50-cis.conf'))
         self.assertError(st.send('Allow', 'jfs', RUNTIME), ERR + 'ForeignConfig', '50-cis.conf')
-        self.assertError(st.send('Allow', 'udf', 0), ERR + 'ForeignConfig', '10-local.conf')
-        self.assertError(st.send('Allow', 'minix', 0), ERR + 'ForeignConfig', '20-vendor.conf')
-        self.assertState('hfs', 'denied', 'vendor', '/usr/lib/modprobe.d/60-filesystem-blacklist.conf')
-        self.assertError(st.send('Allow', 'hfs', 0), ERR + 'ForeignConfig', '60-filesystem-blacklist.conf')
         self.assertEqual(snapshot(self.root), before)
         # Denying what is denied already needs no file of ours.
         self.assertReplyOk(st.send('Deny', 'jfs', 0))
         self.assertEqual(snapshot(self.root), before)
+        # A vendor (or local) file is lifted for one module by an override of it in /etc,
+        # never by a mask: the other modules of openSUSE's list stay denied (issue 22, 4).
+        self.assertState('hfs', 'denied', 'vendor', '/usr/lib/modprobe.d/60-filesystem-blacklist.conf')
+        for module, name in (('udf', '10-local.conf'), ('minix', '20-vendor.conf'),
+                             ('hfs', '60-filesystem-blacklist.conf')):
+            self.assertReplyOk(st.send('Allow', module, 0))
+            self.assertState(module, 'allowed', 'admin', '/etc/modprobe.d/' + name)
+            self.assertFalse(os.path.islink(self.etc(name)))
+        self.assertState('adfs', 'denied', 'admin', '/etc/modprobe.d/60-filesystem-blacklist.conf')
 
     def test_kernel_command_line_denial(self):
         st = self.stack

@@ -4,6 +4,8 @@
 input is checked before anything is judged, misused options are named, and what fsgate wrote
 on an image without a kernel it can undo there. Each case failed on fc6c6b5."""
 
+import hashlib
+import json
 import os
 import re
 import shutil
@@ -192,6 +194,132 @@ class TrustTest(BusTestCase):
         self.assertNotIn('udev', r.err)
         r = self.ctl('--root=' + img, 'why', '/dev', want=EXIT_USAGE)
         self.assertIn('neither a block device nor an image file', r.err)
+
+
+VENDOR = 'usr/lib/modprobe.d/hardening.conf'
+VENDOR_LINES = '# vendor hardening\nblacklist udf\nblacklist squashfs\nblacklist usb_storage\n'
+ACTIONS = [fb.ACTION_ALLOW, fb.ACTION_DENY]
+
+
+class ForeignFileTest(BusTestCase):
+    """Issue 22, 4: one module of a vendor file that denies several, through the real daemon.
+    On the old code allow udf was refused with the advice to mask the whole file (lifting
+    squashfs and usb_storage too), and status still said "To allow it: fsgatectl allow udf"."""
+
+    def ctl(self, *args):
+        return self.stack.ctl(*args)
+
+    def state(self, module):
+        r = self.ctl('--json', 'status', module)
+        self.assertEqual(r.rc, 0, r)
+        return json.loads(r.out)
+
+    def hints(self, out, prefix):
+        """The commands status printed after "prefix: "."""
+        return [m.group(1).split('   (')[0].strip() for m in re.finditer(r'(?m)^' + re.escape(prefix) + r': (.*)$', out)]
+
+    def run_hints(self, module, prefix='To allow it'):
+        r = self.ctl('status', module)
+        self.assertEqual(r.rc, 0, r)
+        lines = self.hints(r.out, prefix)
+        for line in lines:
+            h = self.stack.run_hint(line)
+            self.assertEqual(h.rc, 0, f'{line!r} as printed failed: {h!r}')
+        return lines
+
+    def override(self):
+        with open(self.etc('hardening.conf')) as f:
+            return f.read()
+
+    def test_allow_one_module_of_a_vendor_file(self):
+        st = self.stack
+        st.mock_polkit_allow(ACTIONS)
+        write(self.root, VENDOR, VENDOR_LINES)
+        self.assertState('udf', 'denied', 'vendor', '/' + VENDOR)
+        # The advice status prints works as written, and lifts udf alone.
+        self.assertEqual(self.run_hints('udf'), ['fsgatectl allow udf'])
+        self.assertState('udf', 'allowed', 'admin', '/etc/modprobe.d/hardening.conf')
+        self.assertState('squashfs', 'denied', 'admin', '/etc/modprobe.d/hardening.conf')
+        text = self.override()
+        self.assertIn('blacklist squashfs\nblacklist usb_storage\n', text)
+        self.assertNotIn('blacklist udf', text)
+        self.assertIn('# fsgate-vendor-sha256: ' + hashlib.sha256(VENDOR_LINES.encode()).hexdigest() + '\n', text)
+        with open(os.path.join(self.root, VENDOR)) as f:
+            self.assertEqual(f.read(), VENDOR_LINES)
+        d = self.state('udf')
+        self.assertEqual(d['state'], 'allowed')
+        r = st.busctl('Describe', 's', 'udf')
+        self.assertEqual(r.data[0]['override_of'], {'type': 's', 'data': '/' + VENDOR})
+        self.assertEqual(r.data[0]['override_stale'], {'type': 'b', 'data': False})
+        # A second module updates the same override.
+        r = st.send('Allow', 'squashfs', 0)
+        self.assertReplyOk(r)
+        self.assertState('squashfs', 'allowed', 'admin', '/etc/modprobe.d/hardening.conf')
+        text = self.override()
+        self.assertNotIn('blacklist squashfs', text)
+        self.assertIn('# fsgate-allows: udf squashfs\n', text)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.root, 'etc/modprobe.d'))), ['hardening.conf'])
+        # Reset udf puts its line back, with the deny authorization.
+        st.mock_polkit_allow([fb.ACTION_DENY])
+        self.assertReplyOk(st.send('Reset', 'udf', 0, uid=fb.NOBODY))
+        st.mock_polkit_allow(ACTIONS)
+        self.assertState('udf', 'denied', 'admin', '/etc/modprobe.d/hardening.conf')
+        self.assertState('squashfs', 'allowed', 'admin', '/etc/modprobe.d/hardening.conf')
+        self.assertIn('blacklist udf\n', self.override())
+        # The last module: the override goes, the vendor file decides again.
+        self.assertReplyOk(st.send('Reset', 'squashfs', 0))
+        self.assertAbsent(self.etc('hardening.conf'))
+        self.assertState('squashfs', 'denied', 'vendor', '/' + VENDOR)
+
+    def test_stale_override(self):
+        st = self.stack
+        st.mock_polkit_allow(ACTIONS)
+        write(self.root, VENDOR, VENDOR_LINES)
+        self.assertReplyOk(st.send('Allow', 'udf', 0))
+        write(self.root, VENDOR, VENDOR_LINES + 'blacklist minix\n')
+        r = st.busctl('Describe', 's', 'udf')
+        self.assertEqual(r.data[0]['override_stale'], {'type': 'b', 'data': True})
+        r = self.ctl('status', 'udf')
+        self.assertIn('stale', r.out)
+        self.assertState('minix', 'allowed', 'default')
+        # The way out status prints, run as written.
+        self.assertEqual(self.run_hints('udf', 'To make the override again from the vendor file as it is now'),
+                         ['fsgatectl allow udf'])
+        self.assertFalse(st.busctl('Describe', 's', 'udf').data[0]['override_stale']['data'])
+        self.assertState('minix', 'denied', 'admin', '/etc/modprobe.d/hardening.conf')
+        self.assertState('udf', 'allowed', 'admin', '/etc/modprobe.d/hardening.conf')
+
+    def test_admin_file_is_named_never_rewritten(self):
+        st = self.stack
+        st.mock_polkit_allow(ACTIONS)
+        admin = '# local policy\nblacklist udf\nblacklist squashfs\n'
+        write(self.root, 'etc/modprobe.d/local.conf', admin)
+        write(self.root, VENDOR, VENDOR_LINES)
+        before = snapshot(self.root)
+        r = st.send('Allow', 'udf', 0)
+        self.assertError(r, fb.ERR + 'ForeignConfig', re.escape('/etc/modprobe.d/local.conf'))
+        self.assertIn('line 2: blacklist udf', r.message)
+        self.assertNotIn('ln -s', r.message)
+        self.assertNotIn('/dev/null', r.message)
+        self.assertEqual(snapshot(self.root), before)
+        # status prints no "To allow it" line that would fail; why no mask advice.
+        r = self.ctl('status', 'udf')
+        self.assertEqual(self.hints(r.out, 'To allow it'), [])
+        self.assertIn('line 2: blacklist udf', r.out)
+        r = self.ctl('why', 'udf')
+        self.assertNotIn('ln -s', r.out)
+        self.assertNotIn('fsgatectl allow', r.out)
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_offline_hints_carry_root(self):
+        write(self.root, VENDOR, VENDOR_LINES)
+        r = self.ctl('--root=' + self.root, 'status', 'squashfs')
+        lines = self.hints(r.out, 'To allow it')
+        self.assertEqual(lines, [f'fsgatectl --root={self.root} allow squashfs'])
+        h = self.stack.run_hint(lines[0])
+        self.assertEqual(h.rc, 0, h)
+        self.assertIn('blacklist udf\n', self.override())
+        self.assertNotIn('blacklist squashfs', self.override())
 
 
 if __name__ == '__main__':

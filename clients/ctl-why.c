@@ -207,8 +207,6 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 }
                 return 0;
         }
-        if (o->root)
-                return 0; /* a load needs the running system */
         /* Nothing to load without the module file: no advice that cannot work. */
         if (!x->available) {
                 fputs("  ", stdout);
@@ -216,6 +214,8 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                        x->module);
                 return 0;
         }
+        if (o->root)
+                return 0; /* a load needs the running system */
         printf("  fsgatectl load %s      %s\n", x->module, _("load it for this boot only, then mount again"));
         printf("  modprobe %s            %s\n", x->module, _("the same, by hand (root)"));
         return 0;

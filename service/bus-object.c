@@ -319,7 +319,7 @@ static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
                         return;
                 }
         }
-        (void) polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action),
+        polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action),
                                   req->profile ? (const char * const[]) { "profile", req->profile->profile,
                                                                           "modules", modules, NULL }
                                                : (const char * const[]) { "module", req->module, NULL },

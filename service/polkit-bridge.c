@@ -208,8 +208,18 @@ static int append_details(sd_bus_message *req, const char * const *details, cons
         return r;
 }
 
-int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char * const *details,
-                       const char *message, PolkitDone done, void *userdata) {
+/* A refusal before any query exists: done answers the call all the same. */
+static void refuse_unasked(Manager *m, sd_bus_message *call, PolkitDone done, void *userdata, int err,
+                           const char *action_id) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED, "Could not ask whether to %s (%s); refusing",
+                          action_words(action_id), strerror(err));
+        done(m, call, false, &error, userdata);
+}
+
+void polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char * const *details,
+                        const char *message, PolkitDone done, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *req = NULL;
         unsigned n_user = 0, n_all = 0;
@@ -221,7 +231,7 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
         r = sd_bus_query_sender_privilege(call, CAP_SYS_ADMIN);
         if (r > 0) {
                 done(m, call, true, NULL, userdata);
-                return 0;
+                return;
         }
 
         r = sender_uid(call, &uid);
@@ -230,7 +240,7 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                                   "Could not tell who is asking to %s (%s); refusing", action_words(action_id),
                                   strerror(-r));
                 done(m, call, false, &error, userdata);
-                return 0;
+                return;
         }
         for (const Query *o = m->polkit_queries; o; o = o->next) {
                 n_all++;
@@ -247,22 +257,24 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                                           n_all);
                 log_limit(uid, n_user, n_all);
                 done(m, call, false, &error, userdata);
-                return 0;
+                return;
         }
 
         q = calloc(1, sizeof(*q));
-        if (!q)
-                return -ENOMEM;
-        *q = (Query) { .manager = m, .call = sd_bus_message_ref(call), .action_id = strdup(action_id),
+        if (q && !(q->action_id = strdup(action_id))) {
+                free(q);
+                q = NULL;
+        }
+        if (!q) {
+                refuse_unasked(m, call, done, userdata, ENOMEM, action_id);
+                return;
+        }
+        *q = (Query) { .manager = m, .call = sd_bus_message_ref(call), .action_id = q->action_id,
                        .uid = uid, .done = done, .userdata = userdata, .next = m->polkit_queries };
         if (q->next)
                 q->next->prev = q;
         m->polkit_queries = q;
         m->n_pending++;
-        if (!q->action_id) {
-                r = -ENOMEM;
-                goto fail;
-        }
 
         interactive = sd_bus_message_get_allow_interactive_authorization(call);
         r = sd_bus_message_new_method_call(m->bus, &req, "org.freedesktop.PolicyKit1",
@@ -281,9 +293,6 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                                       interactive ? 300 * 1000000ULL : 25 * 1000000ULL);
         sd_bus_message_unref(req);
         if (r < 0)
-                goto fail;
-        return 0;
-fail:
-        refuse(q, "Could not ask polkit whether to %s (%s); refusing", action_words(q->action_id), strerror(-r));
-        return 0;
+                refuse(q, "Could not ask polkit whether to %s (%s); refusing", action_words(q->action_id),
+                       strerror(-r));
 }

@@ -92,12 +92,41 @@ function describeError(ex) {
     return { name: _("Error"), message: String(ex && ex.message ? ex.message : ex) };
 }
 
+/* A failure in words: people read the heading, never a D-Bus name (that stays in the
+ * element's data-error, for scripts and tests, and in the service's journal). */
+const ERROR_TITLES = {
+    "org.fsgate.fsgate1.Error.ForeignConfig": () => _("Decided by a file fsgate did not write"),
+    "org.fsgate.fsgate1.Error.InUse": () => _("In use now"),
+    "org.fsgate.fsgate1.Error.ProfileConflict": () => _("Some modules of the profile cannot be denied"),
+    "org.fsgate.fsgate1.Error.HardDenied": () => _("Denied hard: loading it is refused"),
+    "org.fsgate.fsgate1.Error.HardDenyIgnored": () => _("A hard deny could not take effect"),
+    "org.fsgate.fsgate1.Error.Overridden": () => _("A file in /etc takes precedence"),
+    "org.fsgate.fsgate1.Error.ReadOnly": () => _("The configuration cannot be written"),
+    "org.fsgate.fsgate1.Error.Builtin": () => _("Built into the kernel"),
+    "org.fsgate.fsgate1.Error.NoSuchFilesystem": () => _("No such filesystem"),
+    "org.fsgate.fsgate1.Error.NotAFilesystem": () => _("Not a filesystem"),
+    "org.fsgate.fsgate1.Error.InvalidName": () => _("Not a valid name"),
+    "org.fsgate.fsgate1.Error.LoadFailed": () => _("The module could not be loaded"),
+    "org.fsgate.fsgate1.Error.ConcurrentChange": () => _("Changed meanwhile; try again"),
+    "org.fsgate.fsgate1.Error.Busy": () => _("Another change is being written; try again"),
+    "org.fsgate.fsgate1.Error.NoSuchProfile": () => _("No such profile"),
+    "org.fsgate.fsgate1.Error.NoKernel": () => _("No kernel to judge against"),
+    "org.freedesktop.DBus.Error.AccessDenied": () => _("Not authorized"),
+    "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired": () => _("A password is needed"),
+    "org.freedesktop.DBus.Error.LimitsExceeded": () => _("Too many requests are waiting"),
+};
+
+function errorTitle(name) {
+    if (ERROR_TITLES[name])
+        return ERROR_TITLES[name]();
+    if (name.startsWith("cockpit: "))
+        return _("The service cannot be reached");
+    return _("Failed");
+}
+
 function errorBox(err, onDismiss) {
-    const shortName = err.name.replace(/^org\.fsgate\.fsgate1\.Error\./, "");
-    return el("div", { class: "alert alert-danger inline-error", role: "alert" },
-              el("strong", { class: "error-name", title: err.name }, shortName),
-              " ",
-              el("code", { class: "error-fullname" }, err.name),
+    return el("div", { class: "alert alert-danger inline-error", role: "alert", "data-error": err.name },
+              el("strong", { class: "error-title" }, errorTitle(err.name)),
               el("p", { class: "error-message" }, err.message),
               onDismiss ? el("button", { class: "btn btn-link dismiss", type: "button", onclick: onDismiss },
                              _("Dismiss")) : null);

@@ -583,8 +583,22 @@ function allowBlocked(b) {
             });
 }
 
+/* Where a block came from (Blocked's details "cause" and "seat"). A mount request carries
+ * nothing of who mounted: any local user may have, in a user namespace too, so it is no
+ * reason to allow the module here. Without a cause (an older fsgated): the same. */
+function blockedCause(b) {
+    const seat = detailValue(b.details, "seat");
+    if (detailValue(b.details, "cause") === "device" && b.device)
+        return { kernel: false, text: seat ? format(_("a drive plugged in at $0"), seat) : _("a drive plugged in") };
+    return {
+        kernel: true,
+        text: _("a mount request: any local user may have made it, also in a user namespace; fsgate cannot tell who"),
+    };
+}
+
 function blockedItem(b) {
     const e = entries.get(b.module);
+    const cause = blockedCause(b);
     const label = detailValue(b.details, "label");
     const vendor = [detailValue(b.details, "vendor"), detailValue(b.details, "model")].filter(Boolean).join(" ");
     const size = detailValue(b.details, "size");
@@ -592,7 +606,10 @@ function blockedItem(b) {
     const what = [label ? `“${label}”` : null, vendor || null, size ? formatSize(size) : null].filter(Boolean);
 
     let reason = null;
-    if (permission.allowed === false)
+    if (cause.kernel)
+        reason = format(_("Not offered for a mount request: anyone can cause one, so it is no sign that $0 is " +
+                          "needed. If it is, allow it in the list above."), b.module);
+    else if (permission.allowed === false)
         reason = _("Read-only: changing this needs administrative access.");
     else if (permission.allowed === null)
         reason = _("Checking your privileges…");
@@ -601,10 +618,12 @@ function blockedItem(b) {
     else if (b.note || (e && e.state === "allowed"))
         reason = format(_("$0 is allowed already."), b.module);
 
-    return el("li", { class: "blocked-item", "data-type": b.type, "data-device": b.device },
+    return el("li", { class: "blocked-item", "data-type": b.type, "data-device": b.device,
+                      "data-cause": cause.kernel ? "kernel" : "device" },
               el("div", { class: "blocked-main" },
                  el("strong", null, b.device ? format(_("$0 on $1"), b.type, b.device) : format(_("$0 filesystem"), b.type)),
                  what.length ? el("span", { class: "blocked-what" }, what.join(" · ")) : null,
+                 el("span", { class: "blocked-cause" }, format(_("Cause: $0"), cause.text)),
                  el("span", { class: "blocked-meta" },
                     source
                         ? format(_("module $0, blocked at $1, denied by $2"), b.module, b.time.toLocaleTimeString(), source)

@@ -57,6 +57,29 @@ class BlockedTest(BusTestCase):
         self.assertEqual(sig[0][3].get('source'), source)
         self.assertEqual(sig[0][3].get('origin'), 'admin')
 
+    # Regression (issue 23 H): Blocked said nothing of where a block came from, so every
+    # session's notifier offered "Allow hfs?" for the `unshare -Urm mount -t hfs` of any
+    # local user. The attacker's path (the deny file's hook, run by request_module) is
+    # "kernel", with no seat; a stick udev reports is "device", at its seat.
+    def test_details_say_where_a_block_came_from(self):
+        self.vendor('hfs')
+        rc, _ = self.run_hook('hfs', 'hfs', '/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf')
+        self.assertEqual(rc, 0)
+        self.assertReplyOk(self.stack.send('ReportDevice', '/dev/sdv7', 'hfs'))
+        env = {'FSGATE_ROOT': self.root, 'ID_FS_TYPE': 'hfs'}
+        self.assertEqual(self.run_hook('--device', '/dev/sdv8', env_extra=env)[0], 0)
+        sig = self.mon.wait(3)
+        by_device = {s[2]: s[3] for s in sig}
+        self.assertEqual(sorted(by_device), ['', '/dev/sdv7', '/dev/sdv8'], sig)
+        self.assertEqual(by_device[''].get('cause'), 'kernel')
+        self.assertNotIn('seat', by_device[''])
+        # No udev database for a scratch device: seat0, as logind counts a device without
+        # ID_SEAT.
+        for dev in ('/dev/sdv7', '/dev/sdv8'):
+            self.assertEqual((by_device[dev].get('cause'), by_device[dev].get('seat')), ('device', 'seat0'), dev)
+        # The old keys keep their meaning: origin is still the deciding file's class.
+        self.assertEqual(by_device[''].get('origin'), 'vendor')
+
     def test_no_signal_for_an_allowed_type(self):
         # The hook may race an Allow: the service checks again and stays quiet.
         rc, _ = self.run_hook('udf', 'udf', '/etc/modprobe.d/60-blacklist_fs-udf.conf')

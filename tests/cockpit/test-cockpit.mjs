@@ -261,6 +261,23 @@ await step('Allow from "Recently blocked": hfs is allowed, the item says so', as
     check(await item.locator('button[data-action="allow-blocked"]').isDisabled(), 'Allow still enabled');
 });
 
+// Issue 23 H: any local user can make the kernel ask for a denied module (a mount in a user
+// namespace), and the list offered "Allow" for it as for a stick. A mount request carries
+// nothing of who made it: no Allow, and the reason on the disabled button.
+await step('a blocked mount request (anyone\'s) offers no Allow and says why; a stick says its seat', async () => {
+    busctl('ReportBlocked', 'ss', 'ufs', 'ufs');
+    const item = page.locator('.blocked-item[data-type="ufs"][data-cause="kernel"]');
+    await item.waitFor();
+    const text = await item.textContent();
+    check(text.includes('any local user may have made it, also in a user namespace'), `blocked item: ${text}`);
+    check(await item.locator('button[data-action="allow-blocked"]').isDisabled(), 'Allow enabled for a mount request');
+    const why = await item.locator('.btn-wrap').getAttribute('title');
+    check(/anyone can cause one/.test(why || ''), `no reason on the disabled Allow: ${why}`);
+    const stick = page.locator('.blocked-item[data-device="/dev/sdz1"]');
+    check(await stick.getAttribute('data-cause') === 'device', 'the stick is not a device block');
+    check((await stick.textContent()).includes('a drive plugged in at seat0'), 'the stick\'s seat is not shown');
+});
+
 await step('a user without administrative access sees the read-only form, updated live', async () => {
     await page.close();
     page = await openPage(opt['user-url']);

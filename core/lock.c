@@ -14,7 +14,7 @@ static bool private_to_us(const struct stat *st, mode_t type) {
 
 static int open_lock_dir(FsgError *e) {
         _cleanup_free_ char *dir = NULL;
-        const char *base = geteuid() == 0 ? "/run" : getenv("XDG_RUNTIME_DIR");
+        const char *base = geteuid() == 0 ? "/run" : secure_getenv("XDG_RUNTIME_DIR");
         struct stat st;
         int fd;
 

@@ -19,7 +19,7 @@
 #define PROFILE_FILE_MAX (UINT64_C(64) << 10)
 
 const char *fsg_profile_dir(void) {
-        const char *d = getenv("FSGATE_PROFILE_DIR");
+        const char *d = secure_getenv("FSGATE_PROFILE_DIR");
         return d && *d ? d : FSGATE_PROFILE_DIR;
 }
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdlib.h>
 #include <time.h>
@@ -13,7 +14,7 @@ uint64_t fsg_now_usec(void) {
 }
 
 unsigned fsg_env_unsigned(const char *name, unsigned fallback, unsigned max) {
-        const char *e = getenv(name);
+        const char *e = secure_getenv(name);
         unsigned long v;
         char *end;
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
 /* The hook a deny routes the kernel's request to. It runs synchronously inside the kernel's
  * module request (as modprobe's install command, uid 0), so it must be quick and must never
  * wait for the service: it writes one kernel log line, hands the report to a detached
@@ -43,7 +44,7 @@ static void kmsg(const char *fmt, ...) {
         n = vsnprintf(line, sizeof(line), fmt, ap);
         va_end(ap);
         /* FSGATE_KMSG lets host tests capture the line instead of logging to the host kernel. */
-        fd = open(getenv("FSGATE_KMSG") ?: "/dev/kmsg", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+        fd = open(secure_getenv("FSGATE_KMSG") ?: "/dev/kmsg", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return;
         if (n > 0)
@@ -147,7 +148,7 @@ static int hand_over(const char *devnode) {
 static int device_mode(const char *devnode) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        const char *type = getenv("ID_FS_TYPE"), *root = getenv("FSGATE_ROOT");
+        const char *type = getenv("ID_FS_TYPE"), *root = secure_getenv("FSGATE_ROOT");
         const FsgEntry *x;
 
         if (!type || !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0)
@@ -235,7 +236,7 @@ static int report_mode(const char *devnode) {
 
         alarm(60);
         if (strncmp(devnode, "/dev/", 5) != 0 || sd_device_new_from_devname(&d, devnode) < 0 ||
-            fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
+            fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
                 return 0;
         report_device(c, &s, d);
         return 0;
@@ -253,7 +254,7 @@ static int boot_mode(void) {
         alarm(120);
         if (sd_device_enumerator_new(&e) < 0 || sd_device_enumerator_add_match_subsystem(e, "block", true) < 0 ||
             sd_device_enumerator_add_match_property(e, "ID_FS_TYPE", "*") < 0 ||
-            fsg_context_new(getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
+            fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
                 return 0;
         for (sd_device *d = sd_device_enumerator_get_device_first(e); d; d = sd_device_enumerator_get_device_next(e))
                 report_device(c, &s, d);

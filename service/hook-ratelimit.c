@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
 /* The hook's state lives in small root-only files in /run/fsgate, one set per boot:
  *
  *   hook-TYPE.state      TYPE's current window (HookRecord), shared by every hook through
@@ -30,7 +31,7 @@ typedef struct HookRecord {
 } HookRecord;
 
 int hook_state_open(void) {
-        const char *path = getenv("FSGATE_RUNTIME_DIR") ?: "/run/fsgate";
+        const char *path = secure_getenv("FSGATE_RUNTIME_DIR") ?: "/run/fsgate";
         _cleanup_close_ int fd = -1;
         struct stat st;
 

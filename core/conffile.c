@@ -26,7 +26,17 @@ static FsgFileKind classify_content(char *buf, size_t len, const char *module) {
                 if (strncmp(l, FSG_SUSE_MODIFIABLE, strlen(FSG_SUSE_MODIFIABLE)) == 0)
                         return FSG_FILE_MODIFIABLE;
 
-        /* openSUSE's unblacklist helper writes just this line for "never". */
+        /* openSUSE's unblacklist helper writes just this line for "never", after a comment
+         * that names itself (suse-module-tools 16.1: "# created by PATH (user wants to never
+         * unblacklist this module)"): its sanctioned file for that decision, not a stranger's. */
+        if (strncmp(buf, "# created by ", 13) == 0) {
+                char *nl = strchr(buf, '\n');
+                if (nl && (size_t) (nl - buf) > strlen(FSG_SUSE_NEVER_COMMENT) &&
+                    strncmp(nl - strlen(FSG_SUSE_NEVER_COMMENT), FSG_SUSE_NEVER_COMMENT, strlen(FSG_SUSE_NEVER_COMMENT)) == 0) {
+                        len -= (size_t) (nl + 1 - buf);
+                        memmove(buf, nl + 1, len + 1);
+                }
+        }
         while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == ' ' || buf[len - 1] == '\t'))
                 buf[--len] = 0;
         if (!module)

@@ -29,6 +29,8 @@ typedef struct FsgFileId {
 
 #define FSG_HEADER "# Written by fsgate"
 #define FSG_SUSE_MODIFIABLE "# __THIS FILE MAY BE MODIFIED__"
+/* How openSUSE's unblacklist ends the comment line of its "never" file. */
+#define FSG_SUSE_NEVER_COMMENT "unblacklist (user wants to never unblacklist this module)"
 
 FsgFileKind fsg_file_classify(const char *fullpath, const char *module);
 /* name in the directory dfd, a final symlink not followed, never blocking on what is there.

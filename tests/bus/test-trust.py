@@ -10,7 +10,9 @@ import os
 import re
 import shutil
 import sys
+import tarfile
 import tempfile
+import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
@@ -320,6 +322,48 @@ class ForeignFileTest(BusTestCase):
         self.assertEqual(h.rc, 0, h)
         self.assertIn('blacklist udf\n', self.override())
         self.assertNotIn('blacklist squashfs', self.override())
+
+
+# suse-module-tools 16.1.6 (GPL-2.0-or-later), next to the repository: read, never shipped.
+SUSE_TOOLS = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', '..', 'shared', 'third_party',
+                          'suse-module-tools', 'suse-module-tools-aa56d018d9bc.tar.gz')
+
+
+def suse_never_file(module):
+    """What openSUSE's unblacklist writes when root answers "never", from its own script: the
+    here-document of its "never" branch, with its $0 and $MODULE."""
+    with tarfile.open(SUSE_TOOLS) as t:
+        script = t.extractfile('suse-module-tools-aa56d018d9bc/unblacklist').read().decode()
+    body = script.split('cat >$CONF <<EOF\n', 1)[1].split('\nEOF\n', 1)[0] + '\n'
+    return body.replace('$0', '/usr/lib/module-init-tools/unblacklist').replace('$MODULE', module)
+
+
+@unittest.skipUnless(os.path.exists(SUSE_TOOLS), 'no suse-module-tools sources next to the repository')
+class SuseNeverTest(BusTestCase):
+    start_polkit = False
+    start_daemon = False
+
+    def test_openSUSE_never_file_is_replaced_by_allow(self):
+        """Regression: after "never" at openSUSE's unblacklist prompt, allow refused with
+        ForeignConfig ("edit it by hand"): the distribution's own file for that decision was
+        taken for a stranger's. Now an Allow replaces it, and status offers that Allow."""
+        image = os.path.join(self.workdir, 'suse-image')
+        shutil.copytree(self.root, image, symlinks=True)
+        text = suse_never_file('hfs')
+        self.assertIn('user wants to never unblacklist this module', text)
+        write(image, 'etc/modprobe.d/' + conf_name('hfs'), text)
+        r = self.stack.ctl('--root=' + image, 'status', 'hfs')
+        self.assertEqual(r.rc, 0, r)
+        hint = re.search(r'(?m)^To allow it: (fsgatectl .*)$', r.out)
+        self.assertTrue(hint, r.out)
+        r = self.stack.run_hint(hint.group(1))
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(os.readlink(os.path.join(image, 'etc/modprobe.d', conf_name('hfs'))), '/dev/null')
+        # The same file with another line is someone's own: left alone.
+        os.unlink(os.path.join(image, 'etc/modprobe.d', conf_name('hfs')))
+        write(image, 'etc/modprobe.d/' + conf_name('hfs'), text + 'options hfs part=1\n')
+        r = self.stack.ctl('--root=' + image, 'allow', 'hfs')
+        self.assertEqual(r.rc, 5, r)
 
 
 if __name__ == '__main__':

@@ -434,7 +434,7 @@ wait_fsgated_exit() {
 # blocked_watch_start — subscribe to fsgated's signals the way any client does (gdbus
 # monitor: an ordinary match rule, following the name across idle exits and re-activation),
 # one line per signal in $BLOCKED_LOG. A Blocked signal reads
-#   /org/fsgate/fsgate1: org.fsgate.fsgate1.Manager.Blocked ('hfs', 'hfs', '', {'source': <'...'>, 'origin': <'vendor'>})
+#   /org/fsgate/fsgate1: org.fsgate.fsgate1.Manager.Blocked ('hfs', 'hfs', '', {'source': <'...'>, 'origin': <'vendor'>, 'cause': <'kernel'>})
 # Returns once the subscription is in place.
 BLOCKED_LOG=/run/fsgate-signals.log
 BLOCKED_WATCH_PID=

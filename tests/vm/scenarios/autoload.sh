@@ -76,7 +76,7 @@ until grep -q '\.Blocked ' /tmp/monitor; do
 done
 kill $monitor
 assert_contains "$(grep '\.Blocked ' /tmp/monitor)" \
-        "Blocked ('hfs', 'hfs', '', {'source': <'/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf'>, 'origin': <'vendor'>})" \
+        "Blocked ('hfs', 'hfs', '', {'source': <'/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf'>, 'origin': <'vendor'>, 'cause': <'kernel'>})" \
         "the Blocked signal of the refused mount"
 assert_contains "$(dmesg | grep 'fsgate: ')" \
         "fsgate: blocked autoload of filesystem hfs (module hfs, denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)" \

@@ -69,7 +69,7 @@ step "a: mount -t hfs of the blank disk (vendor-denied)"
 expect_blocked hfs # mount -t hfs $FSGATE_BLANK_DISK
 expect_blocked_signal "('hfs', 'hfs', '',"
 assert_eq "$BLOCKED_SIGNAL" \
-        "Blocked ('hfs', 'hfs', '', {'source': <'$HFS_SRC'>, 'origin': <'vendor'>})" \
+        "Blocked ('hfs', 'hfs', '', {'source': <'$HFS_SRC'>, 'origin': <'vendor'>, 'cause': <'kernel'>})" \
         "the Blocked signal of mount -t hfs"
 KLINE="fsgate: blocked autoload of filesystem hfs (module hfs, denied by $HFS_SRC); allow with: fsgatectl allow hfs"
 dmesg | grep -F "fsgate: " | sed 's/^/    dmesg: /'
@@ -95,7 +95,7 @@ is_loaded minix && fail "mount without -t loaded minix"
 pass "minix was not loaded"
 expect_blocked_signal "('minix', 'minix', '',"
 assert_eq "$BLOCKED_SIGNAL" \
-        "Blocked ('minix', 'minix', '', {'source': <'$MINIX_SRC'>, 'origin': <'vendor'>})" \
+        "Blocked ('minix', 'minix', '', {'source': <'$MINIX_SRC'>, 'origin': <'vendor'>, 'cause': <'kernel'>})" \
         "the Blocked signal of the autodetecting mount"
 assert_eq "$(kmsg_lines "fsgate: blocked autoload of filesystem minix (module minix, denied by $MINIX_SRC); allow with: fsgatectl allow minix")" \
         1 "kernel log lines for minix"
@@ -113,7 +113,7 @@ step "c: a device with minix (denied again) appears: Blocked with its device nod
 udev_add "$SCRATCH"
 expect_blocked_signal "('minix', 'minix', '$SCRATCH',"
 assert_eq "$BLOCKED_SIGNAL" \
-        "Blocked ('minix', 'minix', '$SCRATCH', {'source': <'$MINIX_SRC'>, 'origin': <'vendor'>, 'size': <uint64 $SIZE>})" \
+        "Blocked ('minix', 'minix', '$SCRATCH', {'source': <'$MINIX_SRC'>, 'origin': <'vendor'>, 'cause': <'device'>, 'seat': <'seat0'>, 'size': <uint64 $SIZE>})" \
         "the Blocked signal of the new minix device"
 info "udev knows of $SCRATCH: $(udevadm info --query=property "$SCRATCH" | grep -E '^(ID_FS_|ID_SERIAL|ID_VENDOR|ID_MODEL)' | tr '\n' ' ')"
 assert_eq "$(kmsg_lines 'filesystem minix')" 1 "kernel log lines for minix (a device report writes none)"
@@ -136,7 +136,7 @@ udev_add "$SCRATCH"
 assert_eq "$(udev_prop "$SCRATCH" ID_FS_LABEL)" FSGATE_STICK "udev's ID_FS_LABEL (the space made safe)"
 expect_blocked_signal "('hfs', 'hfs', '$SCRATCH',"
 _s=$BLOCKED_SIGNAL
-assert_contains "$_s" "Blocked ('hfs', 'hfs', '$SCRATCH', {'source': <'$HFS_SRC'>, 'origin': <'vendor'>, 'label': <'FSGATE STICK'>" \
+assert_contains "$_s" "Blocked ('hfs', 'hfs', '$SCRATCH', {'source': <'$HFS_SRC'>, 'origin': <'vendor'>, 'cause': <'device'>, 'seat': <'seat0'>, 'label': <'FSGATE STICK'>" \
         "the Blocked signal of the new hfs device"
 assert_contains "$_s" "'size': <uint64 $SIZE>}" "the Blocked signal of the new hfs device"
 udev_add "$SCRATCH"
@@ -195,7 +195,7 @@ expect_no_blocked_since_mark 2 "the change event after mkfs.minix on $STICK"
 udev_add "$STICK"
 expect_blocked_signal "('minix', 'minix', '$STICK',"
 assert_eq "$BLOCKED_SIGNAL" \
-        "Blocked ('minix', 'minix', '$STICK', {'source': <'$MINIX_SRC'>, 'origin': <'vendor'>, 'vendor': <'FSGATE'>, 'model': <'Test Stick'>, 'size': <uint64 $STICK_SIZE>})" \
+        "Blocked ('minix', 'minix', '$STICK', {'source': <'$MINIX_SRC'>, 'origin': <'vendor'>, 'cause': <'device'>, 'seat': <'seat0'>, 'vendor': <'FSGATE'>, 'model': <'Test Stick'>, 'size': <uint64 $STICK_SIZE>})" \
         "the Blocked signal of the new SCSI minix device"
 udev_add "$STICK"
 blocked_mark

@@ -148,7 +148,7 @@ _out=$(as_user alice unshare -Urm mount -t hfs "$FSGATE_BLANK_DISK" "$MNT" 2>&1)
 assert_contains "$_out" "unknown filesystem type 'hfs'" "alice's mount"
 is_loaded hfs && fail "hfs got loaded"
 expect_blocked_signal "('hfs', 'hfs', '',"
-assert_eq "$BLOCKED_SIGNAL" "Blocked ('hfs', 'hfs', '', {'source': <'$HFS_SRC'>, 'origin': <'vendor'>})" \
+assert_eq "$BLOCKED_SIGNAL" "Blocked ('hfs', 'hfs', '', {'source': <'$HFS_SRC'>, 'origin': <'vendor'>, 'cause': <'kernel'>})" \
         "the Blocked signal"
 assert_eq "$(kmsg_lines "$KLINE")" 1 "kernel log lines for hfs"
 info "$(ls -ld /run/fsgate); the hook's state: $(cd /run/fsgate && echo hook-*)"

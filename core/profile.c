@@ -556,9 +556,19 @@ static int check_writable(const FsgContext *c, FsgError *e) {
         return 0;
 }
 
-static const char *error_short_name(FsgErrorCode code) {
-        const char *n = fsg_error_dbus_name(code), *dot = n ? strrchr(n, '.') : NULL;
-        return dot ? dot + 1 : "Failed";
+/* Why one module of a profile cannot be denied, in a word or two: the message reaches people,
+ * who should not have to read error names (the full reasons follow it). */
+static const char *refusal_words(FsgErrorCode code) {
+        switch (code) {
+        case FSG_ERR_FOREIGN_CONFIG:    return "decided by a file fsgate did not write";
+        case FSG_ERR_IN_USE:            return "in use";
+        case FSG_ERR_OVERRIDDEN:        return "overridden by /etc";
+        case FSG_ERR_HARD_DENY_IGNORED: return "a hard deny cannot take effect";
+        case FSG_ERR_BUILTIN:           return "built in";
+        case FSG_ERR_NO_SUCH_FILESYSTEM:
+        case FSG_ERR_NOT_A_FILESYSTEM:  return "no such filesystem";
+        default:                        return "refused";
+        }
 }
 
 int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *name,
@@ -619,7 +629,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
                         /* The names first, so that a message cut at its size still names all. */
                         size_t ln = strlen(names), ld = strlen(details);
                         snprintf(names + ln, sizeof(names) - ln, "%s%s (%s)", ln ? ", " : "", *m,
-                                 error_short_name(me.code));
+                                 refusal_words(me.code));
                         snprintf(details + ld, sizeof(details) - ld, "%s%.400s", ld ? " | " : "", me.message);
                         n_refused++;
                         continue;

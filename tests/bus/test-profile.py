@@ -87,7 +87,7 @@ class ProfileTest(BusTestCase):
         before = snapshot(self.root)
         r = self.stack.send('ApplyProfile', 'opensuse', HARD)
         self.assertError(r, ERR + 'ProfileConflict')
-        self.assertIn('f2fs (HardDenyIgnored)', r.message)
+        self.assertIn('f2fs (a hard deny cannot take effect)', r.message)
         self.assertEqual(snapshot(self.root), before)
 
     def test_apply_unused(self):
@@ -143,8 +143,10 @@ class ProfileTest(BusTestCase):
         for flags in (0, DRY_RUN):
             r = st.send('ApplyProfile', 'cis', flags)
             self.assertError(r, ERR + 'ProfileConflict')
-            self.assertIn('hfs (ForeignConfig)', r.message)
-            self.assertIn('udf (InUse)', r.message)
+            # In words (regression: error names, "hfs (ForeignConfig)", in text for people).
+            self.assertIn('hfs (decided by a file fsgate did not write)', r.message)
+            self.assertIn('udf (in use)', r.message)
+            self.assertNotIn('ForeignConfig', r.message)
             self.assertIn('Nothing was changed', r.message)
         self.assertEqual(snapshot(self.root), before, 'a refused profile wrote something')
         # FORCE takes care of the module in use, not of the foreign file.

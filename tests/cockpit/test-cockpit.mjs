@@ -333,13 +333,13 @@ await step('Apply cis over a foreign file: ProfileConflict is shown, nothing is 
     await err.waitFor();
     check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.ProfileConflict', 'error name');
     const msg = await err.locator('.error-message').textContent();
-    check(msg.includes('cramfs (ForeignConfig)'), `the message does not name cramfs: ${msg}`);
+    check(msg.includes('cramfs (decided by a file fsgate did not write)'), `the message does not name cramfs: ${msg}`);
     check(snapshotEtc() === before, 'a refused profile wrote to /etc/modprobe.d');
     check(await page.locator('#profile-apply').isDisabled(), 'Apply is enabled after a refused apply');
     // The preview says the same, and Apply stays disabled.
     await previewProfile('cis', true);
     await err.waitFor();
-    check((await err.locator('.error-message').textContent()).includes('cramfs (ForeignConfig)'), 'preview message');
+    check((await err.locator('.error-message').textContent()).includes('cramfs (decided by a file fsgate did not write)'), 'preview message');
     check(await page.locator('#profile-apply').isDisabled(), 'Apply is enabled after a failed preview');
     check(snapshotEtc() === before, 'the preview wrote to /etc/modprobe.d');
     unlinkSync(foreign);

@@ -103,7 +103,7 @@ TEST(test_plan_apply_audit) {
         /* minix is loaded (InUse), hfs decided by a foreign file: both named, nothing planned */
         write_file(root, "etc/modprobe.d/60-blacklist_fs-hfs.conf", "# mine\nblacklist hfs\noptions hfs x=1\n");
         ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", 0, &pp, &e) < 0 && e.code == FSG_ERR_PROFILE_CONFLICT);
-        ASSERT(strstr(e.message, "hfs (ForeignConfig)") && strstr(e.message, "minix (InUse)"));
+        ASSERT(strstr(e.message, "hfs (decided by a file fsgate did not write)") && strstr(e.message, "minix (in use)"));
         ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_LOAD_NOW, &pp, &e) < 0 &&
                e.code == FSG_ERR_INVALID_ARGS);
         {

@@ -182,8 +182,7 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       expect(result.message).to eq(
         "fsgate does not change configuration it did not write.\n\n" \
         "/etc/modprobe.d/60-blacklist_fs-ufs.conf was not written by fsgate and fsgate will not change it; " \
-        "edit it by hand, or remove it and try again\n\n" \
-        "(org.fsgate.fsgate1.Error.ForeignConfig)"
+        "edit it by hand, or remove it and try again"
       )
     end
   end

@@ -241,7 +241,8 @@ module Y2Fsgate
     end
 
     # @param err [Y2Fsgate::Error]
-    # @return [String] what to tell the user: a hint, the service's message, the error name
+    # @return [String] what to tell the user: a hint and the service's message (the D-Bus error
+    #   name stays in the exception and the journal: people read words)
     def error_text(err)
       hint = case err
       when ForeignConfigError then _("fsgate does not change configuration it did not write.")
@@ -255,7 +256,7 @@ module Y2Fsgate
       when InvalidNameError, NoSuchFilesystemError then _("There is no such filesystem.")
       else _("The change failed.")
       end
-      [hint, err.message, "(#{err.name})"].join("\n\n")
+      [hint, err.message].join("\n\n")
     end
 
   private

@@ -328,25 +328,6 @@ static void list_options(void) {
         }
 }
 
-/* The options behind FSG_FLAG_* bits, as typed: "--hard --load". */
-static const char *option_names(uint64_t flags) {
-        static const struct {
-                uint64_t flag;
-                const char *option;
-        } map[] = {
-                { FSG_FLAG_RUNTIME, "--runtime" }, { FSG_FLAG_LOAD_NOW, "--load" }, { FSG_FLAG_FORCE, "--force" },
-                { FSG_FLAG_HARD, "--hard" },       { FSG_FLAG_SOFT, "--soft" },     { FSG_FLAG_DRY_RUN, "--dry-run" },
-        };
-        static char buf[96];
-        size_t l = 0;
-
-        buf[0] = 0;
-        for (size_t i = 0; i < ELEMENTSOF(map); i++)
-                if (flags & map[i].flag)
-                        l += snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? " " : "", map[i].option);
-        return buf;
-}
-
 static int dispatch_verb(int argc, char *argv[], Ctl *c) {
         const Verb *v = NULL;
         FsgError e = {};
@@ -371,8 +352,8 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
         }
         if (c->flags & ~v->options) {
                 /* TRANSLATORS: "--hard does not apply to allow". */
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), option_names(c->flags & ~v->options),
-                          v->name);
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"),
+                          fsg_flags_to_string(c->flags & ~v->options, true), v->name);
                 return ctl_fail(&c->o, &e);
         }
         if ((c->flags & FSG_FLAG_HARD) && (c->flags & FSG_FLAG_SOFT)) {

@@ -28,25 +28,29 @@ const char *fsg_op_to_string(FsgOp op) {
         }
 }
 
-const char *fsg_flags_to_string(uint64_t flags) {
+const char *fsg_flags_to_string(uint64_t flags, bool as_options) {
+        /* One row a flag: the bus's name for it and fsgatectl's option. */
         static const struct {
                 uint64_t flag;
-                const char *name;
+                const char *name, *option;
         } names[] = {
-                { FSG_FLAG_RUNTIME, "RUNTIME" }, { FSG_FLAG_LOAD_NOW, "LOAD_NOW" }, { FSG_FLAG_FORCE, "FORCE" },
-                { FSG_FLAG_HARD, "HARD" },       { FSG_FLAG_DRY_RUN, "DRY_RUN" },   { FSG_FLAG_SOFT, "SOFT" },
+                { FSG_FLAG_RUNTIME, "RUNTIME", "--runtime" }, { FSG_FLAG_LOAD_NOW, "LOAD_NOW", "--load" },
+                { FSG_FLAG_FORCE, "FORCE", "--force" },       { FSG_FLAG_HARD, "HARD", "--hard" },
+                { FSG_FLAG_SOFT, "SOFT", "--soft" },          { FSG_FLAG_DRY_RUN, "DRY_RUN", "--dry-run" },
         };
         static _Thread_local char buf[128];
+        const char *sep = as_options ? " " : "|";
         size_t l = 0;
 
         buf[0] = 0;
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
                 if (flags & names[i].flag) {
-                        l += snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? "|" : "", names[i].name);
+                        l += snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? sep : "",
+                                      as_options ? names[i].option : names[i].name);
                         flags &= ~names[i].flag;
                 }
         if (flags)
-                snprintf(buf + l, sizeof(buf) - l, "%s0x%llx", l ? "|" : "", (unsigned long long) flags);
+                snprintf(buf + l, sizeof(buf) - l, "%s0x%llx", l ? sep : "", (unsigned long long) flags);
         return buf;
 }
 
@@ -362,7 +366,7 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
         *p = (FsgPlan) { .op = op, .flags = flags };
         if (flags & ~valid)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Flags not valid for %s: %s", fsg_op_to_string(op),
-                                 fsg_flags_to_string(flags & ~valid));
+                                 fsg_flags_to_string(flags & ~valid, false));
         if (hard && soft)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "A deny is either hard or soft, not both");
         r = fsg_state_current_or_build(c, &current, &built, e);

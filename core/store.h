@@ -24,9 +24,10 @@ typedef enum FsgAction {
 
 const char *fsg_action_id(FsgAction a);
 /* The method's name ("Deny"), and flag bits as the bus documentation names them
- * ("HARD|LOAD_NOW", unknown bits in hex), for messages. The latter in a per-thread buffer. */
+ * ("HARD|LOAD_NOW", unknown bits in hex) or, as_options, as fsgatectl's options ("--hard
+ * --load"), for messages. The latter in a per-thread buffer. */
 const char *fsg_op_to_string(FsgOp op);
-const char *fsg_flags_to_string(uint64_t flags);
+const char *fsg_flags_to_string(uint64_t flags, bool as_options);
 
 typedef enum FsgWrite {
         FSG_WRITE_NOTHING,   /* nothing would change: reply at once */

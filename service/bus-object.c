@@ -596,7 +596,7 @@ static int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_err
                 return r;
         if (flags & ~FSG_FLAG_HARD) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, "Flags not valid for AuditProfile: %s",
-                          fsg_flags_to_string(flags & ~FSG_FLAG_HARD));
+                          fsg_flags_to_string(flags & ~FSG_FLAG_HARD, false));
                 return manager_reply_error(call, &e);
         }
         /* The kernel check first: without a tree the cached state is empty, not compliant. */

@@ -28,4 +28,10 @@ typedef struct FsgRule {
 int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, FsgRule **rules, size_t *n_rules);
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
 int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules);
+/* The same over a file's bytes already read (buf need not end in NUL). */
+int fsg_conf_parse_buf(const char *buf, size_t len, size_t file_index, FsgRule **rules, size_t *n_rules);
+/* Writes one file's bytes to out, the files kmod reads in order made one: kmod then reads the
+ * same lines from it as from the files one by one. Returns a negative errno. */
+int fsg_conf_write_for_kmod(FILE *out, const char *buf, size_t len);
+
 void fsg_rules_free(FsgRule *rules, size_t n);

@@ -312,17 +312,31 @@ size_t fsg_config_rules_named(const FsgConfig *cfg, const char *name, const size
         return end - lo;
 }
 
+/* In an image, one file read once: parsed, and its bytes kept for kmod (see kmod_text). */
+static int parse_and_keep(const FsgContext *c, FsgConfig *cfg, size_t i, FILE *kmod_text) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
+        int r = fsg_read_regular(c, cfg->files[i].syspath, FSG_CONF_MAX, &buf, &len);
+
+        if (r < 0)
+                return r;
+        r = fsg_conf_parse_buf(buf, len, i, &cfg->rules, &cfg->n_rules);
+        return r < 0 ? r : fsg_conf_write_for_kmod(kmod_text, buf, len);
+}
+
 /* Returns -EAGAIN, with e untouched, when a file changed between the directory listing and
  * its parse (a writer replaced it with a mask or removed it): the caller reads again. */
 static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
         _cleanup_(fsg_config_freep) FsgConfig *cfg = calloc(1, sizeof(FsgConfig));
+        _cleanup_fclose_ FILE *kmod_text = NULL; /* closed before cfg is freed: it writes there */
         _cleanup_free_ size_t *slots = NULL;
         NameIndex ix = {};
         struct stat seen_dirs[8];
         size_t n_seen = 0;
+        bool softdep_placed = false;
         int r;
 
-        if (!cfg)
+        if (!cfg || (c->root_fd >= 0 && !(kmod_text = open_memstream(&cfg->kmod_text, &cfg->kmod_len))))
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 
         for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
@@ -360,15 +374,28 @@ static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfi
         for (size_t i = 0; i < cfg->n_files; i++) {
                 const FsgConfFile *f = &cfg->files[i];
 
+                if (kmod_text && !softdep_placed && strcmp(f->name, FSG_KMOD_SOFTDEP) > 0) {
+                        cfg->kmod_softdep_at = ftell(kmod_text);
+                        softdep_placed = true;
+                }
                 if (f->mask)
                         continue;
-                r = fsg_conf_parse_at(c, f->syspath, i, &cfg->rules, &cfg->n_rules);
+                if (kmod_text)
+                        r = parse_and_keep(c, cfg, i, kmod_text);
+                else
+                        r = fsg_conf_parse_at(c, f->syspath, i, &cfg->rules, &cfg->n_rules);
                 if (r == -EBADFD || r == -ENOENT)
                         return -EAGAIN;
                 if (r == -EACCES || r == -EPERM)
                         r = note_unreadable(cfg, f->syspath);
                 if (r < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, f->path, fsg_strerror(-r));
+        }
+        if (kmod_text) {
+                if (!softdep_placed)
+                        cfg->kmod_softdep_at = ftell(kmod_text);
+                if (fclose(TAKE_PTR(kmod_text)) == EOF)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         }
         r = parse_cmdline(cfg, c);
         if (r < 0)
@@ -409,6 +436,7 @@ FsgConfig *fsg_config_free(FsgConfig *cfg) {
         strv_free(cfg->cmdline_blacklist);
         strv_free(cfg->named_modules);
         strv_free(cfg->unreadable);
+        free(cfg->kmod_text);
         free(cfg->by_name);
         free(cfg);
         return NULL;

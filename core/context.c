@@ -343,6 +343,46 @@ int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE *
         return 0;
 }
 
+int fsg_read_regular(const FsgContext *c, const char *abs, uint64_t max, char **ret, size_t *ret_len) {
+        _cleanup_close_ int fd = fsg_open_regular(c, abs, max);
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap = 0;
+
+        if (fd < 0)
+                return fd;
+        /* Up to max and one byte more, to tell a file that grew past it since the check. */
+        for (;;) {
+                ssize_t n;
+
+                if (len == cap) {
+                        char *t;
+                        cap = cap ? 2 * cap : 4096;
+                        if (cap > max + 1)
+                                cap = max + 1;
+                        if (len == cap)
+                                return -EFBIG;
+                        t = realloc(buf, cap + 1);
+                        if (!t)
+                                return -ENOMEM;
+                        buf = t;
+                }
+                n = read(fd, buf + len, cap - len);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return -errno;
+                if (n == 0)
+                        break;
+                len += n;
+        }
+        if (!buf && !(buf = malloc(1)))
+                return -ENOMEM;
+        buf[len] = 0;
+        *ret = TAKE_PTR(buf);
+        *ret_len = len;
+        return 0;
+}
+
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max) {
         return open_checked(dfd, name, false, max);
 }

@@ -56,6 +56,9 @@ int fsg_open_dir(const FsgContext *c, const char *abs, bool create);
 int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max);
 /* fsg_open_regular() as a stdio stream: 0 and *ret, or the same negative errnos. */
 int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret);
+/* fsg_open_regular() and all it holds, read at once: *ret (NUL-terminated, the caller frees)
+ * and *ret_len, or the same negative errnos (-EFBIG for a file that grew past max meanwhile). */
+int fsg_read_regular(const FsgContext *c, const char *abs, uint64_t max, char **ret, size_t *ret_len);
 /* The same for name in the directory dfd, a final symlink not followed. */
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max);
 

@@ -1,18 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "confscan.h"
+#include "kmod-view.h"
 #include "modtree.h"
 
 /* What the kernel would load: libkmod's own answers, over exactly the configuration fsgate
  * scanned, to the requests the kernel makes (request_module("fs-TYPE") runs modprobe). */
 
 struct kmod_ctx;
-
-/* A fresh kmod context over cfg's effective files and c's module tree. Returns a negative
- * errno. */
-int fsg_kmod_open(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx **ret);
-void fsg_kmod_unrefp(struct kmod_ctx **k);
 
 /* Would the kernel's request for fs-TYPE end with module in the kernel? */
 bool fsg_autoload_loads(struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t, const char *type,

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <libkmod.h>
 
+#include "kmod-view.h"
 #include "store.h"
 
 /* "Allow once": insert the module for this boot only. KMOD_PROBE_IGNORE_COMMAND skips
@@ -10,8 +11,7 @@
  * "modprobe --ignore-install NAME". */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        static const char * const no_config[] = { "/dev/null/none", NULL };
-        struct kmod_ctx *k = NULL;
+        _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
         struct kmod_module *m = NULL;
         const FsgEntry *x;
         int r;
@@ -32,15 +32,14 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
                 return fsg_error(e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module,
                                  c->kver ?: "(none)");
 
-        k = kmod_new(c->moddir, no_config);
-        if (!k)
-                return fsg_error(e, FSG_ERR_FAILED, "Failed to set up libkmod");
+        r = fsg_kmod_new(c, NULL, &k, e);
+        if (r < 0)
+                return r;
         r = kmod_module_new_from_name(k, x->module, &m);
         if (r >= 0)
                 r = kmod_module_probe_insert_module(m, KMOD_PROBE_IGNORE_COMMAND, NULL, NULL, NULL, NULL);
         if (m)
                 kmod_module_unref(m);
-        kmod_unref(k);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_LOAD_FAILED, "Failed to load %s: %s", x->module, strerror(-r));
         if (r > 0)

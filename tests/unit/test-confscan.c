@@ -6,7 +6,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <libkmod.h>
+
 #include "confscan.h"
+#include "kmod-view.h"
 #include "strv.h"
 #include "test-util.h"
 
@@ -57,6 +60,83 @@ TEST(test_parse_like_kmod) {
         ASSERT(cfg->rules[3].kind == FSG_RULE_ALIAS && streq(cfg->rules[3].name, "fs_ufs"));
         ASSERT_STREQ(cfg->rules[3].value, "off");
         fsg_config_free(cfg);
+        scratch_root_free(root);
+}
+
+/* Everything kmod's configuration holds, in its order, one "KIND KEY VALUE" line each. */
+static char *kmod_config_dump(struct kmod_ctx *k) {
+        static struct kmod_config_iter *(* const kinds[])(const struct kmod_ctx *) = {
+                kmod_config_get_blacklists, kmod_config_get_install_commands, kmod_config_get_remove_commands,
+                kmod_config_get_aliases,    kmod_config_get_options,          kmod_config_get_softdeps,
+        };
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        ASSERT(f);
+        for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+                struct kmod_config_iter *it = kinds[i](k);
+                while (it && kmod_config_iter_next(it))
+                        fprintf(f, "%zu %s %s\n", i, kmod_config_iter_get_key(it), kmod_config_iter_get_value(it) ?: "");
+                kmod_config_iter_free_iter(it);
+        }
+        ASSERT(fclose(f) == 0);
+        return buf;
+}
+
+/* In an image kmod reads one file holding every file's bytes (kmod-view.h): it must find the
+ * same lines, in the same order, as in the files read one by one, whatever their last line
+ * looks like, with the module tree's modules.softdep among them by name. */
+TEST(test_kmod_reads_one_text_as_the_files) {
+        static const struct { const char *rel, *body; } files[] = {
+                { "etc/modprobe.d/a.conf",     "install a1 /bin/a \\" },          /* a lone backslash at the end */
+                { "etc/modprobe.d/b.conf",     "alias b1 one\nalias b2 two\\\n" }, /* a continuation at the end */
+                { "etc/modprobe.d/c.conf",     "blacklist c1" },                  /* no newline */
+                { "run/modprobe.d/d.conf",     "install d1 /bin/d \\\\" },        /* an escaped backslash */
+                { "usr/lib/modprobe.d/e.conf", "\\\n\\\nblacklist e1\n" },
+                { "usr/lib/modprobe.d/ma.conf", "install s2 /bin/ma\n" },
+                { "usr/lib/modprobe.d/mz.conf", "install s3 /bin/mz\n" },
+                { "usr/lib/modprobe.d/z.conf", "options z1 x=1\ninstall a1 /bin/z\n" },
+                { "usr/lib/modules/9.9-test/modules.softdep",
+                  "softdep m1 pre: m2\ninstall s2 /bin/softdep\ninstall s3 /bin/softdep\ninstall s4 \\" },
+        };
+        char *root = scratch_root_new(false), *moddir, *joined, *separate;
+        const char *paths[ELEMENTSOF(files)];
+        struct kmod_ctx *k = NULL;
+        FsgConfig *cfg = NULL;
+        FsgContext *c = NULL;
+        FsgError e = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++)
+                write_file(root, files[i].rel, files[i].body);
+        ASSERT(fsg_context_new(root, "9.9-test", &c, &e) == 0);
+        ASSERT(fsg_config_load(c, NULL, &cfg, &e) == 0);
+        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        joined = kmod_config_dump(k);
+        fsg_kmod_unrefp(&k);
+
+        /* The same files, each by its name, as kmod reads them on the running system. */
+        for (size_t i = 0; i + 1 < ELEMENTSOF(files); i++)
+                ASSERT(asprintf((char **) &paths[i], "%s/%s", root, files[i].rel) > 0);
+        paths[ELEMENTSOF(files) - 1] = NULL;
+        ASSERT(asprintf(&moddir, "%s/usr/lib/modules/9.9-test", root) > 0);
+        k = kmod_new(moddir, paths);
+        ASSERT(k);
+        separate = kmod_config_dump(k);
+        kmod_unref(k);
+
+        if (!streq(joined, separate)) {
+                fprintf(stderr, "one text:\n%s\nthe files:\n%s\n", joined, separate);
+                ASSERT(false);
+        }
+        ASSERT(strstr(joined, "1 s2 /bin/ma\n") && strstr(joined, "1 s3 /bin/softdep\n"));
+        for (size_t i = 0; i + 1 < ELEMENTSOF(files); i++)
+                free((char *) paths[i]);
+        free(moddir);
+        free(joined);
+        free(separate);
+        fsg_config_free(cfg);
+        fsg_context_free(c);
         scratch_root_free(root);
 }
 
@@ -283,6 +363,7 @@ TEST(test_read_races_atomic_writer) {
 int main(void) {
         RUN(test_paths_stay_below_root);
         RUN(test_parse_like_kmod);
+        RUN(test_kmod_reads_one_text_as_the_files);
         RUN(test_precedence_and_masks);
         RUN(test_decisions);
         RUN(test_many_files);

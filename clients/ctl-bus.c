@@ -51,7 +51,7 @@ static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgEr
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, _("Failed to build D-Bus message: %s"), strerror(-r));
         if (o->ask_password && !streq(method, "ListFilesystems") && !streq(method, "GetFilesystem") &&
-            !streq(method, "Describe"))
+            !streq(method, "Describe") && !streq(method, "DescribeAll") && !streq(method, "AuditProfile"))
                 ctl_agent_open();
         /* Generous: a person may be typing a password into a polkit agent. */
         r = sd_bus_call(*bus, m, 600 * 1000000ULL, &error, reply);
@@ -109,8 +109,14 @@ static int state_new(size_t n, FsgState **ret) {
 /* The files the service could not read, which the output names: without them the answer
  * may be incomplete. A service too old to have the property has nothing to say. */
 static void read_unreadable(sd_bus *bus, FsgState *s) {
+        _cleanup_free_ char *kver = NULL;
+
         (void) sd_bus_get_property_strv(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "UnreadableFiles",
                                         NULL, &s->unreadable);
+        /* "" when the service has no module tree to judge against. */
+        if (sd_bus_get_property_string(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "KernelRelease", NULL,
+                                       &kver) >= 0)
+                s->kernel_unknown = !*kver;
 }
 
 static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
@@ -174,6 +180,34 @@ static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgErr
         return bus_one(o, "GetFilesystem", name, read_entry, ret, e);
 }
 
+/* Where a hard_denied_dependency* value goes: the entry's one hard-denied dependency, made on
+ * first sight. NULL when out of memory. */
+static FsgHardDep *description_dep(FsgEntry *x) {
+        if (x->n_hard_deps == 0) {
+                x->hard_deps = calloc(1, sizeof(FsgHardDep));
+                if (!x->hard_deps)
+                        return NULL;
+                x->n_hard_deps = 1;
+        }
+        return &x->hard_deps[0];
+}
+
+static char **description_string(FsgEntry *x, const char *key) {
+        FsgHardDep *d;
+
+        if (strncmp(key, "hard_denied_dependency", strlen("hard_denied_dependency")) == 0) {
+                if (!(d = description_dep(x)))
+                        return NULL;
+                return streq(key, "hard_denied_dependency") ? &d->module :
+                       streq(key, "hard_denied_dependency_command") ? &d->install_command :
+                       streq(key, "hard_denied_dependency_file") ? &d->install_source : NULL;
+        }
+        return streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->source :
+               streq(key, "install_command") ? &x->install_command :
+               streq(key, "override_of") ? &x->override_of : streq(key, "allow_refused") ? &x->allow_refused :
+               streq(key, "install_file") ? &x->install_source : NULL;
+}
+
 /* One a{sv} value: what this fsgatectl knows; other keys are skipped, as the interface asks. */
 static int read_description_field(sd_bus_message *m, FsgEntry *x, const char *key) {
         const char *contents, *str;
@@ -184,9 +218,7 @@ static int read_description_field(sd_bus_message *m, FsgEntry *x, const char *ke
         if (r < 0)
                 return r;
         if (streq(contents, "s")) {
-                char **to = streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->source :
-                            streq(key, "install_command") ? &x->install_command :
-                            streq(key, "install_file") ? &x->install_source : NULL;
+                char **to = description_string(x, key);
                 r = sd_bus_message_read(m, "v", "s", &str);
                 if (r < 0)
                         return r;
@@ -205,7 +237,8 @@ static int read_description_field(sd_bus_message *m, FsgEntry *x, const char *ke
                 bool *to = streq(key, "available") ? &x->available : streq(key, "builtin") ? &x->builtin :
                            streq(key, "loaded") ? &x->loaded : streq(key, "mounted") ? &x->mounted :
                            streq(key, "hard") ? &x->hard : streq(key, "explicit_load_possible") ? &x->explicit_load :
-                           streq(key, "blocks_reported") ? &x->blocks_reported : NULL;
+                           streq(key, "blocks_reported") ? &x->blocks_reported :
+                           streq(key, "override_stale") ? &x->override_stale : NULL;
                 r = sd_bus_message_read(m, "v", "b", &b);
                 if (r >= 0 && to)
                         *to = b;
@@ -258,6 +291,16 @@ static int read_description(sd_bus_message *m, FsgEntry *x) {
                 return -ENOMEM;
         if (!x->install_source && !(x->install_source = strdup("")))
                 return -ENOMEM;
+        if (x->n_hard_deps > 0) {
+                FsgHardDep *d = &x->hard_deps[0];
+
+                /* Named by an empty string: no dependency refuses the load. */
+                if (!d->module || !*d->module) {
+                        fsg_entry_done_hard_deps(x);
+                } else if ((!d->install_command && !(d->install_command = strdup(""))) ||
+                           (!d->install_source && !(d->install_source = strdup(""))))
+                        return -ENOMEM;
+        }
         x->described = true;
         r = sd_bus_message_exit_container(m);
         return r < 0 ? r : 1;
@@ -291,6 +334,49 @@ static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         r = sd_bus_message_read_strv(reply, ret);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
+        return 0;
+}
+
+/* sbba(sbbbs): the audit as the core's type, so that both backends print alike. */
+static int bus_audit_profile(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
+        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
+        const char *profile, *module, *why;
+        int compliant, denied, is_hard, hard_required, all;
+        size_t cap = 0;
+        int r;
+
+        r = call(o, &bus, &reply, e, "AuditProfile", "st", name, (uint64_t) (hard ? FSG_FLAG_HARD : 0));
+        if (r < 0)
+                return r;
+        a = calloc(1, sizeof(FsgAudit));
+        if (!a)
+                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+        r = sd_bus_message_read(reply, "sbb", &profile, &hard_required, &all);
+        if (r >= 0) {
+                snprintf(a->profile, sizeof(a->profile), "%s", profile);
+                a->hard_required = hard_required;
+                r = sd_bus_message_enter_container(reply, 'a', "(sbbbs)");
+        }
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sbbbs)", &module, &compliant, &denied, &is_hard, &why)) > 0) {
+                if (a->n == cap) {
+                        FsgAuditItem *t = reallocarray(a->items, cap = cap * 2 + 8, sizeof(FsgAuditItem));
+                        if (!t)
+                                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+                        a->items = t;
+                }
+                FsgAuditItem *it = &a->items[a->n];
+                *it = (FsgAuditItem) { .module = strdup(module), .why = strdup(why), .compliant = compliant,
+                                       .denied = denied, .hard = is_hard };
+                a->n++;
+                if (!it->module || !it->why)
+                        return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+                a->n_compliant += compliant;
+        }
+        if (r < 0 || (bool) all != (a->n_compliant == a->n))
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), r < 0 ? strerror(-r) : "compliant");
+        *ret = TAKE_PTR(a);
         return 0;
 }
 
@@ -348,5 +434,6 @@ const CtlBackend ctl_backend_bus = {
         .load = bus_load,
         .exempt = bus_exempt,
         .apply_profile = bus_apply_profile,
+        .audit_profile = bus_audit_profile,
         .block_is_reported = bus_block_is_reported,
 };

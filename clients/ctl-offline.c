@@ -25,6 +25,29 @@ static int offline_get(const CtlOptions *o, const char *name, FsgState **ret, Fs
         return r < 0 ? r : fsg_state_build_one(c, name, ret, e);
 }
 
+/* As the service's Describe: with whether an Allow would be done now. */
+static int offline_describe(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        FsgError refusal = {};
+        FsgEntry *x;
+        FsgPlan p;
+        int r = open_ctx(o, &c, e);
+
+        if (r >= 0)
+                r = fsg_state_build_one(c, name, &s, e);
+        if (r < 0)
+                return r;
+        x = &s->entries[0];
+        if (x->denied && !x->builtin)
+                (void) fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &refusal);
+        x->allow_refused = strdup(x->denied && !x->builtin ? refusal.message : "");
+        if (!x->allow_refused)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        *ret = TAKE_PTR(s);
+        return 0;
+}
+
 static int offline_change(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         FsgPlan p;
@@ -49,17 +72,23 @@ static int offline_load(const CtlOptions *o, const char *name, FsgError *e) {
 
 static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_strv_free_ char **failed = NULL;
+        _cleanup_strv_free_ char **failed = NULL, **unmounted = NULL;
         int r;
 
         r = open_ctx(o, &c, e);
         if (r < 0)
                 return r;
-        r = fsg_exempt_loaded(c, ret, &failed, e);
+        r = fsg_exempt_loaded(c, ret, &failed, &unmounted, e);
         if (r < 0)
                 return r;
         for (char **f = failed; f && *f; f++)
-                fprintf(stderr, _("Not exempted: %s\n"), *f);
+                fprintf(stderr, _("Not exempted: %s\n"), ctl_esc(*f));
+        /* The package scripts run this: their log is where an administrator finds it. */
+        for (char **u = unmounted; u && *u; u++)
+                fprintf(stderr,
+                        _("%s is loaded but nothing is mounted with it: not exempted; if this system needs it, "
+                          "fsgatectl allow %s\n"),
+                        ctl_esc(*u), ctl_esc(*u));
         return 0;
 }
 
@@ -83,6 +112,13 @@ static int offline_apply_profile(const CtlOptions *o, const char *name, uint64_t
         return 0;
 }
 
+static int offline_audit_profile(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        int r = open_ctx(o, &c, e);
+
+        return r < 0 ? r : fsg_profile_audit(c, NULL, name, hard, ret, e);
+}
+
 /* From the image's own files, as the kernel under it would read them. */
 static bool offline_block_is_reported(const CtlOptions *o, const char *type) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
@@ -93,10 +129,11 @@ static bool offline_block_is_reported(const CtlOptions *o, const char *type) {
 const CtlBackend ctl_backend_offline = {
         .list = offline_list,
         .get = offline_get,
-        .describe = offline_get,        /* the core's entries are always described */
+        .describe = offline_describe,   /* the core's entries are always described */
         .change = offline_change,
         .load = offline_load,
         .exempt = offline_exempt,
         .apply_profile = offline_apply_profile,
+        .audit_profile = offline_audit_profile,
         .block_is_reported = offline_block_is_reported,
 };

@@ -36,8 +36,8 @@ int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
         }
         /* The change is a word of the --json output (deny, deny-hard): not translated. */
         for (size_t i = 0; i < pp->n; i++)
-                printf("%-10s %-12s %s\n", fsg_profile_change_string(&pp->plans[i]), pp->plans[i].module,
-                       pp->plans[i].target);
+                printf("%-10s %-12s %s\n", fsg_profile_change_string(&pp->plans[i]), ctl_esc(pp->plans[i].module),
+                       ctl_esc(pp->plans[i].target));
         if (pp->n == 0)
                 printf(_("Profile %s: nothing to change.\n"), name);
         else if (dry)
@@ -50,14 +50,12 @@ int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
         return 0;
 }
 
-int ctl_audit_profile(const CtlOptions *o, const char *name, bool hard) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard) {
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
         FsgError e = {};
 
-        /* A read of world-readable files, through the same core as the service: no call, no
-         * polkit. Without --root, the running system's. */
-        if (fsg_context_new(o->root, o->kernel_release, &c, &e) < 0 || fsg_profile_audit(c, name, hard, &a, &e) < 0)
+        /* A read: no polkit. The service's answer without --root, as for status. */
+        if (be->audit_profile(o, name, hard, &a, &e) < 0)
                 return ctl_fail(o, &e);
         if (o->json) {
                 JsonWriter w = JSON_WRITER(stdout);
@@ -86,9 +84,9 @@ int ctl_audit_profile(const CtlOptions *o, const char *name, bool hard) {
                 size_t w = ctl_max_width(ctl_max_width(13, yes), no) + 1;
                 printf(a->hard_required ? _("Profile %s (hard deny required)\n") : _("Profile %s\n"), a->profile);
                 for (size_t i = 0; i < a->n; i++) {
-                        printf("  %-12s ", a->items[i].module);
+                        printf("  %-12s ", ctl_esc(a->items[i].module));
                         ctl_pad(a->items[i].compliant ? yes : no, w);
-                        printf(" %s\n", a->items[i].why);
+                        printf(" %s\n", ctl_esc(a->items[i].why));
                 }
                 /* TRANSLATORS: "3 of 5 modules compliant"; the plural follows the second number. */
                 printf(ngettext("%zu of %zu module compliant.\n", "%zu of %zu modules compliant.\n", a->n),

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <systemd/sd-device.h>
 
@@ -68,10 +69,23 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         const char *device = NULL;
         const FsgEntry *x;
         FsgError e = {};
+        const FsgHardDep *dep;
         bool reported, hard;
 
         if (arg[0] == '/') {
+                struct stat st;
+
                 device = arg;
+                /* Said first: "neither udev nor blkid know one" sends people looking for a
+                 * filesystem on a device that is not there. */
+                if (stat(device, &st) < 0) {
+                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s: %s"), device, strerror(errno));
+                        return ctl_fail(o, &e);
+                }
+                if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
+                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s is neither a block device nor an image file"), device);
+                        return ctl_fail(o, &e);
+                }
                 type = device_fs_type(device);
                 if (!type) {
                         fsg_error(&e, FSG_ERR_NO_SUCH_FILESYSTEM,
@@ -99,9 +113,13 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 return ctl_fail(o, &e);
         }
         x = &s->entries[0];
-        reported = x->denied && be->block_is_reported(o, type);
+        /* The service's own answer when there is one (it reads the system's files, which the
+         * client may not see, or not as the service does); the type's alone otherwise. */
+        reported = x->denied && (x->described ? x->blocks_reported : be->block_is_reported(o, type));
         /* A hard deny refuses explicit loads too: modprobe and Load (HardDenied) fail. */
         hard = x->denied && !x->builtin && x->hard;
+        /* So does one on a dependency the load would insert along. */
+        dep = x->denied && !x->builtin && !x->loaded ? fsg_entry_load_blocker(x) : NULL;
 
         if (o->json) {
                 JsonWriter w = JSON_WRITER(stdout);
@@ -116,7 +134,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 json_field_bool(&w, "loaded", x->loaded);
                 json_field_bool(&w, "reported", reported);
                 json_field_bool(&w, "hard", x->hard);
-                json_field_bool(&w, "explicit_load_possible", x->explicit_load);
+                json_field_bool(&w, "explicit_load_possible", fsg_entry_explicit_load(x));
                 json_field_string(&w, "install_command", x->install_command ?: "");
                 json_field_string(&w, "install_file", x->install_source ?: "");
                 json_object_end(&w);
@@ -125,7 +143,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         }
 
         if (device)
-                printf(_("%s holds a %s filesystem (kernel module %s).\n"), device, type, x->module);
+                printf(_("%s holds a %s filesystem (kernel module %s).\n"), ctl_esc(device), type, x->module);
         if (x->builtin) {
                 printf(_("%s is built into the kernel: it can be mounted.\n"), x->module);
                 return 0;
@@ -148,40 +166,56 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 fputs(_("Decided by: modprobe.blacklist= on the kernel command line.\n"
                         "To change it: edit the boot loader configuration; fsgate cannot.\n"), stdout);
         else
-                printf(_("Decided by: %s (%s)\n"), x->source, fsg_origin_to_string(x->origin));
+                printf(_("Decided by: %s (%s)\n"), ctl_esc(x->source), fsg_origin_to_string(x->origin));
         if (hard)
                 /* TRANSLATORS: the first %s is a command (kmod's install line), the second a
                  * file name. */
                 printf(_("Hard deny: explicit loads (modprobe, fsgatectl load) are refused too: kmod runs\n"
                          "  %s\n  (from %s) instead of loading it.\n"),
-                       x->install_command && *x->install_command ? x->install_command : _("an install command"),
-                       x->install_source && *x->install_source ? x->install_source : x->source);
+                       x->install_command && *x->install_command ? ctl_esc(x->install_command) :
+                                                                   _("an install command"),
+                       ctl_esc(x->install_source && *x->install_source ? x->install_source : x->source));
         fputs(reported ? _("Blocked attempts are reported (kernel log, journal, desktop notification).\n") :
               _("Blocked attempts are not reported: the kernel's request ends at a plain blacklist (or the "
                 "kernel command\nline), so the mount fails silently.\n"), stdout);
         printf("\n%s\n", _("What you can do:"));
         /* The commands stay as they are typed; the explanations are translated. */
-        if (x->origin != FSG_ORIGIN_CMDLINE && !fsg_source_is_ours(x)) {
-                _cleanup_free_ char *mask = NULL;
-
-                if (asprintf(&mask, "ln -s /dev/null /etc/modprobe.d/%s", strrchr(x->source, '/') + 1) < 0)
-                        return 1;
+        /* Only advice that works: the service (or the offline core) planned the Allow. Never a
+         * mask of the deciding file: that lifts every module the file denies. */
+        if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused) {
                 fputs("  ", stdout);
-                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), x->source);
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
+                printf("  (%s)\n", ctl_esc(x->allow_refused));
+        } else if (x->origin != FSG_ORIGIN_CMDLINE && !x->allow_refused && !fsg_source_is_ours(x)) {
                 fputs("  ", stdout);
-                /* TRANSLATORS: %s is a command: ln -s /dev/null FILE. */
-                printf(_("(or mask it: %s)\n"), mask);
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
         } else if (x->origin != FSG_ORIGIN_CMDLINE)
-                printf("  fsgatectl allow %s     %s\n", x->module, _("allow it from now on"));
+                printf("  %s allow %s     %s\n", ctl_command(o), x->module, _("allow it from now on"));
+        if (!hard && dep) {
+                /* TRANSLATORS: %1$s is a module name, %2$s a file; "fsgatectl load" is a command. */
+                printf(_("  fsgatectl load cannot load it: its dependency %1$s is denied hard by %2$s\n"), dep->module,
+                       *dep->install_source ? dep->install_source : _("the configuration"));
+                return 0;
+        }
         if (hard) {
                 /* The install line may sit in another file than the deciding one. */
                 if (x->install_source && *x->install_source && !streq(x->install_source, x->source ?: "") &&
                     !fsg_path_is_ours(x, x->install_source)) {
                         fputs("  ", stdout);
-                        printf(_("edit %s by hand: its install line refuses explicit loads\n"), x->install_source);
+                        printf(_("edit %s by hand: its install line refuses explicit loads\n"),
+                               ctl_esc(x->install_source));
                 }
                 return 0;
         }
+        /* Nothing to load without the module file: no advice that cannot work. */
+        if (!x->available) {
+                fputs("  ", stdout);
+                printf(_("%s has no module file in this kernel: install the kernel's module package first\n"),
+                       x->module);
+                return 0;
+        }
+        if (o->root)
+                return 0; /* a load needs the running system */
         printf("  fsgatectl load %s      %s\n", x->module, _("load it for this boot only, then mount again"));
         printf("  modprobe %s            %s\n", x->module, _("the same, by hand (root)"));
         return 0;

@@ -27,6 +27,8 @@ typedef struct CtlBackend {
         /* ApplyProfile: the exact list of changes made (or, with FSG_FLAG_DRY_RUN, to make). */
         int (*apply_profile)(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
                              FsgError *e);
+        /* AuditProfile: per module, compliant or not and why. */
+        int (*audit_profile)(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e);
         /* Whether a blocked autoload of type would be reported (the deciding file routes the
          * kernel's request to the hook). */
         bool (*block_is_reported)(const CtlOptions *o, const char *type);
@@ -40,6 +42,10 @@ extern const CtlBackend ctl_backend_offline;
  * module, origin and file names, and the cells of the list table (the packages'
  * maintainer scripts read STATE, ORIGIN, LOADED and MOUNTED with awk). */
 
+/* s as the text output prints a string from a file or a message that may quote one:
+ * fsg_cescape()d, so that a name or a line with ESC sequences cannot rewrite the screen.
+ * Valid until 16 more calls (enough for the arguments of one printf); never NULL. */
+const char *ctl_esc(const char *s);
 /* How many columns s takes: its characters (UTF-8), not its bytes. */
 size_t ctl_width(const char *s);
 /* The larger of w and s's width. */
@@ -50,11 +56,14 @@ void ctl_pad(const char *s, size_t width);
 const char *ctl_state_word(const FsgEntry *x);
 const char *ctl_yes_no(bool b);
 
+/* "fsgatectl" as a hint must spell it to work as written: with --root (and --kernel-release)
+ * offline. */
+const char *ctl_command(const CtlOptions *o);
 /* Names the configuration files the answer had to skip (on stderr). */
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
-void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgEntry *x);
+void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState *s, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
  * returns the exit status fsgatectl(1) documents for it. */
@@ -64,7 +73,7 @@ int ctl_fail(const CtlOptions *o, const FsgError *e);
  * status; audit's is CTL_EXIT_NOT_COMPLIANT when a module is not. */
 #define CTL_EXIT_NOT_COMPLIANT 9
 int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags);
-int ctl_audit_profile(const CtlOptions *o, const char *name, bool hard);
+int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard);
 
 /* `fsgatectl why DEVICE|TYPE`. Returns the exit status. */
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
 #include <getopt.h>
 #include <locale.h>
 
@@ -12,7 +13,8 @@
 typedef struct Ctl {
         CtlOptions o;
         const CtlBackend *be;
-        uint64_t flags;                 /* FSG_FLAG_*: --runtime, --force, --load, --hard */
+        uint64_t flags;                 /* FSG_FLAG_*: --runtime, --force, --load, --hard, --soft, --dry-run */
+        char *root_abs;                 /* a relative --root made absolute */
 } Ctl;
 
 typedef enum VerbFlags {
@@ -29,6 +31,7 @@ typedef struct Verb {
         const char *name;
         unsigned min_args, max_args;    /* counting the verb itself, as systemd does */
         VerbFlags flags;
+        uint64_t options;               /* the FSG_FLAG_* options it takes; any other is refused */
         int (*run)(int argc, char *argv[], Ctl *c);     /* returns the exit status */
         const char *help;
 } Verb;
@@ -57,12 +60,26 @@ static int verb_status(int argc, char *argv[], Ctl *c) {
         if (c->o.json)
                 ctl_print_json(s, true);
         else
-                ctl_print_status(c->be, &c->o, &s->entries[0]);
+                ctl_print_status(c->be, &c->o, s, &s->entries[0]);
         return 0;
 }
 
 static int verb_why(int argc, char *argv[], Ctl *c) {
         return ctl_why(c->be, &c->o, argv[1]);
+}
+
+/* The directory of x's deciding file if that has the name fsgate gives its own files in a
+ * directory it writes, else NULL. */
+static const char *own_file_dir(const FsgEntry *x) {
+        static const char * const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d" };
+        char own[256];
+
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                snprintf(own, sizeof(own), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, dirs[i], x->module);
+                if (streq(x->source, own))
+                        return dirs[i];
+        }
+        return NULL;
 }
 
 static int change(Ctl *c, FsgOp op, const char *name) {
@@ -75,6 +92,7 @@ static int change(Ctl *c, FsgOp op, const char *name) {
         /* Say where things stand now, so a no-op is visible as such. */
         if (c->be->describe(&c->o, name, &s, &e) < 0)
                 return ctl_fail(&c->o, &e);
+        ctl_warn_unreadable(s);
         if (c->o.json)
                 ctl_print_json(s, true);
         else {
@@ -83,7 +101,15 @@ static int change(Ctl *c, FsgOp op, const char *name) {
                 /* TRANSLATORS: after a change: "MODULE: STATE (ORIGIN FILE)"; the second form
                  * for a hard deny. */
                 printf(x->hard ? _("%s: %s, hard (%s%s%s)\n") : _("%s: %s (%s%s%s)\n"), x->module,
-                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->source ? " " : "", x->source);
+                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->source ? " " : "", ctl_esc(x->source));
+                /* A plain deny leaves a hard deny as it is: say how to weaken it, if fsgate can. */
+                if (op == FSG_OP_DENY && x->hard && !(c->flags & (FSG_FLAG_HARD | FSG_FLAG_SOFT)) &&
+                    streq(x->install_source, x->source) && own_file_dir(x) != NULL)
+                        /* TRANSLATORS: %1$s is "fsgatectl" (with its --root= option when
+                         * offline), %2$s "--runtime " or nothing, %3$s a module name. */
+                        printf(_("The hard deny stays; to make it soft: %1$s deny %2$s--soft %3$s\n"),
+                               ctl_command(&c->o), streq(own_file_dir(x), "/run/modprobe.d") ? "--runtime " : "",
+                               x->module);
         }
         return 0;
 }
@@ -173,22 +199,26 @@ static int verb_apply(int argc, char *argv[], Ctl *c) {
 }
 
 static int verb_audit(int argc, char *argv[], Ctl *c) {
-        return ctl_audit_profile(&c->o, argv[1], c->flags & FSG_FLAG_HARD);
+        return ctl_audit_profile(c->be, &c->o, argv[1], c->flags & FSG_FLAG_HARD);
 }
 
+#define ALLOW_OPTIONS (FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW)
+#define DENY_OPTIONS  (FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT)
+#define APPLY_OPTIONS (FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_DRY_RUN)
+
 static const Verb verbs[] = {
-        { "list",          1, 1, 0,               verb_list,          N_("List every filesystem module and whether it may autoload") },
-        { "status",        2, 2, VERB_ARG_NAME,   verb_status,        N_("Show one module (NAME may be a filesystem type, e.g. vxfs)") },
-        { "why",           2, 2, VERB_ARG_DEVICE, verb_why,           N_("Can this device or filesystem type be mounted here, and if not, why") },
-        { "allow",         2, 2, VERB_ARG_NAME,   verb_allow,         N_("Let the kernel load it on demand") },
-        { "deny",          2, 2, VERB_ARG_NAME,   verb_deny,          N_("Stop the kernel from loading it on demand") },
-        { "reset",         2, 2, VERB_ARG_NAME,   verb_reset,         N_("Drop fsgate's override, back to the vendor default") },
-        { "load",          2, 2, VERB_ARG_NAME,   verb_load,          N_("Load it now, this boot only, changing no configuration") },
-        { "exempt-loaded", 1, 1, 0,               verb_exempt_loaded, N_("Allow every denied filesystem that is loaded or mounted now") },
-        { "apply",         2, 2, VERB_ARG_PROFILE, verb_apply,        N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
-        { "audit",         2, 2, VERB_ARG_PROFILE, verb_audit,        N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
-        { "list-names",    1, 1, VERB_HIDDEN,     verb_list_names,    NULL },
-        { "list-profiles", 1, 1, VERB_HIDDEN,     verb_list_profiles, NULL },
+        { "list",          1, 1, 0,               0,                      verb_list,          N_("List every filesystem module and whether it may autoload") },
+        { "status",        2, 2, VERB_ARG_NAME,   0,                      verb_status,        N_("Show one module (NAME may be a filesystem type, e.g. vxfs)") },
+        { "why",           2, 2, VERB_ARG_DEVICE, 0,                      verb_why,           N_("Can this device or filesystem type be mounted here, and if not, why") },
+        { "allow",         2, 2, VERB_ARG_NAME,   ALLOW_OPTIONS,          verb_allow,         N_("Let the kernel load it on demand") },
+        { "deny",          2, 2, VERB_ARG_NAME,   DENY_OPTIONS,           verb_deny,          N_("Stop the kernel from loading it on demand") },
+        { "reset",         2, 2, VERB_ARG_NAME,   FSG_FLAG_RUNTIME,       verb_reset,         N_("Drop fsgate's override, back to the vendor default") },
+        { "load",          2, 2, VERB_ARG_NAME,   0,                      verb_load,          N_("Load it now, this boot only, changing no configuration") },
+        { "exempt-loaded", 1, 1, 0,               0,                      verb_exempt_loaded, N_("Allow every denied filesystem that is mounted now") },
+        { "apply",         2, 2, VERB_ARG_PROFILE, APPLY_OPTIONS,         verb_apply,         N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
+        { "audit",         2, 2, VERB_ARG_PROFILE, FSG_FLAG_HARD,         verb_audit,         N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
+        { "list-names",    1, 1, VERB_HIDDEN,     0,                      verb_list_names,    NULL },
+        { "list-profiles", 1, 1, VERB_HIDDEN,     0,                      verb_list_profiles, NULL },
 };
 
 static const char *verb_arg(const Verb *v) {
@@ -204,6 +234,7 @@ enum {
         ARG_FORCE,
         ARG_LOAD,
         ARG_HARD,
+        ARG_SOFT,
         ARG_DRY_RUN,
         ARG_JSON,
         ARG_NO_ASK,
@@ -220,6 +251,7 @@ static const struct option options[] = {
         { "force",           no_argument,       NULL, ARG_FORCE        },
         { "load",            no_argument,       NULL, ARG_LOAD         },
         { "hard",            no_argument,       NULL, ARG_HARD         },
+        { "soft",            no_argument,       NULL, ARG_SOFT         },
         { "dry-run",         no_argument,       NULL, ARG_DRY_RUN      },
         { "json",            no_argument,       NULL, ARG_JSON         },
         { "no-ask-password", no_argument,       NULL, ARG_NO_ASK       },
@@ -242,6 +274,7 @@ static const struct {
         { "   --force",         N_("deny: even if the filesystem is in use now") },
         { "   --load",          N_("allow: also load the module now") },
         { "   --hard",          N_("deny: refuse explicit loads too (modprobe, load)") },
+        { "   --soft",          N_("deny: make a hard deny soft again (a plain deny keeps it hard)") },
         { "   --dry-run",       N_("apply: print the changes, write nothing") },
         { "   --json",          N_("Print JSON") },
         { "   --no-ask-password", N_("Do not let polkit ask for a password") },
@@ -295,6 +328,25 @@ static void list_options(void) {
         }
 }
 
+/* The options behind FSG_FLAG_* bits, as typed: "--hard --load". */
+static const char *option_names(uint64_t flags) {
+        static const struct {
+                uint64_t flag;
+                const char *option;
+        } map[] = {
+                { FSG_FLAG_RUNTIME, "--runtime" }, { FSG_FLAG_LOAD_NOW, "--load" }, { FSG_FLAG_FORCE, "--force" },
+                { FSG_FLAG_HARD, "--hard" },       { FSG_FLAG_SOFT, "--soft" },     { FSG_FLAG_DRY_RUN, "--dry-run" },
+        };
+        static char buf[96];
+        size_t l = 0;
+
+        buf[0] = 0;
+        for (size_t i = 0; i < ELEMENTSOF(map); i++)
+                if (flags & map[i].flag)
+                        l += snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? " " : "", map[i].option);
+        return buf;
+}
+
 static int dispatch_verb(int argc, char *argv[], Ctl *c) {
         const Verb *v = NULL;
         FsgError e = {};
@@ -317,6 +369,16 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("Too many arguments"));
                 return ctl_fail(&c->o, &e);
         }
+        if (c->flags & ~v->options) {
+                /* TRANSLATORS: "--hard does not apply to allow". */
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), option_names(c->flags & ~v->options),
+                          v->name);
+                return ctl_fail(&c->o, &e);
+        }
+        if ((c->flags & FSG_FLAG_HARD) && (c->flags & FSG_FLAG_SOFT)) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("--hard and --soft exclude each other"));
+                return ctl_fail(&c->o, &e);
+        }
         return v->run(argc, argv, c);
 }
 
@@ -331,12 +393,21 @@ int main(int argc, char *argv[]) {
                 switch (r) {
                 case 'h': help(); return 0;
                 case ARG_VERSION: printf("fsgatectl %s\n", FSGATE_VERSION); return 0;
-                case ARG_ROOT: c.o.root = optarg; break;
+                case ARG_ROOT:
+                        /* Empty, as when a script's $TARGET is unset: never "the host". */
+                        if (!*optarg) {
+                                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s",
+                                          _("--root= needs a directory; without --root fsgatectl works on this system"));
+                                return ctl_fail(&c.o, &e);
+                        }
+                        c.o.root = optarg;
+                        break;
                 case ARG_KVER: c.o.kernel_release = optarg; break;
                 case ARG_RUNTIME: c.flags |= FSG_FLAG_RUNTIME; break;
                 case ARG_FORCE: c.flags |= FSG_FLAG_FORCE; break;
                 case ARG_LOAD: c.flags |= FSG_FLAG_LOAD_NOW; break;
                 case ARG_HARD: c.flags |= FSG_FLAG_HARD; break;
+                case ARG_SOFT: c.flags |= FSG_FLAG_SOFT; break;
                 case ARG_DRY_RUN: c.flags |= FSG_FLAG_DRY_RUN; break;
                 case ARG_JSON: c.o.json = true; break;
                 case ARG_NO_ASK: c.o.ask_password = false; break;
@@ -356,6 +427,17 @@ int main(int argc, char *argv[]) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("--kernel-release only applies offline, with --root"));
                 return ctl_fail(&c.o, &e);
         }
+        if (c.o.root && c.o.root[0] != '/') {
+                /* Relative to the working directory, as systemd's tools take --root. */
+                _cleanup_free_ char *cwd = getcwd(NULL, 0);
+                if (!cwd || asprintf(&c.root_abs, "%s/%s", cwd, c.o.root) < 0) {
+                        fsg_error_errno(&e, errno, "%s", _("Failed to resolve --root"));
+                        return ctl_fail(&c.o, &e);
+                }
+                c.o.root = c.root_abs;
+        }
         c.be = c.o.root ? &ctl_backend_offline : &ctl_backend_bus;
-        return dispatch_verb(argc - optind, argv + optind, &c);
+        r = dispatch_verb(argc - optind, argv + optind, &c);
+        free(c.root_abs);
+        return r;
 }

@@ -25,7 +25,7 @@ static void put_string(FILE *f, const char *s) {
                 }
                 if (cp == '"' || cp == '\\')
                         fprintf(f, "\\%c", (char) cp);
-                else if (cp < 0x20 || cp == 0x2028 || cp == 0x2029)
+                else if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
                         fprintf(f, "\\u%04" PRIx32, cp);
                 else
                         fwrite(s, 1, n, f);

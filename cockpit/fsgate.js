@@ -92,12 +92,41 @@ function describeError(ex) {
     return { name: _("Error"), message: String(ex && ex.message ? ex.message : ex) };
 }
 
+/* A failure in words: people read the heading, never a D-Bus name (that stays in the
+ * element's data-error, for scripts and tests, and in the service's journal). */
+const ERROR_TITLES = {
+    "org.fsgate.fsgate1.Error.ForeignConfig": () => _("Decided by a file fsgate did not write"),
+    "org.fsgate.fsgate1.Error.InUse": () => _("In use now"),
+    "org.fsgate.fsgate1.Error.ProfileConflict": () => _("Some modules of the profile cannot be denied"),
+    "org.fsgate.fsgate1.Error.HardDenied": () => _("Denied hard: loading it is refused"),
+    "org.fsgate.fsgate1.Error.HardDenyIgnored": () => _("A hard deny could not take effect"),
+    "org.fsgate.fsgate1.Error.Overridden": () => _("A file in /etc takes precedence"),
+    "org.fsgate.fsgate1.Error.ReadOnly": () => _("The configuration cannot be written"),
+    "org.fsgate.fsgate1.Error.Builtin": () => _("Built into the kernel"),
+    "org.fsgate.fsgate1.Error.NoSuchFilesystem": () => _("No such filesystem"),
+    "org.fsgate.fsgate1.Error.NotAFilesystem": () => _("Not a filesystem"),
+    "org.fsgate.fsgate1.Error.InvalidName": () => _("Not a valid name"),
+    "org.fsgate.fsgate1.Error.LoadFailed": () => _("The module could not be loaded"),
+    "org.fsgate.fsgate1.Error.ConcurrentChange": () => _("Changed meanwhile; try again"),
+    "org.fsgate.fsgate1.Error.Busy": () => _("Another change is being written; try again"),
+    "org.fsgate.fsgate1.Error.NoSuchProfile": () => _("No such profile"),
+    "org.fsgate.fsgate1.Error.NoKernel": () => _("No kernel to judge against"),
+    "org.freedesktop.DBus.Error.AccessDenied": () => _("Not authorized"),
+    "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired": () => _("A password is needed"),
+    "org.freedesktop.DBus.Error.LimitsExceeded": () => _("Too many requests are waiting"),
+};
+
+function errorTitle(name) {
+    if (ERROR_TITLES[name])
+        return ERROR_TITLES[name]();
+    if (name.startsWith("cockpit: "))
+        return _("The service cannot be reached");
+    return _("Failed");
+}
+
 function errorBox(err, onDismiss) {
-    const shortName = err.name.replace(/^org\.fsgate\.fsgate1\.Error\./, "");
-    return el("div", { class: "alert alert-danger inline-error", role: "alert" },
-              el("strong", { class: "error-name", title: err.name }, shortName),
-              " ",
-              el("code", { class: "error-fullname" }, err.name),
+    return el("div", { class: "alert alert-danger inline-error", role: "alert", "data-error": err.name },
+              el("strong", { class: "error-title" }, errorTitle(err.name)),
               el("p", { class: "error-message" }, err.message),
               onDismiss ? el("button", { class: "btn btn-link dismiss", type: "button", onclick: onDismiss },
                              _("Dismiss")) : null);
@@ -554,8 +583,22 @@ function allowBlocked(b) {
             });
 }
 
+/* Where a block came from (Blocked's details "cause" and "seat"). A mount request carries
+ * nothing of who mounted: any local user may have, in a user namespace too, so it is no
+ * reason to allow the module here. Without a cause (an older fsgated): the same. */
+function blockedCause(b) {
+    const seat = detailValue(b.details, "seat");
+    if (detailValue(b.details, "cause") === "device" && b.device)
+        return { kernel: false, text: seat ? format(_("a drive plugged in at $0"), seat) : _("a drive plugged in") };
+    return {
+        kernel: true,
+        text: _("a mount request: any local user may have made it, also in a user namespace; fsgate cannot tell who"),
+    };
+}
+
 function blockedItem(b) {
     const e = entries.get(b.module);
+    const cause = blockedCause(b);
     const label = detailValue(b.details, "label");
     const vendor = [detailValue(b.details, "vendor"), detailValue(b.details, "model")].filter(Boolean).join(" ");
     const size = detailValue(b.details, "size");
@@ -563,7 +606,10 @@ function blockedItem(b) {
     const what = [label ? `“${label}”` : null, vendor || null, size ? formatSize(size) : null].filter(Boolean);
 
     let reason = null;
-    if (permission.allowed === false)
+    if (cause.kernel)
+        reason = format(_("Not offered for a mount request: anyone can cause one, so it is no sign that $0 is " +
+                          "needed. If it is, allow it in the list above."), b.module);
+    else if (permission.allowed === false)
         reason = _("Read-only: changing this needs administrative access.");
     else if (permission.allowed === null)
         reason = _("Checking your privileges…");
@@ -572,10 +618,12 @@ function blockedItem(b) {
     else if (b.note || (e && e.state === "allowed"))
         reason = format(_("$0 is allowed already."), b.module);
 
-    return el("li", { class: "blocked-item", "data-type": b.type, "data-device": b.device },
+    return el("li", { class: "blocked-item", "data-type": b.type, "data-device": b.device,
+                      "data-cause": cause.kernel ? "kernel" : "device" },
               el("div", { class: "blocked-main" },
                  el("strong", null, b.device ? format(_("$0 on $1"), b.type, b.device) : format(_("$0 filesystem"), b.type)),
                  what.length ? el("span", { class: "blocked-what" }, what.join(" · ")) : null,
+                 el("span", { class: "blocked-cause" }, format(_("Cause: $0"), cause.text)),
                  el("span", { class: "blocked-meta" },
                     source
                         ? format(_("module $0, blocked at $1, denied by $2"), b.module, b.time.toLocaleTimeString(), source)

@@ -7,10 +7,15 @@
 #include "strv.h"
 
 static int entry_set_source(FsgEntry *x, const FsgConfig *cfg, size_t file) {
-        x->origin = cfg->files[file].origin;
+        const FsgConfFile *f = &cfg->files[file];
+
+        x->origin = f->origin;
         free(x->source);
-        x->source = strdup(cfg->files[file].path);
-        return x->source ? 0 : -ENOMEM;
+        x->source = strdup(f->path);
+        free(x->override_of);
+        x->override_of = f->override_of ? strdup(f->override_of) : NULL;
+        x->override_stale = f->override_of && f->override_stale;
+        return x->source && (x->override_of || !f->override_of) ? 0 : -ENOMEM;
 }
 
 /* The file an admin has to look at. Where several deny, the one that would still deny with
@@ -108,6 +113,11 @@ static int attribute_allowed(FsgEntry *x, const FsgConfig *cfg) {
                 if (hit)
                         return entry_set_source(x, cfg, i);
         }
+        /* Allowed by fsgate's override of a vendor file: that is what decides, and what a
+         * Reset undoes. */
+        for (size_t i = 0; i < cfg->n_files; i++)
+                if (strv_contains(cfg->files[i].override_allows, x->module))
+                        return entry_set_source(x, cfg, i);
         return 0;
 }
 

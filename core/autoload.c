@@ -98,6 +98,75 @@ bool fsg_autoload_loads(struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTr
         return false;
 }
 
+/* kmod 30's probe list, as __kmod_module_get_probe_list() and __kmod_module_fill_softdep()
+ * build it: a module "visited" once, its dependencies (modules.dep holds them all, the
+ * dependencies' own included) each with its soft dependencies around it. */
+static int chain_probe(struct kmod_module *m, bool top, char ***chain, char ***visited, unsigned depth);
+
+static int chain_append(char ***chain, const char *name) {
+        return strv_contains(*chain, name) ? 0 : strv_extend(chain, name);
+}
+
+static int chain_softdeps(struct kmod_list *l, char ***chain, char ***visited, unsigned depth) {
+        struct kmod_list *i;
+        int r = 0;
+
+        kmod_list_foreach(i, l) {
+                _cleanup_(kmod_module_unrefp) struct kmod_module *d = kmod_module_get_module(i);
+                r = chain_probe(d, false, chain, visited, depth + 1);
+                if (r < 0)
+                        break;
+        }
+        return r;
+}
+
+static int chain_with_softdeps(struct kmod_module *m, char ***chain, char ***visited, unsigned depth) {
+        _cleanup_(kmod_list_unrefp) struct kmod_list *pre = NULL, *post = NULL;
+        int r;
+
+        (void) kmod_module_get_softdeps(m, &pre, &post);
+        r = chain_softdeps(pre, chain, visited, depth);
+        if (r >= 0)
+                r = chain_append(chain, kmod_module_get_name(m));
+        if (r >= 0)
+                r = chain_softdeps(post, chain, visited, depth);
+        return r;
+}
+
+static int chain_probe(struct kmod_module *m, bool top, char ***chain, char ***visited, unsigned depth) {
+        _cleanup_(kmod_list_unrefp) struct kmod_list *deps = NULL;
+        struct kmod_list *l;
+        int r = 0;
+
+        if (strv_contains(*visited, kmod_module_get_name(m)))
+                return 0;
+        if (depth > FSG_CHAIN_DEPTH_MAX)
+                return -ELOOP;
+        if (strv_extend(visited, kmod_module_get_name(m)) < 0)
+                return -ENOMEM;
+        deps = kmod_module_get_dependencies(m);
+        kmod_list_foreach(l, deps) {
+                _cleanup_(kmod_module_unrefp) struct kmod_module *d = kmod_module_get_module(l);
+                r = chain_with_softdeps(d, chain, visited, depth);
+                if (r < 0)
+                        return r;
+        }
+        /* The top module alone: with its install command ignored, kmod leaves out its soft
+         * dependencies too. */
+        return top ? 0 : chain_with_softdeps(m, chain, visited, depth);
+}
+
+int fsg_kmod_load_chain(struct kmod_ctx *k, const char *module, char ***chain) {
+        _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
+        _cleanup_strv_free_ char **visited = NULL;
+        int r;
+
+        r = kmod_module_new_from_name(k, module, &m);
+        if (r < 0)
+                return r;
+        return chain_probe(m, true, chain, &visited, 0);
+}
+
 bool fsg_kmod_module_available(struct kmod_ctx *k, const char *module) {
         _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
 
@@ -237,4 +306,14 @@ bool fsg_install_command_loads(const char *cmd, const char *module) {
                         start = p + 1;
                 }
         }
+}
+
+bool fsg_kmod_has_softdeps(struct kmod_ctx *k, const char *module) {
+        _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
+        _cleanup_(kmod_list_unrefp) struct kmod_list *pre = NULL, *post = NULL;
+
+        if (kmod_module_new_from_name(k, module, &m) < 0)
+                return false;
+        (void) kmod_module_get_softdeps(m, &pre, &post);
+        return pre || post;
 }

@@ -9,6 +9,15 @@
 
 struct kmod_ctx;
 
+/* Every module kmod's probe list inserts before module when install commands are ignored for
+ * module itself (fsg_load(), "modprobe --ignore-install MODULE"): each dependency between its
+ * soft dependencies, these with chains of their own; not module's own soft dependencies, which
+ * kmod then leaves out. Appended to *chain in kmod's order, each once, module not among them.
+ * Returns a negative errno: -ELOOP for a chain deeper than any tree makes, since a chain not
+ * walked to its end cannot be vouched for. */
+int fsg_kmod_load_chain(struct kmod_ctx *k, const char *module, char ***chain);
+#define FSG_CHAIN_DEPTH_MAX 256
+
 /* Would the kernel's request for fs-TYPE end with module in the kernel? */
 bool fsg_autoload_loads(struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t, const char *type,
                         const char *module);
@@ -32,6 +41,9 @@ bool fsg_type_block_is_reported_in(struct kmod_ctx *k, const FsgConfig *cfg, con
  * kmod ignores it (kmod 30 does for a module with soft dependencies). *ret is NULL when kmod
  * would load the module itself. Returns a negative errno. */
 int fsg_kmod_install_command(struct kmod_ctx *k, const char *module, char **ret);
+/* Whether module has soft dependencies (modules.softdep or a softdep line): kmod 30 then
+ * ignores every install command for it, fsgate's hard deny included. */
+bool fsg_kmod_has_softdeps(struct kmod_ctx *k, const char *module);
 /* Whether an install command for module puts module into the kernel after all: it runs
  * "modprobe --ignore-install MODULE" (or -i, or $MODPROBE_MODULE for the name) or insmod, as
  * openSUSE's unblacklist line does. Anything else (/bin/false, /bin/true, a script that says

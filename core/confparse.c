@@ -31,7 +31,7 @@ static int rule_add(FsgRule **rules, size_t *n, FsgRuleKind kind, const char *na
         return 0;
 }
 
-static int parse_line(char *line, size_t file, FsgRule **rules, size_t *n) {
+int fsg_conf_parse_line(char *line, size_t file, FsgRule **rules, size_t *n) {
         char *save = NULL, *cmd, *a, *b;
 
         if (line[0] == '\0' || line[0] == '#')
@@ -55,21 +55,29 @@ static int parse_line(char *line, size_t file, FsgRule **rules, size_t *n) {
         return 0;
 }
 
-int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules) {
+static int parse_stream(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules, const char *prefix,
+                        bool *ret_prefix) {
         _cleanup_free_ char *line = NULL, *joined = NULL;
         size_t cap = 0, jl = 0;
         ssize_t l;
+        bool first = true;
 
-        /* A line ending in a backslash continues on the next one, joined without the newline. */
-        while ((l = getline(&line, &cap, f)) >= 0) {
+        /* A line ending in a backslash continues on the next one, joined without the newline;
+         * the joined line is held to FSG_LINE_MAX like each of its parts. */
+        while ((l = fsg_read_line(f, '\n', FSG_LINE_MAX, &line, &cap)) > 0) {
                 bool cont;
                 char *t;
 
-                if (l > 0 && line[l - 1] == '\n')
+                if (line[l - 1] == '\n')
                         line[--l] = 0;
+                if (first && prefix)
+                        *ret_prefix = strncmp(line, prefix, strlen(prefix)) == 0;
+                first = false;
                 cont = l > 0 && line[l - 1] == '\\';
                 if (cont)
                         line[--l] = 0;
+                if (jl + (size_t) l > FSG_LINE_MAX)
+                        return -EMSGSIZE;
                 t = realloc(joined, jl + l + 1);
                 if (!t)
                         return -ENOMEM;
@@ -78,13 +86,30 @@ int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules)
                 jl += l;
                 if (cont)
                         continue;
-                if (parse_line(joined, file_index, rules, n_rules) < 0)
+                if (fsg_conf_parse_line(joined, file_index, rules, n_rules) < 0)
                         return -ENOMEM;
                 jl = 0;
         }
-        if (jl > 0 && parse_line(joined, file_index, rules, n_rules) < 0)
+        if (l < 0)
+                return (int) l;
+        if (jl > 0 && fsg_conf_parse_line(joined, file_index, rules, n_rules) < 0)
                 return -ENOMEM;
         return 0;
+}
+
+int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules) {
+        return parse_stream(f, file_index, rules, n_rules, NULL, NULL);
+}
+
+int fsg_conf_parse_at_peek(const FsgContext *c, const char *abs, size_t file_index, FsgRule **rules,
+                           size_t *n_rules, const char *prefix, bool *ret_prefix) {
+        _cleanup_fclose_ FILE *f = NULL;
+        int r = fsg_fopen_regular(c, abs, FSG_CONF_MAX, &f);
+
+        *ret_prefix = false;
+        if (r < 0)
+                return r;
+        return parse_stream(f, file_index, rules, n_rules, prefix, ret_prefix);
 }
 
 int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, FsgRule **rules, size_t *n_rules) {
@@ -95,19 +120,21 @@ int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, F
 
         if (r < 0)
                 return r;
-        r = fsg_conf_parse(f, file_index, rules, n_rules);
-        return r >= 0 && ferror(f) ? -EIO : r;
+        return fsg_conf_parse(f, file_index, rules, n_rules);
 }
 
-int fsg_conf_parse_buf(const char *buf, size_t len, size_t file_index, FsgRule **rules, size_t *n_rules) {
+int fsg_conf_parse_buf(const char *buf, size_t len, size_t file_index, FsgRule **rules, size_t *n_rules,
+                       const char *prefix, bool *ret_prefix) {
         _cleanup_fclose_ FILE *f = NULL;
 
+        if (ret_prefix)
+                *ret_prefix = false;
         if (len == 0)
                 return 0; /* fmemopen() refuses an empty buffer */
         f = fmemopen((void *) buf, len, "r");
         if (!f)
                 return -errno;
-        return fsg_conf_parse(f, file_index, rules, n_rules);
+        return parse_stream(f, file_index, rules, n_rules, prefix, ret_prefix);
 }
 
 int fsg_conf_write_for_kmod(FILE *out, const char *buf, size_t len) {

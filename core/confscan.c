@@ -2,10 +2,12 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "alloc-util.h"
 #include "confscan.h"
+#include "override.h"
 #include "name.h"
 #include "strv.h"
 #include "utf8.h"
@@ -214,10 +216,13 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                 if (r < 0)
                         return r;
 
-                if (ov && streq(ov->path, sys)) {
-                        if (!ov->as_mask)
+                if (ov && ov->path && streq(ov->path, sys)) {
+                        if (ov->content)
+                                mask = false;
+                        else if (!ov->as_mask)
                                 continue;
-                        mask = true;
+                        else
+                                mask = true;
                 }
 
                 seen = find_file(cfg, ix, de->d_name);
@@ -238,12 +243,13 @@ static int inject_override(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, c
         size_t dl = strlen(d->path);
         const char *name;
 
-        if (!ov || !ov->as_mask || strncmp(ov->path, d->path, dl) != 0 || ov->path[dl] != '/')
+        if (!ov || !ov->path || !(ov->as_mask || ov->content) || strncmp(ov->path, d->path, dl) != 0 ||
+            ov->path[dl] != '/')
                 return 0;
         name = ov->path + dl + 1;
         if (find_file(cfg, ix, name))
                 return 0;
-        return file_add(cfg, ix, c, d->path, NULL, name, d->origin, true);
+        return file_add(cfg, ix, c, d->path, NULL, name, d->origin, !ov->content);
 }
 
 static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
@@ -251,6 +257,7 @@ static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
         _cleanup_fclose_ FILE *f = NULL;
         size_t cap = 0;
         char *save = NULL;
+        ssize_t n;
         int r = fsg_fopen_regular(c, "/proc/cmdline", FSG_CONF_MAX, &f);
 
         if (r == -ENOENT)
@@ -259,8 +266,10 @@ static int parse_cmdline(FsgConfig *cfg, const FsgContext *c) {
                 return note_unreadable(cfg, "/proc/cmdline");
         if (r < 0)
                 return r;
-        if (getline(&buf, &cap, f) < 0)
-                return 0;
+        /* One line; a longer one than any kernel takes is an error like any other. */
+        n = fsg_read_line(f, '\n', FSG_LINE_MAX, &buf, &cap);
+        if (n <= 0)
+                return (int) n;
         for (char *w = strtok_r(buf, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
                 char *s2 = NULL;
                 if (strncmp(w, "modprobe.blacklist=", 19) != 0)
@@ -312,16 +321,88 @@ size_t fsg_config_rules_named(const FsgConfig *cfg, const char *name, const size
         return end - lo;
 }
 
-/* In an image, one file read once: parsed, and its bytes kept for kmod (see kmod_text). */
-static int parse_and_keep(const FsgContext *c, FsgConfig *cfg, size_t i, FILE *kmod_text) {
+/* In an image, one file read once: parsed (*ret_override: whether it starts with fsgate's
+ * override header), and its bytes kept for kmod (see kmod_text). */
+static int parse_and_keep(const FsgContext *c, FsgConfig *cfg, size_t i, FILE *kmod_text, bool *ret_override) {
         _cleanup_free_ char *buf = NULL;
         size_t len;
         int r = fsg_read_regular(c, cfg->files[i].syspath, FSG_CONF_MAX, &buf, &len);
 
+        *ret_override = false;
         if (r < 0)
                 return r;
-        r = fsg_conf_parse_buf(buf, len, i, &cfg->rules, &cfg->n_rules);
+        r = fsg_conf_parse_buf(buf, len, i, &cfg->rules, &cfg->n_rules, FSG_OVERRIDE_HEADER, ret_override);
         return r < 0 ? r : fsg_conf_write_for_kmod(kmod_text, buf, len);
+}
+
+/* The running system's kmod opens files by name: the "what if" content as a memfd of ours. */
+static int content_to_memfd(FsgConfig *cfg, FsgConfFile *f, const char *content, size_t len) {
+        int fd = memfd_create("fsgate-what-if", MFD_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        cfg->content_fd = fd + 1;
+        if (write(fd, content, len) != (ssize_t) len)
+                return errno > 0 ? -errno : -EIO;
+        free(f->fullpath);
+        if (asprintf(&f->fullpath, "/proc/self/fd/%d", fd) < 0) {
+                f->fullpath = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The "what if" content of an override not yet written: parsed here, and handed to kmod in
+ * the file's place, in kmod_text in an image (kmod_text set) like every file there. */
+static int parse_content(FsgConfig *cfg, FsgConfFile *f, size_t i, const char *content, FILE *kmod_text) {
+        FsgOverrideHeader h;
+        size_t len = strlen(content);
+        int r = fsg_conf_parse_buf(content, len, i, &cfg->rules, &cfg->n_rules, NULL, NULL);
+
+        if (r < 0)
+                return r;
+        r = fsg_override_header_parse(content, &h);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                f->override_of = TAKE_PTR(h.vendor);
+                f->override_allows = TAKE_PTR(h.allows);
+                fsg_override_header_done(&h);
+        }
+        return kmod_text ? fsg_conf_write_for_kmod(kmod_text, content, len) : content_to_memfd(cfg, f, content, len);
+}
+
+/* A file in /etc or /run that says it is fsgate's override of a vendor file: which, of which
+ * modules, and whether the vendor file still is what was copied. */
+static int note_override(const FsgContext *c, FsgConfFile *f) {
+        _cleanup_(fsg_override_header_done) FsgOverrideHeader h = {};
+        _cleanup_free_ char *vendor = NULL;
+        char sha[FSG_SHA256_HEX_SIZE];
+        const char *base;
+        bool in_vendor_dir = false;
+        int r;
+
+        if (f->origin != FSG_ORIGIN_ADMIN && f->origin != FSG_ORIGIN_RUNTIME)
+                return 0;
+        r = fsg_override_read(c, f->syspath, &h);
+        if (r <= 0)
+                return r == -ENOMEM ? r : 0; /* gone or changed since: not one now */
+        base = strrchr(h.vendor, '/');
+        for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
+                size_t l = strlen(fsg_conf_dirs[i].path);
+                in_vendor_dir = in_vendor_dir ||
+                        ((fsg_conf_dirs[i].origin == FSG_ORIGIN_VENDOR || fsg_conf_dirs[i].origin == FSG_ORIGIN_LOCAL) &&
+                         strncmp(h.vendor, fsg_conf_dirs[i].path, l) == 0 && h.vendor + l == base);
+        }
+        if (!in_vendor_dir || !streq(base + 1, f->name))
+                return 0;
+        r = fsg_read_regular(c, h.vendor, FSG_CONF_MAX, &vendor, NULL);
+        if (r < 0 && r != -ENOENT && r != -EBADFD)
+                return r == -ENOMEM ? r : 0;
+        f->override_stale = !vendor || !streq(fsg_sha256_hex(vendor, strlen(vendor), sha), h.sha256);
+        f->override_of = TAKE_PTR(h.vendor);
+        f->override_allows = TAKE_PTR(h.allows);
+        return 0;
 }
 
 /* Returns -EAGAIN, with e untouched, when a file changed between the directory listing and
@@ -372,7 +453,8 @@ static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfi
         strv_sort_unique(cfg->named_modules);
 
         for (size_t i = 0; i < cfg->n_files; i++) {
-                const FsgConfFile *f = &cfg->files[i];
+                FsgConfFile *f = &cfg->files[i];
+                bool override = false;
 
                 if (kmod_text && !softdep_placed && strcmp(f->name, FSG_KMOD_SOFTDEP) > 0) {
                         cfg->kmod_softdep_at = ftell(kmod_text);
@@ -380,10 +462,15 @@ static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfi
                 }
                 if (f->mask)
                         continue;
-                if (kmod_text)
-                        r = parse_and_keep(c, cfg, i, kmod_text);
+                if (ov && ov->content && streq(f->syspath, ov->path))
+                        r = parse_content(cfg, f, i, ov->content, kmod_text);
+                else if (kmod_text)
+                        r = parse_and_keep(c, cfg, i, kmod_text, &override);
                 else
-                        r = fsg_conf_parse_at(c, f->syspath, i, &cfg->rules, &cfg->n_rules);
+                        r = fsg_conf_parse_at_peek(c, f->syspath, i, &cfg->rules, &cfg->n_rules,
+                                                   FSG_OVERRIDE_HEADER, &override);
+                if (r >= 0 && override)
+                        r = note_override(c, f);
                 if (r == -EBADFD || r == -ENOENT)
                         return -EAGAIN;
                 if (r == -EACCES || r == -EPERM)
@@ -430,7 +517,11 @@ FsgConfig *fsg_config_free(FsgConfig *cfg) {
                 free(cfg->files[i].fullpath);
                 free(cfg->files[i].syspath);
                 free(cfg->files[i].shadowed);
+                free(cfg->files[i].override_of);
+                strv_free(cfg->files[i].override_allows);
         }
+        if (cfg->content_fd > 0)
+                close(cfg->content_fd - 1);
         free(cfg->files);
         fsg_rules_free(cfg->rules, cfg->n_rules);
         strv_free(cfg->cmdline_blacklist);

@@ -29,6 +29,11 @@ typedef struct FsgConfFile {
         FsgOrigin origin;
         bool mask;         /* symlink to /dev/null or empty: hides same-named files below */
         char *shadowed;    /* fullpath of the next file below with the same basename, or NULL */
+        /* An override fsgate wrote in /etc or /run (override.h): the vendor file it replaces,
+         * the modules it allows, and whether that file changed (or went) since. */
+        char *override_of;
+        char **override_allows;
+        bool override_stale;
 } FsgConfFile;
 
 typedef struct FsgConfig {
@@ -48,6 +53,8 @@ typedef struct FsgConfig {
         char *kmod_text;
         size_t kmod_len;
         size_t kmod_softdep_at;   /* where kmod reads FSG_KMOD_SOFTDEP among them (by name) */
+        int content_fd;           /* + 1: the memfd kmod reads an override's "what if" content
+                                   * from (the running system; an image has it in kmod_text) */
 } FsgConfig;
 
 /* The module tree's file that kmod reads as one more configuration file, sorted among the
@@ -58,6 +65,12 @@ typedef struct FsgConfig {
 typedef struct FsgOverride {
         const char *path;  /* system path, e.g. /etc/modprobe.d/60-blacklist_fs-hfs.conf */
         bool as_mask;      /* true: as if a /dev/null symlink; false: as if absent */
+        /* With no module tree (an image before its kernel): a module to describe even if no
+         * file names it, so that fsgate can write and undo its own files there. */
+        const char *module;
+        /* Set: as if the file at path held this (an override about to be written), whether or
+         * not it exists. */
+        const char *content;
 } FsgOverride;
 
 int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e);

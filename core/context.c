@@ -330,56 +330,141 @@ int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max) {
         return fd;
 }
 
-int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret) {
-        int fd = fsg_open_regular(c, abs, max);
+/* The size checked at the open is a snapshot: the file may grow (a sparse gigabyte is one
+ * ftruncate() away) before its reader reaches the end. So the stream counts what it hands
+ * out and fails with EFBIG, for good, once there is more than max. */
+typedef struct CappedStream {
+        int fd;
+        uint64_t left;
+        bool over;
+} CappedStream;
 
-        if (fd < 0)
-                return fd;
-        *ret = fdopen(fd, "re");
-        if (!*ret) {
-                close(fd);
-                return -ENOMEM;
+static ssize_t capped_read(void *cookie, char *buf, size_t size) {
+        CappedStream *cs = cookie;
+        /* One byte past the cap is enough to know the file is too large. */
+        size_t want = (uint64_t) size > cs->left ? (size_t) cs->left + 1 : size;
+        ssize_t n;
+
+        if (cs->over) {
+                errno = EFBIG;
+                return -1;
         }
+        do
+                n = read(cs->fd, buf, want);
+        while (n < 0 && errno == EINTR);
+        if (n < 0)
+                return -1;
+        if ((uint64_t) n > cs->left) {
+                cs->over = true;
+                errno = EFBIG;
+                return -1;
+        }
+        cs->left -= (uint64_t) n;
+        return n;
+}
+
+static int capped_close(void *cookie) {
+        CappedStream *cs = cookie;
+
+        close(cs->fd);
+        free(cs);
         return 0;
 }
 
+int fsg_fdopen_capped(int fd, uint64_t max, FILE **ret) {
+        CappedStream *cs = malloc(sizeof(CappedStream));
+
+        if (cs) {
+                *cs = (CappedStream) { .fd = fd, .left = max };
+                *ret = fopencookie(cs, "r", (cookie_io_functions_t) { .read = capped_read, .close = capped_close });
+                if (*ret)
+                        return 0;
+        }
+        free(cs);
+        close(fd);
+        return -ENOMEM;
+}
+
+int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret) {
+        int fd = fsg_open_regular(c, abs, max);
+
+        return fd < 0 ? fd : fsg_fdopen_capped(fd, max, ret);
+}
+
+ssize_t fsg_read_line(FILE *f, int delim, size_t max, char **line, size_t *cap) {
+        size_t l = 0;
+        int ch;
+
+        errno = 0;
+        flockfile(f);
+        while ((ch = getc_unlocked(f)) != EOF) {
+                if (l + 2 > *cap) {
+                        /* Grown as getline() would, but never much past what a line may hold. */
+                        size_t n = *cap < 64 ? 128 : *cap * 2;
+                        char *t;
+
+                        if (n > max + 2)
+                                n = max + 2;
+                        t = realloc(*line, n);
+                        if (!t) {
+                                funlockfile(f);
+                                return -ENOMEM;
+                        }
+                        *line = t;
+                        *cap = n;
+                }
+                (*line)[l++] = (char) ch;
+                if (ch == delim)
+                        break;
+                if (l > max) {
+                        funlockfile(f);
+                        return -EMSGSIZE;
+                }
+        }
+        funlockfile(f);
+        if (ch == EOF && ferror(f))
+                return errno > 0 ? -errno : -EIO;
+        if (l > 0)
+                (*line)[l] = 0;
+        return (ssize_t) l;
+}
+
 int fsg_read_regular(const FsgContext *c, const char *abs, uint64_t max, char **ret, size_t *ret_len) {
-        _cleanup_close_ int fd = fsg_open_regular(c, abs, max);
+        _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, cap = 0;
+        int r = fsg_fopen_regular(c, abs, max, &f);
 
-        if (fd < 0)
-                return fd;
-        /* Up to max and one byte more, to tell a file that grew past it since the check. */
+        if (r < 0)
+                return r;
+        /* The stream fails with EFBIG before it hands out more than max: the buffer never
+         * grows past max and its NUL, however large the file became since the check. */
         for (;;) {
-                ssize_t n;
+                size_t n;
 
-                if (len == cap) {
+                if (cap - len < 4096) {
+                        size_t want = cap ? 2 * cap : 65536;
                         char *t;
-                        cap = cap ? 2 * cap : 4096;
-                        if (cap > max + 1)
-                                cap = max + 1;
-                        if (len == cap)
-                                return -EFBIG;
-                        t = realloc(buf, cap + 1);
+
+                        if (want > max + 2)
+                                want = max + 2;
+                        t = want > cap ? realloc(buf, want) : buf;
                         if (!t)
                                 return -ENOMEM;
                         buf = t;
+                        cap = want;
                 }
-                n = read(fd, buf + len, cap - len);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return -errno;
+                n = fread(buf + len, 1, cap - len - 1, f);
+                len += n;
                 if (n == 0)
                         break;
-                len += n;
         }
-        if (!buf && !(buf = malloc(1)))
-                return -ENOMEM;
+        if (ferror(f))
+                return errno > 0 ? -errno : -EIO;
         buf[len] = 0;
         *ret = TAKE_PTR(buf);
-        *ret_len = len;
+        if (ret_len)
+                *ret_len = len;
         return 0;
 }
 
@@ -392,6 +477,7 @@ const char *fsg_strerror(int err) {
         case EBADFD: return "Not a regular file";
         case EFBIG:  return "File too large";
         case ESTALE: return "Replaced while being opened";
+        case EMSGSIZE: return "Line too long";
         default:     return strerror(err);
         }
 }
@@ -472,10 +558,17 @@ int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgErr
                 c->root[--l] = 0;
         if (*c->root) {
                 c->root_fd = open(c->root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-                if (c->root_fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+                if (c->root_fd < 0 && errno == ENOENT)
                         return fsg_error(e, FSG_ERR_INVALID_ARGS, "Root directory %s does not exist", c->root);
+                if (c->root_fd < 0 && errno == ENOTDIR)
+                        return fsg_error(e, FSG_ERR_INVALID_ARGS, "Root %s is not a directory", c->root);
                 if (c->root_fd < 0)
                         return fsg_error_errno(e, errno, "Failed to open %s", c->root);
+                /* A mistyped path or an unset variable's empty directory would otherwise be
+                 * judged as a system with nothing configured: "all allowed", or compliant. */
+                if (!dir_exists(c, "/etc") && !dir_exists(c, "/usr"))
+                        return fsg_error(e, FSG_ERR_INVALID_ARGS,
+                                         "%s is not a system image: it has neither /etc nor /usr", c->root);
         }
 
         base = modules_base(c);
@@ -496,12 +589,50 @@ int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgErr
                         c->moddir_in_root = NULL;
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                 }
+                /* Judging against a tree that is not there would call every module "not
+                 * in this kernel": asked for by name, it must exist. */
+                if (kver) {
+                        _cleanup_close_ int fd = fsg_open_in_root(c, c->moddir_in_root, O_PATH | O_DIRECTORY);
+                        if (fd == -ENOENT || fd == -ENOTDIR)
+                                return fsg_error(e, FSG_ERR_NO_KERNEL, "Kernel %s has no module tree in %s (no %s)",
+                                                 c->kver, *c->root ? c->root : "/", c->moddir_in_root);
+                        if (fd < 0)
+                                return fsg_error(e, FSG_ERR_FAILED, "Failed to resolve %s in %s: %s", c->moddir_in_root,
+                                                 c->root, fsg_strerror(-fd));
+                }
                 c->moddir = fsg_path(c, c->moddir_in_root);
                 if (!c->moddir)
                         return fsg_error_errno(e, errno, "Failed to resolve %s in %s", c->moddir_in_root, c->root);
         }
         *ret = TAKE_PTR(c);
         return 0;
+}
+
+static const char *root_name(const FsgContext *c) {
+        return *c->root ? c->root : "this system";
+}
+
+int fsg_context_require_kernel(const FsgContext *c, FsgError *e) {
+        static const char * const indexes[] = { "modules.dep.bin", "modules.dep" };
+
+        if (!c->kver)
+                return fsg_error(e, FSG_ERR_NO_KERNEL,
+                                 "%s has no kernel module tree (/usr/lib/modules or /lib/modules is missing or empty): "
+                                 "there is no kernel to judge yet", root_name(c));
+        /* Without the index kmod finds no module at all, and every one would look absent. */
+        for (size_t i = 0; i < ELEMENTSOF(indexes); i++) {
+                _cleanup_free_ char *p = NULL;
+                _cleanup_close_ int fd = -1;
+
+                if (asprintf(&p, "%s/%s", c->moddir_in_root, indexes[i]) < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                fd = fsg_open_in_root(c, p, O_PATH);
+                if (fd >= 0)
+                        return 0;
+        }
+        return fsg_error(e, FSG_ERR_NO_KERNEL,
+                         "The module tree %s of %s has no modules.dep: run depmod for kernel %s first",
+                         c->moddir_in_root, root_name(c), c->kver);
 }
 
 FsgContext *fsg_context_free(FsgContext *c) {

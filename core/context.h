@@ -25,6 +25,10 @@ static inline void fsg_context_freep(FsgContext **c) {
         fsg_context_free(*c);
 }
 
+/* Whether there is a kernel to judge against: a module tree with its index. An answer that
+ * must not pass on missing data (an audit) asks this first; NoKernel if not. */
+int fsg_context_require_kernel(const FsgContext *c, FsgError *e);
+
 /* abs as a path on the host: below the root, with symlinks resolved inside the root.
  * abs must start with '/'. Returns NULL with errno set (ENOMEM, ELOOP, ...). The _nofollow
  * variant leaves a final symlink alone (for classifying our own files, masks included).
@@ -54,17 +58,28 @@ int fsg_open_dir(const FsgContext *c, const char *abs, bool create);
  * opened, never blocking (procfs files say size 0: the reader caps what it reads). Returns an
  * fd, or -ENOENT, -EISDIR, -EBADFD (not a regular file), -EFBIG (larger than max), ... */
 int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max);
-/* fsg_open_regular() as a stdio stream: 0 and *ret, or the same negative errnos. */
+/* fsg_open_regular() as a stdio stream: 0 and *ret, or the same negative errnos. The stream
+ * holds the file to max bytes while it is read, too (fsg_fdopen_capped()). */
 int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret);
-/* fsg_open_regular() and all it holds, read at once: *ret (NUL-terminated, the caller frees)
- * and *ret_len, or the same negative errnos (-EFBIG for a file that grew past max meanwhile). */
+/* fd (taken, also on error) as a stream that fails with EFBIG once more than max bytes came
+ * from it: the size checked at the open says nothing of what a writer appends after it. */
+int fsg_fdopen_capped(int fd, uint64_t max, FILE **ret);
+/* The next line (up to and with delim) into *line, grown as getline() would: its length, 0
+ * at the end, or a negative errno: -EMSGSIZE for a line longer than max bytes, -EFBIG from a
+ * capped stream past its cap, -EIO. Memory stays within max, whatever the file holds. */
+ssize_t fsg_read_line(FILE *f, int delim, size_t max, char **line, size_t *cap);
+/* fsg_fopen_regular() and all it holds, read at once: *ret (NUL-terminated, the caller frees)
+ * and *ret_len (may be NULL), or the same negative errnos (-EFBIG for a file that grew past
+ * max meanwhile, found while reading: memory stays within max). */
 int fsg_read_regular(const FsgContext *c, const char *abs, uint64_t max, char **ret, size_t *ret_len);
 /* The same for name in the directory dfd, a final symlink not followed. */
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max);
 
-/* strerror() with the words for the errors above ("not a regular file" for EBADFD). */
+/* strerror() with the words for the errors above ("not a regular file" for EBADFD, "line
+ * too long" for EMSGSIZE). */
 const char *fsg_strerror(int err);
 
 /* Caps on what one file may hold: beyond them a file is an error, not a slow answer. */
 #define FSG_CONF_MAX  (UINT64_C(16) << 20)   /* one modprobe.d file */
 #define FSG_TABLE_MAX (UINT64_C(64) << 20)   /* a module tree text file, a /proc table */
+#define FSG_LINE_MAX  ((size_t) 1 << 20)     /* one line of any of them, as systemd's parsers */

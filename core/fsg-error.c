@@ -31,6 +31,8 @@ static const struct {
         [FSG_ERR_PROFILE_CONFLICT]   = { "org.fsgate.fsgate1.Error.ProfileConflict",   5, EPERM         },
         [FSG_ERR_ACCESS_DENIED]      = { "org.freedesktop.DBus.Error.AccessDenied",    4, EACCES        },
         [FSG_ERR_UNREACHABLE]        = { "org.freedesktop.DBus.Error.ServiceUnknown",  8, EHOSTUNREACH  },
+        [FSG_ERR_NO_KERNEL]          = { "org.fsgate.fsgate1.Error.NoKernel",          10, ENOPKG       },
+        [FSG_ERR_HARD_DENY_IGNORED]  = { "org.fsgate.fsgate1.Error.HardDenyIgnored",   5, EOPNOTSUPP    },
 };
 
 static int error_to_errno(FsgErrorCode code) {

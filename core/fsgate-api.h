@@ -18,6 +18,9 @@
 #define FSG_FLAG_HARD     UINT64_C(0x8)
 /* ApplyProfile only: plan and return the list of changes, write nothing. */
 #define FSG_FLAG_DRY_RUN  UINT64_C(0x10)
+/* Deny only: turn fsgate's own hard deny into a soft one. Without it a Deny keeps a hard deny
+ * as it is; with it the call needs the allow authorization (explicit loads work again). */
+#define FSG_FLAG_SOFT     UINT64_C(0x20)
 
 /* polkit actions (polkit/org.fsgate.fsgate1.policy). */
 #define FSGATE_ACTION_ALLOW "org.fsgate.fsgate1.allow"

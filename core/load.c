@@ -2,13 +2,14 @@
 #define _GNU_SOURCE
 #include <libkmod.h>
 
-#include "kmod-view.h"
+#include "autoload.h"
 #include "store.h"
 
 /* "Allow once": insert the module for this boot only. KMOD_PROBE_IGNORE_COMMAND skips
- * install lines (a hard deny's is checked first) and, since we load by name rather than by
- * alias, the blacklist does not apply either — the same as an admin typing
- * "modprobe --ignore-install NAME". */
+ * install lines (a hard deny's is checked first, the module's own and every dependency's the
+ * insert takes along) and, since we load by name rather than by alias, the blacklist does not
+ * apply either — the same as an admin typing "modprobe --ignore-install NAME". The context
+ * reads no configuration, so that no install command can run from here. */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
@@ -16,6 +17,8 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
         const FsgEntry *x;
         int r;
 
+        /* Built now, with ROOT/proc/modules read now: the chain's hard denies and which of its
+         * modules are live are those of this moment, right before the insert. */
         r = fsg_state_build_one(c, name, &s, e);
         if (r < 0)
                 return r;
@@ -25,9 +28,11 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
         if (x->builtin || x->loaded)
                 return 0;
         /* Loading past the install command is what "allow once" means for a soft deny; for a
-         * hard one it would undo exactly what its author asked for. */
-        if (x->hard)
-                return fsg_hard_denied(x->module, x->install_command, x->install_source, e);
+         * hard one, the module's or a dependency's, it would undo exactly what its author asked
+         * for. */
+        r = fsg_load_refused(x, e);
+        if (r < 0)
+                return r;
         if (!x->available)
                 return fsg_error(e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module,
                                  c->kver ?: "(none)");

@@ -37,13 +37,20 @@ static int open_lock_dir(FsgError *e) {
         return fd;
 }
 
+/* One lock per system, whatever path names it: "/.", "//" or a symlink to "/" is the running
+ * system, whose writers (fsgated among them) share "lock"; an image's is named after the
+ * directory the context opened, so that every path to it finds the same one. */
 static int lock_name(const FsgContext *c, char **ret, FsgError *e) {
-        struct stat st;
+        struct stat st = {}, host = {};
 
-        if (!*c->root)
+        if (*c->root) {
+                if ((c->root_fd >= 0 ? fstat(c->root_fd, &st) : stat(c->root, &st)) < 0)
+                        return fsg_error_errno(e, errno, "Failed to look at %s", c->root);
+                if (stat("/", &host) < 0)
+                        return fsg_error_errno(e, errno, "Failed to look at /");
+        }
+        if (!*c->root || (st.st_dev == host.st_dev && st.st_ino == host.st_ino))
                 *ret = strdup("lock");
-        else if (stat(c->root, &st) < 0)
-                return fsg_error_errno(e, errno, "Failed to look at %s", c->root);
         else if (asprintf(ret, "root-%llx-%llx.lock", (unsigned long long) st.st_dev,
                           (unsigned long long) st.st_ino) < 0)
                 *ret = NULL;

@@ -19,6 +19,7 @@
  * The lock file is outside any image, in a directory only its owner can enter (/run/fsgate
  * for root, else $XDG_RUNTIME_DIR/fsgate), and 0600: an unprivileged process can neither open
  * it nor hold it, so it cannot stall a writer; and an image gets no file it did not ask for.
- * The running system's is /run/fsgate/lock; an image's is named after its root directory's
- * device and inode, so every writer of that image finds the same one. */
+ * The running system's is /run/fsgate/lock, whatever path names it ("/.", "//", a symlink to
+ * "/"); an image's is named after its root directory's device and inode, so every writer of
+ * that image finds the same one. */
 int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e);

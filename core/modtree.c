@@ -24,8 +24,9 @@ static int add_type(FsgModTree *t, const char *type, char *module) {
 static int read_fs_aliases(FsgModTree *t, FILE *f) {
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
+        ssize_t l;
 
-        while (getline(&line, &cap, f) >= 0) {
+        while ((l = fsg_read_line(f, '\n', FSG_LINE_MAX, &line, &cap)) > 0) {
                 char type[128], module[128];
                 if (sscanf(line, "alias fs-%127s %127s", type, module) != 2)
                         continue;
@@ -33,14 +34,15 @@ static int read_fs_aliases(FsgModTree *t, FILE *f) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return (int) l;
 }
 
 static int read_builtin(FsgModTree *t, FILE *f) {
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
+        ssize_t l;
 
-        while (getline(&line, &cap, f) >= 0) {
+        while ((l = fsg_read_line(f, '\n', FSG_LINE_MAX, &line, &cap)) > 0) {
                 char *base = strrchr(line, '/'), *dot;
                 bool fs = strncmp(line, "kernel/fs/", strlen("kernel/fs/")) == 0;
                 base = base ? base + 1 : line;
@@ -52,7 +54,7 @@ static int read_builtin(FsgModTree *t, FILE *f) {
                 if (strv_extend(&t->builtin, base) < 0 || (fs && strv_extend(&t->builtin_fs, base) < 0))
                         return -ENOMEM;
         }
-        return 0;
+        return (int) l;
 }
 
 /* depmod writes the aliases of built-in code only to the modules.builtin.alias.bin index;
@@ -64,7 +66,7 @@ static int read_builtin_modinfo(FsgModTree *t, FILE *f) {
         size_t cap = 0;
         ssize_t l;
 
-        while ((l = getdelim(&rec, &cap, 0, f)) > 0) {
+        while ((l = fsg_read_line(f, 0, FSG_LINE_MAX, &rec, &cap)) > 0) {
                 char *eq = strstr(rec, ".alias=fs-");
                 if (!eq || memchr(rec, '/', eq - rec))
                         continue;
@@ -75,7 +77,7 @@ static int read_builtin_modinfo(FsgModTree *t, FILE *f) {
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return (int) l;
 }
 
 /* On the running system libkmod opens these itself, by name, and blocks on a FIFO: each must
@@ -138,8 +140,6 @@ int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e) {
                 if (r < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-r));
                 r = files[i].read(t, f);
-                if (r >= 0 && ferror(f))
-                        r = -EIO;
                 if (r < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-r));
         }

@@ -103,6 +103,7 @@ static int profile_read(const char *name, FsgProfile **ret, FsgError *e) {
         size_t cap = 0;
         unsigned lineno = 0;
         struct stat st;
+        ssize_t n;
 
         if (!profile_name_is_valid(name))
                 return no_such_profile(name, e);
@@ -115,15 +116,14 @@ static int profile_read(const char *name, FsgProfile **ret, FsgError *e) {
                 return fsg_error_errno(e, errno, "Failed to open %s", path);
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || (uint64_t) st.st_size > PROFILE_FILE_MAX)
                 return fsg_error(e, FSG_ERR_FAILED, "%s is not a regular file of at most 64 KiB", path);
-        f = fdopen(fd, "re");
-        if (!f)
-                return fsg_error_errno(e, errno, "Failed to read %s", path);
-        fd = -1;
+        /* Held to the size while it is read, too: the file may grow after the check. */
+        if (fsg_fdopen_capped(TAKE_FD(fd), PROFILE_FILE_MAX, &f) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 
         p = calloc(1, sizeof(FsgProfile));
         if (!p || !(p->name = strdup(name)))
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        while (getline(&line, &cap, f) >= 0) {
+        while ((n = fsg_read_line(f, '\n', PROFILE_FILE_MAX, &line, &cap)) > 0) {
                 char *l = strip(line), *eq, *key, *value;
 
                 lineno++;
@@ -160,8 +160,10 @@ static int profile_read(const char *name, FsgProfile **ret, FsgError *e) {
                 } else
                         return fsg_error(e, FSG_ERR_FAILED, "%s:%u: unknown key %s", path, lineno, key);
         }
-        if (ferror(f))
-                return fsg_error_errno(e, EIO, "Failed to read %s", path);
+        if (n == -EFBIG)
+                return fsg_error(e, FSG_ERR_FAILED, "%s is not a regular file of at most 64 KiB", path);
+        if (n < 0)
+                return fsg_error_errno(e, (int) -n, "Failed to read %s", path);
         if (p->compute && p->modules)
                 return fsg_error(e, FSG_ERR_FAILED, "%s: a computed profile lists no modules", path);
         *ret = TAKE_PTR(p);
@@ -228,18 +230,19 @@ static int read_lines(const FsgContext *c, const char *abs, UsedSet *u, LineFn f
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
         size_t cap = 0;
+        ssize_t n;
         int r = fsg_fopen_regular(c, abs, FSG_CONF_MAX, &f);
 
         if (r == -ENOENT || r == -EISDIR || r == -EBADFD || r == -EACCES)
                 return 0; /* nothing a reader could use: no answer to give from it */
         if (r < 0)
                 return r;
-        while (getline(&line, &cap, f) >= 0) {
+        while ((n = fsg_read_line(f, '\n', FSG_LINE_MAX, &line, &cap)) > 0) {
                 r = fn(u, abs, line);
                 if (r < 0)
                         return r;
         }
-        return 0;
+        return (int) n;
 }
 
 /* fstab(5): "SPEC FILE VFSTYPE OPTIONS FREQ PASSNO"; "auto" and "none" name no module. */
@@ -656,6 +659,8 @@ static int before_read(const FsgContext *c, const FsgPlan *p, Before *b) {
                 return fd;
         if (fstat(fd, &st) < 0)
                 return -errno;
+        if ((uint64_t) st.st_size > FSG_CONF_MAX)
+                return -EFBIG; /* grown since the open: not read into memory */
         b->content = calloc(1, st.st_size + 1);
         if (!b->content)
                 return -ENOMEM;
@@ -777,15 +782,20 @@ static int audit_add(FsgAudit *a, const char *module, bool compliant, bool denie
         return 0;
 }
 
-int fsg_profile_audit(const FsgContext *c, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+int fsg_profile_audit(const FsgContext *c, const FsgState *current, const char *name, bool hard, FsgAudit **ret,
+                      FsgError *e) {
+        _cleanup_(fsg_state_freep) FsgState *built = NULL;
+        const FsgState *s = current;
         _cleanup_(fsg_profile_freep) FsgProfile *p = NULL;
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
         int r;
 
         /* The state says what kmod would do: the deny, and (hard) whether the install command
          * it would run for `modprobe MODULE` loads nothing. */
-        r = fsg_state_build(c, NULL, &s, e);
+        r = fsg_context_require_kernel(c, e);
+        if (r < 0)
+                return r;
+        r = fsg_state_current_or_build(c, &s, &built, e);
         if (r < 0)
                 return r;
         r = fsg_profile_load(c, s, name, &p, e);

@@ -92,5 +92,7 @@ FsgAudit *fsg_audit_free(FsgAudit *a);
 static inline void fsg_audit_freep(FsgAudit **a) {
         fsg_audit_free(*a);
 }
-/* hard: require explicit loads refused even if the profile does not. */
-int fsg_profile_audit(const FsgContext *c, const char *name, bool hard, FsgAudit **ret, FsgError *e);
+/* hard: require explicit loads refused even if the profile does not. current: the state the
+ * caller keeps (the service's), or NULL to build one. NoKernel when there is none to judge. */
+int fsg_profile_audit(const FsgContext *c, const FsgState *current, const char *name, bool hard, FsgAudit **ret,
+                      FsgError *e);

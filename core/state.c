@@ -8,10 +8,80 @@
 #include "state.h"
 #include "strv.h"
 #include "usage.h"
+#include "utf8.h"
+
+/* The file of the first install line kmod read for module (it runs that one), "" if none. */
+static char *install_source(const FsgConfig *cfg, const char *module) {
+        const size_t *idx;
+        size_t n = fsg_config_rules_named(cfg, module, &idx);
+
+        for (size_t i = 0; i < n; i++)
+                if (cfg->rules[idx[i]].kind == FSG_RULE_INSTALL)
+                        return strdup(cfg->files[cfg->rules[idx[i]].file].path);
+        return strdup("");
+}
+
+static int hard_dep_add(FsgEntry *x, const char *module, char *cmd, const FsgConfig *cfg) {
+        FsgHardDep *deps = reallocarray(x->hard_deps, x->n_hard_deps + 1, sizeof(FsgHardDep));
+        FsgHardDep *d;
+
+        if (!deps) {
+                free(cmd);
+                return -ENOMEM;
+        }
+        x->hard_deps = deps;
+        d = &deps[x->n_hard_deps++];
+        *d = (FsgHardDep) { .module = strdup(module), .install_command = cmd, .install_source = install_source(cfg, module) };
+        return d->module && d->install_source ? 0 : -ENOMEM;
+}
+
+/* The modules a load of x inserts first, judged as "modprobe DEPENDENCY" would be: kmod loads
+ * dependencies by name and runs their install commands, so a hard deny of one refuses root's
+ * "modprobe x". The chain is walked over both contexts: plain is the one fsg_load() inserts
+ * with (the tree's modules.softdep only), k the configured one modprobe reads (softdep lines
+ * of the configuration too, which may replace the tree's). */
+static int hard_deps_fill(FsgEntry *x, struct kmod_ctx *k, struct kmod_ctx *plain, const FsgModTree *t,
+                          const FsgConfig *cfg) {
+        _cleanup_strv_free_ char **chain = NULL;
+        int r;
+
+        r = fsg_kmod_load_chain(k, x->module, &chain);
+        if (r >= 0 && plain)
+                r = fsg_kmod_load_chain(plain, x->module, &chain);
+        if (r == -ENOENT)
+                return 0; /* kmod knows no such module: nothing is loaded */
+        if (r == -ELOOP) {
+                /* Soft dependencies nested deeper than any tree has them: refused, since what
+                 * the rest of the chain holds is unknown. */
+                char *cmd = strdup("(soft dependencies nested too deep to check)");
+                return cmd ? hard_dep_add(x, chain ? chain[strv_length(chain) - 1] : x->module, cmd, cfg) : -ENOMEM;
+        }
+        if (r < 0)
+                return r;
+        for (char **m = chain; m && *m; m++) {
+                char *cmd = NULL;
+
+                /* What the kernel has built in is never inserted, whatever the files say. */
+                if (fsg_modtree_is_builtin(t, *m))
+                        continue;
+                r = fsg_kmod_install_command(k, *m, &cmd);
+                if (r < 0)
+                        return r;
+                if (!cmd || fsg_install_command_loads(cmd, *m)) {
+                        free(cmd);
+                        continue;
+                }
+                r = hard_dep_add(x, *m, cmd, cfg);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
 
 /* One entry: its types from the tree, the kernel's answer for each (autoload.h), then the
  * file that decides it (attribution.h). */
-static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTree *t) {
+static int entry_fill(FsgEntry *x, struct kmod_ctx *k, struct kmod_ctx *plain, const FsgConfig *cfg,
+                      const FsgModTree *t) {
         _cleanup_strv_free_ char **denied_types = NULL;
         int r;
 
@@ -22,6 +92,7 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
 
         x->builtin = fsg_modtree_is_builtin(t, x->module);
         x->available = !x->builtin && fsg_kmod_module_available(k, x->module);
+        x->install_ignored = !x->builtin && fsg_kmod_has_softdeps(k, x->module);
 
         x->source = strdup("");
         if (!x->source)
@@ -33,29 +104,22 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
         r = fsg_kmod_install_command(k, x->module, &x->install_command);
         if (r < 0)
                 return r;
-        x->install_source = strdup("");
+        x->install_source = install_source(cfg, x->module);
         if (!x->install_source)
                 return -ENOMEM;
-        if (x->install_command) {
-                const size_t *idx;
-                size_t n = fsg_config_rules_named(cfg, x->module, &idx);
-
-                /* kmod runs the first install line it read for the name. */
-                for (size_t i = 0; i < n; i++)
-                        if (cfg->rules[idx[i]].kind == FSG_RULE_INSTALL) {
-                                free(x->install_source);
-                                x->install_source = strdup(cfg->files[cfg->rules[idx[i]].file].path);
-                                if (!x->install_source)
-                                        return -ENOMEM;
-                                break;
-                        }
+        if (x->install_command)
                 x->hard = !fsg_install_command_loads(x->install_command, x->module);
-        } else if (!(x->install_command = strdup("")))
+        else if (!(x->install_command = strdup("")))
                 return -ENOMEM;
         x->explicit_load = x->builtin || (x->available && !x->hard);
 
         if (x->builtin)
                 return 0; /* the kernel never asks modprobe for what it already has */
+        if (x->available) {
+                r = hard_deps_fill(x, k, plain, t, cfg);
+                if (r < 0)
+                        return r;
+        }
 
         if (!x->types) {
                 /* Named by a rule but absent from this kernel: judge the rules alone. */
@@ -71,6 +135,34 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, con
         for (char **ty = denied_types; ty && *ty; ty++)
                 x->blocks_reported = x->blocks_reported && fsg_type_block_is_reported_in(k, cfg, *ty);
         return fsg_entry_attribute(x, cfg, denied_types);
+}
+
+static int utf8_or_escaped(char **s) {
+        char *t;
+
+        if (!*s || fsg_utf8_is_valid(*s))
+                return 0;
+        t = fsg_utf8_escape(*s);
+        if (!t)
+                return -ENOMEM;
+        free(*s);
+        *s = t;
+        return 0;
+}
+
+/* What an entry quotes from files (an install line, a line that names the module, a file
+ * name) is any bytes; a D-Bus string must be UTF-8, or sd-bus refuses the whole reply. So
+ * every string enters the model as error messages leave the service: a byte that is not
+ * UTF-8 as "\xNN". Names are valid names already. */
+static int entry_escape(FsgEntry *x) {
+        char **fields[] = { &x->source, &x->install_command, &x->install_source, &x->override_of };
+        int r = 0;
+
+        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(fields); i++)
+                r = utf8_or_escaped(fields[i]);
+        for (char **m = x->mentions; r >= 0 && m && *m; m++)
+                r = utf8_or_escaped(m);
+        return r;
 }
 
 static int cmp_type_refs(const void *a, const void *b) {
@@ -92,6 +184,48 @@ static int index_types(FsgState *s) {
                         s->by_type[s->n_types++] = (FsgTypeRef) { .type = *ty, .entry = &s->entries[i] };
         qsort(s->by_type, s->n_types, sizeof(FsgTypeRef), cmp_type_refs);
         return 0;
+}
+
+static int cmp_hard_dep_refs(const void *a, const void *b) {
+        return strcmp((*(FsgHardDep * const *) a)->module, (*(FsgHardDep * const *) b)->module);
+}
+
+static int index_hard_deps(FsgState *s) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < s->n; i++)
+                n += s->entries[i].n_hard_deps;
+        if (n == 0)
+                return 0;
+        s->hard_deps = calloc(n, sizeof(FsgHardDep *));
+        if (!s->hard_deps)
+                return -ENOMEM;
+        for (size_t i = 0; i < s->n; i++)
+                for (size_t j = 0; j < s->entries[i].n_hard_deps; j++)
+                        s->hard_deps[s->n_hard_deps++] = &s->entries[i].hard_deps[j];
+        qsort(s->hard_deps, s->n_hard_deps, sizeof(FsgHardDep *), cmp_hard_dep_refs);
+        return 0;
+}
+
+static int cmp_hard_dep_key(const void *key, const void *d) {
+        return strcmp(key, (*(FsgHardDep * const *) d)->module);
+}
+
+size_t fsg_state_find_hard_deps(const FsgState *s, const char *normalized, FsgHardDep ***ret) {
+        FsgHardDep **d = s->n_hard_deps > 0 ?
+                bsearch(normalized, s->hard_deps, s->n_hard_deps, sizeof(FsgHardDep *), cmp_hard_dep_key) : NULL;
+        FsgHardDep **end = s->hard_deps + s->n_hard_deps;
+        FsgHardDep **first = d;
+
+        if (!d)
+                return 0;
+        /* bsearch lands on any of the equal ones: widen to all of them. */
+        while (first > s->hard_deps && streq(first[-1]->module, normalized))
+                first--;
+        while (d + 1 < end && streq(d[1]->module, normalized))
+                d++;
+        *ret = first;
+        return d - first + 1;
 }
 
 static int cmp_module_key(const void *key, const void *e) {
@@ -118,7 +252,7 @@ static int cmp_entries(const void *a, const void *b) {
 int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *t = NULL;
-        _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
+        _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL, *plain = NULL;
         _cleanup_strv_free_ char **modules = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         int r;
@@ -130,6 +264,8 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         if (r < 0)
                 return r;
         r = fsg_kmod_new(c, cfg, &k, e);
+        if (r >= 0 && c->moddir)
+                r = fsg_kmod_new(c, NULL, &plain, e);
         if (r < 0)
                 return r;
 
@@ -139,6 +275,16 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         for (char **m = cfg->named_modules; m && *m; m++)
                 if (fsg_kmod_may_be_filesystem(k, t, *m) && strv_extend(&modules, *m) < 0)
                         goto oom;
+        if (!c->kver && ov && ov->module) {
+                char norm[FSG_NAME_MAX + 1];
+
+                if (!fsg_name_is_valid(ov->module))
+                        return fsg_error(e, FSG_ERR_INVALID_NAME, "Not a valid module name: %s", ov->module);
+                snprintf(norm, sizeof(norm), "%s", ov->module);
+                fsg_name_normalize(norm);
+                if (strv_extend(&modules, norm) < 0)
+                        goto oom;
+        }
         strv_sort_unique(modules);
 
         s = calloc(1, sizeof(FsgState));
@@ -152,12 +298,14 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
                 x->module = strdup(*m);
                 if (!x->module)
                         goto oom;
-                r = entry_fill(x, k, cfg, t);
+                r = entry_fill(x, k, plain, cfg, t);
+                if (r >= 0)
+                        r = entry_escape(x);
                 if (r < 0)
                         goto oom;
         }
         qsort(s->entries, s->n, sizeof(FsgEntry), cmp_entries);
-        if (index_types(s) < 0)
+        if (index_types(s) < 0 || index_hard_deps(s) < 0)
                 goto oom;
         r = fsg_state_update_loaded(c, s);
         if (r < 0)
@@ -166,6 +314,7 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/mounts: %s", c->root, fsg_strerror(-r));
         s->unreadable = TAKE_PTR(cfg->unreadable);
+        s->kernel_unknown = !c->kver;
         *ret = TAKE_PTR(s);
         return 0;
 oom:
@@ -183,6 +332,28 @@ int fsg_state_current_or_build(const FsgContext *c, const FsgState **current, Fs
         return r;
 }
 
+int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, const char *name,
+                                     FsgState **built, const FsgEntry **ret, FsgError *e) {
+        FsgOverride ov = { .module = name };
+        FsgError first = {};
+        int r = fsg_state_resolve(c, s, name, ret, &first);
+
+        if (r >= 0)
+                return r;
+        if (c->kver || first.code != FSG_ERR_NO_SUCH_FILESYSTEM) {
+                if (e)
+                        *e = first;
+                return r;
+        }
+        /* No kernel to ask: the name is taken as a module's, with what the files say of it. */
+        fsg_state_free(*built);
+        *built = NULL;
+        r = fsg_state_build(c, &ov, built, e);
+        if (r < 0)
+                return r;
+        return fsg_state_resolve(c, *built, name, ret, e);
+}
+
 int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *all = NULL, *one = NULL;
         const FsgEntry *x;
@@ -192,7 +363,7 @@ int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, F
         r = fsg_state_build(c, NULL, &all, e);
         if (r < 0)
                 return r;
-        r = fsg_state_resolve(c, all, name, &x, e);
+        r = fsg_state_resolve_unknown_kernel(c, all, name, &all, &x, e);
         if (r < 0)
                 return r;
         one = calloc(1, sizeof(FsgState));
@@ -205,20 +376,35 @@ int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, F
         one->n = 1;
         /* Said of all the entries: kept, since it may be this one's module. */
         one->loaded_transient = all->loaded_transient;
+        one->kernel_unknown = all->kernel_unknown;
         one->unreadable = TAKE_PTR(all->unreadable);
-        if (index_types(one) < 0)
+        if (index_types(one) < 0 || index_hard_deps(one) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         *ret = TAKE_PTR(one);
         return 0;
+}
+
+void fsg_entry_done_hard_deps(FsgEntry *x) {
+        for (size_t i = 0; i < x->n_hard_deps; i++) {
+                free(x->hard_deps[i].module);
+                free(x->hard_deps[i].install_command);
+                free(x->hard_deps[i].install_source);
+        }
+        free(x->hard_deps);
+        x->hard_deps = NULL;
+        x->n_hard_deps = 0;
 }
 
 void fsg_entry_done(FsgEntry *x) {
         free(x->module);
         strv_free(x->types);
         free(x->source);
+        free(x->override_of);
+        free(x->allow_refused);
         free(x->install_command);
         free(x->install_source);
         strv_free(x->mentions);
+        fsg_entry_done_hard_deps(x);
         *x = (FsgEntry) {};
 }
 
@@ -229,6 +415,7 @@ FsgState *fsg_state_free(FsgState *s) {
                 fsg_entry_done(&s->entries[i]);
         free(s->entries);
         free(s->by_type);
+        free(s->hard_deps);
         strv_free(s->unreadable);
         free(s);
         return NULL;

@@ -5,6 +5,17 @@
 
 /* The entry model: one entry per filesystem module, sorted by name, indexed by type. */
 
+/* A module that a load of an entry's module inserts first (a dependency, or a soft
+ * dependency of one) and whose install command refuses explicit loads: a hard deny of its
+ * own, which "modprobe MODULE" obeys (dependencies are loaded by name, their install commands
+ * run) and which a load past install commands (fsg_load()) must not step over. */
+typedef struct FsgHardDep {
+        char *module;
+        char *install_command;
+        char *install_source;   /* system path of the file with that command, "" if unknown */
+        bool loaded;            /* "Live" in ROOT/proc/modules: a load leaves it alone */
+} FsgHardDep;
+
 /* One filesystem module as the D-Bus entry (sassssbbbb) describes it. */
 typedef struct FsgEntry {
         char *module;
@@ -12,6 +23,13 @@ typedef struct FsgEntry {
         bool denied;
         FsgOrigin origin;
         char *source;        /* system path of the deciding file, "" for default/cmdline */
+        /* The deciding file is fsgate's override (override.h) of this vendor file (NULL or "":
+         * no override), which changed or went since it was copied (stale). */
+        char *override_of;
+        bool override_stale;
+        /* Describe and status only: why an Allow would be refused now, "" if it would be
+         * done; NULL where not asked (lists, older services). */
+        char *allow_refused;
         bool available;
         bool builtin;
         bool loaded;
@@ -22,9 +40,13 @@ typedef struct FsgEntry {
         bool hard;              /* the install command kmod runs for "modprobe MODULE" loads nothing */
         bool explicit_load;     /* "modprobe MODULE" by root would put it into the kernel */
         bool blocks_reported;   /* every blocked request for its types runs fsgate's hook */
+        bool install_ignored;   /* it has soft dependencies, so kmod 30 ignores any install
+                                 * command for it: no hard deny can take effect (not on the bus) */
         char *install_command;  /* what kmod runs instead of loading it, "" if nothing */
         char *install_source;   /* system path of the file with that command, "" if none */
         char **mentions;        /* pairs: system path, line; every line that names the module */
+        FsgHardDep *hard_deps;  /* hard-denied modules of its load chain, in kmod's order; built-in */
+        size_t n_hard_deps;     /* ones are not there (the kernel has them, nothing is inserted) */
 } FsgEntry;
 
 typedef struct FsgTypeRef {
@@ -37,7 +59,10 @@ typedef struct FsgState {
         size_t n;
         FsgTypeRef *by_type; /* every entry's types, sorted by type: lookups by type, /proc/mounts */
         size_t n_types;
+        FsgHardDep **hard_deps; /* every entry's hard_deps, sorted by module: /proc/modules */
+        size_t n_hard_deps;
         bool loaded_transient; /* see fsg_state_update_loaded() (usage.h) */
+        bool kernel_unknown; /* no module tree: judged by the files alone (an image before its kernel) */
         char **unreadable;   /* config files skipped for lack of permission (FsgConfig's): the
                               * answer may be incomplete; callers must say so, naming them */
 } FsgState;
@@ -70,8 +95,35 @@ FsgEntry *fsg_state_find_type(const FsgState *s, const char *type);
  * InvalidName, NotAFilesystem (a module of the tree without "fs-" aliases), NoSuchFilesystem. */
 int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e);
 
-/* Frees what an entry owns (not the entry itself). */
+/* fsg_state_resolve(), and where there is no kernel to know the name (no module tree) and
+ * no file names it, a state built again into *built (freed first) with an entry for it as a
+ * module: fsgate's own files can be written and undone on an image before its kernel. s may
+ * be *built. */
+int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, const char *name,
+                                     FsgState **built, const FsgEntry **ret, FsgError *e);
+
+/* The first of s's hard_deps index for module (normalized), and how many name it. */
+size_t fsg_state_find_hard_deps(const FsgState *s, const char *normalized, FsgHardDep ***ret);
+
+/* Frees what an entry owns (not the entry itself); the second its hard_deps only (for an entry
+ * no state indexes yet). */
 void fsg_entry_done(FsgEntry *x);
+void fsg_entry_done_hard_deps(FsgEntry *x);
+
+/* The first hard-denied dependency that a load of x would insert now (one not loaded), NULL
+ * if none: while there is one, Load and Allow with LOAD_NOW are refused (HardDenied). */
+static inline const FsgHardDep *fsg_entry_load_blocker(const FsgEntry *x) {
+        for (size_t i = 0; i < x->n_hard_deps; i++)
+                if (!x->hard_deps[i].loaded)
+                        return &x->hard_deps[i];
+        return NULL;
+}
+
+/* Whether "modprobe MODULE" by root would put it into the kernel now: its own install
+ * command aside (explicit_load), no dependency's may refuse. */
+static inline bool fsg_entry_explicit_load(const FsgEntry *x) {
+        return x->explicit_load && (x->builtin || !fsg_entry_load_blocker(x));
+}
 
 static inline const char *fsg_entry_state_string(const FsgEntry *x) {
         return x->denied ? "denied" : "allowed";

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "lock.h"
 #include "name.h"
+#include "override.h"
 #include "store.h"
 #include "strv.h"
 
@@ -18,23 +19,90 @@ const char *fsg_action_id(FsgAction a) {
         }
 }
 
+const char *fsg_op_to_string(FsgOp op) {
+        switch (op) {
+        case FSG_OP_ALLOW: return "Allow";
+        case FSG_OP_DENY:  return "Deny";
+        case FSG_OP_RESET: return "Reset";
+        default:           return "?";
+        }
+}
+
+const char *fsg_flags_to_string(uint64_t flags) {
+        static const struct {
+                uint64_t flag;
+                const char *name;
+        } names[] = {
+                { FSG_FLAG_RUNTIME, "RUNTIME" }, { FSG_FLAG_LOAD_NOW, "LOAD_NOW" }, { FSG_FLAG_FORCE, "FORCE" },
+                { FSG_FLAG_HARD, "HARD" },       { FSG_FLAG_DRY_RUN, "DRY_RUN" },   { FSG_FLAG_SOFT, "SOFT" },
+        };
+        static _Thread_local char buf[128];
+        size_t l = 0;
+
+        buf[0] = 0;
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (flags & names[i].flag) {
+                        l += snprintf(buf + l, sizeof(buf) - l, "%s%s", l ? "|" : "", names[i].name);
+                        flags &= ~names[i].flag;
+                }
+        if (flags)
+                snprintf(buf + l, sizeof(buf) - l, "%s0x%llx", l ? "|" : "", (unsigned long long) flags);
+        return buf;
+}
+
 static const char *target_dir(uint64_t flags) {
         return flags & FSG_FLAG_RUNTIME ? "/run/modprobe.d" : "/etc/modprobe.d";
 }
 
-/* Why a module is still denied after our own file is out of the way: name what decides. */
-static int foreign_denial(const char *module, const FsgWhatIf *y, FsgError *e) {
+/* The lines of the file at path that name module (or its types' requests), "line N: TEXT"
+ * joined by "; "; NULL when there are none or the file cannot be read. */
+static char *lines_naming(const FsgContext *c, const char *path, const char *module, char * const *types) {
+        _cleanup_strv_free_ char **strip = NULL, **lines = NULL;
+        _cleanup_free_ char *content = NULL;
+        char *s = NULL;
+        size_t l = 0;
+
+        if (!fsg_override_name_ok(path) || fsg_read_regular(c, path, FSG_CONF_MAX, &content, NULL) < 0 ||
+            fsg_override_strip_add(&strip, module, types) < 0 || fsg_conf_lines_naming(content, strip, &lines) < 0 ||
+            !lines)
+                return NULL;
+        for (char **i = lines; *i; i++)
+                l += strlen(*i) + 2;
+        s = malloc(l + 1);
+        if (!s)
+                return NULL;
+        s[0] = 0;
+        for (char **i = lines; *i; i++) {
+                if (i != lines)
+                        strcat(s, "; ");
+                strcat(s, *i);
+        }
+        return s;
+}
+
+/* Why a module is still denied after our own file is out of the way, when no override of ours
+ * can lift it: what decides, and the very lines to remove by hand. Never a mask: masking a
+ * file lifts every module it denies, and an admin's file is not ours to replace. */
+static int foreign_denial(const FsgContext *c, const FsgEntry *x, const FsgWhatIf *y, const char *why,
+                          FsgError *e) {
+        _cleanup_free_ char *lines = NULL;
+
         if (y->origin == FSG_ORIGIN_CMDLINE)
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                  "%s is denied by modprobe.blacklist= on the kernel command line; "
-                                 "remove it from the boot loader configuration", module);
-        if (y->source && *y->source)
+                                 "remove it from the boot loader configuration", x->module);
+        if (!y->source || !*y->source)
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
-                                 "%s is denied by %s, which fsgate did not write; edit that file by hand "
-                                 "or mask it with: ln -s /dev/null /etc/modprobe.d/%s",
-                                 module, y->source, strrchr(y->source, '/') + 1);
+                                 "%s cannot be autoloaded for a reason fsgate does not manage (module file missing?)",
+                                 x->module);
+        lines = lines_naming(c, y->source, x->module, x->types);
+        if (lines)
+                return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                                 "%s is denied by %s, which fsgate did not write and will not change%s; to allow %s, "
+                                 "remove from that file: %s", x->module, y->source, why ?: "", x->module, lines);
         return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
-                         "%s cannot be autoloaded for a reason fsgate does not manage (module file missing?)", module);
+                         "%s is denied by %s, which fsgate did not write and will not change%s; edit that file by hand",
+                         x->module, y->source, why ?: "");
 }
 
 int fsg_hard_denied(const char *module, const char *install_command, const char *install_source, FsgError *e) {
@@ -43,6 +111,26 @@ int fsg_hard_denied(const char *module, const char *install_command, const char 
                          "explicit loads (a hard deny). If fsgate wrote that file, allow it first (fsgatectl allow %s); "
                          "otherwise edit that file by hand",
                          module, module, install_command, *install_source ? install_source : "the configuration", module);
+}
+
+int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError *e) {
+        return fsg_error(e, FSG_ERR_HARD_DENIED,
+                         "%s may not be loaded at all: its dependency %s is denied hard by %s (for \"modprobe %s\" kmod "
+                         "runs \"%s\", which refuses explicit loads), and loading %s would load %s too. If fsgate wrote "
+                         "that file, allow %s first (fsgatectl allow %s); otherwise edit that file by hand",
+                         module, d->module, *d->install_source ? d->install_source : "the configuration", d->module,
+                         d->install_command, module, d->module, d->module, d->module);
+}
+
+int fsg_load_refused(const FsgEntry *x, FsgError *e) {
+        const FsgHardDep *d;
+
+        if (x->builtin || x->loaded)
+                return 0;
+        if (x->hard)
+                return fsg_hard_denied(x->module, x->install_command, x->install_source, e);
+        d = fsg_entry_load_blocker(x);
+        return d ? fsg_hard_denied_dependency(x->module, d, e) : 0;
 }
 
 /* Whether fsgate's own file at target says "install MODULE ...": a hard deny. */
@@ -72,15 +160,18 @@ void fsg_what_if_memo_clear(FsgWhatIfMemo *memo) {
 /* What the state would say of module with the file at path absent (or a mask). A full
  * build: remembered in memo for as long as the caller's configuration stays, so
  * that asking again, as every unauthorized caller may, costs a lookup. */
-static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, bool as_mask, const char *module,
-                   FsgWhatIf *ret, FsgError *e) {
+static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, bool as_mask, const char *content,
+                   const char *module, FsgWhatIf *ret, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         _cleanup_free_ char *key = NULL, *source = NULL, *cmd = NULL, *cmd_source = NULL;
-        FsgOverride ov = { .path = path, .as_mask = as_mask };
+        FsgOverride ov = { .path = path, .as_mask = as_mask, .module = module, .content = content };
+        char sha[FSG_SHA256_HEX_SIZE] = "";
         const FsgEntry *y;
         int r;
 
-        if (asprintf(&key, "%d %s %s", as_mask, module, path) < 0)
+        if (content)
+                fsg_sha256_hex(content, strlen(content), sha);
+        if (asprintf(&key, "%d %s %s %s", as_mask, module, path, sha) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         for (size_t i = 0; i < memo->n; i++)
                 if (streq(memo->items[i].key, key)) {
@@ -113,6 +204,148 @@ static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, b
         return 0;
 }
 
+static int join_into(char *buf, size_t size, char * const *l, const char *what, FsgError *e) {
+        size_t used = 0;
+
+        buf[0] = 0;
+        for (char * const *i = l; i && *i; i++) {
+                size_t n = strlen(*i) + (used ? 1 : 0);
+                if (used + n >= size)
+                        return fsg_error(e, FSG_ERR_FAILED, "Too many %s for one override", what);
+                used += snprintf(buf + used, size - used, "%s%s", used ? " " : "", *i);
+        }
+        return 0;
+}
+
+static char **split(const char *s) {
+        _cleanup_free_ char *copy = strdup(s);
+        _cleanup_strv_free_ char **l = NULL;
+        char *save = NULL;
+
+        if (!copy)
+                return NULL;
+        for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                if (strv_extend(&l, w) < 0)
+                        return NULL;
+        return l ? TAKE_PTR(l) : calloc(1, sizeof(char *));
+}
+
+/* Plans the override of vendor at target (a system path in /etc/modprobe.d) allowing allows:
+ * its content from the vendor file as it is now, and z, what module would be with it in
+ * place. An empty allows, or a vendor file gone, removes the override instead. old_sha: the
+ * checksum the override being rewritten was made from (NULL: none yet); if the vendor file
+ * changed since, the rewrite may lift what the override still denied, and needs what an
+ * Allow needs. */
+static int plan_override(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *module,
+                         const char *target, const char *vendor, char * const *allows, const char *old_sha,
+                         FsgAction action, FsgPlan *p, FsgWhatIf *z, FsgError *e) {
+        _cleanup_free_ char *content = NULL, *new = NULL;
+        _cleanup_strv_free_ char **strip = NULL;
+        char sha[FSG_SHA256_HEX_SIZE] = "";
+        FsgFileKind kind;
+        int r;
+
+        r = fsg_read_regular(c, vendor, FSG_CONF_MAX, &content, NULL);
+        if (r < 0 && r != -ENOENT && r != -EBADFD)
+                return fsg_error_errno(e, -r, "Failed to read %s", vendor);
+        if (content)
+                fsg_sha256_hex(content, strlen(content), sha);
+        snprintf(p->target, sizeof(p->target), "%s", target);
+        kind = fsg_target_classify(c, target, NULL, &p->target_id);
+        if (kind != FSG_FILE_ABSENT && kind != FSG_FILE_FSGATE)
+                return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                                 "%s was not written by fsgate and fsgate will not change it", target);
+        p->action = old_sha && !streq(old_sha, sha) ? FSG_ACTION_ALLOW : action;
+        if (!content || !allows || !allows[0]) {
+                if (kind == FSG_FILE_ABSENT)
+                        return 0;
+                p->write = FSG_WRITE_REMOVE;
+                return what_if(c, memo, target, false, NULL, module, z, e);
+        }
+        for (char * const *m = allows; *m; m++) {
+                const FsgEntry *a = fsg_state_find(current, *m);
+                if (fsg_override_strip_add(&strip, *m, a ? a->types : NULL) < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        }
+        new = fsg_override_content(vendor, content, allows, strip);
+        if (!new)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        r = join_into(p->allows, sizeof(p->allows), allows, "modules", e);
+        if (r >= 0)
+                r = join_into(p->strip, sizeof(p->strip), strip, "modules", e);
+        if (r < 0)
+                return r;
+        snprintf(p->vendor, sizeof(p->vendor), "%s", vendor);
+        snprintf(p->vendor_sha256, sizeof(p->vendor_sha256), "%s", sha);
+        p->write = FSG_WRITE_OVERRIDE;
+        return what_if(c, memo, target, false, new, module, z, e);
+}
+
+static const char *basename_of(const char *path) {
+        return strrchr(path, '/') + 1;
+}
+
+/* Allow of x, still denied (y) with our own file masked: an override of the vendor file that
+ * denies it (a new one, or ours updated), unless what denies it is not a vendor file. */
+static int plan_allow_override(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const FsgEntry *x,
+                               const FsgWhatIf *y, uint64_t flags, FsgPlan *p, FsgWhatIf *z, FsgError *e) {
+        _cleanup_(fsg_override_header_done) FsgOverrideHeader h = {};
+        _cleanup_free_ char *target = NULL;
+        _cleanup_strv_free_ char **allows = NULL;
+        const char *vendor = NULL, *old_sha = NULL;
+        int r = 0;
+
+        if (y->origin == FSG_ORIGIN_VENDOR || y->origin == FSG_ORIGIN_LOCAL)
+                vendor = y->source;
+        else if (y->origin == FSG_ORIGIN_ADMIN && y->source && (r = fsg_override_read(c, y->source, &h)) > 0 &&
+                 streq(basename_of(h.vendor), basename_of(y->source))) {
+                vendor = h.vendor;
+                old_sha = h.sha256;
+                allows = TAKE_PTR(h.allows);
+        }
+        if (r < 0)
+                return fsg_error_errno(e, -r, "Failed to read %s", y->source);
+        if (!vendor)
+                return foreign_denial(c, x, y, NULL, e);
+        if (!fsg_override_name_ok(vendor))
+                return foreign_denial(c, x, y, " (its name cannot go into an override)", e);
+        if (flags & FSG_FLAG_RUNTIME)
+                return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                                 "%s is denied by %s, which denies other modules too; fsgate allows %s by an override of "
+                                 "it in /etc/modprobe.d, which cannot be for this boot only: allow it without the "
+                                 "runtime flag", x->module, y->source, x->module);
+        if (strv_extend_unique(&allows, x->module) < 0 || asprintf(&target, "/etc/modprobe.d/%s", basename_of(vendor)) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        return plan_override(c, current, memo, x->module, target, vendor, allows, old_sha, FSG_ACTION_ALLOW, p, z, e);
+}
+
+/* x is allowed by our override at x->source: rewritten from the vendor file as it is now,
+ * without x (remove) or with it (a refresh of a stale override). 0 and nothing planned when
+ * the override does not allow x (any more). */
+static int plan_override_again(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const FsgEntry *x,
+                               bool remove, FsgPlan *p, FsgError *e) {
+        _cleanup_(fsg_override_header_done) FsgOverrideHeader h = {};
+        _cleanup_strv_free_ char **allows = NULL;
+        FsgWhatIf z;
+        int r;
+
+        r = fsg_override_read(c, x->source, &h);
+        if (r < 0)
+                return fsg_error_errno(e, -r, "Failed to read %s", x->source);
+        if (r == 0 || !strv_contains(h.allows, x->module) || !streq(basename_of(h.vendor), basename_of(x->source)))
+                return 0;
+        for (char **m = h.allows; *m; m++)
+                if ((!remove || !streq(*m, x->module)) && strv_extend(&allows, *m) < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        return plan_override(c, current, memo, x->module, x->source, h.vendor, allows, h.sha256,
+                             remove ? FSG_ACTION_DENY : FSG_ACTION_ALLOW, p, &z, e);
+}
+
+static bool allowed_by_override(const FsgEntry *x) {
+        return !x->denied && x->override_of && *x->override_of && x->source &&
+               strncmp(x->source, "/etc/modprobe.d/", 16) == 0;
+}
+
 int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgOp op, const char *name,
                     uint64_t flags, FsgPlan *p, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *built = NULL;
@@ -120,20 +353,24 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
         const FsgEntry *x;
         FsgWhatIf y;
         uint64_t valid = op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
-                         op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD : FSG_FLAG_RUNTIME;
-        bool runtime = flags & FSG_FLAG_RUNTIME, hard = flags & FSG_FLAG_HARD;
+                         op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT :
+                         FSG_FLAG_RUNTIME;
+        bool runtime = flags & FSG_FLAG_RUNTIME, hard = flags & FSG_FLAG_HARD, soft = flags & FSG_FLAG_SOFT;
         FsgFileKind kind, etc_kind = FSG_FILE_ABSENT;
         int r;
 
         *p = (FsgPlan) { .op = op, .flags = flags };
         if (flags & ~valid)
-                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Flags not valid for %s: %s", fsg_op_to_string(op),
+                                 fsg_flags_to_string(flags & ~valid));
+        if (hard && soft)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "A deny is either hard or soft, not both");
         r = fsg_state_current_or_build(c, &current, &built, e);
         if (r < 0)
                 return r;
         if (!memo)
                 memo = &own;
-        r = fsg_state_resolve(c, current, name, &x, e);
+        r = fsg_state_resolve_unknown_kernel(c, current, name, &built, &x, e);
         if (r < 0)
                 return r;
         snprintf(p->module, sizeof(p->module), "%s", x->module);
@@ -157,22 +394,47 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                 if (!x->denied) {
                         /* Nothing to write, but a load asked for must be possible: refused
                          * here, before any authorization. */
-                        if ((flags & FSG_FLAG_LOAD_NOW) && x->hard && !x->loaded && !x->builtin)
-                                return fsg_hard_denied(x->module, x->install_command, x->install_source, e);
+                        if (flags & FSG_FLAG_LOAD_NOW) {
+                                r = fsg_load_refused(x, e);
+                                if (r < 0)
+                                        return r;
+                        }
+                        /* Allowed by an override of a vendor file that changed since: made
+                         * again from the vendor file as it is now. */
+                        if (x->override_stale && allowed_by_override(x) && !runtime)
+                                return plan_override_again(c, current, memo, x, false, p, e);
                         break;
                 }
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
                 if (etc_kind != FSG_FILE_ABSENT)
                         goto overridden;
-                r = what_if(c, memo, p->target, true, x->module, &y, e);
+                r = what_if(c, memo, p->target, true, NULL, x->module, &y, e);
                 if (r < 0)
                         return r;
-                if (y.denied)
-                        return foreign_denial(x->module, &y, e);
-                /* The allow would stand but the load could not follow: nothing is written. */
+                if (y.denied) {
+                        FsgWhatIf z = {};
+                        r = plan_allow_override(c, current, memo, x, &y, flags, p, &z, e);
+                        if (r < 0)
+                                return r;
+                        if (z.denied) {
+                                /* Still denied with the override: by another file, named
+                                 * as it stands (one vendor file is lifted at a time). */
+                                p->write = FSG_WRITE_NOTHING;
+                                return foreign_denial(c, x, &z, NULL, e);
+                        }
+                        if ((flags & FSG_FLAG_LOAD_NOW) && z.hard && !x->loaded && !x->builtin)
+                                return fsg_hard_denied(x->module, z.install_command, z.install_source, e);
+                        if ((flags & FSG_FLAG_LOAD_NOW) && !x->loaded && !x->builtin && fsg_entry_load_blocker(x))
+                                return fsg_hard_denied_dependency(x->module, fsg_entry_load_blocker(x), e);
+                        break;
+                }
+                /* The allow would stand but the load could not follow: nothing is written.
+                 * Our file names x alone, so its dependencies stay as they are without it. */
                 if ((flags & FSG_FLAG_LOAD_NOW) && y.hard && !x->loaded && !x->builtin)
                         return fsg_hard_denied(x->module, y.install_command, y.install_source, e);
+                if ((flags & FSG_FLAG_LOAD_NOW) && !x->loaded && !x->builtin && fsg_entry_load_blocker(x))
+                        return fsg_hard_denied_dependency(x->module, fsg_entry_load_blocker(x), e);
                 p->write = FSG_WRITE_MASK;
                 p->action = FSG_ACTION_ALLOW;
                 break;
@@ -183,19 +445,35 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                                          "%s is built into kernel %s and cannot be denied", x->module, c->kver);
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
+                /* Written, "modprobe MODULE" would load it all the same: a compliance request
+                 * that cannot take effect is refused, not reported done. */
+                if (hard && x->install_ignored)
+                        return fsg_error(e, FSG_ERR_HARD_DENY_IGNORED,
+                                         "A hard deny of %s cannot take effect: %s has soft dependencies, and kmod "
+                                         "ignores install commands for such a module, so \"modprobe %s\" would still "
+                                         "load it. A soft deny still stops the kernel from loading it on its own",
+                                         x->module, x->module, x->module);
                 if ((kind == FSG_FILE_FSGATE || kind == FSG_FILE_SUSE_NEVER) && etc_kind == FSG_FILE_ABSENT) {
+                        bool own_hard = kind == FSG_FILE_FSGATE && own_file_is_hard(c, p->target, x->module);
+                        /* A hard deny stays hard unless weakening it is asked for: a plain
+                         * deny, a soft profile or a button must not undo a compliance setting. */
+                        if (own_hard && !soft)
+                                break;
                         /* Our file says what the flags ask for, or a hard deny is asked for and
                          * something else refuses loads already: nothing to change. */
-                        bool own_hard = kind == FSG_FILE_FSGATE && own_file_is_hard(c, p->target, x->module);
                         if (own_hard == hard || (hard && x->hard))
                                 break;
-                        /* Hard to soft takes nothing away that worked before. */
-                        if (!hard) {
+                        if (own_hard) {
+                                /* Explicit loads work again: that is what allowing grants. */
                                 p->write = FSG_WRITE_DENY;
-                                p->action = FSG_ACTION_DENY;
+                                p->action = FSG_ACTION_ALLOW;
                                 break;
                         }
-                } else if (x->denied && (runtime || x->origin != FSG_ORIGIN_RUNTIME) && kind != FSG_FILE_MASK &&
+                } else if (soft && x->hard)
+                        return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                                         "%s is denied hard by %s, which fsgate did not write; edit that file by hand",
+                                         x->module, *x->install_source ? x->install_source : "the configuration");
+                else if (x->denied && (runtime || x->origin != FSG_ORIGIN_RUNTIME) && kind != FSG_FILE_MASK &&
                            (!hard || x->hard))
                         /* Already denied (hard, if asked for) by something that outlives a
                          * reboot (or by anything, for a runtime deny): nothing to add. */
@@ -212,15 +490,20 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                 break;
 
         case FSG_OP_RESET:
+                /* Our override allows it: its lines go back in (the file goes with the last
+                 * module it allows). */
+                if (kind == FSG_FILE_ABSENT && !runtime && allowed_by_override(x))
+                        return plan_override_again(c, current, memo, x, true, p, e);
                 if (kind == FSG_FILE_ABSENT)
                         break;
                 if (kind == FSG_FILE_FOREIGN)
                         goto foreign_target;
-                r = what_if(c, memo, p->target, false, x->module, &y, e);
+                r = what_if(c, memo, p->target, false, NULL, x->module, &y, e);
                 if (r < 0)
                         return r;
                 p->write = FSG_WRITE_REMOVE;
-                p->action = y.denied ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
+                /* Weakening a hard deny, even to a soft one, needs what allowing needs. */
+                p->action = y.denied && !(x->hard && !y.hard) ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
                 break;
         }
         return 0;
@@ -238,6 +521,26 @@ overridden:
 
 int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *p, FsgError *e) {
         return fsg_plan_cached(c, NULL, NULL, op, name, flags, p, e);
+}
+
+/* The override as planned, made from the vendor file only while that is what the plan saw. */
+static int write_override(const FsgContext *c, int dfd, const char *dir, const char *name, const FsgPlan *p,
+                          FsgError *e) {
+        _cleanup_free_ char *vendor = NULL, *content = NULL;
+        _cleanup_strv_free_ char **allows = split(p->allows), **strip = split(p->strip);
+        char sha[FSG_SHA256_HEX_SIZE];
+        int r;
+
+        if (!allows || !strip)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        r = fsg_read_regular(c, p->vendor, FSG_CONF_MAX, &vendor, NULL);
+        if (r < 0 || !streq(fsg_sha256_hex(vendor, strlen(vendor), sha), p->vendor_sha256))
+                return fsg_error(e, FSG_ERR_CONCURRENT_CHANGE, "%s changed while fsgate was planning; try again",
+                                 p->vendor);
+        content = fsg_override_content(p->vendor, vendor, allows, strip);
+        if (!content)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        return fsg_atomic_write(dfd, dir, name, content, &p->target_id, e);
 }
 
 static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
@@ -268,6 +571,8 @@ static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
                 return fsg_atomic_write(dfd, dir, name, content, &p->target_id, e);
         case FSG_WRITE_REMOVE:
                 return fsg_durable_unlink(dfd, dir, name, &p->target_id, e);
+        case FSG_WRITE_OVERRIDE:
+                return write_override(c, dfd, dir, name, p, e);
         default:
                 return 0;
         }
@@ -292,15 +597,17 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
                 return r;
         if (now.write == FSG_WRITE_NOTHING)
                 return 0; /* someone else got there first */
-        if (now.action != authorized->action || now.write != authorized->write)
+        if (now.action != authorized->action || now.write != authorized->write ||
+            !streq(now.target, authorized->target) || !streq(now.allows, authorized->allows))
                 return fsg_error(e, FSG_ERR_CONCURRENT_CHANGE,
                                  "The configuration of %s changed while authorizing; try again", now.module);
         return write_plan(c, &now, e);
 }
 
-int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, FsgError *e) {
+int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
+                      FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        _cleanup_strv_free_ char **done = NULL, **failed = NULL;
+        _cleanup_strv_free_ char **done = NULL, **failed = NULL, **unmounted = NULL;
         int r;
 
         r = fsg_state_build(c, NULL, &s, e);
@@ -315,8 +622,18 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
                 /* Only a distribution's default list (vendor files) is overridden: a deny
                  * an administrator wrote (/etc, /run, the command line) was meant, even for
                  * a filesystem in use (Deny with FORCE). */
-                if (!x->denied || x->builtin || !(x->loaded || x->mounted) || x->origin != FSG_ORIGIN_VENDOR)
+                if (!x->denied || x->builtin || x->origin != FSG_ORIGIN_VENDOR)
                         continue;
+                /* Loaded is not in use: any user who may create a user namespace makes the
+                 * kernel load a module (mount -t hfs asks for fs-hfs before it checks the
+                 * permission), and would so pick what stays allowed for good. Only a mount
+                 * in the system's own namespace counts, which a user namespace cannot make;
+                 * the rest is told. */
+                if (!x->mounted) {
+                        if (x->loaded && strv_extend(&unmounted, x->module) < 0)
+                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                        continue;
+                }
                 if (fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &err) < 0 || fsg_apply(c, &p, &err) < 0) {
                         /* A read-only or failing directory fails every module alike: the
                          * caller must learn that, not get a success that exempted nothing. */
@@ -334,5 +651,7 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
         *ret_done = TAKE_PTR(done);
         if (ret_failed)
                 *ret_failed = TAKE_PTR(failed);
+        if (ret_unmounted)
+                *ret_unmounted = TAKE_PTR(unmounted);
         return 0;
 }

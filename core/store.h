@@ -23,12 +23,17 @@ typedef enum FsgAction {
 } FsgAction;
 
 const char *fsg_action_id(FsgAction a);
+/* The method's name ("Deny"), and flag bits as the bus documentation names them
+ * ("HARD|LOAD_NOW", unknown bits in hex), for messages. The latter in a per-thread buffer. */
+const char *fsg_op_to_string(FsgOp op);
+const char *fsg_flags_to_string(uint64_t flags);
 
 typedef enum FsgWrite {
         FSG_WRITE_NOTHING,   /* nothing would change: reply at once */
         FSG_WRITE_MASK,
         FSG_WRITE_DENY,
         FSG_WRITE_REMOVE,
+        FSG_WRITE_OVERRIDE,  /* target: an override of the vendor file (override.h) */
 } FsgWrite;
 
 typedef struct FsgPlan {
@@ -40,6 +45,13 @@ typedef struct FsgPlan {
         char target[256];    /* system path of the file to write */
         char types[256];     /* the module's types, space-separated (for a deny file) */
         FsgFileId target_id; /* what was at target: a write replaces or removes only that file */
+        /* FSG_WRITE_OVERRIDE: the vendor file (system path) and its checksum as planned
+         * against, the modules the override allows, and the names whose lines it leaves out
+         * (space-separated). */
+        char vendor[256];
+        char vendor_sha256[65];
+        char allows[512];
+        char strip[1536];
 } FsgPlan;
 
 /* Validates a request and decides what it would write and which authorization it needs,
@@ -82,18 +94,28 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e);
  * every module, many writes). */
 int fsg_write_plan_locked(const FsgContext *c, const FsgPlan *p, FsgError *e);
 
-/* Every denied, non-builtin module that is loaded or mounted gets a persistent allow.
- * Returns the modules allowed; ones refused (e.g. by a foreign file) are reported in
- * *ret_failed as "MODULE: reason". A failure to write at all (ReadOnly, I/O) stops at once
- * and is returned as the error; *ret_done then holds what was written before it. */
-int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, FsgError *e);
+/* Every module a vendor file denies that is mounted (a filesystem of one of its types in
+ * ROOT/proc/mounts) gets a persistent allow. Loaded alone is not enough: an unprivileged
+ * user can make the kernel load a module (a mount in a user namespace), so those go to
+ * *ret_unmounted instead, for the caller to report. Returns the modules allowed; ones refused
+ * (e.g. by a foreign file) are reported in *ret_failed as "MODULE: reason". A failure to write
+ * at all (ReadOnly, I/O) stops at once and is returned as the error; *ret_done then holds what
+ * was written before it. ret_failed and ret_unmounted may be NULL. */
+int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
+                      FsgError *e);
 
 /* HardDenied for a load of x, whose install command refuses explicit loads: says what runs,
  * from which file, and the way out. Returns its negative errno. */
 int fsg_hard_denied(const char *module, const char *install_command, const char *install_source, FsgError *e);
+/* HardDenied for a load of module that would insert d, a dependency whose install command
+ * refuses explicit loads: names it, its file, and the way out. */
+int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError *e);
+/* HardDenied if loading x now would step past a hard deny, its own or one of the dependencies
+ * the load would insert (not the loaded ones); 0 if not (or nothing is to be loaded). */
+int fsg_load_refused(const FsgEntry *x, FsgError *e);
 
 /* Loads the module now, ignoring blacklist and install commands, changing no config; refused
- * (HardDenied) while an install command refuses explicit loads of it: that is what a hard deny
- * means, whoever wrote it. */
+ * (HardDenied) while an install command refuses explicit loads of it or of a module the load
+ * would insert with it: that is what a hard deny means, whoever wrote it. */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e);
 

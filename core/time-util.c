@@ -12,7 +12,7 @@ uint64_t fsg_now_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
-unsigned fsg_env_seconds(const char *name, unsigned fallback) {
+unsigned fsg_env_unsigned(const char *name, unsigned fallback, unsigned max) {
         const char *e = getenv(name);
         unsigned long v;
         char *end;
@@ -21,7 +21,11 @@ unsigned fsg_env_seconds(const char *name, unsigned fallback) {
                 return fallback;
         errno = 0;
         v = strtoul(e, &end, 10);
-        if (errno != 0 || end == e || *end || v < 1 || v > 86400)
+        if (errno != 0 || end == e || *end || v < 1 || v > max)
                 return fallback;
         return (unsigned) v;
+}
+
+unsigned fsg_env_seconds(const char *name, unsigned fallback) {
+        return fsg_env_unsigned(name, fallback, 86400);
 }

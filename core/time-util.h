@@ -6,6 +6,10 @@
 /* CLOCK_MONOTONIC in microseconds: for deadlines and windows inside one process. */
 uint64_t fsg_now_usec(void);
 
+/* A count from the environment variable NAME (a test's override), else FALLBACK: also when
+ * the value is no whole number from 1 to MAX. */
+unsigned fsg_env_unsigned(const char *name, unsigned fallback, unsigned max);
+
 /* A window or timeout in seconds from the environment variable NAME (a test's override),
  * else FALLBACK: also when the value is no whole number from 1 to 86400. */
 unsigned fsg_env_seconds(const char *name, unsigned fallback);

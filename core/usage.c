@@ -7,6 +7,8 @@
 typedef struct LoadedScan {
         FsgState *s;
         FsgEntry *line;         /* the entry the current line of /proc/modules names, if any */
+        FsgHardDep **deps;      /* the hard-denied dependencies it names, if any */
+        size_t n_deps;
         bool transient;
 } LoadedScan;
 
@@ -19,8 +21,20 @@ static void loaded_word(void *userdata, unsigned column, char *word) {
                 ls->line = fsg_state_find_module(ls->s, word);
                 if (ls->line)
                         ls->line->loaded = true;
-        } else if (column == 4 && ls->line && !streq(word, "Live"))
-                ls->transient = true;
+                ls->n_deps = fsg_state_find_hard_deps(ls->s, word, &ls->deps);
+        } else if (column == 4 && (ls->line || ls->n_deps > 0)) {
+                bool live = streq(word, "Live");
+
+                if (!live)
+                        ls->transient = true;
+                /* Only a live dependency is left alone by kmod (module_is_inkernel()): one
+                 * half loaded or half unloaded would be inserted again. */
+                for (size_t i = 0; live && i < ls->n_deps; i++)
+                        ls->deps[i]->loaded = true;
+                /* Said of this line only (a next one whose name is skipped must not inherit it). */
+                ls->line = NULL;
+                ls->n_deps = 0;
+        }
 }
 
 int fsg_state_update_loaded(const FsgContext *c, FsgState *s) {
@@ -29,6 +43,8 @@ int fsg_state_update_loaded(const FsgContext *c, FsgState *s) {
 
         for (size_t i = 0; i < s->n; i++)
                 s->entries[i].loaded = false;
+        for (size_t i = 0; i < s->n_hard_deps; i++)
+                s->hard_deps[i]->loaded = false;
         r = fsg_read_table(c, "/proc/modules", loaded_word, &ls);
         if (r < 0)
                 return r;

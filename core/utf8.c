@@ -66,3 +66,41 @@ char *fsg_utf8_escape(const char *s) {
         out[o] = 0;
         return out;
 }
+
+/* Those a terminal acts on: C0 and C1 controls, DEL, and the marks that reorder text on
+ * screen (bidirectional overrides and isolates). */
+static bool is_control(uint32_t cp) {
+        return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+               (cp >= 0x2066 && cp <= 0x2069);
+}
+
+char *fsg_cescape(const char *s) {
+        static const char named[] = { ['\a'] = 'a', ['\b'] = 'b', ['\t'] = 't', ['\n'] = 'n',
+                                      ['\v'] = 'v', ['\f'] = 'f', ['\r'] = 'r' };
+        size_t len = strlen(s), o = 0;
+        /* The longest: a 3-byte mark as "\uNNNN" (6) or any byte as "\xNN" (4): 4 a byte. */
+        char *out = malloc(len * 4 + 1);
+
+        if (!out)
+                return NULL;
+        for (const unsigned char *p = (const unsigned char *) s; *p;) {
+                uint32_t cp;
+                size_t n = fsg_utf8_decode((const char *) p, &cp);
+
+                if (n == 0)
+                        o += sprintf(out + o, "\\x%02x", *p++);
+                else if (cp < sizeof(named) && named[cp])
+                        o += sprintf(out + o, "\\%c", named[cp]), p++;
+                else if (cp < 0x80 && is_control(cp))
+                        o += sprintf(out + o, "\\x%02x", *p++);
+                else if (is_control(cp))
+                        o += sprintf(out + o, "\\u%04x", (unsigned) cp), p += n;
+                else {
+                        memcpy(out + o, p, n);
+                        o += n;
+                        p += n;
+                }
+        }
+        out[o] = 0;
+        return out;
+}

@@ -13,3 +13,9 @@ size_t fsg_utf8_decode(const char *s, uint32_t *ret_cp);
 bool fsg_utf8_is_valid(const char *s);
 /* A copy that is valid UTF-8: each byte that is not part of a valid sequence becomes "\xNN". */
 char *fsg_utf8_escape(const char *s);
+/* A copy fit for a terminal, as systemd's tools cescape what they print: valid UTF-8 (stray
+ * bytes as "\xNN") with every control character escaped ("\n", "\r", "\t", ESC as "\x1b",
+ * a C1 control or a bidirectional override as "\uNNNN"), so that a name or a line from a file
+ * can neither move the cursor nor rewrite what is on screen. A backslash stays as it is, as
+ * in fsg_utf8_escape(). */
+char *fsg_cescape(const char *s);

@@ -90,6 +90,28 @@ static int append_device_details(sd_bus_message *m, sd_device *d) {
         return 0;
 }
 
+/* Where the request came from, as far as fsgated can tell (the details "cause" and "seat";
+ * see Blocked in org.fsgate.fsgate1(5)). A report with a device comes from udev: a medium
+ * appeared at a seat, the one udev says (ID_SEAT, which 73-seat-late.rules copies from the
+ * parent a seat was assigned to), else seat0, as logind and udisks2 read a device without
+ * it. A report without one comes from the kernel's request_module(): the helper runs in
+ * the kernel's context, so nothing says who mounted; any user may have, from a user
+ * namespace too. Clients must not take such a block as a person's wish to allow. */
+static int append_cause(sd_bus_message *m, const char *device, sd_device *d) {
+        const char *seat = NULL;
+        int r;
+
+        if (!*device)
+                return sd_bus_message_append(m, "{sv}", "cause", "s", "kernel");
+        r = sd_bus_message_append(m, "{sv}", "cause", "s", "device");
+        if (r < 0)
+                return r;
+        if (!d || sd_device_get_property_value(d, "ID_SEAT", &seat) < 0 || !seat || !*seat ||
+            !fsg_utf8_is_valid(seat))
+                seat = "seat0";
+        return sd_bus_message_append(m, "{sv}", "seat", "s", seat);
+}
+
 static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const char *device, sd_device *d) {
         sd_bus_message *sig = NULL;
         int r;
@@ -103,6 +125,8 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
                 r = append_str(sig, "source", x->source);
         if (r >= 0)
                 r = sd_bus_message_append(sig, "{sv}", "origin", "s", fsg_origin_to_string(x->origin));
+        if (r >= 0)
+                r = append_cause(sig, device, d);
         if (r >= 0 && d)
                 r = append_device_details(sig, d);
         if (r >= 0)

@@ -160,13 +160,15 @@ static int append_sv_bool(sd_bus_message *reply, const char *key, bool value) {
 /* a{sv}: the entry's fields under their names, then what the entry cannot carry. A client
  * must ignore keys it does not know: new ones will come. */
 static int append_description(sd_bus_message *reply, const FsgEntry *x) {
+        /* The dependency that refuses a load now, if any: the load chain's first hard deny. */
+        const FsgHardDep *dep = x->builtin || x->loaded ? NULL : fsg_entry_load_blocker(x);
         const struct {
                 const char *key;
                 bool value;
         } bools[] = {
                 { "available", x->available }, { "builtin", x->builtin }, { "loaded", x->loaded },
-                { "mounted", x->mounted }, { "hard", x->hard }, { "explicit_load_possible", x->explicit_load },
-                { "blocks_reported", x->blocks_reported },
+                { "mounted", x->mounted }, { "hard", x->hard }, { "explicit_load_possible", fsg_entry_explicit_load(x) },
+                { "blocks_reported", x->blocks_reported }, { "override_stale", x->override_stale },
         };
         const struct {
                 const char *key;
@@ -175,8 +177,16 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
                 { "module", x->module }, { "state", fsg_entry_state_string(x) },
                 { "origin", fsg_origin_to_string(x->origin) }, { "deciding_file", x->source },
                 { "install_command", x->install_command }, { "install_file", x->install_source },
+                { "hard_denied_dependency", dep ? dep->module : "" },
+                { "hard_denied_dependency_command", dep ? dep->install_command : "" },
+                { "hard_denied_dependency_file", dep ? dep->install_source : "" },
+                { "override_of", x->override_of ?: "" },
         };
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
+
+        /* Describe only: it costs a plan (DescribeAll would pay one per module). */
+        if (r >= 0 && x->allow_refused)
+                r = append_sv_string(reply, "allow_refused", x->allow_refused);
 
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(strings); i++)
                 r = append_sv_string(reply, strings[i].key, strings[i].value);
@@ -209,8 +219,31 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
         return r;
 }
 
+/* With allow_refused: whether an Allow would be done now, so that a client prints only advice
+ * that works. Planned first: a plan may rebuild the state the entry lives in. */
 static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        return reply_one_entry(call, userdata, append_description);
+        Manager *m = userdata;
+        sd_bus_message *reply = NULL;
+        const FsgState *s;
+        const FsgEntry *x;
+        FsgEntry copy;
+        FsgPlan p;
+        FsgError e = {}, refusal = {};
+        const char *name;
+        int r;
+
+        r = sd_bus_message_read(call, "s", &name);
+        if (r < 0)
+                return r;
+        (void) manager_plan(m, FSG_OP_ALLOW, name, 0, &p, &refusal);
+        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
+                return manager_reply_error(call, &e);
+        copy = *x;
+        copy.allow_refused = (char *) (x->denied && !x->builtin ? refusal.message : "");
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = append_description(reply, &copy);
+        return send_reply(reply, r);
 }
 
 static int append_named_description(sd_bus_message *reply, const FsgEntry *x) {
@@ -250,14 +283,46 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
         authorize_next(m, call, req);
 }
 
+/* The modules a profile's plan writes, space-separated: a computed profile ("unused") names
+ * other modules on another day, so its name alone does not say what a grant covers. */
+static char *profile_modules(const FsgProfilePlan *pp) {
+        size_t size = 1, l = 0;
+        char *s;
+
+        for (size_t i = 0; i < pp->n; i++)
+                size += strlen(pp->plans[i].module) + 1;
+        s = malloc(size);
+        if (!s)
+                return NULL;
+        s[0] = 0;
+        for (size_t i = 0; i < pp->n; i++)
+                l += sprintf(s + l, "%s%s", i ? " " : "", pp->plans[i].module);
+        return s;
+}
+
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
+        _cleanup_free_ char *modules = NULL;
+
         if (req->next >= req->n_needs) {
                 (void) req->authorized(m, call, req);
                 fsg_profile_plan_free(req->profile);
                 free(req);
                 return;
         }
-        (void) polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action), req->module,
+        /* What rules scope a grant by and the dialog names: the module, or the profile and
+         * the modules it would deny (no "module": it is not about one). */
+        if (req->profile) {
+                modules = profile_modules(req->profile);
+                if (!modules) {
+                        sd_bus_error error = SD_BUS_ERROR_MAKE_CONST(SD_BUS_ERROR_NO_MEMORY, "Out of memory");
+                        on_authorized(m, call, false, &error, req);
+                        return;
+                }
+        }
+        polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action),
+                                  req->profile ? (const char * const[]) { "profile", req->profile->profile,
+                                                                          "modules", modules, NULL }
+                                               : (const char * const[]) { "module", req->module, NULL },
                                   req->needs[req->next].message, on_authorized, req);
 }
 
@@ -299,11 +364,10 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
                 fsg_error(&e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module, m->ctx->kver ?: "(none)");
                 return manager_reply_error(call, &e);
         }
-        /* Refused before polkit is asked: no password for a load that cannot happen. */
-        if (x->hard) {
-                fsg_hard_denied(x->module, x->install_command, x->install_source, &e);
+        /* Refused before polkit is asked: no password for a load that cannot happen (asked
+         * again after it, by fsg_load(), against the files of that moment). */
+        if (fsg_load_refused(x, &e) < 0)
                 return manager_reply_error(call, &e);
-        }
         snprintf(req.module, sizeof(req.module), "%s", x->module);
         request_need(&req, FSG_ACTION_LOAD, load_message);
         return start_request(m, call, &req);
@@ -319,7 +383,8 @@ static const char deny_message[] =
 static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
         static const char * const done[] = { [FSG_WRITE_MASK] = "masked with /dev/null (allowed)",
                                              [FSG_WRITE_DENY] = "written (denied)",
-                                             [FSG_WRITE_REMOVE] = "removed (reset)" };
+                                             [FSG_WRITE_REMOVE] = "removed (reset)",
+                                             [FSG_WRITE_OVERRIDE] = "written (an override of a vendor file)" };
         FsgError e = {};
 
         if (fsg_apply(m->ctx, &req->plan, &e) < 0) {
@@ -390,10 +455,10 @@ static const char exempt_message[] =
         N_("Authentication is required to let the kernel keep loading every filesystem module in use now.");
 
 static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
-        _cleanup_strv_free_ char **done = NULL, **failed = NULL;
+        _cleanup_strv_free_ char **done = NULL, **failed = NULL, **unmounted = NULL;
         sd_bus_message *reply = NULL;
         FsgError e = {};
-        int r = fsg_exempt_loaded(m->ctx, &done, &failed, &e);
+        int r = fsg_exempt_loaded(m->ctx, &done, &failed, &unmounted, &e);
 
         /* What was written before a failure is announced all the same. */
         for (char **d = done; d && *d; d++) {
@@ -407,6 +472,11 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 snprintf(module, sizeof(module), "%.*s", (int) strcspn(*f, ":"), *f);
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, module, "Not exempted: %s", *f);
         }
+        /* The reply stays the list of what was allowed; who needs one of these allows it. */
+        for (char **u = unmounted; u && *u; u++)
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_NOTICE, *u,
+                            "%s is loaded but nothing is mounted with it: not exempted; "
+                            "if this system needs it, fsgatectl allow %s", *u, *u);
         if (r < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "ExemptLoaded failed: %s", e.message);
                 return manager_reply_error(call, &e);
@@ -417,9 +487,27 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
         return send_reply(reply, r);
 }
 
+/* Whether ExemptLoaded has anything to exempt or to report: a module a vendor file denies
+ * that is mounted or loaded now. Without one it is a no-op, and no-ops ask polkit nothing. */
+static bool exempt_has_work(const FsgState *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                const FsgEntry *x = &s->entries[i];
+                if (x->denied && !x->builtin && x->origin == FSG_ORIGIN_VENDOR && (x->mounted || x->loaded))
+                        return true;
+        }
+        return false;
+}
+
 static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Request req = { .authorized = exempt_authorized };
+        Manager *m = userdata;
+        const FsgState *s;
+        FsgError e = {};
 
+        if (manager_state(m, &s, &e) < 0)
+                return manager_reply_error(call, &e);
+        if (!exempt_has_work(s))
+                return sd_bus_reply_method_return(call, "as", 0);
         request_need(&req, FSG_ACTION_ALLOW, exempt_message);
         return start_request(userdata, call, &req);
 }
@@ -427,7 +515,8 @@ static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *err
 /* -- ApplyProfile: many denies, one authorization, all or nothing --------------------------- */
 
 static const char profile_message[] =
-        N_("Authentication is required to stop the kernel from loading the filesystem modules of a profile.");
+        N_("Authentication is required to stop the kernel from loading the filesystem modules of the profile "
+           "$(profile).");
 
 /* a(sss): module, change ("deny" or "deny-hard"), the file written. */
 static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {
@@ -489,6 +578,44 @@ static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_err
         return r;
 }
 
+/* -- AuditProfile: a read, no polkit; the service's own view, so that `fsgatectl audit` asks
+ * the same source as `status`. ------------------------------------------------------------- */
+
+static int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        sd_bus_message *reply = NULL;   /* send_reply() frees it */
+        _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
+        Manager *m = userdata;
+        const FsgState *s;
+        const char *name;
+        uint64_t flags;
+        FsgError e = {};
+        int r;
+
+        r = sd_bus_message_read(call, "st", &name, &flags);
+        if (r < 0)
+                return r;
+        if (flags & ~FSG_FLAG_HARD) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Flags not valid for AuditProfile: %s",
+                          fsg_flags_to_string(flags & ~FSG_FLAG_HARD));
+                return manager_reply_error(call, &e);
+        }
+        /* The kernel check first: without a tree the cached state is empty, not compliant. */
+        if (fsg_context_require_kernel(m->ctx, &e) < 0 || manager_state(m, &s, &e) < 0 ||
+            fsg_profile_audit(m->ctx, s, name, flags & FSG_FLAG_HARD, &a, &e) < 0)
+                return manager_reply_error(call, &e);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = sd_bus_message_append(reply, "sbb", a->profile, a->hard_required, a->n_compliant == a->n);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "(sbbbs)");
+        for (size_t i = 0; r >= 0 && i < a->n; i++)
+                r = sd_bus_message_append(reply, "(sbbbs)", a->items[i].module, a->items[i].compliant,
+                                          a->items[i].denied, a->items[i].hard, a->items[i].why);
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return send_reply(reply, r);
+}
+
 /* -- Properties ----------------------------------------------------------------------------- */
 
 static int property_version(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -540,6 +667,9 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ApplyProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags),
                                  "a(sss)", SD_BUS_PARAM(changes), method_apply_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("AuditProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "sbba(sbbbs)",
+                                 SD_BUS_PARAM(profile) SD_BUS_PARAM(hard_required) SD_BUS_PARAM(compliant)
+                                 SD_BUS_PARAM(modules), method_audit_profile, SD_BUS_VTABLE_UNPRIVILEGED),
         /* Root only (no UNPRIVILEGED flag): what fsgate-blocked posts. */
         SD_BUS_METHOD_WITH_NAMES("ReportBlocked", "ss", SD_BUS_PARAM(type) SD_BUS_PARAM(module), "", "",
                                  method_report_blocked, 0),

@@ -7,6 +7,7 @@
 
 #include "log.h"
 #include "macro.h"
+#include "fsgate-api.h"
 #include "polkit-bridge.h"
 
 /* A check can wait for polkit for minutes (an agent that never answers, a person away from
@@ -52,6 +53,18 @@ static void query_finish(Query *q, bool granted, const sd_bus_error *error) {
         free(q);
 }
 
+/* What an action lets a caller do, in words: error messages reach people (fsgatectl, the
+ * notifier, Cockpit), who should not have to read action ids. The id goes to the journal. */
+static const char *action_words(const char *action_id) {
+        if (streq(action_id, FSGATE_ACTION_ALLOW))
+                return "allow filesystem modules";
+        if (streq(action_id, FSGATE_ACTION_DENY))
+                return "deny filesystem modules";
+        if (streq(action_id, FSGATE_ACTION_LOAD))
+                return "load filesystem modules";
+        return "change filesystem modules";
+}
+
 _printf_(2, 3) static void refuse(Query *q, const char *fmt, ...) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
         va_list ap;
@@ -74,8 +87,8 @@ static int on_caller_checked(sd_bus_message *reply, void *userdata, sd_bus_error
         int present = 0;
 
         if (sd_bus_message_is_method_error(reply, NULL) || sd_bus_message_read(reply, "b", &present) < 0 || !present)
-                refuse(q, "The caller %s left the bus while %s was being authorized; nothing was changed",
-                       sd_bus_message_get_sender(q->call) ?: "?", q->action_id);
+                refuse(q, "The caller %s left the bus while being authorized to %s; nothing was changed",
+                       sd_bus_message_get_sender(q->call) ?: "?", action_words(q->action_id));
         else
                 query_finish(q, true, NULL);
         return 0;
@@ -107,7 +120,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
         if (sd_bus_message_is_method_error(reply, NULL)) {
                 /* polkitd missing, crashed or too slow: nobody said yes, so the answer is no. */
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
-                refuse(q, "Authorization check for %s failed (%s); refusing", q->action_id,
+                refuse(q, "The authorization check to %s failed (%s); refusing", action_words(q->action_id),
                        e && e->message ? e->message : "no answer from polkit");
                 return 0;
         }
@@ -119,7 +132,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
         if (r >= 0)
                 r = read_dismissed(reply, &dismissed);
         if (r < 0) {
-                refuse(q, "Malformed answer from polkit about %s; refusing", q->action_id);
+                refuse(q, "Malformed answer from polkit on whether to %s; refusing", action_words(q->action_id));
                 return 0;
         }
         if (authorized) {
@@ -128,21 +141,21 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                                              "org.freedesktop.DBus", "NameHasOwner", on_caller_checked, q, "s",
                                              sd_bus_message_get_sender(q->call));
                 if (r < 0)
-                        refuse(q, "Could not check that the caller asking for %s is still connected (%s); refusing",
-                               q->action_id, strerror(-r));
+                        refuse(q, "Could not check that the caller asking to %s is still connected (%s); refusing",
+                               action_words(q->action_id), strerror(-r));
                 return 0;
         }
         if (dismissed)
                 sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED,
-                                  "Authentication for %s was cancelled: the polkit dialog was dismissed; "
-                                  "nothing was changed", q->action_id);
+                                  "Authentication was cancelled: the password dialog was dismissed; "
+                                  "nothing was changed");
         else if (challenge && !sd_bus_message_get_allow_interactive_authorization(q->call))
                 sd_bus_error_setf(&error, SD_BUS_ERROR_INTERACTIVE_AUTHORIZATION_REQUIRED,
-                                  "Authentication is required for %s; allow interactive authorization "
-                                  "or run the request as root", q->action_id);
+                                  "A password is needed to %s; allow interactive authorization "
+                                  "or run the request as root", action_words(q->action_id));
         else
-                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED, "Not authorized: polkit refused %s",
-                                  q->action_id);
+                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED,
+                                  "Not authorized to %s; nothing was changed", action_words(q->action_id));
         query_finish(q, false, &error);
         sd_bus_error_free(&error);
         return 0;
@@ -181,8 +194,32 @@ static int sender_uid(sd_bus_message *call, uid_t *ret) {
         return sd_bus_creds_get_euid(creds, ret);
 }
 
-int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char *module,
-                       const char *message, PolkitDone done, void *userdata) {
+/* CheckAuthorization's a{ss}: the request's details, then the message and its domain. */
+static int append_details(sd_bus_message *req, const char * const *details, const char *message) {
+        int r = sd_bus_message_open_container(req, 'a', "{ss}");
+
+        for (const char * const *d = details; r >= 0 && d && d[0] && d[1]; d += 2)
+                r = sd_bus_message_append(req, "{ss}", d[0], d[1]);
+        if (r >= 0)
+                r = sd_bus_message_append(req, "{ss}{ss}", "polkit.message", message,
+                                          "polkit.gettext_domain", POLKIT_GETTEXT_DOMAIN);
+        if (r >= 0)
+                r = sd_bus_message_close_container(req);
+        return r;
+}
+
+/* A refusal before any query exists: done answers the call all the same. */
+static void refuse_unasked(Manager *m, sd_bus_message *call, PolkitDone done, void *userdata, int err,
+                           const char *action_id) {
+        _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
+
+        sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED, "Could not ask whether to %s (%s); refusing",
+                          action_words(action_id), strerror(err));
+        done(m, call, false, &error, userdata);
+}
+
+void polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char * const *details,
+                        const char *message, PolkitDone done, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
         sd_bus_message *req = NULL;
         unsigned n_user = 0, n_all = 0;
@@ -194,15 +231,16 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
         r = sd_bus_query_sender_privilege(call, CAP_SYS_ADMIN);
         if (r > 0) {
                 done(m, call, true, NULL, userdata);
-                return 0;
+                return;
         }
 
         r = sender_uid(call, &uid);
         if (r < 0) {
                 sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED,
-                                  "Could not tell who is asking for %s (%s); refusing", action_id, strerror(-r));
+                                  "Could not tell who is asking to %s (%s); refusing", action_words(action_id),
+                                  strerror(-r));
                 done(m, call, false, &error, userdata);
-                return 0;
+                return;
         }
         for (const Query *o = m->polkit_queries; o; o = o->next) {
                 n_all++;
@@ -219,43 +257,42 @@ int polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, 
                                           n_all);
                 log_limit(uid, n_user, n_all);
                 done(m, call, false, &error, userdata);
-                return 0;
+                return;
         }
 
         q = calloc(1, sizeof(*q));
-        if (!q)
-                return -ENOMEM;
-        *q = (Query) { .manager = m, .call = sd_bus_message_ref(call), .action_id = strdup(action_id),
+        if (q && !(q->action_id = strdup(action_id))) {
+                free(q);
+                q = NULL;
+        }
+        if (!q) {
+                refuse_unasked(m, call, done, userdata, ENOMEM, action_id);
+                return;
+        }
+        *q = (Query) { .manager = m, .call = sd_bus_message_ref(call), .action_id = q->action_id,
                        .uid = uid, .done = done, .userdata = userdata, .next = m->polkit_queries };
         if (q->next)
                 q->next->prev = q;
         m->polkit_queries = q;
         m->n_pending++;
-        if (!q->action_id) {
-                r = -ENOMEM;
-                goto fail;
-        }
 
         interactive = sd_bus_message_get_allow_interactive_authorization(call);
         r = sd_bus_message_new_method_call(m->bus, &req, "org.freedesktop.PolicyKit1",
                                            "/org/freedesktop/PolicyKit1/Authority",
                                            "org.freedesktop.PolicyKit1.Authority", "CheckAuthorization");
         if (r >= 0)
-                r = sd_bus_message_append(req, "(sa{sv})sa{ss}us",
-                                          "system-bus-name", 1, "name", "s", sd_bus_message_get_sender(call),
-                                          action_id,
-                                          3, "module", module, "polkit.message", message,
-                                          "polkit.gettext_domain", POLKIT_GETTEXT_DOMAIN,
-                                          (uint32_t) (interactive ? 1 : 0), "");
+                r = sd_bus_message_append(req, "(sa{sv})s", "system-bus-name", 1, "name", "s",
+                                          sd_bus_message_get_sender(call), action_id);
+        if (r >= 0)
+                r = append_details(req, details, message);
+        if (r >= 0)
+                r = sd_bus_message_append(req, "us", (uint32_t) (interactive ? 1 : 0), "");
         /* A person may take a while to type a password; a non-interactive check must be quick. */
         if (r >= 0)
                 r = sd_bus_call_async(m->bus, &q->slot, req, on_reply, q,
                                       interactive ? 300 * 1000000ULL : 25 * 1000000ULL);
         sd_bus_message_unref(req);
         if (r < 0)
-                goto fail;
-        return 0;
-fail:
-        refuse(q, "Could not ask polkit about %s (%s); refusing", q->action_id, strerror(-r));
-        return 0;
+                refuse(q, "Could not ask polkit whether to %s (%s); refusing", action_words(q->action_id),
+                       strerror(-r));
 }

@@ -41,13 +41,14 @@ static RefusalCount *count_of(uid_t uid, uint64_t now, uint64_t window) {
 bool refusal_log_admit(uid_t uid, RefusalVerdict *ret) {
         uint64_t now = fsg_now_usec(),
                  window = fsg_env_seconds("FSGATE_REFUSAL_LOG_WINDOW_SEC", REFUSALS_LOGGED_WINDOW_SEC) * UINT64_C(1000000);
+        unsigned burst = fsg_env_unsigned("FSGATE_REFUSAL_LOG_BURST", REFUSALS_LOGGED_BURST, 1000000);
         RefusalCount *c = count_of(uid, now, window);
 
         if (window_over(c, now, window)) {
                 c->window_start_usec = now;
                 c->logged = 0;
         }
-        if (c->logged >= REFUSALS_LOGGED_BURST) {
+        if (c->logged >= burst) {
                 c->unlogged++;
                 return false;
         }

@@ -6,7 +6,7 @@
 
 /* polkit's "no" comes back in milliseconds, so a user can be refused as fast as they can ask.
  * Each refusal is worth an audit line, but not without bound: */
-#define REFUSALS_LOGGED_BURST 10        /* journal lines per user and window */
+#define REFUSALS_LOGGED_BURST 10        /* journal lines per user and window; FSGATE_REFUSAL_LOG_BURST overrides it */
 #define REFUSALS_LOGGED_WINDOW_SEC 60   /* FSGATE_REFUSAL_LOG_WINDOW_SEC overrides it, for tests */
 #define REFUSALS_USERS_TRACKED 32       /* users beyond these share one count */
 

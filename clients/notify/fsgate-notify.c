@@ -18,7 +18,13 @@
  * decision (expired, dismissed, its server gone), the item is forgotten: the next block is
  * news again.
  *
- * After an Allow for a device, udisks2 mounts it for the person, as a file manager would. */
+ * After an Allow for a device, udisks2 mounts it for the person, as a file manager would.
+ *
+ * Only a block this session's person caused asks anything: a medium that appeared at this
+ * session's seat while the session was the active one there. A mount request (Blocked's
+ * cause "kernel") may be any local user's, from a user namespace too, and fsgated cannot
+ * tell whose: it is shown as information, without Allow or Allow once, whatever the server
+ * sends back. Another seat's medium is not shown at all. */
 #define _GNU_SOURCE
 #include <getopt.h>
 #include <inttypes.h>
@@ -29,6 +35,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-daemon.h>
 #include <systemd/sd-event.h>
+#include <systemd/sd-login.h>
 
 #include "config.h"
 #include "fsgate-api.h"
@@ -133,6 +140,7 @@ typedef struct Item {
         sd_bus_slot *notify_slot;
         sd_bus_slot *call_slot; /* Allow or Load in flight */
         sd_bus_slot *mount_slot;/* udisks2's ResolveDevice or Mount in flight */
+        bool ask;               /* offers Allow and Allow once (NOTIFY_SCOPE_ASK); else information */
         NotifyRequest request;
         NotifyOutcome outcome;
         char *message;          /* the service's error message, for the outcome */
@@ -335,6 +343,8 @@ static int post(Item *i) {
                                           NULL };
         const char *actions_retry[] = { "dismiss", notify_label_dismiss(), "allow-once", notify_label_allow_once(),
                                         "allow", notify_label_allow(), NULL };
+        /* Information: nothing that changes anything, not even a way to ask for it. */
+        const char *actions_info[] = { "default", notify_label_details(), NULL };
         _cleanup_(message_unrefp) sd_bus_message *m = NULL;
         _cleanup_free_ char *summary = NULL, *body = NULL, *escaped = NULL;
         NotifyMount mounts[DEVICES_MAX] = {};
@@ -345,12 +355,12 @@ static int post(Item *i) {
 
         switch (kind) {
         case NOTE_BLOCKED:
-                r = notify_text_blocked(&i->b[0], ctx->server_actions, &summary, &body);
-                actions = actions_blocked;
+                r = notify_text_blocked(&i->b[0], i->ask, ctx->server_actions, &summary, &body);
+                actions = i->ask ? actions_blocked : actions_info;
                 break;
         case NOTE_DETAILS:
-                r = notify_text_details(i->b, i->n_b, &summary, &body);
-                actions = actions_retry;
+                r = notify_text_details(i->b, i->n_b, i->ask, &summary, &body);
+                actions = i->ask ? actions_retry : NULL;
                 break;
         case NOTE_OUTCOME:
                 for (size_t k = 0; k < i->n_mounts; k++)
@@ -388,9 +398,10 @@ static int post(Item *i) {
         if (r >= 0)
                 r = append_hints(m);
         /* A notification that asks for a decision stays until the person decides or
-         * dismisses it: expired unseen, the question would be lost. */
+         * dismisses it: expired unseen, the question would be lost. Information expires as
+         * the server likes. */
         if (r >= 0)
-                r = sd_bus_message_append(m, "i", (int32_t) (actions && ctx->server_actions ? 0 : -1));
+                r = sd_bus_message_append(m, "i", (int32_t) (i->ask && actions && ctx->server_actions ? 0 : -1));
         if (r >= 0)
                 r = sd_bus_call_async(ctx->session_bus, &i->notify_slot, m, on_notify_reply, i,
                                       NOTIFY_CALL_TIMEOUT_USEC);
@@ -684,6 +695,8 @@ static int read_details(sd_bus_message *m, NotifyBlocked *b) {
                 { "uuid",   offsetof(NotifyBlocked, uuid)   },
                 { "vendor", offsetof(NotifyBlocked, vendor) },
                 { "model",  offsetof(NotifyBlocked, model)  },
+                { "cause",  offsetof(NotifyBlocked, cause)  },
+                { "seat",   offsetof(NotifyBlocked, seat)   },
         };
         int r;
 
@@ -731,7 +744,7 @@ static int read_details(sd_bus_message *m, NotifyBlocked *b) {
 }
 
 static int fill_empty(NotifyBlocked *b) {
-        char **fields[] = { &b->source, &b->origin, &b->label, &b->uuid, &b->vendor, &b->model };
+        char **fields[] = { &b->source, &b->origin, &b->label, &b->uuid, &b->vendor, &b->model, &b->cause, &b->seat };
 
         for (size_t k = 0; k < ELEMENTSOF(fields); k++)
                 if (!*fields[k] && !(*fields[k] = strdup("")))
@@ -739,7 +752,34 @@ static int fill_empty(NotifyBlocked *b) {
         return 0;
 }
 
-static Item *item_new(Context *ctx, NotifyBlocked *b) {
+/* The seat whose person this session is now, or NULL. A user unit is no session's
+ * process: then the user's display session, the one logind counts a user unit to (polkit
+ * does the same). A session that is not the active one on its seat (a user switched away
+ * from) is not in front of anyone: NULL too. FSGATE_NOTIFY_SEAT names the seat instead
+ * (tests: no logind there); "" for none. */
+static char *session_seat(void) {
+        _cleanup_free_ char *session = NULL;
+        const char *override = secure_getenv("FSGATE_NOTIFY_SEAT");
+        char *seat = NULL;
+
+        if (override)
+                return *override ? strdup(override) : NULL;
+        if (sd_pid_get_session(0, &session) < 0 && sd_uid_get_display(getuid(), &session) < 0)
+                return NULL;
+        if (sd_session_is_active(session) <= 0 || sd_session_get_seat(session, &seat) < 0)
+                return NULL;
+        return seat;
+}
+
+static const char *scope_phrase(NotifyScope scope) {
+        switch (scope) {
+        case NOTIFY_SCOPE_ASK: return "at this session's seat: asking";
+        case NOTIFY_SCOPE_NONE: return "at another seat: not shown";
+        default: return "cause unknown to fsgate: information only";
+        }
+}
+
+static Item *item_new(Context *ctx, NotifyBlocked *b, bool ask) {
         Item *i;
 
         if (ctx->n_items >= ITEMS_MAX) {
@@ -752,6 +792,7 @@ static Item *item_new(Context *ctx, NotifyBlocked *b) {
                 return NULL;
         }
         i->ctx = ctx;
+        i->ask = ask;
         i->b[0] = *b;
         *b = (NotifyBlocked) {};
         i->n_b = 1;
@@ -762,10 +803,11 @@ static Item *item_new(Context *ctx, NotifyBlocked *b) {
 }
 
 /* Blocked again after an Allow (denied meanwhile): news, in the same slot. */
-static void item_reset(Item *i, NotifyBlocked *b) {
+static void item_reset(Item *i, NotifyBlocked *b, bool ask) {
         for (size_t k = 0; k < i->n_b; k++)
                 notify_blocked_done(&i->b[k]);
         item_forget_mounts(i);
+        i->ask = ask;
         i->b[0] = *b;
         *b = (NotifyBlocked) {};
         i->n_b = 1;
@@ -780,9 +822,12 @@ static void item_show(Item *i, uint64_t now) {
 
 static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         _cleanup_(notify_blocked_done) NotifyBlocked b = {};
+        _cleanup_free_ char *seat = NULL;
         Context *ctx = userdata;
         const char *type, *module, *device;
         uint64_t now = now_usec(ctx);
+        NotifyScope scope;
+        bool ask;
         Item *i;
         int r;
 
@@ -811,7 +856,14 @@ static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         if (fill_empty(&b) < 0)
                 return log_error("Out of memory"), 0;
 
-        log_info("Blocked: filesystem %s (module %s)%s%s", b.type, b.module, *b.device ? " on " : "", b.device);
+        /* Asked at each block: the session may have become the active one, or stopped being it. */
+        seat = session_seat();
+        scope = notify_scope(&b, seat);
+        ask = scope == NOTIFY_SCOPE_ASK;
+        log_info("Blocked: filesystem %s (module %s)%s%s%s%s, %s", b.type, b.module, *b.device ? " on " : "", b.device,
+                 *b.seat ? " at " : "", b.seat, scope_phrase(scope));
+        if (scope == NOTIFY_SCOPE_NONE)
+                return 0;
 
         /* The same stick (another type probed on it, or its mount failing): one item. */
         i = *b.device ? item_by_device(ctx, b.device) : NULL;
@@ -821,7 +873,7 @@ static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                 i = item_by_type(ctx, b.type);
 
         if (!i) {
-                i = item_new(ctx, &b);
+                i = item_new(ctx, &b, ask);
                 if (i)
                         item_show(i, now);
         } else if (i->done) {
@@ -829,7 +881,7 @@ static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                         log_info("Already busy with %s; not again", item_key(i));
                         return 0;
                 }
-                item_reset(i, &b);
+                item_reset(i, &b, ask);
                 item_show(i, now);
         } else if (!*b.device || item_has_device(i, b.device)) {
                 /* One notification per stick: the first one already says it all. */
@@ -840,11 +892,14 @@ static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
                  * notification changes in place, unless a click is already on its way. */
                 log_info("The blocked mount of %s was %s", b.type, b.device);
                 notify_blocked_done(&i->b[0]);
+                /* The medium at this seat is what the person did; the information becomes
+                 * the question. */
+                i->ask = ask;
                 i->b[0] = b;
                 b = (NotifyBlocked) {};
                 if (!i->call_slot && (i->id != 0 || i->pending == NOTE_BLOCKED))
                         item_show(i, now);
-        } else if (i->n_b < DEVICES_MAX && !i->mount_slot) {
+        } else if (i->n_b < DEVICES_MAX && !i->mount_slot && i->ask == ask) {
                 /* A second stick, same filesystem: the open question covers it (Allow is per
                  * filesystem), and an Allow mounts it too. No second notification. */
                 log_info("Already notified about %s; %s joins it", item_key(i), b.device);
@@ -875,6 +930,13 @@ static int on_action_invoked(sd_bus_message *m, void *userdata, sd_bus_error *re
         if (!i)
                 return 0;   /* another program's notification, or one of ours from a dead server */
         log_info("Action \"%s\" on notification %" PRIu32 " for %s", action, id, item_key(i));
+        /* We offered none on information; a server (or anyone on the session bus) that
+         * invokes one anyway does not make a stranger's block a reason to allow. */
+        if (!i->ask && (streq(action, "allow") || streq(action, "allow-once"))) {
+                log_warning("Ignoring \"%s\" on %s: not offered (nothing says who caused this block)", action,
+                            item_key(i));
+                return 0;
+        }
         if (streq(action, "allow"))
                 start_call(i, NOTIFY_REQUEST_ALLOW);
         else if (streq(action, "allow-once"))

@@ -10,13 +10,21 @@
 
 void notify_blocked_done(NotifyBlocked *b) {
         char **fields[] = { &b->type, &b->module, &b->device, &b->source, &b->origin,
-                            &b->label, &b->uuid, &b->vendor, &b->model };
+                            &b->label, &b->uuid, &b->vendor, &b->model, &b->cause, &b->seat };
 
         for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
                 free(*fields[i]);
                 *fields[i] = NULL;
         }
         b->size = 0;
+}
+
+NotifyScope notify_scope(const NotifyBlocked *b, const char *seat) {
+        /* The kernel's request_module() runs its helper in the kernel's context: nothing in
+         * it says who mounted. Anything but a device report is that, failing safe. */
+        if (!streq_ptr(b->cause, "device") || !b->seat || !*b->seat || !b->device || !*b->device)
+                return NOTIFY_SCOPE_INFO;
+        return seat && streq(seat, b->seat) ? NOTIFY_SCOPE_ASK : NOTIFY_SCOPE_NONE;
 }
 
 NotifyOutcome notify_classify_error(const char *name, const char *message) {
@@ -297,7 +305,8 @@ static int finish(FILE *f, char **buf, char **ret) {
         if (!(f))                                       \
                 return -ENOMEM
 
-int notify_text_blocked(const NotifyBlocked *b, bool server_has_actions, char **ret_summary, char **ret_body) {
+int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_actions, char **ret_summary,
+                        char **ret_body) {
         _cleanup_free_ char *summary = NULL, *name = NULL;
         char *body = NULL;
         size_t size = 0;
@@ -346,7 +355,13 @@ int notify_text_blocked(const NotifyBlocked *b, bool server_has_actions, char **
                 fprintf(f, _("A filesystem of type %1$s could not be mounted because it %2$s."), b->type,
                         why_phrase(b));
         fputc('\n', f);
-        if (!server_has_actions)
+        if (!ask)
+                /* TRANSLATORS: a block fsgate cannot attribute (a mount request, maybe from a
+                 * user namespace); %1$s the filesystem type, %2$s the module name. */
+                fprintf(f, _("It may have been caused by another user or by a program in a user namespace: fsgate "
+                             "cannot tell who, so it offers no Allow here. If you need %1$s, an administrator can "
+                             "turn it on with the command: fsgatectl allow %2$s"), b->type, b->module);
+        else if (!server_has_actions)
                 /* TRANSLATORS: the server shows no actions; %s is the module name. */
                 fprintf(f, _("An administrator can turn it on with the command: fsgatectl allow %s"), b->module);
         else if (*b->device)
@@ -364,7 +379,7 @@ int notify_text_blocked(const NotifyBlocked *b, bool server_has_actions, char **
         return 0;
 }
 
-int notify_text_details(const NotifyBlocked *b, size_t n, char **ret_summary, char **ret_body) {
+int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_summary, char **ret_body) {
         _cleanup_free_ char *summary = NULL;
         char *body = NULL, size_buf[32];
         size_t size = 0;
@@ -399,9 +414,18 @@ int notify_text_details(const NotifyBlocked *b, size_t n, char **ret_summary, ch
         fputs(_("Why: "), f);
         put_denied_by(f, b);
         fputc('\n', f);
-        fprintf(f, _("Allow: the kernel may load %s whenever it is needed, from now on.\n"), b->module);
-        fprintf(f, _("Allow once: load %s now, until the next reboot, changing no configuration.\n"), b->module);
-        fputs(_("Both ask for an administrator's password.\n"), f);
+        if (notify_scope(b, NULL) == NOTIFY_SCOPE_INFO)
+                fputs(_("Cause: a mount request; any user may have made it, also in a user namespace (fsgate "
+                        "cannot tell who)\n"), f);
+        else
+                /* TRANSLATORS: %s is a seat name as logind knows it, such as seat0. */
+                fprintf(f, _("Cause: a drive that appeared at %s\n"), b->seat);
+        if (ask) {
+                fprintf(f, _("Allow: the kernel may load %s whenever it is needed, from now on.\n"), b->module);
+                fprintf(f, _("Allow once: load %s now, until the next reboot, changing no configuration.\n"),
+                        b->module);
+                fputs(_("Both ask for an administrator's password.\n"), f);
+        }
         fprintf(f, _("In a terminal: fsgatectl status %s; fsgatectl allow %s"), b->module, b->module);
         r = finish(f, &body, ret_body);
         if (r < 0)

@@ -25,9 +25,24 @@ typedef struct NotifyBlocked {
         char *vendor;
         char *model;
         uint64_t size;  /* bytes; 0 = unknown */
+        char *cause;    /* "device" (a medium appeared at seat), "kernel" (a mount request); "": kernel */
+        char *seat;     /* the device's seat, for cause "device" */
 } NotifyBlocked;
 
 void notify_blocked_done(NotifyBlocked *b);
+
+/* What a session makes of a block. Only a medium udev saw appear at this session's seat is
+ * the doing of the person in front of it; a mount request (cause "kernel") may be anyone's,
+ * from a user namespace too, so it is news at most, never a reason to allow. */
+typedef enum NotifyScope {
+        NOTIFY_SCOPE_ASK,   /* the notification with Allow and Allow once */
+        NOTIFY_SCOPE_INFO,  /* information only: no action that changes anything */
+        NOTIFY_SCOPE_NONE,  /* another seat's medium: not shown here */
+} NotifyScope;
+
+/* seat: the seat of this session, NULL when it has none (a remote session) or is not the
+ * active one there. A block without a cause (an older fsgated) counts as "kernel". */
+NotifyScope notify_scope(const NotifyBlocked *b, const char *seat);
 
 typedef enum NotifyRequest {
         NOTIFY_REQUEST_ALLOW,   /* Allow(module, 0): from now on */
@@ -73,8 +88,10 @@ typedef struct NotifyMount {
 /* The texts of the three kinds of notification. Bodies are plain text; the caller escapes
  * them for markup-capable servers. b[0] is the drive the notification is about, b[1..n-1]
  * other drives with the same filesystem that joined it (details only). 0 or -ENOMEM. */
-int notify_text_blocked(const NotifyBlocked *b, bool server_has_actions, char **ret_summary, char **ret_body);
-int notify_text_details(const NotifyBlocked *b, size_t n, char **ret_summary, char **ret_body);
+/* ask: the notification offers Allow and Allow once (NOTIFY_SCOPE_ASK); else it informs. */
+int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_actions, char **ret_summary,
+                        char **ret_body);
+int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_summary, char **ret_body);
 /* mounts[k] belongs to b[k]; n_mounts is 0 when no drive was mounted for the person. */
 int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome outcome, const char *message,
                         const NotifyMount *mounts, size_t n_mounts, char **ret_summary, char **ret_body);

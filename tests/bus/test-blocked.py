@@ -57,6 +57,29 @@ class BlockedTest(BusTestCase):
         self.assertEqual(sig[0][3].get('source'), source)
         self.assertEqual(sig[0][3].get('origin'), 'admin')
 
+    # Regression (issue 23 H): Blocked said nothing of where a block came from, so every
+    # session's notifier offered "Allow hfs?" for the `unshare -Urm mount -t hfs` of any
+    # local user. The attacker's path (the deny file's hook, run by request_module) is
+    # "kernel", with no seat; a stick udev reports is "device", at its seat.
+    def test_details_say_where_a_block_came_from(self):
+        self.vendor('hfs')
+        rc, _ = self.run_hook('hfs', 'hfs', '/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf')
+        self.assertEqual(rc, 0)
+        self.assertReplyOk(self.stack.send('ReportDevice', '/dev/sdv7', 'hfs'))
+        env = {'FSGATE_ROOT': self.root, 'ID_FS_TYPE': 'hfs'}
+        self.assertEqual(self.run_hook('--device', '/dev/sdv8', env_extra=env)[0], 0)
+        sig = self.mon.wait(3)
+        by_device = {s[2]: s[3] for s in sig}
+        self.assertEqual(sorted(by_device), ['', '/dev/sdv7', '/dev/sdv8'], sig)
+        self.assertEqual(by_device[''].get('cause'), 'kernel')
+        self.assertNotIn('seat', by_device[''])
+        # No udev database for a scratch device: seat0, as logind counts a device without
+        # ID_SEAT.
+        for dev in ('/dev/sdv7', '/dev/sdv8'):
+            self.assertEqual((by_device[dev].get('cause'), by_device[dev].get('seat')), ('device', 'seat0'), dev)
+        # The old keys keep their meaning: origin is still the deciding file's class.
+        self.assertEqual(by_device[''].get('origin'), 'vendor')
+
     def test_no_signal_for_an_allowed_type(self):
         # The hook may race an Allow: the service checks again and stays quiet.
         rc, _ = self.run_hook('udf', 'udf', '/etc/modprobe.d/60-blacklist_fs-udf.conf')
@@ -155,12 +178,56 @@ class BlockedTest(BusTestCase):
         self.assertEqual([s[:3] for s in sig], [('minix', 'minix', '/dev/sdy9')])
 
     def test_reports_are_root_only(self):
+        # The project's bus policy (the test bus includes dbus/org.fsgate.fsgate1.conf)
+        # refuses them to uid 65534: the error is dbus-daemon's, the call never reached
+        # fsgated. (fsgated's own refusal, the second line: ReportsWithoutPolicyTest.)
         self.vendor('hfs')
         for method, args in (('ReportBlocked', ('hfs', 'hfs')), ('ReportDevice', ('/dev/sdz1', 'hfs'))):
-            self.assertError(self.stack.send(method, *args, uid=NOBODY), E_ACCESS_DENIED)
+            r = self.stack.send(method, *args, uid=NOBODY)
+            self.assertError(r, E_ACCESS_DENIED)
+            self.assertRegex(r.message, rf'^Rejected send message, [1-9][0-9]* matched rules; type="method_call".*'
+                                        rf'member="{method}"', 'not refused by the bus policy')
         self.assertError(self.stack.send('ReportDevice', '/etc/passwd', 'hfs'), 'org.freedesktop.DBus.Error.InvalidArgs')
         self.assertError(self.stack.send('ReportBlocked', 'a/b', 'hfs'), fb.ERR + 'InvalidName')
         self.assertEqual(self.mon.wait(1, timeout=1), [])
+        # Root's calls pass the policy and reach fsgated, which reports them.
+        self.assertReplyOk(self.stack.send('ReportBlocked', 'hfs', 'hfs'))
+        self.assertReplyOk(self.stack.send('ReportDevice', '/dev/sdw3', 'hfs'))   # a device no other test reports
+        self.assertEqual([s[:3] for s in self.mon.wait(2)], [('hfs', 'hfs', ''), ('hfs', 'hfs', '/dev/sdw3')])
+
+    def test_other_calls_pass_the_policy(self):
+        # The policy refuses only the reports: uid 65534's reads reach fsgated, and its
+        # changes reach fsgated's polkit check (which the MOCK polkit refuses here).
+        self.assertReplyOk(self.stack.send('GetFilesystem', 'hfs', uid=NOBODY))
+        r = self.stack.send('Deny', 'hfs', 0, uid=NOBODY)
+        self.assertError(r, E_ACCESS_DENIED)
+        self.assertNotIn('Rejected send message', r.message)
+        self.assertEqual(len(self.stack.mock_polkit_calls()), 1)
+
+
+class ReportsWithoutPolicyTest(BusTestCase):
+    """A bus whose policy lets everyone call everything (the project's file missing or
+    edited): fsgated itself still refuses the reports of anyone but root."""
+
+    bus_policy = f'''<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <policy user="root"><allow own="{fb.BUS_NAME}"/></policy>
+  <policy context="default"><allow send_destination="{fb.BUS_NAME}"/></policy>
+</busconfig>
+'''
+
+    def test_fsgated_refuses_reports_of_others(self):
+        mon = BlockedMonitor(self.stack)
+        self.addCleanup(mon.stop)
+        self.vendor('hfs')
+        for method, args in (('ReportBlocked', ('hfs', 'hfs')), ('ReportDevice', ('/dev/sdz1', 'hfs'))):
+            r = self.stack.send(method, *args, uid=NOBODY)
+            self.assertError(r, E_ACCESS_DENIED)
+            self.assertNotIn('Rejected send message', r.message, 'the bus refused: this bus should not')
+        self.assertEqual(mon.wait(1, timeout=1), [])
+        self.assertReplyOk(self.stack.send('ReportBlocked', 'hfs', 'hfs'))
+        self.assertEqual(len(mon.wait(1)), 1)
 
 
 if __name__ == '__main__':

@@ -51,11 +51,14 @@ def assert_json_names_awkward_file(test, ctl):
     test.assertEqual({e['module']: e['source'] for e in json.loads(out)}['jfs'], source)
 
 
-def assert_why_hard(test, ctl, deny, root):
+def assert_why_hard(test, ctl, deny, root, offline=False):
     """why on a hard-denied module (text and --json) says explicit loads are refused, names
     the install command and its file, and suggests allow (ours) or editing the file (foreign),
     never load or modprobe. ctl(*args) runs fsgatectl and returns (exit status, stdout);
-    deny(module) hard-denies it the way the backend does; root is the root ctl reads."""
+    deny(module) hard-denies it the way the backend does; root is the root ctl reads (offline:
+    with --root=root, which every printed command carries, and no load: it needs the running
+    system)."""
+    command = ['fsgatectl', '--root=' + root] if offline else ['fsgatectl']
     ours = '/etc/modprobe.d/' + conf_name('minix')
     deny('minix')
     rc, out = ctl('why', 'minix')
@@ -65,7 +68,7 @@ def assert_why_hard(test, ctl, deny, root):
     test.assertIn('/bin/false', out)
     test.assertIn('(from ' + ours + ')', out)
     advice = out.split('What you can do:\n', 1)[1]
-    test.assertEqual(advice.split(), ['fsgatectl', 'allow', 'minix', 'allow', 'it', 'from', 'now', 'on'], out)
+    test.assertEqual(advice.split(), command + ['allow', 'minix', 'allow', 'it', 'from', 'now', 'on'], out)
     rc, out = ctl('--json', 'why', 'minix')
     test.assertEqual(rc, 0, out)
     why = json.loads(out)
@@ -91,8 +94,9 @@ def assert_why_hard(test, ctl, deny, root):
     rc, out = ctl('why', 'hfs')
     test.assertEqual(rc, 0, out)
     test.assertNotIn('Hard deny', out)
-    test.assertIn('fsgatectl load hfs', out)
-    test.assertIn('modprobe hfs', out)
+    if not offline:
+        test.assertIn('fsgatectl load hfs', out)
+        test.assertIn('modprobe hfs', out)
     test.assertFalse(json.loads(ctl('--json', 'why', 'hfs')[1])['hard'])
 
 
@@ -152,8 +156,9 @@ class CliBusTest(BusTestCase):
         # A change that changes nothing succeeds and says where things stand.
         e = self.ctl_json('reset', 'jfs')
         self.assertEqual((e['state'], e['origin']), ('allowed', 'default'))
-        # exempt-loaded: an array of module names.
+        # exempt-loaded: an array of module names (hfs mounted: in use).
         write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
         self.assertEqual(self.ctl_json('exempt-loaded'), ['hfs'])
         self.assertEqual(self.ctl_json('exempt-loaded'), [])
         self.assertMask(self.etc(module='hfs'))
@@ -182,7 +187,8 @@ class CliBusTest(BusTestCase):
         # 4: refused by the MOCK polkit
         self.assertExit(4, 'deny', 'vxfs', uid=NOBODY)
         self.assertExit(4, '--no-ask-password', 'allow', 'hfs', uid=NOBODY)
-        self.assertExit(4, '--json', 'exempt-loaded', uid=NOBODY)
+        # exempt-loaded with nothing to exempt asks nobody (a no-op): 0.
+        self.assertEqual(self.ctl_json('exempt-loaded', uid=NOBODY), [])
         # 5: in use, foreign configuration, built in, overridden
         self.assertExit(5, 'deny', 'ext2')                 # ext4 is mounted as /
         self.assertExit(5, 'allow', 'jfs')                 # 50-cis.conf
@@ -218,8 +224,17 @@ class CliBusTest(BusTestCase):
         r = self.assertExit(5, 'load', 'minix')
         self.assertIn('/bin/false', r.err)
         self.assertEqual(snapshot(self.root), before)
-        # deny without --hard: soft again; allow lifts it.
-        self.assertFalse(self.ctl_json('deny', 'minix')['hard'])
+        # Regression: deny without --hard made it soft again. It stays hard, and the hint it
+        # prints, run as written, makes it soft.
+        r = st.ctl('deny', 'minix')
+        self.assertEqual(r.rc, 0, r)
+        hint = re.search(r'(?m)^The hard deny stays; to make it soft: (fsgatectl .*)$', r.out)
+        self.assertTrue(hint, r.out)
+        self.assertTrue(self.ctl_json('status', 'minix')['hard'])
+        self.assertEqual(st.run_hint(hint.group(1)).rc, 0)
+        e = self.ctl_json('status', 'minix')
+        self.assertEqual((e['state'], e['hard']), ('denied', False))
+        self.assertExit(2, '--hard', '--soft', 'deny', 'minix')
         self.assertEqual(self.ctl_json('deny', '--hard', 'minix')['hard'], True)
         e = self.ctl_json('allow', 'minix')
         self.assertEqual((e['state'], e['hard']), ('allowed', False))
@@ -350,6 +365,27 @@ class CliOfflineTest(BusTestCase):
             self.assertEqual(self.offline(*args).returncode, 0)
         self.assertEqual(snapshot(self.image), img)
 
+    def test_offline_exempt_loaded_is_not_mounted(self):
+        """What the vendor list's postinst runs (fsgatectl --root=/ exempt-loaded) after a
+        user's `unshare -Urm mount -t hfs ...` loaded hfs: nothing is exempted, and stderr
+        (the package manager's log) names it and the way out. Mounted, it is exempted."""
+        write(self.image, 'proc/modules', proc_modules_line('hfs'))
+        img = snapshot(self.image)
+        p = self.offline('exempt-loaded')
+        self.assertEqual((p.returncode, p.stdout), (0, ''), p)
+        self.assertEqual(p.stderr, 'hfs is loaded but nothing is mounted with it: not exempted; '
+                                   'if this system needs it, fsgatectl allow hfs\n')
+        self.assertEqual(snapshot(self.image), img)
+        p = self.offline('--json', 'exempt-loaded')
+        self.assertEqual((p.returncode, json.loads(p.stdout)), (0, []), p)
+        self.assertEqual(snapshot(self.image), img)
+
+        write(self.image, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
+        p = self.offline('exempt-loaded')
+        self.assertEqual((p.returncode, p.stdout, p.stderr),
+                         (0, 'Exempted hfs: it is in use, so it stays allowed.\n', ''), p)
+        self.assertEqual(snapshot(self.image)['etc/modprobe.d/' + conf_name('hfs')], ('link', '/dev/null'))
+
     def test_offline_hard_deny(self):
         p = self.offline('--json', 'deny', '--hard', 'minix')
         self.assertEqual(p.returncode, 0, p)
@@ -390,7 +426,10 @@ class CliOfflineTest(BusTestCase):
         self.assertEqual(p.returncode, 0, p)
         self.assertIn('freevxfs may NOT be loaded automatically', p.stdout)
         self.assertIn('Blocked attempts are reported', p.stdout)
-        self.assertIn('fsgatectl allow freevxfs', p.stdout)
+        # Offline, the hint carries --root: as printed it works (and no load, which needs the
+        # running system).
+        self.assertIn(f'fsgatectl --root={self.image} allow freevxfs', p.stdout)
+        self.assertNotIn('fsgatectl load', p.stdout)
         # A foreign file decides: the advice is to edit it, not a command that would fail.
         write(self.image, 'etc/modprobe.d/50-cis.conf', 'blacklist jfs\n')
         p = self.offline('why', 'jfs')
@@ -410,7 +449,7 @@ class CliOfflineTest(BusTestCase):
         def deny(m):
             self.assertEqual(self.offline('deny', '--hard', m).returncode, 0)
 
-        assert_why_hard(self, ctl, deny, self.image)
+        assert_why_hard(self, ctl, deny, self.image, offline=True)
 
     def test_json_escapes_file_names(self):
         """Regression: `fsgatectl --root=DIR why --json` printed the deciding file's name as
@@ -427,11 +466,54 @@ class CliOfflineTest(BusTestCase):
         # a quote and a control character are escaped, and the line still parses.
         p = subprocess.run([CONFIG.fsgatectl, '--root=' + self.image, '--json', 'why', b'/dev/x\xff"\x01'],
                            env=self.env, capture_output=True, stdin=subprocess.DEVNULL)
-        self.assertEqual(p.returncode, 3, p)
+        # (No such device: said as such, a usage error, not "no filesystem found".)
+        self.assertEqual(p.returncode, 2, p)
         self.assertEqual(p.stdout, b'', p)
         err = json.loads(p.stderr)
-        self.assertEqual(err['error'], 'org.fsgate.fsgate1.Error.NoSuchFilesystem', p)
-        self.assertTrue(err['message'].startswith('/dev/x\ufffd"\x01: no filesystem found'), p)
+        self.assertEqual(err['error'], 'org.freedesktop.DBus.Error.InvalidArgs', p)
+        self.assertTrue(err['message'].startswith('/dev/x\ufffd"\x01: No such file or directory'), p)
+
+    def test_text_escapes_control_characters(self):
+        """Regression (issue 23): the text output printed names and lines from an image as
+        they are, so a file named with ESC[2K and a CR, holding an install line with them,
+        rewrote lines of `status`, `list`, `why`, `audit` and error messages on screen. Now
+        no ESC, CR or C1 control reaches stdout or stderr: each is escaped (\\x1b, \\r) as
+        systemd's tools do; --json keeps its own escaping and gives back the exact bytes."""
+        name = '50-\x1b[2Kok\r.conf'
+        line = '/bin/true \x1b[2K\rall is well\x1b]0;title\x07 \u009b2J'
+        write(self.image, 'etc/modprobe.d/' + name, f'install udf {line}\nblacklist udf\n')
+        shown = '/etc/modprobe.d/50-\\x1b[2Kok\\r.conf'
+        shown_line = '/bin/true \\x1b[2K\\rall is well\\x1b]0;title\\a \\u009b2J'
+        runs = {}
+        for args in (('status', 'udf'), ('list',), ('why', 'udf'), ('audit', 'cis'), ('allow', 'udf'),
+                     ('--json', 'status', 'udf'), ('--json', 'why', 'udf'), ('--json', 'allow', 'udf')):
+            p = subprocess.run([CONFIG.fsgatectl, '--root=' + self.image] + list(args), env=self.env,
+                               capture_output=True, stdin=subprocess.DEVNULL)
+            for out in (p.stdout, p.stderr):
+                for raw in (b'\x1b', b'\r', b'\x07', '\u009b'.encode()):
+                    self.assertNotIn(raw, out, (args, p))
+            runs[args] = (p.returncode, p.stdout.decode(), p.stderr.decode())
+        rc, out, _ = runs[('status', 'udf')]
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f'{shown_line}   ({shown})', out)
+        self.assertIn(f'{shown}: install udf {shown_line}', out)
+        rc, out, _ = runs[('list',)]
+        self.assertEqual(rc, 0, out)
+        self.assertRegex(out, r'(?m)^udf\s+udf\s+denied\s+admin\s+no\s+no\s+' + re.escape(shown) + '$')
+        rc, out, _ = runs[('why', 'udf')]
+        self.assertEqual(rc, 0, out)
+        self.assertIn(f'Decided by: {shown} (admin)', out)
+        self.assertIn(f'  {shown_line}\n  (from {shown})', out)
+        rc, out, _ = runs[('audit', 'cis')]
+        self.assertIn(rc, (0, 9), out)
+        self.assertIn(f'denied by {shown}; explicit loads run `{shown_line}`', out)
+        rc, _, err = runs[('allow', 'udf')]
+        self.assertEqual(rc, 5, err)
+        self.assertIn(shown, err)
+        rc, out, _ = runs[('--json', 'status', 'udf')]
+        self.assertEqual((rc, json.loads(out)['install_command']), (0, line))
+        self.assertEqual(json.loads(runs[('--json', 'why', 'udf')][1])['source'], '/etc/modprobe.d/' + name)
+        self.assertIn('/etc/modprobe.d/' + name, json.loads(runs[('--json', 'allow', 'udf')][2])['message'])
 
     def test_german(self):
         """LANGUAGE=de with the build's catalogs: headers, labels, explanations and error
@@ -464,7 +546,7 @@ class CliOfflineTest(BusTestCase):
         rc, out, _ = run(de, 'why', 'hfs')
         self.assertEqual(rc, 0, out)
         self.assertIn('hfs darf NICHT automatisch geladen werden', out)
-        self.assertIn('  fsgatectl load hfs      nur bis zum Neustart laden', out)
+        self.assertIn(f'  fsgatectl --root={self.image} allow hfs     ab jetzt erlauben', out)
         rc, _, err = run(de, 'why', 'nosuchfs')
         self.assertEqual(rc, 3, err)
         self.assertIn('Dieser Kernel hat kein Modul für den Dateisystemtyp nosuchfs', err)
@@ -492,8 +574,9 @@ class CliOfflineTest(BusTestCase):
                            env=self.env, capture_output=True, text=True)
         self.assertEqual(p.returncode, 6, p)
         self.assertEqual(snapshot(self.image), img)
-        # exempt-loaded with something to exempt (hfs loaded, vendor-denied): 6 too, not 0.
+        # exempt-loaded with something to exempt (hfs mounted, vendor-denied): 6 too, not 0.
         write(self.image, 'proc/modules', proc_modules_line('hfs'))
+        write(self.image, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
         img = snapshot(self.image)
         p = subprocess.run(['unshare', '--mount', '--propagation', 'private', '--', 'sh', '-c',
                             'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && shift && exec "$@"',

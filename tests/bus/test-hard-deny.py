@@ -11,7 +11,7 @@ import sys
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
-from fsgatetest import (ACTION_LOAD, CONFIG, E_INVALID_ARGS, ERR, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME,  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, CONFIG, E_INVALID_ARGS, ERR, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME, SOFT,  # noqa: E402
                         BusTestCase, SignalMonitor, conf_name, proc_modules_line, snapshot, write)
 
 E_HARD = ERR + 'HardDenied'
@@ -92,10 +92,30 @@ class HardDenyTest(BusTestCase):
         before = snapshot(self.root)
         self.assertReplyOk(self.stack.send('Deny', 'minix', HARD))
         self.assertEqual(snapshot(self.root), before)
-        # Deny without HARD makes fsgate's own file soft again.
+        # Regression: Deny without HARD made it soft again, a side effect of a plain deny (a
+        # soft profile, a button, Ansible's "denied"). Now it keeps the hard deny...
         self.assertReplyOk(self.stack.send('Deny', 'minix', 0))
+        self.assertEqual(snapshot(self.root), before)
+        self.assertTrue(self.describe('minix')['hard'])
+        # ... and only SOFT weakens it.
+        self.assertReplyOk(self.stack.send('Deny', 'minix', SOFT))
         self.assertNotIn('install minix /bin/false', self.assertDenyFile(path, 'minix').splitlines())
         self.assertFalse(self.describe('minix')['hard'])
+        self.assertState('minix', 'denied', 'admin')
+        # HARD and SOFT together: a named error, nothing written.
+        before = snapshot(self.root)
+        self.assertError(self.stack.send('Deny', 'minix', HARD | SOFT), 'org.freedesktop.DBus.Error.InvalidArgs')
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_hard_deny_that_kmod_would_ignore_is_refused(self):
+        """Regression: Deny HARD of ext4 (softdep ext4 pre: crc32c in the tree) wrote an install
+        line kmod ignores and answered success while Describe said hard: false."""
+        before = snapshot(self.root)
+        r = self.stack.send('Deny', 'ext4', HARD | FORCE)
+        self.assertError(r, ERR + 'HardDenyIgnored')
+        self.assertIn('soft dependencies', r.message)
+        self.assertEqual(snapshot(self.root), before)
+        self.assertFalse(self.describe('ext4')['hard'])
 
     def test_hard_deny_of_a_vendor_denied_module_writes_etc(self):
         self.vendor('hfs')
@@ -178,6 +198,85 @@ class HardDenyTest(BusTestCase):
         self.assertFalse(self.stack.send('Allow', 'hfsplus', LOAD_NOW).ok)
         self.assertEqual(snapshot(self.root), before)
 
+    # -- a hard deny on a dependency ------------------------------------------------------------
+    def assertLoadRefusedAt(self, name, dep, path):
+        """Load of name refused (HardDenied naming dep and its file) for root and, before
+        polkit is asked, for a user polkit would let load; Allow with LOAD_NOW likewise;
+        nothing written. The refusal precedes any insert: this runs on the host."""
+        before = snapshot(self.root)
+        pattern = f'{dep}.*{path}'
+        self.assertError(self.stack.send('Load', name), E_HARD, pattern)
+        self.stack.mock_polkit_allow([ACTION_LOAD, ACTION_ALLOW])
+        self.stack.mock_polkit_clear()
+        self.assertError(self.stack.send('Load', name, uid=NOBODY), E_HARD, pattern)
+        self.assertError(self.stack.send('Allow', name, LOAD_NOW, uid=NOBODY), E_HARD, pattern)
+        self.assertEqual(self.stack.mock_polkit_calls(), [])
+        self.stack.mock_polkit_allow([])
+        self.assertEqual(snapshot(self.root), before)
+
+    def test_load_is_refused_at_a_hard_denied_dependency(self):
+        """Regression (issue 23, D): after `deny --hard fuse`, root's `modprobe virtiofs` fails
+        (kmod loads fuse by name and runs its install command), but Load of virtiofs inserted
+        fuse.ko past the deny: hardness was judged on the named module only."""
+        fuse = '/etc/modprobe.d/' + conf_name('fuse')
+        self.assertReplyOk(self.stack.send('Deny', 'fuse', HARD))
+        d = self.describe('virtiofs')
+        self.assertEqual((d['hard'], d['explicit_load_possible'], d['hard_denied_dependency'],
+                          d['hard_denied_dependency_command'], d['hard_denied_dependency_file']),
+                         (False, False, 'fuse', '/bin/false', fuse), d)
+        self.assertLoadRefusedAt('virtiofs', 'fuse', fuse)
+        st = self.stack.ctl('status', 'virtiofs')
+        self.assertTrue(st.ok, st)
+        self.assertIn(f'Load refused: its dependency fuse is denied hard by {fuse} (/bin/false)', st.out)
+        self.assertIn('an explicit load is refused', st.out)
+        js = self.stack.ctl('--json', 'status', 'virtiofs')
+        self.assertIn(f'"hard_denied_dependency":"fuse","hard_denied_dependency_command":"/bin/false",'
+                      f'"hard_denied_dependency_file":"{fuse}"', js.out)
+        # Denied too: Allow with LOAD_NOW would write the mask, then fail to load: nothing
+        # is written.
+        self.assertReplyOk(self.stack.send('Deny', 'virtiofs', 0))
+        self.assertLoadRefusedAt('virtiofs', 'fuse', fuse)
+        self.assertIn('fsgatectl load cannot load it while fuse is denied hard',
+                      self.stack.ctl('status', 'virtiofs').out)
+
+    def test_a_loaded_dependency_does_not_block(self):
+        fuse = '/etc/modprobe.d/' + conf_name('fuse')
+        self.assertReplyOk(self.stack.send('Deny', 'fuse', HARD))
+        self.assertEqual(self.describe('virtiofs')['hard_denied_dependency'], 'fuse')
+        # kmod leaves a live module alone: nothing past its deny would be inserted. (Load
+        # itself is not called: it would insert virtiofs into the host's kernel.)
+        write(self.root, 'proc/modules', proc_modules_line('fuse'))
+        d = self.describe('virtiofs')
+        self.assertEqual((d['hard_denied_dependency'], d['explicit_load_possible']), ('', True), d)
+        self.assertNotIn('Load refused', self.stack.ctl('status', 'virtiofs').out)
+        # Half unloaded, kmod would insert it again.
+        write(self.root, 'proc/modules', 'fuse 16384 0 - Unloading 0x0000000000000000\n')
+        self.assertEqual(self.describe('virtiofs')['hard_denied_dependency'], 'fuse')
+        write(self.root, 'proc/modules', '')
+        self.assertLoadRefusedAt('virtiofs', 'fuse', fuse)
+
+    def test_a_soft_deny_of_a_dependency_does_not_block(self):
+        self.assertReplyOk(self.stack.send('Deny', 'fuse', 0))
+        d = self.describe('virtiofs')
+        self.assertEqual((d['hard_denied_dependency'], d['explicit_load_possible']), ('', True), d)
+        self.assertNotIn('Load refused', self.stack.ctl('status', 'virtiofs').out)
+
+    def test_other_chains_of_the_debian_tree(self):
+        configfs = '/etc/modprobe.d/' + conf_name('configfs')
+        self.assertReplyOk(self.stack.send('Deny', 'configfs', HARD))
+        for module in ('gfs2', 'ocfs2', 'ocfs2_dlmfs'):
+            with self.subTest(module=module):
+                self.assertEqual(self.describe(module)['hard_denied_dependency'], 'configfs')
+                self.assertLoadRefusedAt(module, 'configfs', configfs)
+        # sunrpc is no filesystem: an admin's CIS-style line denies it hard.
+        write(self.root, 'etc/modprobe.d/cis.conf', 'install sunrpc /bin/true\n')
+        every = self.describe_all()
+        for module in ('nfs', 'nfsd'):
+            self.assertEqual((every[module]['hard_denied_dependency'], every[module]['hard_denied_dependency_file']),
+                             ('sunrpc', '/etc/modprobe.d/cis.conf'))
+            self.assertLoadRefusedAt(module, 'sunrpc', '/etc/modprobe.d/cis.conf')
+        self.assertEqual(every['ext4']['hard_denied_dependency'], '')
+
     # -- state truth --------------------------------------------------------------------------
     def test_foreign_install_commands_are_hard_whoever_wrote_them(self):
         for who, line in FOREIGN_HARD.items():
@@ -253,7 +352,10 @@ class HardDenyTest(BusTestCase):
             for key in ('hard', 'explicit_load_possible', 'blocks_reported', 'install_command', 'install_file',
                         'files'):
                 self.assertIn(key, d)
-        self.assertEqual(self.describe('vxfs', uid=NOBODY), every['freevxfs'])
+        # Describe alone says whether an Allow would be done (it costs a plan).
+        one = self.describe('vxfs', uid=NOBODY)
+        self.assertEqual(one.pop('allow_refused'), '')
+        self.assertEqual(one, every['freevxfs'])
         self.assertTrue(every['udf']['hard'])
         self.assertFalse(every['hfs']['hard'])
         # openSUSE's vendor file: its install line loads the module, not hard; blocks are
@@ -262,6 +364,36 @@ class HardDenyTest(BusTestCase):
         self.assertTrue(every['hfs']['explicit_load_possible'])
         self.assertEqual(every['ext4']['files'], [])
         self.assertEqual(self.stack.mock_polkit_calls(), [])
+
+    def test_describe_survives_bytes_that_are_not_utf8(self):
+        """Regression (issue 23): one Latin-1 byte in any modprobe.d file, in an install line
+        or an alias line (both quoted in "files") or in a file's name, and sd-bus refused the
+        reply of Describe and DescribeAll for everyone (InvalidArgs: a D-Bus string must be
+        UTF-8); `fsgatectl status` exited 2. Each such byte is "\\xNN" now, as in error
+        messages, and every other string is as it was."""
+        conf = os.path.join(self.root, 'etc/modprobe.d')
+        with open(os.path.join(conf, 'caf\udce9.conf'), 'wb') as f:
+            f.write(b'install udf /bin/echo caf\xe9\nalias fs-hfsplus hfsplus\xe9\n')
+        with open(os.path.join(conf, 'plain.conf'), 'wb') as f:
+            f.write(b'# caf\xe9\nblacklist minix\n')
+        name = '/etc/modprobe.d/caf\\xe9.conf'
+        for method in ('Describe', 'DescribeAll'):
+            r = self.stack.send(method, *(('udf',) if method == 'Describe' else ()))
+            self.assertIsNone(r.error, r)
+        d = self.describe('udf')
+        self.assertEqual((d['install_command'], d['install_file'], d['deciding_file']),
+                         ('/bin/echo caf\\xe9', name, name), d)
+        self.assertIn([name, 'install udf /bin/echo caf\\xe9'], d['files'])
+        every = self.describe_all(uid=NOBODY)
+        self.assertIn('allow_refused', d)
+        self.assertEqual(every['udf'], {k: v for k, v in d.items() if k != 'allow_refused'})
+        self.assertIn([name, 'alias fs-hfsplus hfsplus\\xe9'], every['hfsplus']['files'])
+        self.assertEqual(every['minix']['files'], [['/etc/modprobe.d/plain.conf', 'blacklist minix']])
+        self.assertEqual(self.stack.get('udf').source, name)
+        for args in (('status', 'udf'), ('status', 'hfsplus'), ('--json', 'status', 'udf'), ('list',)):
+            r = self.stack.ctl(*args, uid=NOBODY)
+            self.assertEqual(r.rc, 0, r)
+        self.assertIn('/bin/echo caf\\xe9', self.stack.ctl('status', 'udf').out)
 
     def test_bad_input_changes_nothing(self):
         before = snapshot(self.root)

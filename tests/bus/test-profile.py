@@ -5,6 +5,7 @@ writes nothing, all or nothing (a ForeignConfig and an InUse module: both named,
 written), one polkit check (MOCK polkit), unknown profiles, and the CLI over the bus and
 offline (--root)."""
 
+import gettext
 import json
 import os
 import sys
@@ -52,6 +53,25 @@ class ProfileTest(BusTestCase):
         self.assertEqual(self.apply('cis'), [], 'a second apply changed something')
         self.assertState('hfs', 'denied', 'admin')
         self.assertEqual(sorted({s[0] for s in mon.take()}), CIS)
+        # Regression: a soft profile applied after it turned the CIS hard denies soft ("5 files
+        # written"), and `audit cis` failed. Now they stay hard; the others are written.
+        changes = self.apply('opensuse')
+        self.assertFalse({c[0] for c in changes} & set(CIS), changes)
+        for m in CIS:
+            if m != 'cramfs':       # no module file in Debian's tree: nothing to load anyway
+                self.assertTrue(json.loads(st.ctl('--json', 'status', m).out)['hard'], m)
+            self.assertIn(f'install {m} /bin/false', self.read(m).splitlines())
+        # Asked of the service (AuditProfile). Regression: `audit` read the host's files, which
+        # here have no module tree at all, and answered for the host.
+        r = st.ctl('audit', 'cis', uid=NOBODY)
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn('6 of 6 modules compliant', r.out)
+        r = st.busctl('AuditProfile', 'st', 'cis', 0, uid=NOBODY)
+        self.assertReplyOk(r)
+        self.assertEqual(r.data[:3], ['cis', True, True])
+        self.assertEqual([m[0] for m in r.data[3]], CIS)
+        self.assertError(st.send('AuditProfile', 'cis', 0x1), E_INVALID_ARGS)
+        self.assertError(st.send('AuditProfile', 'nonesuch', 0), ERR + 'NoSuchProfile')
 
     def test_apply_opensuse_soft(self):
         with open(os.path.join(self.root, 'usr/lib/modules', self.kver, 'modules.builtin')) as f:
@@ -62,10 +82,13 @@ class ProfileTest(BusTestCase):
         for m, change, path in changes:
             self.assertEqual(change, 'deny')
             self.assertNotIn('install ' + m + ' /bin/false', self.read(m))
-        # HARD turns the same profile's soft denies into hard ones, every module listed again.
-        changes = self.apply('opensuse', HARD)
-        self.assertEqual(sorted(c[0] for c in changes), expected)
-        self.assertTrue(all(c[1] == 'deny-hard' for c in changes))
+        # HARD: f2fs has soft dependencies in Debian's tree, so kmod would ignore its install
+        # line. Regression: written all the same and reported done. Now: refused, all or nothing.
+        before = snapshot(self.root)
+        r = self.stack.send('ApplyProfile', 'opensuse', HARD)
+        self.assertError(r, ERR + 'ProfileConflict')
+        self.assertIn('f2fs (HardDenyIgnored)', r.message)
+        self.assertEqual(snapshot(self.root), before)
 
     def test_apply_unused(self):
         write(self.root, 'etc/fstab', '# <file system> <mount point> <type> <options> <dump> <pass>\n'
@@ -106,7 +129,8 @@ class ProfileTest(BusTestCase):
         before = snapshot(self.root)
         for name in ('cis', 'opensuse', 'unused'):
             self.assertTrue(self.apply(name, DRY_RUN), name)
-            self.assertTrue(self.apply(name, DRY_RUN | HARD), name)
+        self.assertTrue(self.apply('cis', DRY_RUN | HARD))
+        self.assertError(self.stack.send('ApplyProfile', 'opensuse', DRY_RUN | HARD), ERR + 'ProfileConflict')
         self.assertEqual(snapshot(self.root), before)
         self.assertEqual(self.stack.mock_polkit_calls(), [])
 
@@ -150,6 +174,24 @@ class ProfileTest(BusTestCase):
         self.assertEqual(st.mock_polkit_calls(), [])
         out = st.daemon_output()[self._log_mark:]
         self.assertIn('Refused org.fsgate.fsgate1.deny for ApplyProfile cis', out)
+
+    def test_polkit_details_name_the_profile(self):
+        # A rule must be able to scope a grant to a profile, and the dialog must say which:
+        # the details name the profile and the modules it would deny, never an empty module.
+        st = self.stack
+        self.assertReplyOk(st.send('Deny', 'hfs', HARD))     # denied as cis would: not in the list
+        st.mock_polkit_clear()
+        self.assertError(st.send('ApplyProfile', 'cis', 0, uid=NOBODY), E_ACCESS_DENIED)
+        calls = st.mock_polkit_calls()
+        self.assertEqual(len(calls), 1, calls)
+        action, _subject, details, _flags = calls[0]
+        self.assertEqual(action, ACTION_DENY)
+        self.assertEqual(details.get('profile'), 'cis')
+        self.assertEqual(details.get('modules'), ' '.join(m for m in CIS if m != 'hfs'))
+        self.assertNotIn('module', details, 'not about one module: no "module" for rules to mistake')
+        self.assertIn('$(profile)', details.get('polkit.message', ''))
+        german = gettext.translation('fsgate', os.path.join(CONFIG.build_root, 'po'), languages=['de'])
+        self.assertIn('$(profile)', german.gettext(details['polkit.message']))
 
     def test_bad_requests(self):
         st = self.stack

@@ -190,9 +190,12 @@ await step('Allow ufs over a foreign file: ForeignConfig is shown inline, nothin
     await act('ufs', 'allow');
     const err = row('ufs').locator('.inline-error');
     await err.waitFor();
-    check(await err.locator('.error-fullname').textContent() === 'org.fsgate.fsgate1.Error.ForeignConfig',
-          'error name');
-    check(await err.locator('.error-name').textContent() === 'ForeignConfig', 'short error name');
+    // Regression: the box showed the D-Bus error name; it says it in words (the name stays
+    // in data-error, for scripts).
+    check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.ForeignConfig', 'error name');
+    check(await err.locator('.error-title').textContent() === 'Decided by a file fsgate did not write',
+          'error title in words');
+    check(!(await err.textContent()).includes('org.fsgate'), 'a D-Bus name in the error box');
     const msg = await err.locator('.error-message').textContent();
     check(msg.includes('/etc/modprobe.d/60-blacklist_fs-ufs.conf'), `the message does not name the file: ${msg}`);
     check(readFileSync(ufsFile, 'utf8') === before, 'the foreign file changed');
@@ -205,7 +208,7 @@ await step('Deny vfat, which is mounted: InUse inline, then FORCE denies it', as
     await act('vfat', 'deny');
     const err = row('vfat').locator('.inline-error');
     await err.waitFor();
-    check(await err.locator('.error-fullname').textContent() === 'org.fsgate.fsgate1.Error.InUse', 'error name');
+    check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.InUse', 'error name');
     check(await rowText('vfat', '.badge') === 'allowed', 'vfat denied without FORCE');
     check(!existsSync(join(etc, '60-blacklist_fs-vfat.conf')), 'a file was written without FORCE');
     await row('vfat').locator('.panel .warning', { hasText: 'mounted now' }).waitFor();
@@ -256,6 +259,23 @@ await step('Allow from "Recently blocked": hfs is allowed, the item says so', as
     await waitRow('hfs', 'allowed', 'Administrator');
     check(readlinkSync(hfsFile) === '/dev/null', 'no /dev/null mask on disk');
     check(await item.locator('button[data-action="allow-blocked"]').isDisabled(), 'Allow still enabled');
+});
+
+// Issue 23 H: any local user can make the kernel ask for a denied module (a mount in a user
+// namespace), and the list offered "Allow" for it as for a stick. A mount request carries
+// nothing of who made it: no Allow, and the reason on the disabled button.
+await step('a blocked mount request (anyone\'s) offers no Allow and says why; a stick says its seat', async () => {
+    busctl('ReportBlocked', 'ss', 'ufs', 'ufs');
+    const item = page.locator('.blocked-item[data-type="ufs"][data-cause="kernel"]');
+    await item.waitFor();
+    const text = await item.textContent();
+    check(text.includes('any local user may have made it, also in a user namespace'), `blocked item: ${text}`);
+    check(await item.locator('button[data-action="allow-blocked"]').isDisabled(), 'Allow enabled for a mount request');
+    const why = await item.locator('.btn-wrap').getAttribute('title');
+    check(/anyone can cause one/.test(why || ''), `no reason on the disabled Allow: ${why}`);
+    const stick = page.locator('.blocked-item[data-device="/dev/sdz1"]');
+    check(await stick.getAttribute('data-cause') === 'device', 'the stick is not a device block');
+    check((await stick.textContent()).includes('a drive plugged in at seat0'), 'the stick\'s seat is not shown');
 });
 
 await step('a user without administrative access sees the read-only form, updated live', async () => {
@@ -311,8 +331,7 @@ await step('Apply cis over a foreign file: ProfileConflict is shown, nothing is 
     await page.locator('#profile-apply:enabled').click();
     const err = page.locator('#profile-result .inline-error');
     await err.waitFor();
-    check(await err.locator('.error-fullname').textContent() === 'org.fsgate.fsgate1.Error.ProfileConflict',
-          'error name');
+    check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.ProfileConflict', 'error name');
     const msg = await err.locator('.error-message').textContent();
     check(msg.includes('cramfs (ForeignConfig)'), `the message does not name cramfs: ${msg}`);
     check(snapshotEtc() === before, 'a refused profile wrote to /etc/modprobe.d');
@@ -375,11 +394,13 @@ await step('in German (browser language de-DE): po.de.js translates the static a
     check(await page.locator('tbody[data-module="hfs"][data-state="denied"]').count() === 1, 'data-state');
     const why = await row('ufs').locator('.btn-wrap:has(button[data-action="deny"])').getAttribute('title');
     check(why === 'ufs ist bereits hart verweigert.', `the reason on a disabled button: ${why}`);
-    // An error shown inline: the frame is German, the D-Bus error name stays as it is.
+    // An error shown inline: in German, heading included.
     await act('ufs', 'allow');
     const err = row('ufs').locator('.inline-error');
     await err.waitFor();
-    check(await err.locator('.error-fullname').textContent() === 'org.fsgate.fsgate1.Error.ForeignConfig', 'error name');
+    check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.ForeignConfig', 'error name');
+    check(await err.locator('.error-title').textContent() === 'Entschieden von einer Datei, die fsgate nicht geschrieben hat',
+          'the error title in German');
     check(await err.locator('button.dismiss').textContent() === 'Verwerfen', 'the Dismiss button');
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-de.png') });

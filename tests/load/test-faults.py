@@ -160,7 +160,9 @@ class ReadOnlyFaultTest(FaultBase):
     def setUp(self):
         super().setUp()
         self.vendor('hfs')
-        write(self.root, 'proc/modules', proc_modules_line('hfs'))   # for ExemptLoaded
+        # For ExemptLoaded: hfs in use (mounted).
+        write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n')
         rc = subprocess.run([CONFIG.fsgatectl, '--root=' + self.root, 'deny', 'minix'], capture_output=True).returncode
         self.assertEqual(rc, 0)
         os.rmdir(os.path.join(self.root, 'run/modprobe.d'))
@@ -196,7 +198,7 @@ class ReadOnlyFaultTest(FaultBase):
         self.assertIsNone(st.daemon.poll())
 
     def test_exempt_loaded_on_read_only_config(self):
-        """hfs is loaded and vendor-denied: ExemptLoaded has to write an /etc mask and cannot.
+        """hfs is mounted and vendor-denied: ExemptLoaded has to write an /etc mask and cannot.
         A package script must learn that the exemption did not happen (ReadOnly), not get
         success with an empty list."""
         st = self.stack
@@ -220,6 +222,8 @@ class PolkitMissingTest(FaultBase):
     def test_polkit_missing_refuses_and_reads_go_on(self):
         st = self.stack
         self.vendor('hfs')
+        # hfs mounted: ExemptLoaded has something to ask for (with nothing, it asks nobody).
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt/mac hfs ro 0 0\n')
         self.assertReplyOk(st.send('Deny', 'udf', 0))      # as root: something for Reset to remove
         st.stop_mock_polkit()
         self.addCleanup(lambda: st.polkit is None and st.start_mock_polkit())
@@ -598,7 +602,8 @@ class JournalTest(FaultBase):
         super().setUp()
         self.journal = JournalSink(self.workdir)
         self.addCleanup(self.journal.close)
-        env = ['env', f'FSGATE_REFUSAL_LOG_WINDOW_SEC={self.refusal_window}']
+        env = ['env', f'FSGATE_REFUSAL_LOG_WINDOW_SEC={self.refusal_window}',
+               f'FSGATE_REFUSAL_LOG_BURST={REFUSAL_BURST}']
         self.stack.start_daemon(self.root, self.kver, wrapper=env + self.journal.wrapper())
         self.addCleanup(self.stack.stop_daemon)
 
@@ -609,10 +614,14 @@ class JournalTest(FaultBase):
         st = self.stack
         self.vendor('hfs')
         # squashfs: denied by vendor files (so ExemptLoaded tries it), one of them not
-        # fsgate's name, which a mask cannot override: not exempted.
+        # fsgate's name, which a mask cannot override: not exempted. minix: loaded (by a
+        # user's namespace mount, say) but not mounted: not in use, not exempted, told.
         self.vendor('squashfs')
+        self.vendor('minix')
         write(self.root, 'usr/lib/modprobe.d/50-hardening.conf', 'blacklist squashfs\n')
-        write(self.root, 'proc/modules', proc_modules_line('hfs') + proc_modules_line('squashfs'))
+        write(self.root, 'proc/modules', ''.join(proc_modules_line(m) for m in ('hfs', 'squashfs', 'minix')))
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt/a hfs ro 0 0\n'
+                                        '/dev/loop0 /mnt/b squashfs ro 0 0\n')
         self.journal.take()
         self.assertError(self.nobody('ExemptLoaded'), E_ACCESS_DENIED)       # the mock refuses all
         r = st.busctl('ExemptLoaded')
@@ -631,6 +640,10 @@ class JournalTest(FaultBase):
         self.assertEqual([e.get('FSGATE_MODULE') for e in skipped], ['squashfs'], entries)
         allowed = [e for e in entries if 'in use: allowed' in e['MESSAGE']]
         self.assertEqual([e.get('FSGATE_MODULE') for e in allowed], ['hfs'], entries)
+        unmounted = [e for e in entries if ' is loaded but nothing is mounted with it: ' in e['MESSAGE']]
+        self.assertEqual([e.get('FSGATE_MODULE') for e in unmounted], ['minix'], entries)
+        self.assertIn('fsgatectl allow minix', unmounted[0]['MESSAGE'])
+        self.assertEqual(unmounted[0]['MESSAGE_ID'], 'd97d19d74e8c4d338aeeb7ba7ea1c3f0')
         for e in entries:
             self.assertNotEqual(e.get('FSGATE_MODULE'), '', f'an empty FSGATE_MODULE= in {e}')
 

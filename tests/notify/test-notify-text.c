@@ -19,6 +19,10 @@ static NotifyBlocked blocked(const char *device, const char *label, const char *
                 .vendor = strdup(vendor),
                 .model = strdup(model),
                 .size = size,
+                /* As fsgated says it: a device udev reported (seat0, no ID_SEAT), else a mount
+                 * request of the kernel's. */
+                .cause = strdup(*device ? "device" : "kernel"),
+                .seat = strdup(*device ? "seat0" : ""),
         };
 }
 
@@ -126,7 +130,7 @@ TEST(test_blocked_hostile_label) {
         b.label = notify_clean("<b>X</b>\u2029Allowed\u202e\u200b", 64);
         free(b.vendor);
         b.vendor = notify_clean("Evil\xc2\x85" "Corp", 64);
-        ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "“<b>X</b> Allowed” was not mounted");
         want = "“<b>X</b> Allowed” (Evil Corp, /dev/sdb1) was not mounted because";
         ASSERT(strncmp(body, want, strlen(want)) == 0);
@@ -162,7 +166,7 @@ TEST(test_blocked_device) {
         NotifyBlocked b = blocked("/dev/sdb1", "BACKUP", "SanDisk", "Cruzer", 16008609792ULL);
         char *summary, *body;
 
-        ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "“BACKUP” was not mounted");
         ASSERT_STREQ(body, "“BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1) was not mounted because its filesystem, "
                      "hfs, is turned off on this computer.\n"
@@ -173,7 +177,7 @@ TEST(test_blocked_device) {
         free(summary);
         free(body);
         /* No actions on this server: the way out in words, and no word of actions. */
-        ASSERT(notify_text_blocked(&b, false, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, false, &summary, &body) == 0);
         ASSERT(strstr(body, "An administrator can turn it on with the command: fsgatectl allow hfs"));
         ASSERT(!strstr(body, "Allow"));
         free(summary);
@@ -182,7 +186,7 @@ TEST(test_blocked_device) {
 
         /* Vendor and model name it when there is no label. */
         b = blocked("/dev/sdb1", "", "SanDisk", "Cruzer", 16008609792ULL);
-        ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "SanDisk Cruzer was not mounted");
         ASSERT(strstr(body, "SanDisk Cruzer (16.0 GB, /dev/sdb1) was not mounted because") == body);
         free(summary);
@@ -192,7 +196,7 @@ TEST(test_blocked_device) {
         b = blocked("/dev/sdc1", "", "", "", 2000000);
         free(b.origin);
         b.origin = strdup("admin");
-        ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "The drive /dev/sdc1 was not mounted");
         ASSERT(strstr(body, "The drive /dev/sdc1 (2.0 MB) was not mounted because its filesystem, hfs, was turned "
                       "off by an administrator.\n"));
@@ -209,7 +213,7 @@ TEST(test_blocked_no_device) {
         b.source = strdup("");
         free(b.origin);
         b.origin = strdup("cmdline");
-        ASSERT(notify_text_blocked(&b, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
         ASSERT_STREQ(body, "A filesystem of type hfs could not be mounted because it is turned off on the kernel "
                      "command line.\n"
@@ -225,16 +229,78 @@ TEST(test_details) {
                                blocked("/dev/sdc1", "", "", "", 0) };
         char *summary, *body;
 
-        ASSERT(notify_text_details(b, 2, &summary, &body) == 0);
+        ASSERT(notify_text_details(b, 2, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "Filesystem hfs: details");
         ASSERT(strstr(body, "Device: /dev/sdb1\nLabel: BACKUP\nDrive: SanDisk\nSize: 2.0 MB\n"
                       "Also not mounted: /dev/sdc1\n"));
         ASSERT(strstr(body, "Why: denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default)\n"));
         ASSERT(!strstr(body, "UUID"));
+        ASSERT(strstr(body, "Cause: a drive that appeared at seat0\nAllow: the kernel may load hfs"));
         free(summary);
         free(body);
         notify_blocked_done(&b[0]);
         notify_blocked_done(&b[1]);
+}
+
+static void set(char **field, const char *value) {
+        free(*field);
+        *field = strdup(value);
+}
+
+/* Regression (issue 23 H): every session asked "Allow hfs?" for every block, whoever caused
+ * it; any local user can make the kernel ask (unshare -Urm mount -t hfs). Only a medium at
+ * this session's seat asks now; a mount request is information; another seat's medium is
+ * not shown. */
+TEST(test_scope) {
+        NotifyBlocked stick = blocked("/dev/sdb1", "", "", "", 0), mount = blocked("", "", "", "", 0);
+
+        ASSERT(notify_scope(&stick, "seat0") == NOTIFY_SCOPE_ASK);
+        ASSERT(notify_scope(&stick, "seat1") == NOTIFY_SCOPE_NONE);
+        ASSERT(notify_scope(&stick, NULL) == NOTIFY_SCOPE_NONE);     /* a remote or inactive session */
+        ASSERT(notify_scope(&mount, "seat0") == NOTIFY_SCOPE_INFO);
+        ASSERT(notify_scope(&mount, NULL) == NOTIFY_SCOPE_INFO);
+        /* The attacker's block never asks, whatever else the signal says. */
+        set(&mount.seat, "seat0");
+        ASSERT(notify_scope(&mount, "seat0") == NOTIFY_SCOPE_INFO);
+        set(&mount.cause, "device");                                  /* "device" without a device */
+        ASSERT(notify_scope(&mount, "seat0") == NOTIFY_SCOPE_INFO);
+        /* An older fsgated says nothing of the cause: a mount request, failing safe. */
+        set(&stick.cause, "");
+        ASSERT(notify_scope(&stick, "seat0") == NOTIFY_SCOPE_INFO);
+        set(&stick.cause, "usb");
+        ASSERT(notify_scope(&stick, "seat0") == NOTIFY_SCOPE_INFO);
+        set(&stick.cause, "device");
+        set(&stick.seat, "");
+        ASSERT(notify_scope(&stick, "seat0") == NOTIFY_SCOPE_INFO);
+        notify_blocked_done(&stick);
+        notify_blocked_done(&mount);
+}
+
+/* Information: says that anyone may have caused it, names the way out, offers nothing. */
+TEST(test_blocked_information) {
+        NotifyBlocked b = blocked("", "", "", "", 0);
+        char *summary, *body;
+
+        for (int actions = 0; actions <= 1; actions++) {
+                ASSERT(notify_text_blocked(&b, false, actions, &summary, &body) == 0);
+                ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
+                ASSERT_STREQ(body, "A filesystem of type hfs could not be mounted because it is turned off on this "
+                             "computer.\n"
+                             "It may have been caused by another user or by a program in a user namespace: fsgate "
+                             "cannot tell who, so it offers no Allow here. If you need hfs, an administrator can "
+                             "turn it on with the command: fsgatectl allow hfs");
+                free(summary);
+                free(body);
+        }
+        ASSERT(notify_text_details(&b, 1, false, &summary, &body) == 0);
+        ASSERT(strstr(body, "Cause: a mount request; any user may have made it, also in a user namespace (fsgate "
+                      "cannot tell who)\n"));
+        ASSERT(!strstr(body, "Allow:"));
+        ASSERT(!strstr(body, "Allow once:"));
+        ASSERT(strstr(body, "fsgatectl allow hfs"));
+        free(summary);
+        free(body);
+        notify_blocked_done(&b);
 }
 
 TEST(test_outcome) {
@@ -302,6 +368,8 @@ int main(void) {
         RUN(test_blocked_no_device);
         RUN(test_blocked_hostile_label);
         RUN(test_details);
+        RUN(test_scope);
+        RUN(test_blocked_information);
         RUN(test_outcome);
         return 0;
 }

@@ -71,6 +71,12 @@ else
         echo "FAIL: fsgate-vendor-blacklist lacks its %pre/%post exemption" >&2
         failed=1
 fi
+# In use is MOUNTED (column 6 of the list), never LOADED (5): any user's mount in a user
+# namespace loads a module, and the exemption would keep it allowed.
+if [ -f "$v.PREIN" ] && grep -qE '\$5 *== *"yes"' "$v.PREIN"; then
+        echo "FAIL: fsgate-vendor-blacklist %pre counts a loaded module as in use" >&2
+        failed=1
+fi
 if grep -q '^%files vendor-blacklist' "$tmp/default.spec" 2>/dev/null; then
         echo "FAIL: the default build has the vendor-blacklist subpackage (it is opt-in)" >&2
         failed=1

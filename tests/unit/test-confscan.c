@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <libkmod.h>
 
+#include "confparse.h"
 #include "confscan.h"
 #include "kmod-view.h"
 #include "strv.h"
@@ -360,6 +363,110 @@ TEST(test_read_races_atomic_writer) {
         scratch_root_free(root);
 }
 
+static long max_rss_kib(void) {
+        struct rusage ru;
+        ASSERT(getrusage(RUSAGE_SELF, &ru) == 0);
+        return ru.ru_maxrss;
+}
+
+/* The cap holds while the stream is read: exactly max bytes are a file, one more is not. */
+TEST(test_capped_stream) {
+        char tmpl[] = "/tmp/fsgate-unit-cap-XXXXXX", *line = NULL;
+        int fd = mkstemp(tmpl);
+        size_t cap = 0;
+        FILE *f;
+
+        ASSERT(fd >= 0);
+        ASSERT(write(fd, "ab\ncd\nef", 8) == 8);
+        ASSERT(fsg_fdopen_capped(open(tmpl, O_RDONLY | O_CLOEXEC), 8, &f) == 0);
+        ASSERT(fsg_read_line(f, '\n', 16, &line, &cap) == 3 && streq(line, "ab\n"));
+        ASSERT(fsg_read_line(f, '\n', 16, &line, &cap) == 3 && streq(line, "cd\n"));
+        ASSERT(fsg_read_line(f, '\n', 16, &line, &cap) == 2 && streq(line, "ef"));
+        ASSERT(fsg_read_line(f, '\n', 16, &line, &cap) == 0);
+        fclose(f);
+        /* Opened at 8 bytes, grown to 9 before the read. */
+        ASSERT(fsg_fdopen_capped(open(tmpl, O_RDONLY | O_CLOEXEC), 8, &f) == 0);
+        ASSERT(write(fd, "\n", 1) == 1);
+        ASSERT(fsg_read_line(f, '\n', 16, &line, &cap) == -EFBIG);
+        ASSERT(fsg_read_line(f, '\n', 16, &line, &cap) == -EFBIG);
+        fclose(f);
+        /* A line one byte longer than allowed, and one that just fits (the delimiter aside). */
+        ASSERT(fsg_fdopen_capped(open(tmpl, O_RDONLY | O_CLOEXEC), 64, &f) == 0);
+        ASSERT(fsg_read_line(f, '\n', 1, &line, &cap) == -EMSGSIZE);
+        fclose(f);
+        ASSERT(fsg_fdopen_capped(open(tmpl, O_RDONLY | O_CLOEXEC), 64, &f) == 0);
+        ASSERT(fsg_read_line(f, '\n', 2, &line, &cap) == 3 && streq(line, "ab\n"));
+        fclose(f);
+        free(line);
+        close(fd);
+        unlink(tmpl);
+}
+
+/* The attacker: a modprobe.d file that passes the size check at the open and is a sparse
+ * gigabyte by the time it is read (short lines at first, then one endless one). The old
+ * parser read all of it: some 2 GiB of memory. */
+TEST(test_file_grown_after_open) {
+        char *root = scratch_root_new(false), *path;
+        FsgContext *c = NULL;
+        FsgRule *rules = NULL;
+        FsgError e = {};
+        size_t n = 0;
+        FILE *f = NULL;
+        long before;
+        int fd;
+
+        write_file(root, "etc/modprobe.d/grow.conf", "blacklist hfs\n");
+        ASSERT(asprintf(&path, "%s/etc/modprobe.d/grow.conf", root) > 0);
+        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT(fsg_fopen_regular(c, "/etc/modprobe.d/grow.conf", FSG_CONF_MAX, &f) == 0);
+
+        fd = open(path, O_WRONLY | O_CLOEXEC);
+        ASSERT(fd >= 0);
+        ASSERT(ftruncate(fd, (off_t) 1 << 30) == 0);
+        for (off_t o = 64 << 10; o < (off_t) (2 * FSG_CONF_MAX); o += 64 << 10)
+                ASSERT(pwrite(fd, "\n", 1, o) == 1);
+        close(fd);
+
+        before = max_rss_kib();
+        ASSERT(fsg_conf_parse(f, 0, &rules, &n) == -EFBIG);
+        ASSERT(max_rss_kib() - before < 64 << 10);
+        fclose(f);
+        fsg_rules_free(rules, n);
+
+        /* The same file at the open: the same error, said the same way. */
+        ASSERT(fsg_conf_parse_at(c, "/etc/modprobe.d/grow.conf", 0, &rules, &n) == -EFBIG);
+        ASSERT(streq(fsg_strerror(EFBIG), "File too large"));
+        fsg_context_free(c);
+        free(path);
+        scratch_root_free(root);
+}
+
+/* One line of 2 MiB, well within the file's cap: refused by name, not held in memory. */
+TEST(test_line_too_long) {
+        char *root = scratch_root_new(false), *big = malloc(2 << 20);
+        FsgConfig *cfg = NULL;
+        FsgContext *c = NULL;
+        FsgError e = {};
+
+        ASSERT(big);
+        memset(big, 'x', (2 << 20) - 1);
+        big[(2 << 20) - 1] = 0;
+        memcpy(big, "install hfs ", 12);
+        write_file(root, "etc/modprobe.d/long.conf", big);
+        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT(fsg_config_load(c, NULL, &cfg, &e) < 0);
+        ASSERT(strstr(e.message, "long.conf: Line too long"));
+        /* Continuations join into one line: held to the same length. */
+        for (size_t i = 64 << 10; i < (2 << 20) - 1; i += 64 << 10)
+                memcpy(big + i - 2, "\\\n", 2);
+        write_file(root, "etc/modprobe.d/long.conf", big);
+        ASSERT(fsg_config_load(c, NULL, &cfg, &e) < 0);
+        ASSERT(strstr(e.message, "long.conf: Line too long"));
+        fsg_context_free(c);
+        free(big);
+        scratch_root_free(root);
+}
+
 int main(void) {
         RUN(test_paths_stay_below_root);
         RUN(test_parse_like_kmod);
@@ -368,5 +475,8 @@ int main(void) {
         RUN(test_decisions);
         RUN(test_many_files);
         RUN(test_read_races_atomic_writer);
+        RUN(test_capped_stream);
+        RUN(test_file_grown_after_open);
+        RUN(test_line_too_long);
         return 0;
 }

@@ -68,6 +68,7 @@ TEST(test_hard_deny_state) {
         FsgState *s = NULL;
         FsgError e = {};
         const FsgEntry *x;
+        FsgPlan plan;
         char *load = NULL;
 
         x = get(&s, "minix");
@@ -89,9 +90,21 @@ TEST(test_hard_deny_state) {
         ASSERT(strstr(e.message, "/etc/modprobe.d/60-blacklist_fs-minix.conf") && strstr(e.message, "/bin/false"));
         free(load);
 
-        /* Soft again, then Allow lifts a hard deny like any. */
+        /* A plain deny keeps the hard deny (a soft profile, a button, Ansible's "denied"). */
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", 0, &plan, &e) == 0 && plan.write == FSG_WRITE_NOTHING);
         ASSERT(change(FSG_OP_DENY, "minix", 0, &e) == 0);
+        ASSERT(get(&s, "minix")->hard && get(&s, "minix")->denied);
+        /* Only SOFT weakens it, and it needs what allowing needs: explicit loads work again. */
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &plan, &e) == 0);
+        ASSERT(plan.write == FSG_WRITE_DENY && plan.action == FSG_ACTION_ALLOW);
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT | FSG_FLAG_HARD, &plan, &e) < 0 &&
+               e.code == FSG_ERR_INVALID_ARGS);
+        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e) == 0);
         ASSERT(!get(&s, "minix")->hard && get(&s, "minix")->denied);
+        /* Reset of a hard deny to the vendor's soft one: a weakening too. */
+        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
+        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "minix", 0, &plan, &e) == 0 && plan.action == FSG_ACTION_ALLOW);
+        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e) == 0);
         ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
         ASSERT(change(FSG_OP_ALLOW, "minix", 0, &e) == 0);
         x = get(&s, "minix");
@@ -141,6 +154,15 @@ TEST(test_foreign_hard_deny_decides) {
         x = get(&s, "hfs");
         ASSERT(!x->hard);
         ASSERT_STREQ(x->install_command, "");
+        /* ... so a hard deny of it is refused, not written and reported done; --soft cannot
+         * weaken someone else's hard deny either. */
+        ASSERT(x->install_ignored);
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e) < 0 &&
+               e.code == FSG_ERR_HARD_DENY_IGNORED);
+        ASSERT(strstr(e.message, "soft dependencies"));
+        write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/false\n");
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_SOFT, &p, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT(strstr(e.message, "/etc/modprobe.d/hardening.conf"));
 
         {
                 char *p1, *p2;
@@ -150,6 +172,140 @@ TEST(test_foreign_hard_deny_decides) {
                 free(p1);
                 free(p2);
         }
+        fsg_state_free(s);
+}
+
+
+static void remove_file(const char *rel) {
+        char *p;
+        ASSERT(asprintf(&p, "%s/%s", root, rel) > 0);
+        ASSERT(unlink(p) == 0);
+        free(p);
+}
+
+/* The load refused with HardDenied naming dep and file (and nothing else happens: the
+ * refusal comes before any insert, so this runs on the host). */
+static void assert_load_refused(const char *name, const char *dep, const char *file) {
+        FsgError e = {};
+        FsgPlan p;
+
+        ASSERT(fsg_load(ctx, name, NULL, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        ASSERT(strstr(e.message, dep) && strstr(e.message, file));
+        e = (FsgError) {};
+        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, name, FSG_FLAG_LOAD_NOW, &p, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        ASSERT(strstr(e.message, dep) && strstr(e.message, file));
+}
+
+static void assert_blocked_by(FsgState **s, const char *name, const char *dep, const char *file) {
+        const FsgEntry *x = get(s, name);
+        const FsgHardDep *d = fsg_entry_load_blocker(x);
+        FsgError e = {};
+
+        ASSERT(d);
+        ASSERT_STREQ(d->module, dep);
+        ASSERT_STREQ(d->install_source, file);
+        ASSERT(!x->hard && x->explicit_load && !fsg_entry_explicit_load(x));
+        ASSERT(fsg_load_refused(x, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        assert_load_refused(name, dep, file);
+}
+
+/* Not refused, judged without loading anything: the check Load makes first, and Allow with
+ * LOAD_NOW's plan (which writes nothing for an allowed module). */
+static void assert_not_blocked(FsgState **s, const char *name) {
+        const FsgEntry *x = get(s, name);
+        FsgError e = {};
+        FsgPlan p;
+
+        ASSERT(!fsg_entry_load_blocker(x) && fsg_entry_explicit_load(x));
+        ASSERT(fsg_load_refused(x, &e) == 0);
+        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, name, FSG_FLAG_LOAD_NOW, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
+}
+
+TEST(test_hard_deny_of_a_dependency) {
+        static const char fuse_file[] = "/etc/modprobe.d/60-blacklist_fs-fuse.conf";
+        FsgState *s = NULL;
+        FsgError e = {};
+        FsgPlan p;
+
+        /* The attack: root's "modprobe virtiofs" is refused (kmod loads fuse by name and runs
+         * its install command), Load must not insert fuse.ko past the hard deny either. */
+        assert_not_blocked(&s, "virtiofs");
+        ASSERT(change(FSG_OP_DENY, "fuse", FSG_FLAG_HARD, &e) == 0);
+        assert_blocked_by(&s, "virtiofs", "fuse", fuse_file);
+        /* By type too, and fuse itself as before. */
+        assert_load_refused("virtiofs", "fuse", fuse_file);
+        ASSERT(fsg_load(ctx, "fuseblk", NULL, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+
+        /* Allow with LOAD_NOW of a denied virtiofs: the allow would stand, the load could not
+         * follow: refused before anything is written (the plan says what Allow writes). */
+        ASSERT(change(FSG_OP_DENY, "virtiofs", 0, &e) == 0);
+        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "virtiofs", FSG_FLAG_LOAD_NOW, &p, &e) < 0 &&
+               e.code == FSG_ERR_HARD_DENIED && strstr(e.message, "fuse"));
+        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "virtiofs", 0, &p, &e) == 0 && p.write == FSG_WRITE_MASK);
+        ASSERT(change(FSG_OP_RESET, "virtiofs", 0, &e) == 0);
+
+        /* fuse loaded already: kmod leaves it alone, nothing past its deny is inserted. Half
+         * loaded or half unloaded, kmod would insert it again: still refused. */
+        write_file(root, "proc/modules", "fuse 188416 3 - Live 0x0\n");
+        assert_not_blocked(&s, "virtiofs");
+        write_file(root, "proc/modules", "fuse 188416 0 - Unloading 0x0\n");
+        assert_blocked_by(&s, "virtiofs", "fuse", fuse_file);
+        write_file(root, "proc/modules", "");
+
+        /* A soft deny of fuse (SOFT: a plain deny keeps the hard one) stops its autoload only:
+         * the load goes on. */
+        ASSERT(change(FSG_OP_DENY, "fuse", FSG_FLAG_SOFT, &e) == 0);
+        assert_not_blocked(&s, "virtiofs");
+        ASSERT(change(FSG_OP_RESET, "fuse", 0, &e) == 0);
+
+        /* The Debian 6.1 tree's other chains: configfs under gfs2, ocfs2 and ocfs2_dlmfs (two
+         * levels down for ocfs2_dlmfs: through ocfs2_nodemanager), sunrpc (no filesystem: a
+         * CIS-style line of the admin's) under nfs and nfsd. */
+        ASSERT(change(FSG_OP_DENY, "configfs", FSG_FLAG_HARD, &e) == 0);
+        assert_blocked_by(&s, "gfs2", "configfs", "/etc/modprobe.d/60-blacklist_fs-configfs.conf");
+        assert_blocked_by(&s, "ocfs2", "configfs", "/etc/modprobe.d/60-blacklist_fs-configfs.conf");
+        assert_blocked_by(&s, "ocfs2_dlmfs", "configfs", "/etc/modprobe.d/60-blacklist_fs-configfs.conf");
+        ASSERT(change(FSG_OP_RESET, "configfs", 0, &e) == 0);
+        assert_not_blocked(&s, "gfs2");
+        write_file(root, "etc/modprobe.d/cis.conf", "install sunrpc /bin/true\n");
+        assert_blocked_by(&s, "nfs", "sunrpc", "/etc/modprobe.d/cis.conf");
+        assert_blocked_by(&s, "nfsd", "sunrpc", "/etc/modprobe.d/cis.conf");
+
+        /* The install command kmod ignores (the dependency has soft dependencies of its own) or
+         * one that loads the module after all: no hard deny, nothing refused. */
+        write_file(root, "etc/modprobe.d/cis.conf", "install sunrpc /bin/true\nsoftdep sunrpc pre: nls_utf8\n");
+        assert_not_blocked(&s, "nfsd");
+        write_file(root, "etc/modprobe.d/cis.conf", "install sunrpc /sbin/modprobe --ignore-install sunrpc\n");
+        assert_not_blocked(&s, "nfsd");
+
+        /* Soft dependencies as kmod walks them: jbd2 (ocfs2's dependency) has "pre:
+         * crypto-crc32c", which names crc32c_generic; the named module's own soft dependencies
+         * are not inserted by a load that ignores its install command (nfsd's md5). */
+        write_file(root, "etc/modprobe.d/cis.conf", "install crc32c_generic /bin/false\n");
+        assert_blocked_by(&s, "ocfs2", "crc32c_generic", "/etc/modprobe.d/cis.conf");
+        write_file(root, "etc/modprobe.d/cis.conf", "install md5 /bin/false\n");
+        assert_not_blocked(&s, "nfsd");
+        /* A soft dependency added by the configuration, and its own dependencies. */
+        write_file(root, "etc/modprobe.d/cis.conf",
+                   "softdep sunrpc post: nfsv4\ninstall dns_resolver /bin/false\n");
+        assert_blocked_by(&s, "nfsd", "dns_resolver", "/etc/modprobe.d/cis.conf");
+        remove_file("etc/modprobe.d/cis.conf");
+        assert_not_blocked(&s, "nfsd");
+        fsg_state_free(s);
+}
+
+/* ext4 has "softdep ext4 pre: crc32c" in Debian's modules.softdep: an install line for it
+ * does nothing (seen in the VM: ../shared/facts/kmod.md). */
+TEST(test_softdep_module_of_the_tree) {
+        FsgState *s = NULL;
+        FsgError e = {};
+        FsgPlan p;
+
+        ASSERT(get(&s, "ext4")->install_ignored);
+        ASSERT(!get(&s, "minix")->install_ignored);
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e) < 0 &&
+               e.code == FSG_ERR_HARD_DENY_IGNORED);
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_FORCE, &p, &e) == 0 && p.write == FSG_WRITE_DENY);
         fsg_state_free(s);
 }
 
@@ -163,6 +319,8 @@ int main(void) {
         ASSERT(ctx->kver);
         RUN(test_hard_deny_state);
         RUN(test_foreign_hard_deny_decides);
+        RUN(test_hard_deny_of_a_dependency);
+        RUN(test_softdep_module_of_the_tree);
         fsg_context_free(ctx);
         scratch_root_free(root);
         return 0;

@@ -51,6 +51,30 @@ TEST(test_utf8) {
 }
 
 /* Expected names as systemd-escape --path --template=T@.service (systemd 252) writes them. */
+/* What the text output prints of a name or a line from a file: nothing a terminal acts on. */
+TEST(test_cescape) {
+        static const struct {
+                const char *in, *out;
+        } cases[] = {
+                { "/etc/modprobe.d/caf\xc3\xa9.conf", "/etc/modprobe.d/caf\xc3\xa9.conf" },
+                { "50-\x1b[2Kok\r.conf", "50-\\x1b[2Kok\\r.conf" },
+                { "a\tb\nc\ad\be\vf\fg", "a\\tb\\nc\\ad\\be\\vf\\fg" },
+                { "del\x7f", "del\\x7f" },
+                { "csi\xc2\x9b" "2J", "csi\\u009b2J" },          /* C1 CSI, as UTF-8 */
+                { "rlo\xe2\x80\xae" "fdp.exe", "rlo\\u202efdp.exe" }, /* a bidirectional override */
+                { "latin1 \xe9 \x9b", "latin1 \\xe9 \\x9b" },   /* not UTF-8: as fsg_utf8_escape() */
+                { "back\\slash", "back\\slash" },
+                { "", "" },
+        };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char *e = fsg_cescape(cases[i].in);
+                ASSERT_STREQ(e, cases[i].out);
+                ASSERT(fsg_utf8_is_valid(e));
+                free(e);
+        }
+}
+
 TEST(test_unit_name_from_path) {
         static const char * const cases[][2] = {
                 { "/dev/sdb1", "T@dev-sdb1.service" },
@@ -90,6 +114,7 @@ TEST(test_unit_name_from_path) {
 
 int main(void) {
         RUN(test_utf8);
+        RUN(test_cescape);
         RUN(test_valid);
         RUN(test_invalid);
         RUN(test_normalize);

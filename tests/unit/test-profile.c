@@ -115,13 +115,13 @@ TEST(test_plan_apply_audit) {
         ASSERT(pp->n == 2);
         ASSERT_STREQ(fsg_profile_change_string(&pp->plans[0]), "deny-hard");
         ASSERT(fsg_profile_apply(ctx, pp, &e) == 0);           /* a dry run: nothing */
-        ASSERT(fsg_profile_audit(ctx, "two", false, &a, &e) == 0);
+        ASSERT(fsg_profile_audit(ctx, NULL, "two", false, &a, &e) == 0);
         ASSERT(a->n == 2 && a->n_compliant == 0 && a->hard_required);
         a = fsg_audit_free(a);
         pp->flags &= ~FSG_FLAG_DRY_RUN;
         ASSERT(fsg_profile_apply(ctx, pp, &e) == 0);
         pp = fsg_profile_plan_free(pp);
-        ASSERT(fsg_profile_audit(ctx, "two", false, &a, &e) == 0);
+        ASSERT(fsg_profile_audit(ctx, NULL, "two", false, &a, &e) == 0);
         /* hfs: denied hard; minix: denied hard but loaded now */
         ASSERT(a->n == 2 && a->n_compliant == 1);
         ASSERT(a->items[0].compliant && a->items[0].hard && a->items[0].denied);

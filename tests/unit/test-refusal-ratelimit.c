@@ -49,6 +49,14 @@ TEST(test_burst_window_and_crowd) {
         /* The others' count carries over too (4 + 3 not logged). */
         ASSERT(admit_n(FIRST_UID + REFUSALS_USERS_TRACKED + 2, 1, &v) == 1);
         ASSERT(v.unlogged == 7 && v.shared);
+
+        /* The tests' override of the burst: FIRST_UID has 2 lines in this window, 2 more. */
+        ASSERT(setenv("FSGATE_REFUSAL_LOG_BURST", "4", 1) == 0);
+        ASSERT(admit_n(FIRST_UID, 5, NULL) == 2);
+        /* A value out of range is ignored: the built-in burst again, 6 more. */
+        ASSERT(setenv("FSGATE_REFUSAL_LOG_BURST", "0", 1) == 0);
+        ASSERT(admit_n(FIRST_UID, 10, NULL) == REFUSALS_LOGGED_BURST - 4);
+        ASSERT(unsetenv("FSGATE_REFUSAL_LOG_BURST") == 0);
 }
 
 int main(void) {

@@ -157,13 +157,56 @@ TEST(test_refusals) {
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
         ASSERT(get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_VENDOR);
         ASSERT(change(FSG_OP_DENY, "btrfs", 0, &e) == 0);
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &e) == 0);
+        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, NULL, &e) == 0);
         ASSERT(strv_length(done) == 1 && streq(done[0], "udf"));
         ASSERT(!get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_ADMIN);
         ASSERT(get(&s, "xfs")->denied && get(&s, "xfs")->origin == FSG_ORIGIN_ADMIN);
         ASSERT(get(&s, "hfs")->denied && get(&s, "btrfs")->denied);
         strv_free(done);
         strv_free(failed);
+        write_file(root, "proc/modules", "");
+        write_file(root, "proc/mounts", "");
+        fsg_state_free(s);
+}
+
+/* The attacker: `unshare -Urm mount -t hfs ...` as any user makes the kernel load hfs (the
+ * request for fs-hfs comes before the permission check) while the vendor list still lets it,
+ * and mounts nothing in the system's namespace. The install's exemption must not make that a
+ * permanent allow; a real mount of hfs must. */
+TEST(test_exempt_loaded_is_not_mounted) {
+        FsgState *s = NULL;
+        FsgError e = {};
+        char **done = NULL, **failed = NULL, **unmounted = NULL;
+
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
+        write_file(root, "proc/modules", "hfs 65536 0 - Live 0x0\n");
+        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
+        ASSERT(get(&s, "hfs")->loaded && !get(&s, "hfs")->mounted && get(&s, "hfs")->denied);
+        ASSERT(get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
+
+        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
+        ASSERT(strv_length(done) == 0 && strv_length(failed) == 0);
+        ASSERT(strv_length(unmounted) == 1 && streq(unmounted[0], "hfs"));
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_ABSENT);
+        ASSERT(get(&s, "hfs")->denied && get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
+        strv_free(done);
+        strv_free(failed);
+        strv_free(unmounted);
+        done = failed = unmounted = NULL;
+
+        /* Mounted in the system's own namespace: in use, exempted, and not reported. */
+        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n");
+        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
+        ASSERT(strv_length(done) == 1 && streq(done[0], "hfs"));
+        ASSERT(strv_length(failed) == 0 && strv_length(unmounted) == 0);
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_MASK);
+        ASSERT(!get(&s, "hfs")->denied && get(&s, "hfs")->origin == FSG_ORIGIN_ADMIN);
+        strv_free(done);
+        strv_free(failed);
+        strv_free(unmounted);
+
+        ASSERT(change(FSG_OP_RESET, "hfs", 0, &e) == 0);
+        ASSERT(get(&s, "hfs")->denied);
         write_file(root, "proc/modules", "");
         write_file(root, "proc/mounts", "");
         fsg_state_free(s);
@@ -253,6 +296,7 @@ int main(void) {
         RUN(test_tree);
         RUN(test_resolve_errors);
         RUN(test_vendor_allow_reset);
+        RUN(test_exempt_loaded_is_not_mounted);
         RUN(test_deny_and_reset);
         RUN(test_refusals);
         RUN(test_suse_never_and_cmdline);

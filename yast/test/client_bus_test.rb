@@ -96,8 +96,11 @@ RSpec.describe Y2Fsgate::Client do
   end
 
   describe "#exempt_loaded" do
-    it "allows the denied modules that are loaded and returns them" do
+    it "allows the denied modules that are mounted and returns them" do
       TestEnv.load(root, "hfs")
+      expect(client.exempt_loaded).to eq([])
+      expect(client.get_filesystem("hfs")).to have_attributes(state: "denied", origin: "vendor")
+      TestEnv.mount(root, "hfs")
       expect(client.exempt_loaded).to eq(["hfs"])
       expect(client.get_filesystem("hfs")).to have_attributes(state: "allowed", origin: "admin")
     end

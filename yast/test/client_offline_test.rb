@@ -90,8 +90,10 @@ RSpec.describe Y2Fsgate::Client, "offline" do
       expect(client.get_filesystem("minix").state).to eq("allowed")
     end
 
-    it "exempts loaded modules" do
+    it "exempts mounted modules, not ones only loaded" do
       TestEnv.load(root, "hfs")
+      expect(client.exempt_loaded).to eq([])
+      TestEnv.mount(root, "hfs")
       expect(client.exempt_loaded).to eq(["hfs"])
     end
 

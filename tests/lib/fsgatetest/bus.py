@@ -44,13 +44,13 @@ def project_policy_file():
     return os.path.join(CONFIG.source_root, 'dbus', 'org.fsgate.fsgate1.conf')
 
 
-def system_bus_config(socket, extra=ALLOW_MONITORING + ALLOW_MOCK_POLKIT):
+def system_bus_config(socket, extra=ALLOW_MONITORING + ALLOW_MOCK_POLKIT, policy=None):
     """tools/private-bus.conf.in filled in as tools/private-fsgated fills it: the system
-    bus's default policy, EXTRA, then the project's own policy file."""
+    bus's default policy, EXTRA, then the project's own policy file (or the file POLICY)."""
     template = os.path.join(CONFIG.source_root, 'tools', 'private-bus.conf.in')
     with open(template) as f:
         text = f.read()
-    for key, value in (('@SOCKET@', escape(socket)), ('@POLICY@', escape(project_policy_file())),
+    for key, value in (('@SOCKET@', escape(socket)), ('@POLICY@', escape(policy or project_policy_file())),
                        ('@EXTRA@', extra)):
         if key not in text:
             raise RuntimeError(f'{template} has no {key}')
@@ -63,14 +63,16 @@ def system_bus_config(socket, extra=ALLOW_MONITORING + ALLOW_MOCK_POLKIT):
 
 class PrivateBus:
     """A dbus-daemon listening on a socket in DIRECTORY: kind 'system' (the template above,
-    socket system_bus_socket) or 'session' (socket bus). Its config and log (bus.conf,
-    bus.log) go to DIRECTORY too; the socket is open to every uid."""
+    socket system_bus_socket; with POLICY, a bus policy file, instead of the project's) or
+    'session' (socket bus). Its config and log (bus.conf, bus.log) go to DIRECTORY too; the
+    socket is open to every uid."""
 
-    def __init__(self, directory, kind='system'):
+    def __init__(self, directory, kind='system', policy=None):
         if kind not in ('system', 'session'):
             raise ValueError(f'no {kind} bus')
         self.dir = directory
         self.kind = kind
+        self.policy = policy
         self.socket = os.path.join(directory, 'system_bus_socket' if kind == 'system' else 'bus')
         self.address = 'unix:path=' + self.socket
         self.log_path = os.path.join(directory, 'bus.log')
@@ -79,6 +81,8 @@ class PrivateBus:
         self._conn_lock = threading.Lock()
 
     def config(self):
+        if self.kind == 'system' and self.policy:
+            return system_bus_config(self.socket, policy=self.policy)
         if self.kind == 'system':
             return system_bus_config(self.socket)
         return SESSION_BUS_CONFIG.format(socket=escape(self.socket))

@@ -36,6 +36,8 @@ class BusTestCase(unittest.TestCase):
 
     start_polkit = True
     start_daemon = True
+    # The text of a bus policy file to load instead of the project's (None: the project's).
+    bus_policy = None
 
     @classmethod
     def setUpClass(cls):
@@ -44,7 +46,12 @@ class BusTestCase(unittest.TestCase):
         cls.root = os.path.join(cls.workdir, 'root')
         cls.kver = make_scratch_root(cls.root)
         cls.prepare_root(cls.root)
-        cls.stack = Stack(cls.workdir)
+        policy = None
+        if cls.bus_policy is not None:
+            policy = os.path.join(cls.workdir, 'bus-policy.conf')
+            with open(policy, 'w') as f:
+                f.write(cls.bus_policy)
+        cls.stack = Stack(cls.workdir, bus_policy=policy)
         cls.addClassCleanup(cls.stack.stop)
         cls.stack.start_bus()
         if cls.start_polkit:

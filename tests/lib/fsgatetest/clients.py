@@ -4,6 +4,7 @@ or, through setpriv, as another uid), their replies parsed; signals through dbus
 
 import json
 import re
+import shlex
 import subprocess
 import threading
 import time
@@ -117,6 +118,15 @@ class Clients:
         cmd = [CONFIG.fsgatectl] + list(args)
         rc, out, err = self.run(cmd, uid=uid, timeout=timeout, input=b'')
         return Reply(cmd, rc, out, err)
+
+    def run_hint(self, line, uid=None, timeout=TIMEOUT):
+        """A command fsgatectl printed as advice ("fsgatectl deny --soft hfs"), run as written
+        (shell words), with this build's fsgatectl for the first word: every hint fsgate
+        prints must work."""
+        words = shlex.split(line)
+        if not words or words[0] != 'fsgatectl':
+            raise AssertionError(f'not a fsgatectl command: {line!r}')
+        return self.ctl(*words[1:], uid=uid, timeout=timeout)
 
     # -- convenience over busctl (root) --------------------------------------------------
     def get(self, name, uid=None):

@@ -24,3 +24,5 @@ ACTION_LOAD = 'org.fsgate.fsgate1.load'
 
 RUNTIME, LOAD_NOW, FORCE = 0x1, 0x2, 0x4
 HARD = 0x8
+DRY_RUN = 0x10
+SOFT = 0x20

@@ -4,14 +4,17 @@
 # Issue 13: fsgate's .deb files on a real Debian 12 system (systemd as PID 1), installed the
 # way many people install local packages, and used through the real unit.
 # Boot 1:
-#   - hfs loaded and minix mounted; then ONE `dpkg -i` of every .deb (fsgate,
-#     fsgate-vendor-blacklist, fsgate-notify, cockpit-fsgate, -dbgsym): it must succeed
-#     (item 1: no Pre-Depends that one dpkg call cannot meet) and exempt hfs and minix
+#   - minix mounted, and hfs loaded by alice (unprivileged) with `unshare -Urm mount -t hfs`
+#     (issue 23 C: the kernel loads hfs before it refuses her the mount); then ONE `dpkg -i`
+#     of every .deb (fsgate, fsgate-vendor-blacklist, fsgate-notify, cockpit-fsgate,
+#     -dbgsym): it must succeed (item 1: no Pre-Depends that one dpkg call cannot meet),
+#     exempt minix (mounted) and not hfs (only loaded: named in dpkg's output instead)
 #   - activation through systemd: fsgated.service inactive, the first call starts it
 #     (dbus-daemon: "Activating via systemd"), sandboxed; idle exit back to inactive
 #   - every method under the real unit: writes to /etc and /run (ProtectSystem=strict), Load
 #     (syscall filter), loaded and mounted seen live (module uevents through PrivateNetwork,
-#     mounts through PrivateMounts), InUse, polkit's refusals and a rules.d rule
+#     mounts through PrivateMounts), InUse, ExemptLoaded (mounted: exempted; loaded: in the
+#     journal, not exempted), polkit's refusals and a rules.d rule
 #   - `systemd-analyze security fsgated.service` on the real system: exposure <= 2.0
 #   - Blocked through a real mount (signal, kernel line, catalog text in journalctl -x)
 #   - a USB stick (QEMU usb-storage on xhci, hot-plugged through the monitor) with HFS:
@@ -35,15 +38,27 @@ IAR=org.freedesktop.DBus.Error.InteractiveAuthorizationRequired
 DENIED=org.freedesktop.DBus.Error.AccessDenied
 
 boot1() {
-        step "A Debian system without fsgate, using hfs and minix"
+        step "A Debian system without fsgate, using minix; alice makes the kernel load hfs"
         [ -z "$(installed_version fsgate)" ] || fail "fsgate is installed already"
         [ -z "$(ls $V/60-blacklist_fs-* 2>/dev/null)" ] || fail "vendor files present before the install"
-        modprobe hfs
         mkfs.minix "$FSGATE_SCRATCH_DISK" >/dev/null
         mkdir -p /mnt/minix
         mount -t minix "$FSGATE_SCRATCH_DISK" /mnt/minix
-        is_loaded hfs && is_loaded minix || fail "hfs and minix should be loaded"
-        pass "hfs loaded, minix mounted on /mnt/minix ($FSGATE_SCRATCH_DISK)"
+        # The attacker of issue 23 C: any user who may create a user namespace. The kernel
+        # asks modprobe for fs-hfs (nothing denies it yet) before it finds that hfs may not be
+        # mounted in her namespace; hfs stays loaded, and nothing is mounted in the system's.
+        is_loaded hfs && fail "hfs is loaded already"
+        info "kernel.unprivileged_userns_clone = $(cat /proc/sys/kernel/unprivileged_userns_clone 2>/dev/null || echo 'n/a')"
+        assert_eq "$(as_user alice unshare -Urm id -u)" 0 "alice's uid in a user namespace of her own"
+        mkdir -p /mnt/alice
+        rc=0
+        out=$(as_user alice unshare -Urm mount -t hfs "$FSGATE_BLANK_DISK" /mnt/alice 2>&1) || rc=$?
+        info "alice's unshare -Urm mount -t hfs: exit status $rc: $out"
+        [ "$rc" != 0 ] || fail "alice mounted hfs in her namespace: $out"
+        is_loaded hfs || fail "alice's mount attempt did not make the kernel load hfs"
+        [ -z "$(awk '$3 == "hfs"' /proc/self/mounts)" ] || fail "hfs is mounted in the system's namespace"
+        is_loaded minix || fail "minix should be loaded"
+        pass "minix mounted on /mnt/minix ($FSGATE_SCRATCH_DISK); hfs loaded by alice, mounted nowhere here"
 
         step "Item 1: dpkg -i of every .deb at once"
         # shellcheck disable=SC2046
@@ -54,11 +69,18 @@ boot1() {
                 pkg=$(dpkg-deb -f "$deb" Package)
                 assert_eq "$(installed_version "$pkg")" "$(dpkg-deb -f "$deb" Version)" "installed version of $pkg"
         done
-        assert_contains "$(cat "$FSGATE_RESULTS/dpkg-i.out")" "Exempted hfs" "dpkg's output"
         assert_contains "$(cat "$FSGATE_RESULTS/dpkg-i.out")" "Exempted minix" "dpkg's output"
-        assert_mask "$(conf_of $E hfs)"
         assert_mask "$(conf_of $E minix)"
-        assert_eq "$(ls -A $E | grep -c '^60-blacklist_fs-' || true)" 2 "fsgate files in $E"
+        # Loaded by alice is not in use: no exemption, a line that says so.
+        assert_contains "$(cat "$FSGATE_RESULTS/dpkg-i.out")" \
+                "hfs is loaded but nothing is mounted with it: not exempted; if this system needs it, fsgatectl allow hfs" \
+                "dpkg's output"
+        ! grep -q "Exempted hfs" "$FSGATE_RESULTS/dpkg-i.out" || fail "the install exempted hfs, which alice loaded"
+        assert_absent "$(conf_of $E hfs)"
+        assert_contains "$(fsgatectl --root=/ status hfs)" "Decided by: vendor $V/60-blacklist_fs-hfs.conf" \
+                "fsgatectl --root=/ status hfs"
+        pass "alice's namespace mount got hfs no exemption"
+        assert_eq "$(ls -A $E | grep -c '^60-blacklist_fs-' || true)" 1 "fsgate files in $E"
         assert_absent /var/lib/fsgate-vendor-blacklist
         [ -f "$V/60-blacklist_fs-ufs.conf" ] || fail "no vendor file for ufs"
         pass "$(ls $V | grep -c '^60-blacklist_fs-') vendor files in $V"
@@ -91,7 +113,7 @@ boot1() {
         n=$(fs_list | wc -l)
         [ "$n" -gt 40 ] || fail "ListFilesystems has only $n entries"
         pass "ListFilesystems: $n entries"
-        expect_state hfs allowed admin "$(conf_of $E hfs)"
+        expect_state hfs denied vendor "$V/60-blacklist_fs-hfs.conf"
         expect_state vxfs denied vendor "$V/60-blacklist_fs-freevxfs.conf"
         expect_state exfat allowed default
         # Persistent writes go to /etc/modprobe.d (read-write in the sandbox), RUNTIME to /run.
@@ -113,9 +135,22 @@ boot1() {
         # Loaded and unloaded behind the service's back: seen at once (module uevents).
         modprobe bfs
         assert_eq "$(fs_field bfs loaded)" true "bfs loaded by modprobe, seen by the service"
+        # ExemptLoaded: minix, mounted, is in use (the unit sees the system's mounts through
+        # PrivateMounts): its exemption undone, ExemptLoaded writes it again. bfs and hfs,
+        # only loaded, are not: they stay denied, and the journal names them.
+        fsg_call_ok Reset st minix 0
+        expect_state minix denied vendor "$V/60-blacklist_fs-minix.conf"
+        journal_mark
         out=$(fsg_call ExemptLoaded) || fail "ExemptLoaded: $out"
-        assert_contains "$out" '"bfs"' "ExemptLoaded's reply"
-        expect_state bfs allowed admin "$(conf_of $E bfs)"
+        assert_contains "$out" '"minix"' "ExemptLoaded's reply"
+        case $out in *'"bfs"'* | *'"hfs"'*) fail "ExemptLoaded exempted a module that is only loaded: $out" ;; esac
+        expect_state minix allowed admin "$(conf_of $E minix)"
+        expect_state bfs denied vendor "$V/60-blacklist_fs-bfs.conf"
+        expect_state hfs denied vendor "$V/60-blacklist_fs-hfs.conf"
+        assert_absent "$(conf_of $E bfs)"
+        assert_contains "$(journal_wait 10 -o cat MESSAGE_ID=$MSG_REFUSED FSGATE_MODULE=bfs)" \
+                "bfs is loaded but nothing is mounted with it: not exempted; if this system needs it, fsgatectl allow bfs" \
+                "the journal"
         modprobe -r bfs
         assert_eq "$(fs_field bfs loaded)" false "bfs unloaded, seen by the service"
         # Load: finit_module under the unit's syscall filter and CAP_SYS_MODULE.
@@ -170,10 +205,9 @@ boot1() {
         assert_contains "$x" "fsgatectl allow ufs" "journalctl -x"
 
         step "udisksctl mount of a USB stick with HFS"
-        # hfs is exempted (it was in use at the install): reset it to the vendor's denial, as
-        # README says an administrator undoes an exemption.
+        # hfs is still denied by the vendor list (alice's namespace mount before the install
+        # loaded it, which exempts nothing): unload it, so that a mount has to autoload it.
         unload hfs
-        run_logged "fsgatectl reset hfs" fsgatectl reset hfs
         expect_state hfs denied vendor "$V/60-blacklist_fs-hfs.conf"
         usb_plug
         assert_eq "$(udev_prop "$USB_DISK" ID_FS_TYPE)" hfs "the stick's filesystem (udev)"
@@ -216,7 +250,8 @@ boot2() {
         assert_mask "$(conf_of $E hfsplus)"
         assert_mask "$(conf_of $E hfs)"
         assert_mask "$(conf_of $E minix)"
-        assert_mask "$(conf_of $E bfs)"
+        assert_absent "$(conf_of $E bfs)"
+        expect_state bfs denied vendor
         expect_state udf allowed default
         expect_state hfsplus allowed admin
         expect_state qnx4 denied vendor

@@ -3,12 +3,13 @@
 #
 # Issue 13: the life of fsgate's packages on a real Debian 12 system, through apt.
 #   - `apt install ./...` of the previous build's packages (tests/system/build-prev-debs)
-#   - filesystems in use: hfs loaded by root although the vendor list denies it, minix
-#     mounted; an administrator's own files in /etc/modprobe.d (one of them at a path fsgate
+#   - hfs loaded by root although the vendor list denies it (nothing mounted with it),
+#     minix mounted; an administrator's own files in /etc/modprobe.d (one of them at a path fsgate
 #     would write); fsgated running
-#   - `apt install ./...` of the current packages, an upgrade: hfs and minix exempted
-#     (README: "Installing or upgrading the deny list first exempts every filesystem in use at
-#     that moment"), everything else as before, fsgated restarted on the new binary
+#   - `apt install ./...` of the current packages, an upgrade: minix exempted (README:
+#     "Installing or upgrading the deny list first exempts every filesystem mounted at that
+#     moment"), hfs not (loaded is not in use, issue 23 C: named in apt's output instead),
+#     everything else as before, fsgated restarted on the new binary
 #   - `apt remove` of the deny list, then of the rest, then `apt purge`: what stays (the
 #     allows and denies written through fsgate: the administrator's configuration) and what
 #     goes (the packages' files, the notifier's conffile, the exemption's state); a purge
@@ -72,7 +73,7 @@ old_pid=$(fsgated_pid)
 expect_unit_active fsgated.service active
 info "fsgated $(busctl get-property org.fsgate.fsgate1 /org/fsgate/fsgate1 org.fsgate.fsgate1.Manager Version) runs as pid $old_pid"
 
-step "apt install ./ of the current packages: an upgrade, with hfs and minix in use"
+step "apt install ./ of the current packages: an upgrade, with hfs loaded and minix mounted"
 # A client that calls every 3 s keeps fsgated from its idle exit (30 s) while apt runs, so
 # that the upgrade meets it running.
 (while :; do busctl call org.fsgate.fsgate1 /org/fsgate/fsgate1 org.fsgate.fsgate1.Manager \
@@ -83,11 +84,14 @@ apt_install "$FSGATE_DEBS"
 kill $keeper
 cp /tmp/run.out "$FSGATE_RESULTS/apt-upgrade.out"
 expect_versions "$FSGATE_DEBS"
-assert_contains "$(cat "$FSGATE_RESULTS/apt-upgrade.out")" "Exempted hfs" "apt's output"
 assert_contains "$(cat "$FSGATE_RESULTS/apt-upgrade.out")" "Exempted minix" "apt's output"
-assert_mask "$(conf_of $E hfs)"
+assert_contains "$(cat "$FSGATE_RESULTS/apt-upgrade.out")" \
+        "hfs is loaded but nothing is mounted with it: not exempted; if this system needs it, fsgatectl allow hfs" \
+        "apt's output"
+! grep -q "Exempted hfs" "$FSGATE_RESULTS/apt-upgrade.out" || fail "the upgrade exempted hfs, which is only loaded"
+assert_absent "$(conf_of $E hfs)"
 assert_mask "$(conf_of $E minix)"
-expect_state hfs allowed admin
+expect_state hfs denied vendor "$V/60-blacklist_fs-hfs.conf"
 expect_state minix allowed admin
 expect_state ufs denied vendor "$V/60-blacklist_fs-ufs.conf"
 sha256sum -c --quiet /tmp/foreign.sums || fail "the upgrade changed a file fsgate did not write"
@@ -103,10 +107,10 @@ expect_blocked ufs
 step "apt remove fsgate-vendor-blacklist: the deny list goes, the exemptions stay"
 run_logged "apt remove fsgate-vendor-blacklist" apt-get remove -y fsgate-vendor-blacklist
 assert_eq "$(ls $V | grep -c '^60-blacklist_fs-' || true)" 0 "vendor files in $V"
-assert_mask "$(conf_of $E hfs)"
 assert_mask "$(conf_of $E minix)"
 expect_state ufs allowed default
-expect_state hfs allowed admin
+expect_state hfs allowed default
+expect_state minix allowed admin
 expect_autoloads ufs ufs
 
 step "apt remove of the rest: fsgated stops, the configuration stays"
@@ -117,7 +121,6 @@ fsgated_running && fail "fsgated still owns org.fsgate.fsgate1 after the removal
 pass "fsgated is gone from the bus, its programs from the disk"
 assert_eq "$(package_status fsgate-notify)" config-files "fsgate-notify's status (its conffile stays until the purge)"
 [ -f /etc/xdg/autostart/fsgate-notify.desktop ] || fail "fsgate-notify's conffile is gone after a remove"
-assert_mask "$(conf_of $E hfs)"
 assert_mask "$(conf_of $E minix)"
 sha256sum -c --quiet /tmp/foreign.sums || fail "the removal changed a file fsgate did not write"
 pass "the administrator's files are untouched"
@@ -143,10 +146,9 @@ sha256sum -c --quiet /tmp/foreign.sums || fail "the purge changed a file fsgate 
 pass "the administrator's files are untouched"
 # What stays: the allows written through fsgate (the administrator's decisions, masks of
 # files that are gone now), listed here so that a change of policy shows.
-assert_mask "$(conf_of $E hfs)"
 assert_mask "$(conf_of $E minix)"
 assert_eq "$(ls -A $E | paste -sd' ')" \
-        "60-blacklist_fs-hfs.conf 60-blacklist_fs-minix.conf 60-blacklist_fs-udf.conf local.conf" "what stays in $E"
+        "60-blacklist_fs-minix.conf 60-blacklist_fs-udf.conf local.conf" "what stays in $E"
 expect_autoloads ufs ufs
 
 step "This boot's journal"

@@ -3,7 +3,9 @@
 #
 # Checks 6, 1, 2 and 7 of the VM suite (tests/vm/README.md), in one boot (in that order: the exemption needs a boot
 # where no other denied module has been loaded yet).
-#   6  exempt-loaded with hfs loaded: hfs becomes allowed (admin), every other entry stays.
+#   6  exempt-loaded with hfs loaded but not mounted: nothing changes (loaded is not in use:
+#      any user's namespace mount loads a module); with hfs mounted: hfs becomes allowed
+#      (admin), every other entry stays.
 #   1  a vendor-denied type is refused by the kernel; Allow makes the same mount autoload
 #      it; Deny blocks it again; the same for a second vendor-denied type, a default-allowed
 #      type (explicit modprobe keeps working) and a module serving three types.
@@ -26,14 +28,20 @@ assert_bus_activated
 expect_state hfs denied vendor /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf
 [ -z "$(ls -A $E)" ] || fail "$E is not empty at the start: $(ls -A $E)"
 
-step "6: exempt-loaded with hfs loaded"
+step "6: exempt-loaded with hfs loaded, then mounted"
 fs_list >/tmp/list.before
 busy=$(awk '$2 == "denied" && ($7 == "true" || $8 == "true") {print $1}' /tmp/list.before)
 [ -z "$busy" ] || fail "denied modules already loaded or mounted: $busy"
 assert_status 0 "fsgatectl load hfs" fsgatectl load hfs
 is_loaded hfs || fail "hfs is not loaded after fsgatectl load"
 expect_state hfs denied vendor # load changes no configuration
-assert_eq "$(fsgatectl --json exempt-loaded)" '["hfs"]' "fsgatectl --json exempt-loaded"
+assert_eq "$(fsgatectl --json exempt-loaded)" '[]' "fsgatectl --json exempt-loaded (hfs loaded, not mounted)"
+expect_state hfs denied vendor
+[ -z "$(ls -A $E)" ] || fail "exempt-loaded wrote $(ls -A $E) for a module that is only loaded"
+hformat -l "FSGATE HFS" "$SCRATCH" >/dev/null || fail "hformat $SCRATCH failed"
+mkdir -p /mnt/hfs
+mount -t hfs "$SCRATCH" /mnt/hfs || fail "mount -t hfs of a fresh HFS filesystem failed (hfs is loaded)"
+assert_eq "$(fsgatectl --json exempt-loaded)" '["hfs"]' "fsgatectl --json exempt-loaded (hfs mounted)"
 expect_state hfs allowed admin "$(conf_of $E hfs)"
 assert_mask "$(conf_of $E hfs)"
 fs_list >/tmp/list.after
@@ -43,6 +51,7 @@ cmp -s /tmp/a /tmp/b || { diff /tmp/a /tmp/b; fail "exempt-loaded changed more t
 pass "every other module keeps its state, origin and source ($(grep -c ' denied ' /tmp/b) still denied)"
 assert_eq "$(ls -A $E)" 60-blacklist_fs-hfs.conf "files in $E"
 assert_eq "$(fsgatectl --json exempt-loaded)" '[]' "a second exempt-loaded"
+umount /mnt/hfs
 unload hfs
 
 step "1: a vendor-denied type, allowed and denied again"

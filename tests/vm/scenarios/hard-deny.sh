@@ -9,6 +9,9 @@
 #   d  a foreign hard deny (a CIS role's "install minix /bin/true"): modprobe minix loads
 #      nothing, Describe calls it hard and names that file, Load says HardDenied.
 #   e  Allow lifts fsgate's hard deny: modprobe hfs loads it again.
+#   f  a hard deny on a dependency: Deny fuse HARD; root's "modprobe virtiofs" fails (kmod runs
+#      fuse's /bin/false), and Load virtiofs says HardDenied naming fuse and its file, for root
+#      and for a user, with fuse and virtiofs left unloaded; Describe and status say why.
 # vm-boots: 1
 # vm-timeout: 400
 
@@ -87,6 +90,30 @@ is_loaded hfs || fail "modprobe hfs did not load hfs after Allow"
 pass "modprobe hfs loads hfs again"
 unload hfs
 fsg_call_ok Reset st hfs 0
+
+step "f: a hard deny on fuse holds for virtiofs, which needs it"
+FUSE_FILE=$E/60-blacklist_fs-fuse.conf
+unload virtiofs
+unload fuse
+fsg_call_ok Deny st fuse 8
+if _out=$(modprobe virtiofs 2>&1); then
+        fail "modprobe virtiofs succeeded under a hard deny of fuse"
+fi
+pass "modprobe virtiofs failed: $_out"
+is_loaded fuse && fail "modprobe virtiofs failed, yet fuse is loaded"
+expect_error HardDenied Load string:virtiofs
+assert_contains "$(last_error_message)" "fuse" "the HardDenied message"
+assert_contains "$(last_error_message)" "$FUSE_FILE" "the HardDenied message"
+expect_error HardDenied --as 1000 Load string:virtiofs
+expect_error HardDenied Allow string:virtiofs uint64:2
+is_loaded fuse && fail "Load virtiofs refused, yet fuse is loaded"
+is_loaded virtiofs && fail "Load virtiofs refused, yet virtiofs is loaded"
+pass "neither fuse nor virtiofs is loaded"
+assert_eq "$(describe_field virtiofs hard_denied_dependency)" '"fuse"' "Describe(virtiofs) hard_denied_dependency"
+assert_eq "$(describe_field virtiofs explicit_load_possible)" false "Describe(virtiofs) explicit_load_possible"
+assert_contains "$(fsgatectl status virtiofs)" "Load refused: its dependency fuse is denied hard by $FUSE_FILE" \
+        "fsgatectl status virtiofs"
+fsg_call_ok Reset st fuse 0
 
 blocked_watch_stop
 checks_done

@@ -22,6 +22,7 @@ FLAG_RUNTIME = 0x1
 FLAG_LOAD_NOW = 0x2
 FLAG_FORCE = 0x4
 FLAG_HARD = 0x8
+FLAG_SOFT = 0x20
 
 # The fields of an entry, (sassssbbbb), in order.
 ENTRY_FIELDS = ('module', 'types', 'state', 'origin', 'source',

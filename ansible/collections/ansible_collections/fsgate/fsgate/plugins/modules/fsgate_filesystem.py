@@ -63,10 +63,11 @@ options:
       - With C(state=denied), a hard deny, as audits (CIS, DISA STIG, OpenSCAP's
         C(kernel_module_MODULE_disabled)) want it; fsgated adds C(install MODULE /bin/false),
         so an explicit C(modprobe MODULE) fails too, and blocked mounts are still reported.
-      - C(false) with C(state=denied) turns fsgate's own hard deny into a soft one. A hard deny
-        written by someone else (a CIS role's C(install MODULE /bin/true)) counts as hard.
+      - C(false) with C(state=denied) turns fsgate's own hard deny into a soft one (fsgated then
+        asks for the allow authorization). Left out, an existing hard deny stays hard; a plain
+        C(state=denied) never weakens one. A hard deny written by someone else (a CIS role's
+        C(install MODULE /bin/true)) counts as hard.
     type: bool
-    default: false
 attributes:
   check_mode:
     support: full
@@ -188,7 +189,7 @@ dbus_message:
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.fsgate.fsgate.plugins.module_utils.fsgate import (
-    FLAG_FORCE, FLAG_HARD, FLAG_LOAD_NOW, FLAG_RUNTIME, Fsgate, FsgateError, target_file)
+    FLAG_FORCE, FLAG_HARD, FLAG_LOAD_NOW, FLAG_RUNTIME, FLAG_SOFT, Fsgate, FsgateError, target_file)
 
 # What `changed` and the diff look at. `mounted` (and `loaded`, unless we load) can change
 # under us for reasons of their own.
@@ -203,7 +204,7 @@ def get(fsgate, name):
     return e
 
 
-def plan(before, state, runtime, load, force, hard=False):
+def plan(before, state, runtime, load, force, hard=None):
     """The call to make, and the predicted entry after it, judged from the entry before."""
     flags = FLAG_RUNTIME if runtime else 0
     target = target_file(before['module'], runtime)
@@ -221,11 +222,15 @@ def plan(before, state, runtime, load, force, hard=False):
             flags |= FLAG_FORCE
         if hard:
             flags |= FLAG_HARD
+        elif hard is False:
+            flags |= FLAG_SOFT
         # Like fsgated: a denial that outlives a reboot (or any denial, for a runtime deny)
-        # leaves nothing to add, unless it is to become hard, or fsgate's own hard one soft.
+        # leaves nothing to add, unless it is to become hard, or fsgate's own hard one soft
+        # (asked for with hard=false only: left out, a hard deny stays).
         if before['state'] != 'denied' or (not runtime and before['origin'] == 'runtime') or \
-                (hard and not before['hard']) or (not hard and before['hard'] and before['source'] == target):
-            after.update(state='denied', origin=origin, source=target, hard=hard)
+                (hard and not before['hard']) or (hard is False and before['hard'] and before['source'] == target):
+            after.update(state='denied', origin=origin, source=target,
+                         hard=bool(hard) or (hard is None and before['hard'] and before['state'] == 'denied'))
         return 'Deny', flags, after
     # default: only fsgate's own file in the target directory is removed.
     if before['source'] == target:
@@ -245,7 +250,7 @@ def main():
             runtime=dict(type='bool', default=False),
             load=dict(type='bool', default=False),
             force=dict(type='bool', default=False),
-            hard=dict(type='bool', default=False),
+            hard=dict(type='bool'),
         ),
         supports_check_mode=True,
     )
@@ -254,8 +259,8 @@ def main():
         module.fail_json(msg='load=true needs state=allowed')
     if p['force'] and p['state'] != 'denied':
         module.fail_json(msg='force=true needs state=denied')
-    if p['hard'] and p['state'] != 'denied':
-        module.fail_json(msg='hard=true needs state=denied')
+    if p['hard'] is not None and p['state'] != 'denied':
+        module.fail_json(msg='hard needs state=denied')
 
     fsgate = Fsgate(module)
     try:

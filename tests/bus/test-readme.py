@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Docs that run: the README's busctl and fsgatectl examples, in the order written, as
+written, on a private bus with fsgated over a scratch root set up as tools/try-it sets it up
+(which prints the same blocks). Regression: the busctl lines failed at the fourth (a RUNTIME
+Deny after an Allow in /etc), and audit/apply found no profile."""
+
+import glob
+import os
+import shlex
+import shutil
+import sys
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import CONFIG, BusTestCase  # noqa: E402
+
+# These load a module into the kernel: never on the host (the VM suite loads modules).
+KERNEL_VERBS = {'Load', 'load'}
+
+
+def readme_block(heading):
+    """The first ```sh block after the heading, a command a line (comments kept)."""
+    with open(os.path.join(CONFIG.source_root, 'README.md')) as f:
+        lines = f.read().splitlines()
+    start = lines.index(heading)
+    begin = lines.index('```sh', start) + 1
+    end = lines.index('```', begin)
+    return [line for line in lines[begin:end] if line.strip()]
+
+
+class ReadmeTest(BusTestCase):
+
+    @classmethod
+    def prepare_root(cls, root):
+        # What try-it (and `meson install`) puts into /usr/lib/modprobe.d: the default list.
+        for f in glob.glob(os.path.join(CONFIG.build_root, 'data', 'modprobe.d', '*.conf')):
+            shutil.copy(f, os.path.join(root, 'usr/lib/modprobe.d'))
+
+    def run_block(self, heading, prepare):
+        lines = readme_block(heading)
+        self.assertGreater(len(lines), 3, heading)
+        ran = []
+        for line in lines:
+            words = shlex.split(line, comments=True)
+            if KERNEL_VERBS & set(words):
+                fb.log(f'not on the host (loads a module): {line}')
+                continue
+            r = self.stack.run(prepare(words))
+            self.assertEqual(r[0], 0, f'README line failed: {line}\nstdout: {r[1]}\nstderr: {r[2]}')
+            ran.append(words)
+        return ran
+
+    def test_the_examples_run_in_order(self):
+        def busctl(words):
+            self.assertEqual(words[:2], ['busctl', 'call'])
+            return ['busctl', '--system'] + words[1:]
+        ran = self.run_block('## Calling the service', busctl)
+        methods = {w[5] for w in ran}
+        self.assertTrue({'ListFilesystems', 'Allow', 'Deny', 'Reset', 'AuditProfile'} <= methods, methods)
+
+        image = os.path.join(self.workdir, 'image')
+        shutil.copytree(self.root, image, symlinks=True)
+
+        def fsgatectl(words):
+            self.assertEqual(words[0], 'fsgatectl')
+            return [CONFIG.fsgatectl] + [w.replace('/mnt/image', image) for w in words[1:]]
+        ran = self.run_block('## fsgatectl', fsgatectl)
+        # Every verb fsgatectl offers people appears (load: in the block, run in the VM).
+        verbs = {w[1] if not w[1].startswith('--root') else w[2] for w in ran} | {'load'}
+        r = self.stack.ctl('--list-verbs')
+        self.assertEqual(r.rc, 0, r)
+        offered = {line.split('\t')[0] for line in r.out.splitlines()}
+        self.assertEqual(offered - verbs, set(), 'verbs the README does not show')
+        # What the block did, as its comments say: cis applied and compliant, udf reset.
+        self.assertState('hfs', 'denied', 'admin')
+        self.assertState('udf', 'denied', 'admin')
+
+
+if __name__ == '__main__':
+    fb.main()

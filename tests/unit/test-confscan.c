@@ -143,6 +143,48 @@ TEST(test_kmod_reads_one_text_as_the_files) {
         scratch_root_free(root);
 }
 
+/* A "what if" override's content (a file not yet written) is read in an image where the file
+ * would be: in the one text kmod reads, in its place by name, never as a name for kmod to
+ * open. kmod must find the same lines, in the same order, as once the file is written. */
+TEST(test_kmod_reads_what_if_content_in_its_place) {
+        static const char what_if[] = "alias x1 fifty\ninstall a1 /bin/whatif\n";
+        const FsgOverride ov = { .path = "/etc/modprobe.d/50-a.conf", .content = what_if };
+        char *root = scratch_root_new(false), *asked, *written;
+        struct kmod_ctx *k = NULL;
+        FsgConfig *cfg = NULL;
+        FsgContext *c = NULL;
+        FsgError e = {};
+
+        write_file(root, "usr/lib/modprobe.d/10-x.conf", "alias x1 ten\n");
+        write_file(root, "usr/lib/modprobe.d/50-a.conf", "install a1 /bin/vendor\n");
+        write_file(root, "usr/lib/modprobe.d/90-z.conf", "alias x1 ninety\ninstall a1 /bin/late\n");
+        write_file(root, "usr/lib/modules/9.9-test/modules.softdep", "softdep m1 pre: m2\n");
+        ASSERT(fsg_context_new(root, "9.9-test", &c, &e) == 0);
+        ASSERT(fsg_config_load(c, &ov, &cfg, &e) == 0);
+        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        asked = kmod_config_dump(k);
+        fsg_kmod_unrefp(&k);
+        fsg_config_free(cfg);
+
+        write_file(root, "etc/modprobe.d/50-a.conf", what_if);
+        ASSERT(fsg_config_load(c, NULL, &cfg, &e) == 0);
+        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        written = kmod_config_dump(k);
+        fsg_kmod_unrefp(&k);
+
+        if (!streq(asked, written)) {
+                fprintf(stderr, "asked:\n%s\nwritten:\n%s\n", asked, written);
+                ASSERT(false);
+        }
+        ASSERT(strstr(asked, "1 a1 /bin/whatif\n") && !strstr(asked, "/bin/vendor"));
+        ASSERT(strstr(asked, "3 x1 ten\n3 x1 fifty\n3 x1 ninety\n"));
+        free(asked);
+        free(written);
+        fsg_config_free(cfg);
+        fsg_context_free(c);
+        scratch_root_free(root);
+}
+
 TEST(test_precedence_and_masks) {
         char *root = scratch_root_new(false);
         const FsgConfFile *f;
@@ -402,6 +444,23 @@ TEST(test_capped_stream) {
         unlink(tmpl);
 }
 
+/* A whole file read at once is held to its cap while it is read, like the streams: procfs
+ * files say size 0 at the open (as a file grown since its check would have passed it) and
+ * hold more. Within the cap, all of it, NUL-terminated. */
+TEST(test_read_regular_capped_while_reading) {
+        static const FsgContext host = { .root = (char *) "", .root_fd = -1 };
+        char *buf = NULL;
+        size_t len = 0;
+
+        ASSERT(fsg_read_regular(&host, "/proc/self/maps", 64, &buf, &len) == -EFBIG);
+        ASSERT(!buf);
+        ASSERT(fsg_read_regular(&host, "/proc/self/maps", FSG_TABLE_MAX, &buf, &len) == 0);
+        ASSERT(len > 64 && strlen(buf) == len && buf[len - 1] == '\n');
+        free(buf);
+        ASSERT(fsg_read_regular(&host, "/proc/self/maps", FSG_TABLE_MAX, &buf, NULL) == 0);
+        free(buf);
+}
+
 /* The attacker: a modprobe.d file that passes the size check at the open and is a sparse
  * gigabyte by the time it is read (short lines at first, then one endless one). The old
  * parser read all of it: some 2 GiB of memory. */
@@ -471,11 +530,13 @@ int main(void) {
         RUN(test_paths_stay_below_root);
         RUN(test_parse_like_kmod);
         RUN(test_kmod_reads_one_text_as_the_files);
+        RUN(test_kmod_reads_what_if_content_in_its_place);
         RUN(test_precedence_and_masks);
         RUN(test_decisions);
         RUN(test_many_files);
         RUN(test_read_races_atomic_writer);
         RUN(test_capped_stream);
+        RUN(test_read_regular_capped_while_reading);
         RUN(test_file_grown_after_open);
         RUN(test_line_too_long);
         return 0;

@@ -7,11 +7,6 @@
 #include "name.h"
 #include "strv.h"
 
-void fsg_kmod_unrefp(struct kmod_ctx **k) {
-        if (*k)
-                kmod_unref(*k);
-}
-
 static void kmod_list_unrefp(struct kmod_list **l) {
         if (*l)
                 kmod_module_unref_list(*l);
@@ -20,43 +15,6 @@ static void kmod_list_unrefp(struct kmod_list **l) {
 static void kmod_module_unrefp(struct kmod_module **m) {
         if (*m)
                 kmod_module_unref(*m);
-}
-
-static void log_silent(void *data, int priority, const char *file, int line, const char *fn,
-                       const char *format, va_list args) {
-}
-
-/* The config list kmod reads when it must read none: an empty list would make it fall back
- * to the host's default directories. */
-static const char * const no_config[] = { "/dev/null/none", NULL };
-
-/* A fresh kmod context per build: kmod reads its config once per context, and a new one is
- * the only way to see files changed behind our back. We hand it our own list of effective
- * files so that "what if" questions use exactly the same reader. */
-int fsg_kmod_open(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx **ret) {
-        _cleanup_strv_free_ char **paths = fsg_config_kmod_paths(cfg);
-        _cleanup_free_ char *nodir = NULL;
-        struct kmod_ctx *k;
-
-        if (!paths)
-                return -ENOMEM;
-        if (!c->moddir && !(nodir = fsg_path(c, "/usr/lib/modules/none")))
-                return -ENOMEM;
-        /* kmod inserts each file into its list sorted by name, walking the list from the
-         * start to the first name not smaller: given in descending order every insertion stops
-         * at the first element, and reading n files costs O(n), not O(n²) (a third of a second
-         * at 10 000 files). The names are distinct, so the order changes nothing else. */
-        for (size_t i = 0, n = strv_length(paths); i < n / 2; i++) {
-                char *tmp = paths[i];
-                paths[i] = paths[n - 1 - i];
-                paths[n - 1 - i] = tmp;
-        }
-        k = kmod_new(c->moddir ?: nodir, paths[0] ? (const char * const *) paths : no_config);
-        if (!k)
-                return -ENOMEM;
-        kmod_set_log_fn(k, log_silent, NULL);
-        *ret = k;
-        return 0;
 }
 
 /* Whether inserting m (as kmod's probe list does it) puts target into the kernel: first
@@ -140,15 +98,6 @@ bool fsg_autoload_loads(struct kmod_ctx *k, const FsgConfig *cfg, const FsgModTr
         return false;
 }
 
-struct kmod_ctx *fsg_kmod_open_plain(const FsgContext *c) {
-        struct kmod_ctx *k;
-
-        if (!c->moddir || !(k = kmod_new(c->moddir, no_config)))
-                return NULL;
-        kmod_set_log_fn(k, log_silent, NULL);
-        return k;
-}
-
 /* kmod 30's probe list, as __kmod_module_get_probe_list() and __kmod_module_fill_softdep()
  * build it: a module "visited" once, its dependencies (modules.dep holds them all, the
  * dependencies' own included) each with its soft dependencies around it. */
@@ -220,21 +169,19 @@ int fsg_kmod_load_chain(struct kmod_ctx *k, const char *module, char ***chain) {
 
 bool fsg_kmod_module_available(struct kmod_ctx *k, const char *module) {
         _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
-        const char *path;
 
-        return kmod_module_new_from_name(k, module, &m) >= 0 && (path = kmod_module_get_path(m)) &&
-               access(path, F_OK) == 0;
+        return kmod_module_new_from_name(k, module, &m) >= 0 && fsg_kmod_module_file_exists(k, m);
 }
 
 bool fsg_kmod_may_be_filesystem(struct kmod_ctx *k, const FsgModTree *t, const char *m) {
         _cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
-        const char *path;
+        _cleanup_free_ char *path = NULL;
 
         if (fsg_modtree_is_builtin(t, m))
                 return fsg_modtree_is_builtin_fs(t, m);
         if (kmod_module_new_from_name(k, m, &mod) < 0)
                 return true;
-        path = kmod_module_get_path(mod);
+        path = fsg_kmod_module_path(k, mod);
         return !path || strstr(path, "/kernel/fs/");
 }
 
@@ -242,9 +189,8 @@ bool fsg_kmod_is_module(const FsgContext *c, const char *name) {
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
         _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
 
-        if (!c->moddir || !(k = kmod_new(c->moddir, no_config)))
+        if (!c->moddir || fsg_kmod_new(c, NULL, &k, NULL) < 0)
                 return false;
-        kmod_set_log_fn(k, log_silent, NULL);
         return kmod_module_new_from_name(k, name, &m) >= 0 && kmod_module_get_path(m);
 }
 
@@ -252,7 +198,7 @@ bool fsg_type_block_is_reported(const FsgContext *c, const char *type) {
         _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
 
-        if (fsg_config_load(c, NULL, &cfg, NULL) < 0 || fsg_kmod_open(c, cfg, &k) < 0)
+        if (fsg_config_load(c, NULL, &cfg, NULL) < 0 || fsg_kmod_new(c, cfg, &k, NULL) < 0)
                 return false;
         return fsg_type_block_is_reported_in(k, cfg, type);
 }

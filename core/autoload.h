@@ -1,23 +1,13 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "confscan.h"
+#include "kmod-view.h"
 #include "modtree.h"
 
 /* What the kernel would load: libkmod's own answers, over exactly the configuration fsgate
  * scanned, to the requests the kernel makes (request_module("fs-TYPE") runs modprobe). */
 
 struct kmod_ctx;
-
-/* A fresh kmod context over cfg's effective files and c's module tree. Returns a negative
- * errno. */
-int fsg_kmod_open(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx **ret);
-void fsg_kmod_unrefp(struct kmod_ctx **k);
-
-/* A kmod context over c's module tree that reads no configuration (modules.softdep of the tree
- * only): the one fsg_load() inserts with, so that no install command can run. NULL without a
- * module tree or memory. */
-struct kmod_ctx *fsg_kmod_open_plain(const FsgContext *c);
 
 /* Every module kmod's probe list inserts before module when install commands are ignored for
  * module itself (fsg_load(), "modprobe --ignore-install MODULE"): each dependency between its

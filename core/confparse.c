@@ -123,6 +123,36 @@ int fsg_conf_parse_at(const FsgContext *c, const char *abs, size_t file_index, F
         return fsg_conf_parse(f, file_index, rules, n_rules);
 }
 
+int fsg_conf_parse_buf(const char *buf, size_t len, size_t file_index, FsgRule **rules, size_t *n_rules,
+                       const char *prefix, bool *ret_prefix) {
+        _cleanup_fclose_ FILE *f = NULL;
+
+        if (ret_prefix)
+                *ret_prefix = false;
+        if (len == 0)
+                return 0; /* fmemopen() refuses an empty buffer */
+        f = fmemopen((void *) buf, len, "r");
+        if (!f)
+                return -errno;
+        return parse_stream(f, file_index, rules, n_rules, prefix, ret_prefix);
+}
+
+int fsg_conf_write_for_kmod(FILE *out, const char *buf, size_t len) {
+        size_t slashes = 0;
+
+        /* kmod reads each file on its own, lines joined at a backslash before a newline, and
+         * at the end of a file a lone backslash takes the EOF (-1) for the next character:
+         * its line ends in byte 0xff. A newline after each file ends its last line as the
+         * end of the file did (at worst an empty line, which kmod skips); after a lone
+         * backslash, 0xff first. Whether a backslash is lone: backslashes pair off from the
+         * first of a run, so an odd run at the end leaves one. */
+        while (slashes < len && buf[len - 1 - slashes] == '\\')
+                slashes++;
+        if (fwrite(buf, 1, len, out) != len || fputs(slashes % 2 ? "\xff\n" : "\n", out) == EOF)
+                return -EIO;
+        return 0;
+}
+
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules) {
         static const FsgContext host = { .root = (char *) "", .root_fd = -1 };
         return fsg_conf_parse_at(&host, fullpath, file_index, rules, n_rules);

@@ -33,6 +33,13 @@ int fsg_conf_parse_at_peek(const FsgContext *c, const char *abs, size_t file_ind
                            size_t *n_rules, const char *prefix, bool *ret_prefix);
 int fsg_conf_parse_file(const char *fullpath, size_t file_index, FsgRule **rules, size_t *n_rules);
 int fsg_conf_parse(FILE *f, size_t file_index, FsgRule **rules, size_t *n_rules);
+/* fsg_conf_parse_at_peek() over a file's bytes already read (buf need not end in NUL;
+ * prefix may be NULL). */
+int fsg_conf_parse_buf(const char *buf, size_t len, size_t file_index, FsgRule **rules, size_t *n_rules,
+                       const char *prefix, bool *ret_prefix);
+/* Writes one file's bytes to out, the files kmod reads in order made one: kmod then reads the
+ * same lines from it as from the files one by one. Returns a negative errno. */
+int fsg_conf_write_for_kmod(FILE *out, const char *buf, size_t len);
 /* One logical line (continuations joined, no newline), changed in place: its rule, if any,
  * appended. Returns a negative errno. */
 int fsg_conf_parse_line(char *line, size_t file_index, FsgRule **rules, size_t *n_rules);

@@ -321,16 +321,24 @@ size_t fsg_config_rules_named(const FsgConfig *cfg, const char *name, const size
         return end - lo;
 }
 
-/* The "what if" content of an override not yet written: parsed here, and handed to kmod (which
- * opens files by name) as a memfd. */
-static int parse_content(FsgConfig *cfg, FsgConfFile *f, size_t i, const char *content) {
-        _cleanup_fclose_ FILE *m = NULL;
-        size_t len = strlen(content);
-        int fd, r;
+/* In an image, one file read once: parsed (*ret_override: whether it starts with fsgate's
+ * override header), and its bytes kept for kmod (see kmod_text). */
+static int parse_and_keep(const FsgContext *c, FsgConfig *cfg, size_t i, FILE *kmod_text, bool *ret_override) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len;
+        int r = fsg_read_regular(c, cfg->files[i].syspath, FSG_CONF_MAX, &buf, &len);
 
-        if (len == 0)
-                return 0;
-        fd = memfd_create("fsgate-what-if", MFD_CLOEXEC);
+        *ret_override = false;
+        if (r < 0)
+                return r;
+        r = fsg_conf_parse_buf(buf, len, i, &cfg->rules, &cfg->n_rules, FSG_OVERRIDE_HEADER, ret_override);
+        return r < 0 ? r : fsg_conf_write_for_kmod(kmod_text, buf, len);
+}
+
+/* The running system's kmod opens files by name: the "what if" content as a memfd of ours. */
+static int content_to_memfd(FsgConfig *cfg, FsgConfFile *f, const char *content, size_t len) {
+        int fd = memfd_create("fsgate-what-if", MFD_CLOEXEC);
+
         if (fd < 0)
                 return -errno;
         cfg->content_fd = fd + 1;
@@ -341,20 +349,27 @@ static int parse_content(FsgConfig *cfg, FsgConfFile *f, size_t i, const char *c
                 f->fullpath = NULL;
                 return -ENOMEM;
         }
-        m = fmemopen((void *) content, len, "r");
-        if (!m)
-                return -errno;
-        r = fsg_conf_parse(m, i, &cfg->rules, &cfg->n_rules);
-        if (r >= 0) {
-                FsgOverrideHeader h;
-                r = fsg_override_header_parse(content, &h);
-                if (r > 0) {
-                        f->override_of = TAKE_PTR(h.vendor);
-                        f->override_allows = TAKE_PTR(h.allows);
-                        fsg_override_header_done(&h);
-                }
+        return 0;
+}
+
+/* The "what if" content of an override not yet written: parsed here, and handed to kmod in
+ * the file's place, in kmod_text in an image (kmod_text set) like every file there. */
+static int parse_content(FsgConfig *cfg, FsgConfFile *f, size_t i, const char *content, FILE *kmod_text) {
+        FsgOverrideHeader h;
+        size_t len = strlen(content);
+        int r = fsg_conf_parse_buf(content, len, i, &cfg->rules, &cfg->n_rules, NULL, NULL);
+
+        if (r < 0)
+                return r;
+        r = fsg_override_header_parse(content, &h);
+        if (r < 0)
+                return r;
+        if (r > 0) {
+                f->override_of = TAKE_PTR(h.vendor);
+                f->override_allows = TAKE_PTR(h.allows);
+                fsg_override_header_done(&h);
         }
-        return r < 0 ? r : 0;
+        return kmod_text ? fsg_conf_write_for_kmod(kmod_text, content, len) : content_to_memfd(cfg, f, content, len);
 }
 
 /* A file in /etc or /run that says it is fsgate's override of a vendor file: which, of which
@@ -381,7 +396,7 @@ static int note_override(const FsgContext *c, FsgConfFile *f) {
         }
         if (!in_vendor_dir || !streq(base + 1, f->name))
                 return 0;
-        r = fsg_read_file_in_root(c, h.vendor, &vendor);
+        r = fsg_read_regular(c, h.vendor, FSG_CONF_MAX, &vendor, NULL);
         if (r < 0 && r != -ENOENT && r != -EBADFD)
                 return r == -ENOMEM ? r : 0;
         f->override_stale = !vendor || !streq(fsg_sha256_hex(vendor, strlen(vendor), sha), h.sha256);
@@ -394,13 +409,15 @@ static int note_override(const FsgContext *c, FsgConfFile *f) {
  * its parse (a writer replaced it with a mask or removed it): the caller reads again. */
 static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
         _cleanup_(fsg_config_freep) FsgConfig *cfg = calloc(1, sizeof(FsgConfig));
+        _cleanup_fclose_ FILE *kmod_text = NULL; /* closed before cfg is freed: it writes there */
         _cleanup_free_ size_t *slots = NULL;
         NameIndex ix = {};
         struct stat seen_dirs[8];
         size_t n_seen = 0;
+        bool softdep_placed = false;
         int r;
 
-        if (!cfg)
+        if (!cfg || (c->root_fd >= 0 && !(kmod_text = open_memstream(&cfg->kmod_text, &cfg->kmod_len))))
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 
         for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
@@ -439,10 +456,16 @@ static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfi
                 FsgConfFile *f = &cfg->files[i];
                 bool override = false;
 
+                if (kmod_text && !softdep_placed && strcmp(f->name, FSG_KMOD_SOFTDEP) > 0) {
+                        cfg->kmod_softdep_at = ftell(kmod_text);
+                        softdep_placed = true;
+                }
                 if (f->mask)
                         continue;
                 if (ov && ov->content && streq(f->syspath, ov->path))
-                        r = parse_content(cfg, f, i, ov->content);
+                        r = parse_content(cfg, f, i, ov->content, kmod_text);
+                else if (kmod_text)
+                        r = parse_and_keep(c, cfg, i, kmod_text, &override);
                 else
                         r = fsg_conf_parse_at_peek(c, f->syspath, i, &cfg->rules, &cfg->n_rules,
                                                    FSG_OVERRIDE_HEADER, &override);
@@ -454,6 +477,12 @@ static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfi
                         r = note_unreadable(cfg, f->syspath);
                 if (r < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, f->path, fsg_strerror(-r));
+        }
+        if (kmod_text) {
+                if (!softdep_placed)
+                        cfg->kmod_softdep_at = ftell(kmod_text);
+                if (fclose(TAKE_PTR(kmod_text)) == EOF)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         }
         r = parse_cmdline(cfg, c);
         if (r < 0)
@@ -498,6 +527,7 @@ FsgConfig *fsg_config_free(FsgConfig *cfg) {
         strv_free(cfg->cmdline_blacklist);
         strv_free(cfg->named_modules);
         strv_free(cfg->unreadable);
+        free(cfg->kmod_text);
         free(cfg->by_name);
         free(cfg);
         return NULL;

@@ -24,7 +24,7 @@ FsgOrigin fsg_origin_from_string(const char *s);
 typedef struct FsgConfFile {
         char *name;        /* basename */
         char *path;        /* as the system sees it, e.g. /etc/modprobe.d/x.conf */
-        char *fullpath;    /* root-prefixed, for libkmod (which opens by name) */
+        char *fullpath;    /* root-prefixed, for libkmod on the running system (which opens by name) */
         char *syspath;     /* path as the system sees it, raw bytes: we open it inside the root */
         FsgOrigin origin;
         bool mask;         /* symlink to /dev/null or empty: hides same-named files below */
@@ -46,8 +46,20 @@ typedef struct FsgConfig {
         size_t *by_name;          /* indexes into rules, sorted by name, then in read order */
         char **unreadable;        /* system paths that could not be read (EACCES): skipped, so the
                                    * answer may be incomplete, and callers must say so */
-        int content_fd;           /* + 1: the memfd kmod reads an override's "what if" content from */
+        /* In an image, the bytes of the files parsed, in order, as one text kmod reads as it
+         * would read them one by one (fsg_conf_write_for_kmod()): libkmod opens what it is given
+         * by name, and the image's owner can put a FIFO or a symlink to a host file under a
+         * name fsgate checked. NULL for the running system, where kmod gets fsg_config_kmod_paths(). */
+        char *kmod_text;
+        size_t kmod_len;
+        size_t kmod_softdep_at;   /* where kmod reads FSG_KMOD_SOFTDEP among them (by name) */
+        int content_fd;           /* + 1: the memfd kmod reads an override's "what if" content
+                                   * from (the running system; an image has it in kmod_text) */
 } FsgConfig;
+
+/* The module tree's file that kmod reads as one more configuration file, sorted among the
+ * others by its name. */
+#define FSG_KMOD_SOFTDEP "modules.softdep"
 
 /* A hypothetical change to one file, to ask "what would the state be if ...". */
 typedef struct FsgOverride {
@@ -67,7 +79,7 @@ static inline void fsg_config_freep(FsgConfig **c) {
         fsg_config_free(*c);
 }
 
-/* NULL-terminated list of the fullpaths kmod should read, in order. */
+/* NULL-terminated list of the fullpaths kmod should read, in order (the running system's). */
 char **fsg_config_kmod_paths(const FsgConfig *cfg);
 
 bool fsg_config_blacklists(const FsgConfig *cfg, const char *module);

@@ -429,6 +429,45 @@ ssize_t fsg_read_line(FILE *f, int delim, size_t max, char **line, size_t *cap) 
         return (ssize_t) l;
 }
 
+int fsg_read_regular(const FsgContext *c, const char *abs, uint64_t max, char **ret, size_t *ret_len) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap = 0;
+        int r = fsg_fopen_regular(c, abs, max, &f);
+
+        if (r < 0)
+                return r;
+        /* The stream fails with EFBIG before it hands out more than max: the buffer never
+         * grows past max and its NUL, however large the file became since the check. */
+        for (;;) {
+                size_t n;
+
+                if (cap - len < 4096) {
+                        size_t want = cap ? 2 * cap : 65536;
+                        char *t;
+
+                        if (want > max + 2)
+                                want = max + 2;
+                        t = want > cap ? realloc(buf, want) : buf;
+                        if (!t)
+                                return -ENOMEM;
+                        buf = t;
+                        cap = want;
+                }
+                n = fread(buf + len, 1, cap - len - 1, f);
+                len += n;
+                if (n == 0)
+                        break;
+        }
+        if (ferror(f))
+                return errno > 0 ? -errno : -EIO;
+        buf[len] = 0;
+        *ret = TAKE_PTR(buf);
+        if (ret_len)
+                *ret_len = len;
+        return 0;
+}
+
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max) {
         return open_checked(dfd, name, false, max);
 }

@@ -68,6 +68,10 @@ int fsg_fdopen_capped(int fd, uint64_t max, FILE **ret);
  * at the end, or a negative errno: -EMSGSIZE for a line longer than max bytes, -EFBIG from a
  * capped stream past its cap, -EIO. Memory stays within max, whatever the file holds. */
 ssize_t fsg_read_line(FILE *f, int delim, size_t max, char **line, size_t *cap);
+/* fsg_fopen_regular() and all it holds, read at once: *ret (NUL-terminated, the caller frees)
+ * and *ret_len (may be NULL), or the same negative errnos (-EFBIG for a file that grew past
+ * max meanwhile, found while reading: memory stays within max). */
+int fsg_read_regular(const FsgContext *c, const char *abs, uint64_t max, char **ret, size_t *ret_len);
 /* The same for name in the directory dfd, a final symlink not followed. */
 int fsg_open_regular_at(int dfd, const char *name, uint64_t max);
 

@@ -80,9 +80,9 @@ static int read_builtin_modinfo(FsgModTree *t, FILE *f) {
         return (int) l;
 }
 
-/* libkmod opens these itself, by name, and blocks on a FIFO: each must be a regular file
- * before a kmod context sees the tree, and in an image not a symlink either (libkmod would
- * follow it on the host). */
+/* On the running system libkmod opens these itself, by name, and blocks on a FIFO: each must
+ * be a regular file before a kmod context sees the tree. (In an image it opens none of them
+ * by name: kmod-view.h.) */
 static int check_kmod_indexes(const FsgContext *c, FsgError *e) {
         static const char * const names[] = {
                 "modules.dep.bin", "modules.alias.bin", "modules.symbols.bin", "modules.builtin.bin",
@@ -96,7 +96,7 @@ static int check_kmod_indexes(const FsgContext *c, FsgError *e) {
 
                 if (asprintf(&p, "%s/%s", c->moddir_in_root, names[i]) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                fd = fsg_open_in_root(c, p, O_PATH | (c->root_fd >= 0 ? O_NOFOLLOW : 0));
+                fd = fsg_open_in_root(c, p, O_PATH);
                 if (fd == -ENOENT)
                         continue;
                 if (fd < 0)
@@ -123,7 +123,7 @@ int fsg_modtree_load(const FsgContext *c, FsgModTree **ret, FsgError *e) {
 
         if (!t)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        if (c->moddir_in_root) {
+        if (c->moddir_in_root && c->root_fd < 0) {
                 r = check_kmod_indexes(c, e);
                 if (r < 0)
                         return r;

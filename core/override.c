@@ -57,38 +57,9 @@ oom:
         return -ENOMEM;
 }
 
-int fsg_read_file_in_root(const FsgContext *c, const char *abs, char **ret) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0, cap = 0;
-        int r = fsg_fopen_regular(c, abs, FSG_CONF_MAX, &f);
-
-        if (r < 0)
-                return r;
-        for (;;) {
-                size_t n;
-                if (cap - len < 4096) {
-                        char *t = realloc(buf, cap + 65536);
-                        if (!t)
-                                return -ENOMEM;
-                        buf = t;
-                        cap += 65536;
-                }
-                n = fread(buf + len, 1, cap - len - 1, f);
-                len += n;
-                if (n == 0)
-                        break;
-        }
-        if (ferror(f))
-                return errno > 0 ? -errno : -EIO;
-        buf[len] = 0;
-        *ret = TAKE_PTR(buf);
-        return 0;
-}
-
 int fsg_override_read(const FsgContext *c, const char *abs, FsgOverrideHeader *ret) {
         _cleanup_free_ char *content = NULL;
-        int r = fsg_read_file_in_root(c, abs, &content);
+        int r = fsg_read_regular(c, abs, FSG_CONF_MAX, &content, NULL);
 
         *ret = (FsgOverrideHeader) {};
         if (r == -ENOENT || r == -EBADFD)

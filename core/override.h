@@ -28,9 +28,6 @@ int fsg_override_header_parse(const char *content, FsgOverrideHeader *ret);
 /* The same for the file at abs below the root: 0 when it is absent or no override. */
 int fsg_override_read(const FsgContext *c, const char *abs, FsgOverrideHeader *ret);
 
-/* The whole regular file abs below the root (at most FSG_CONF_MAX), NUL-terminated. */
-int fsg_read_file_in_root(const FsgContext *c, const char *abs, char **ret);
-
 /* Whether a vendor file's name can go into an override (its header and fsgate's messages):
  * printable ASCII without blanks. */
 bool fsg_override_name_ok(const char *path);

@@ -375,14 +375,14 @@ static int scan_udev(const FsgContext *c, UsedSet *u) {
  * dependency's install command and the kept module would not load either. */
 static int use_dependencies(const FsgContext *c, UsedSet *u) {
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
-        static const char * const no_config[] = { "/dev/null/none", NULL };
         bool more = true;
+        int r;
 
         if (!c->moddir)
                 return 0;
-        k = kmod_new(c->moddir, no_config);
-        if (!k)
-                return -ENOMEM;
+        r = fsg_kmod_new(c, NULL, &k, NULL);
+        if (r < 0)
+                return r;
         while (more) {
                 _cleanup_strv_free_ char **snapshot = NULL;
 

@@ -263,8 +263,11 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         r = fsg_modtree_load(c, &t, e);
         if (r < 0)
                 return r;
-        if (fsg_kmod_open(c, cfg, &k) < 0 || (c->moddir && !(plain = fsg_kmod_open_plain(c))))
-                return fsg_error(e, FSG_ERR_FAILED, "Failed to set up libkmod");
+        r = fsg_kmod_new(c, cfg, &k, e);
+        if (r >= 0 && c->moddir)
+                r = fsg_kmod_new(c, NULL, &plain, e);
+        if (r < 0)
+                return r;
 
         for (size_t i = 0; i < t->n; i++)
                 if (strv_extend(&modules, t->modules[i]) < 0)

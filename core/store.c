@@ -66,7 +66,7 @@ static char *lines_naming(const FsgContext *c, const char *path, const char *mod
         char *s = NULL;
         size_t l = 0;
 
-        if (!fsg_override_name_ok(path) || fsg_read_file_in_root(c, path, &content) < 0 ||
+        if (!fsg_override_name_ok(path) || fsg_read_regular(c, path, FSG_CONF_MAX, &content, NULL) < 0 ||
             fsg_override_strip_add(&strip, module, types) < 0 || fsg_conf_lines_naming(content, strip, &lines) < 0 ||
             !lines)
                 return NULL;
@@ -249,7 +249,7 @@ static int plan_override(const FsgContext *c, const FsgState *current, FsgWhatIf
         FsgFileKind kind;
         int r;
 
-        r = fsg_read_file_in_root(c, vendor, &content);
+        r = fsg_read_regular(c, vendor, FSG_CONF_MAX, &content, NULL);
         if (r < 0 && r != -ENOENT && r != -EBADFD)
                 return fsg_error_errno(e, -r, "Failed to read %s", vendor);
         if (content)
@@ -537,7 +537,7 @@ static int write_override(const FsgContext *c, int dfd, const char *dir, const c
 
         if (!allows || !strip)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        r = fsg_read_file_in_root(c, p->vendor, &vendor);
+        r = fsg_read_regular(c, p->vendor, FSG_CONF_MAX, &vendor, NULL);
         if (r < 0 || !streq(fsg_sha256_hex(vendor, strlen(vendor), sha), p->vendor_sha256))
                 return fsg_error(e, FSG_ERR_CONCURRENT_CHANGE, "%s changed while fsgate was planning; try again",
                                  p->vendor);

@@ -91,6 +91,60 @@ class ImageAttackTest(BusTestCase):
         # Nothing else appeared beside the image either.
         self.assertEqual(sorted(n for n in os.listdir(self.workdir) if n.startswith(('60-', fb.TEMP_PREFIX))), [])
 
+    def status_while_swapping(self, a, b, runs=200):
+        """runs of `fsgatectl --root status hfs`, each with 10 s (or until FSGATE_SWAP_SECONDS
+        have passed), while nobody exchanges a and b in the image: the outputs, by exit status."""
+        swapper = subprocess.Popen([fb.PYTHON, '-c', SWAPPER, a, b], user=NOBODY, group=NOBODY, extra_groups=[],
+                                   stdout=subprocess.PIPE, text=True)
+        results, done = {}, 0
+        try:
+            self.assertEqual(swapper.stdout.readline().strip(), 'ready')
+            end = time.monotonic() + SWAP_SECONDS
+            while done < runs and time.monotonic() < end:
+                try:
+                    p = self.offline('status', 'hfs', timeout=10)
+                except subprocess.TimeoutExpired:
+                    self.fail(f'fsgatectl --root hung (run {done + 1}) while {a} and {b} were exchanged')
+                self.assertNotIn('SECRET', p.stdout + p.stderr, f'run {done + 1}: a host file came out')
+                results[p.returncode] = results.get(p.returncode, 0) + 1
+                done += 1
+        finally:
+            swapper.kill()
+            swapper.wait()
+            swapper.stdout.close()
+        fb.log(f'{done} runs while {os.path.basename(a)} and {os.path.basename(b)} were exchanged, by exit status: {results}')
+        self.assertGreater(results.get(0, 0), 0, 'no run answered: the test proved nothing')
+
+    def test_checked_files_swapped_for_kmod(self):
+        """The reported attack on libkmod, which opened the files fsgate had checked again by
+        name: the image's owner exchanges a checked config file, then the tree's modules.softdep
+        (which libkmod reads as configuration), with a FIFO (fsgatectl hung, about one run in
+        30) or with a symlink to a root-only host file in modprobe syntax (its lines came out as
+        the install command)."""
+        secret = write(self.workdir, 'secret/secret.conf', 'install hfs /bin/echo SECRET-LINE-FROM-HOST-FILE\n',
+                       mode=0o600)
+        os.chmod(os.path.dirname(secret), 0o700)
+        kver = os.listdir(os.path.join(self.image, 'usr/lib/modules'))[0]
+        for d in ('etc/modprobe.d', 'usr/lib/modules/' + kver):
+            full = os.path.join(self.image, d)
+            os.chown(full, NOBODY, NOBODY)
+            fifo, evil = os.path.join(full, 'fifo'), os.path.join(full, 'evil')
+            os.mkfifo(fifo)
+            os.symlink(secret, evil)
+            os.lchown(fifo, NOBODY, NOBODY)
+            os.lchown(evil, NOBODY, NOBODY)
+        conf = write(self.image, 'etc/modprobe.d/50-admin.conf', 'blacklist hfs\n')
+        os.chown(conf, NOBODY, NOBODY)
+        softdep = os.path.join(self.image, 'usr/lib/modules', kver, 'modules.softdep')
+        for target in (conf, softdep):
+            for other in ('fifo', 'evil'):
+                self.status_while_swapping(target, os.path.join(os.path.dirname(target), other))
+                # Each name as it was, for the next run (the swapper stopped anywhere).
+                if not stat.S_ISREG(os.lstat(target).st_mode):
+                    os.rename(target, target + '.tmp')
+                    os.rename(os.path.join(os.path.dirname(target), other), target)
+                    os.rename(target + '.tmp', os.path.join(os.path.dirname(target), other))
+
     def test_hostile_files_are_errors_not_hangs(self):
         """A FIFO or a link to a device where the image should have a file: an error naming
         the file, at once."""

@@ -8,8 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <libkmod.h>
+
 #include "confparse.h"
 #include "confscan.h"
+#include "kmod-view.h"
 #include "strv.h"
 #include "test-util.h"
 
@@ -60,6 +63,125 @@ TEST(test_parse_like_kmod) {
         ASSERT(cfg->rules[3].kind == FSG_RULE_ALIAS && streq(cfg->rules[3].name, "fs_ufs"));
         ASSERT_STREQ(cfg->rules[3].value, "off");
         fsg_config_free(cfg);
+        scratch_root_free(root);
+}
+
+/* Everything kmod's configuration holds, in its order, one "KIND KEY VALUE" line each. */
+static char *kmod_config_dump(struct kmod_ctx *k) {
+        static struct kmod_config_iter *(* const kinds[])(const struct kmod_ctx *) = {
+                kmod_config_get_blacklists, kmod_config_get_install_commands, kmod_config_get_remove_commands,
+                kmod_config_get_aliases,    kmod_config_get_options,          kmod_config_get_softdeps,
+        };
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+
+        ASSERT(f);
+        for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+                struct kmod_config_iter *it = kinds[i](k);
+                while (it && kmod_config_iter_next(it))
+                        fprintf(f, "%zu %s %s\n", i, kmod_config_iter_get_key(it), kmod_config_iter_get_value(it) ?: "");
+                kmod_config_iter_free_iter(it);
+        }
+        ASSERT(fclose(f) == 0);
+        return buf;
+}
+
+/* In an image kmod reads one file holding every file's bytes (kmod-view.h): it must find the
+ * same lines, in the same order, as in the files read one by one, whatever their last line
+ * looks like, with the module tree's modules.softdep among them by name. */
+TEST(test_kmod_reads_one_text_as_the_files) {
+        static const struct { const char *rel, *body; } files[] = {
+                { "etc/modprobe.d/a.conf",     "install a1 /bin/a \\" },          /* a lone backslash at the end */
+                { "etc/modprobe.d/b.conf",     "alias b1 one\nalias b2 two\\\n" }, /* a continuation at the end */
+                { "etc/modprobe.d/c.conf",     "blacklist c1" },                  /* no newline */
+                { "run/modprobe.d/d.conf",     "install d1 /bin/d \\\\" },        /* an escaped backslash */
+                { "usr/lib/modprobe.d/e.conf", "\\\n\\\nblacklist e1\n" },
+                { "usr/lib/modprobe.d/ma.conf", "install s2 /bin/ma\n" },
+                { "usr/lib/modprobe.d/mz.conf", "install s3 /bin/mz\n" },
+                { "usr/lib/modprobe.d/z.conf", "options z1 x=1\ninstall a1 /bin/z\n" },
+                { "usr/lib/modules/9.9-test/modules.softdep",
+                  "softdep m1 pre: m2\ninstall s2 /bin/softdep\ninstall s3 /bin/softdep\ninstall s4 \\" },
+        };
+        char *root = scratch_root_new(false), *moddir, *joined, *separate;
+        const char *paths[ELEMENTSOF(files)];
+        struct kmod_ctx *k = NULL;
+        FsgConfig *cfg = NULL;
+        FsgContext *c = NULL;
+        FsgError e = {};
+
+        for (size_t i = 0; i < ELEMENTSOF(files); i++)
+                write_file(root, files[i].rel, files[i].body);
+        ASSERT(fsg_context_new(root, "9.9-test", &c, &e) == 0);
+        ASSERT(fsg_config_load(c, NULL, &cfg, &e) == 0);
+        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        joined = kmod_config_dump(k);
+        fsg_kmod_unrefp(&k);
+
+        /* The same files, each by its name, as kmod reads them on the running system. */
+        for (size_t i = 0; i + 1 < ELEMENTSOF(files); i++)
+                ASSERT(asprintf((char **) &paths[i], "%s/%s", root, files[i].rel) > 0);
+        paths[ELEMENTSOF(files) - 1] = NULL;
+        ASSERT(asprintf(&moddir, "%s/usr/lib/modules/9.9-test", root) > 0);
+        k = kmod_new(moddir, paths);
+        ASSERT(k);
+        separate = kmod_config_dump(k);
+        kmod_unref(k);
+
+        if (!streq(joined, separate)) {
+                fprintf(stderr, "one text:\n%s\nthe files:\n%s\n", joined, separate);
+                ASSERT(false);
+        }
+        ASSERT(strstr(joined, "1 s2 /bin/ma\n") && strstr(joined, "1 s3 /bin/softdep\n"));
+        for (size_t i = 0; i + 1 < ELEMENTSOF(files); i++)
+                free((char *) paths[i]);
+        free(moddir);
+        free(joined);
+        free(separate);
+        fsg_config_free(cfg);
+        fsg_context_free(c);
+        scratch_root_free(root);
+}
+
+/* A "what if" override's content (a file not yet written) is read in an image where the file
+ * would be: in the one text kmod reads, in its place by name, never as a name for kmod to
+ * open. kmod must find the same lines, in the same order, as once the file is written. */
+TEST(test_kmod_reads_what_if_content_in_its_place) {
+        static const char what_if[] = "alias x1 fifty\ninstall a1 /bin/whatif\n";
+        const FsgOverride ov = { .path = "/etc/modprobe.d/50-a.conf", .content = what_if };
+        char *root = scratch_root_new(false), *asked, *written;
+        struct kmod_ctx *k = NULL;
+        FsgConfig *cfg = NULL;
+        FsgContext *c = NULL;
+        FsgError e = {};
+
+        write_file(root, "usr/lib/modprobe.d/10-x.conf", "alias x1 ten\n");
+        write_file(root, "usr/lib/modprobe.d/50-a.conf", "install a1 /bin/vendor\n");
+        write_file(root, "usr/lib/modprobe.d/90-z.conf", "alias x1 ninety\ninstall a1 /bin/late\n");
+        write_file(root, "usr/lib/modules/9.9-test/modules.softdep", "softdep m1 pre: m2\n");
+        ASSERT(fsg_context_new(root, "9.9-test", &c, &e) == 0);
+        ASSERT(fsg_config_load(c, &ov, &cfg, &e) == 0);
+        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        asked = kmod_config_dump(k);
+        fsg_kmod_unrefp(&k);
+        fsg_config_free(cfg);
+
+        write_file(root, "etc/modprobe.d/50-a.conf", what_if);
+        ASSERT(fsg_config_load(c, NULL, &cfg, &e) == 0);
+        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        written = kmod_config_dump(k);
+        fsg_kmod_unrefp(&k);
+
+        if (!streq(asked, written)) {
+                fprintf(stderr, "asked:\n%s\nwritten:\n%s\n", asked, written);
+                ASSERT(false);
+        }
+        ASSERT(strstr(asked, "1 a1 /bin/whatif\n") && !strstr(asked, "/bin/vendor"));
+        ASSERT(strstr(asked, "3 x1 ten\n3 x1 fifty\n3 x1 ninety\n"));
+        free(asked);
+        free(written);
+        fsg_config_free(cfg);
+        fsg_context_free(c);
         scratch_root_free(root);
 }
 
@@ -322,6 +444,23 @@ TEST(test_capped_stream) {
         unlink(tmpl);
 }
 
+/* A whole file read at once is held to its cap while it is read, like the streams: procfs
+ * files say size 0 at the open (as a file grown since its check would have passed it) and
+ * hold more. Within the cap, all of it, NUL-terminated. */
+TEST(test_read_regular_capped_while_reading) {
+        static const FsgContext host = { .root = (char *) "", .root_fd = -1 };
+        char *buf = NULL;
+        size_t len = 0;
+
+        ASSERT(fsg_read_regular(&host, "/proc/self/maps", 64, &buf, &len) == -EFBIG);
+        ASSERT(!buf);
+        ASSERT(fsg_read_regular(&host, "/proc/self/maps", FSG_TABLE_MAX, &buf, &len) == 0);
+        ASSERT(len > 64 && strlen(buf) == len && buf[len - 1] == '\n');
+        free(buf);
+        ASSERT(fsg_read_regular(&host, "/proc/self/maps", FSG_TABLE_MAX, &buf, NULL) == 0);
+        free(buf);
+}
+
 /* The attacker: a modprobe.d file that passes the size check at the open and is a sparse
  * gigabyte by the time it is read (short lines at first, then one endless one). The old
  * parser read all of it: some 2 GiB of memory. */
@@ -390,11 +529,14 @@ TEST(test_line_too_long) {
 int main(void) {
         RUN(test_paths_stay_below_root);
         RUN(test_parse_like_kmod);
+        RUN(test_kmod_reads_one_text_as_the_files);
+        RUN(test_kmod_reads_what_if_content_in_its_place);
         RUN(test_precedence_and_masks);
         RUN(test_decisions);
         RUN(test_many_files);
         RUN(test_read_races_atomic_writer);
         RUN(test_capped_stream);
+        RUN(test_read_regular_capped_while_reading);
         RUN(test_file_grown_after_open);
         RUN(test_line_too_long);
         return 0;

@@ -3,6 +3,9 @@
 #define _GNU_SOURCE
 #include <sys/stat.h>
 
+#include <libkmod.h>
+
+#include "kmod-view.h"
 #include "store.h"
 #include "strv.h"
 #include "test-util.h"
@@ -236,6 +239,54 @@ TEST(test_missing_module_named_by_rule) {
         fsg_state_free(s);
 }
 
+/* libkmod names module files below the directory fsgate made for it (kmod-view.h): fsgate
+ * names them as the image does, and looks them up inside the image. */
+TEST(test_module_files_inside_image) {
+        char *want, *tree, *dir, *moved, *host, *ko;
+        struct kmod_module *m = NULL;
+        struct kmod_list *deps, *l;
+        struct kmod_ctx *k = NULL;
+        FsgState *s = NULL;
+        bool cdrom = false;
+        FsgError e = {};
+        char *p;
+
+        ASSERT(fsg_kmod_new(ctx, NULL, &k, &e) == 0);
+        ASSERT(kmod_module_new_from_name(k, "hfs", &m) >= 0);
+        p = fsg_kmod_module_path(k, m);
+        ASSERT(asprintf(&want, "%s/kernel/fs/hfs/hfs.ko", ctx->moddir_in_root) > 0);
+        ASSERT_STREQ(p, want);
+        ASSERT(fsg_kmod_module_file_exists(k, m));
+        /* Dependencies are found through it too (libkmod drops one whose file it cannot stat). */
+        deps = kmod_module_get_dependencies(m);
+        kmod_list_foreach(l, deps) {
+                struct kmod_module *d = kmod_module_get_module(l);
+                cdrom = cdrom || streq(kmod_module_get_name(d), "cdrom");
+                kmod_module_unref(d);
+        }
+        ASSERT(cdrom);
+        kmod_module_unref_list(deps);
+        kmod_module_unref(m);
+        fsg_kmod_unrefp(&k);
+        free(p);
+
+        /* The image's kernel/fs/hfs, a symlink to a host directory that holds hfs.ko: there is
+         * no hfs.ko in the image. */
+        ASSERT(asprintf(&tree, "%s%s", root, ctx->moddir_in_root) > 0);
+        ASSERT(asprintf(&dir, "%s/kernel/fs/hfs", tree) > 0);
+        ASSERT(asprintf(&moved, "%s/kernel/fs/hfs.moved", tree) > 0);
+        host = scratch_root_new(false);
+        write_file(host, "hfs/hfs.ko", "not a module\n");
+        ASSERT(asprintf(&ko, "%s/hfs", host) > 0);
+        ASSERT(rename(dir, moved) == 0 && symlink(ko, dir) == 0);
+        ASSERT(!get(&s, "hfs")->available);
+        ASSERT(unlink(dir) == 0 && rename(moved, dir) == 0);
+        ASSERT(get(&s, "hfs")->available);
+        fsg_state_free(s);
+        scratch_root_free(host);
+        free(want), free(tree), free(dir), free(moved), free(ko);
+}
+
 int main(void) {
         FsgError e = {};
 
@@ -250,6 +301,7 @@ int main(void) {
         RUN(test_refusals);
         RUN(test_suse_never_and_cmdline);
         RUN(test_missing_module_named_by_rule);
+        RUN(test_module_files_inside_image);
         fsg_context_free(ctx);
         scratch_root_free(root);
         return 0;

@@ -86,9 +86,10 @@ static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         /* The package scripts run this: their log is where an administrator finds it. */
         for (char **u = unmounted; u && *u; u++)
                 fprintf(stderr,
-                        _("%s is loaded but nothing is mounted with it: not exempted; if this system needs it, "
-                          "fsgatectl allow %s\n"),
-                        ctl_esc(*u), ctl_esc(*u));
+                        /* TRANSLATORS: %1$s a module name, %2$s a command (fsgatectl --root=DIR). */
+                        _("%1$s is loaded but nothing is mounted with it: not exempted; if this system needs it, "
+                          "%2$s allow %1$s\n"),
+                        ctl_esc(*u), ctl_command(o));
         return 0;
 }
 

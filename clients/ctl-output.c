@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "ctl.h"
 #include "json-writer.h"
@@ -204,12 +205,21 @@ static char *shell_word(const char *w) {
         return q;
 }
 
+/* Whether path is this system's root ("/", "/.", a link to /): a hint then asks the service. */
+static bool is_host_root(const char *path) {
+        struct stat a, b;
+        return stat(path, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 const char *ctl_command(const CtlOptions *o) {
         static char *cmd;
         _cleanup_free_ char *root = NULL, *kver = NULL;
 
         if (cmd)
                 return cmd;
+        /* The package scripts run `fsgatectl --root=/`: their advice is the plain command. */
+        if (o->root && !o->kernel_release && is_host_root(o->root))
+                return "fsgatectl";
         /* Offline, a hint works only with the same --root (and kernel) it was printed for. */
         if (o->root && (!(root = shell_word(o->root)) || (o->kernel_release && !(kver = shell_word(o->kernel_release)))))
                 return "fsgatectl";
@@ -290,7 +300,8 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState 
                 label(l_load_refused, w);
                 /* TRANSLATORS: %1$s is a module name, %2$s a file, %3$s a command (an install line). */
                 printf(_("its dependency %1$s is denied hard by %2$s (%3$s)\n"), dep->module,
-                       *dep->install_source ? dep->install_source : _("the configuration"), dep->install_command);
+                       ctl_esc(*dep->install_source ? dep->install_source : _("the configuration")),
+                       ctl_esc(dep->install_command));
         }
         label(l_available, w);
         printf("%s\n", x->available ? _("yes") : x->builtin ? _("built in") :

@@ -182,10 +182,16 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         /* The commands stay as they are typed; the explanations are translated. */
         /* Only advice that works: the service (or the offline core) planned the Allow. Never a
          * mask of the deciding file: that lifts every module the file denies. */
-        if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused) {
+        if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused && !fsg_source_is_ours(x)) {
                 fputs("  ", stdout);
                 printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
                 printf("  (%s)\n", ctl_esc(x->allow_refused));
+        } else if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused) {
+                /* fsgate's own file decides, yet an Allow would be refused: the reason says why. */
+                fputs("  ", stdout);
+                /* TRANSLATORS: %1$s is a command, %2$s a module name, %3$s the reason (in English). */
+                printf(_("%1$s allow %2$s would be refused: %3$s\n"), ctl_command(o), x->module,
+                       ctl_esc(x->allow_refused));
         } else if (x->origin != FSG_ORIGIN_CMDLINE && !x->allow_refused && !fsg_source_is_ours(x)) {
                 fputs("  ", stdout);
                 printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
@@ -194,7 +200,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         if (!hard && dep) {
                 /* TRANSLATORS: %1$s is a module name, %2$s a file; "fsgatectl load" is a command. */
                 printf(_("  fsgatectl load cannot load it: its dependency %1$s is denied hard by %2$s\n"), dep->module,
-                       *dep->install_source ? dep->install_source : _("the configuration"));
+                       ctl_esc(*dep->install_source ? dep->install_source : _("the configuration")));
                 return 0;
         }
         if (hard) {

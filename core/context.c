@@ -613,7 +613,8 @@ static const char *root_name(const FsgContext *c) {
 }
 
 int fsg_context_require_kernel(const FsgContext *c, FsgError *e) {
-        static const char * const indexes[] = { "modules.dep.bin", "modules.dep" };
+        /* libkmod reads the binary index only: a text modules.dep alone finds nothing. */
+        static const char * const indexes[] = { "modules.dep.bin" };
 
         if (!c->kver)
                 return fsg_error(e, FSG_ERR_NO_KERNEL,
@@ -631,7 +632,7 @@ int fsg_context_require_kernel(const FsgContext *c, FsgError *e) {
                         return 0;
         }
         return fsg_error(e, FSG_ERR_NO_KERNEL,
-                         "The module tree %s of %s has no modules.dep: run depmod for kernel %s first",
+                         "The module tree %s of %s has no modules.dep.bin: run depmod for kernel %s first",
                          c->moddir_in_root, root_name(c), c->kver);
 }
 

@@ -162,6 +162,11 @@ static int entry_escape(FsgEntry *x) {
                 r = utf8_or_escaped(fields[i]);
         for (char **m = x->mentions; r >= 0 && m && *m; m++)
                 r = utf8_or_escaped(m);
+        for (size_t i = 0; r >= 0 && i < x->n_hard_deps; i++) {
+                r = utf8_or_escaped(&x->hard_deps[i].install_command);
+                if (r >= 0)
+                        r = utf8_or_escaped(&x->hard_deps[i].install_source);
+        }
         return r;
 }
 

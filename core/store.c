@@ -377,6 +377,9 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
         r = fsg_state_resolve_unknown_kernel(c, current, name, &built, &x, e);
         if (r < 0)
                 return r;
+        /* The state may have been built again (no kernel): plan against the one x is in. */
+        if (built)
+                current = built;
         snprintf(p->module, sizeof(p->module), "%s", x->module);
         for (char **t = x->types; t && *t; t++) {
                 size_t l = strlen(p->types);
@@ -418,6 +421,12 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                         return r;
                 if (y.denied) {
                         FsgWhatIf z = {};
+                        /* Two writes (our deny file, and an override of the vendor file that
+                         * denies it too) are not one plan: one step at a time, said as such. */
+                        if (kind == FSG_FILE_FSGATE && (y.origin == FSG_ORIGIN_VENDOR || y.origin == FSG_ORIGIN_LOCAL))
+                                return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                                                 "%s is denied by fsgate's %s and by %s too; reset it first, "
+                                                 "then allow it", x->module, p->target, y.source);
                         r = plan_allow_override(c, current, memo, x, &y, flags, p, &z, e);
                         if (r < 0)
                                 return r;
@@ -473,10 +482,20 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                                 p->action = FSG_ACTION_ALLOW;
                                 break;
                         }
-                } else if (soft && x->hard)
+                } else if (soft && x->hard) {
+                        /* fsgate's own hard deny in the other directory: say which flag reaches it. */
+                        char other[256];
+                        snprintf(other, sizeof(other), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX,
+                                 runtime ? "/etc/modprobe.d" : "/run/modprobe.d", x->module);
+                        if (streq(x->install_source, other) &&
+                            fsg_target_classify(c, other, x->module, NULL) == FSG_FILE_FSGATE)
+                                return fsg_error(e, FSG_ERR_OVERRIDDEN,
+                                                 "fsgate's hard deny of %s is in %s: make it soft %s the runtime flag",
+                                                 x->module, other, runtime ? "without" : "with");
                         return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                          "%s is denied hard by %s, which fsgate did not write; edit that file by hand",
                                          x->module, *x->install_source ? x->install_source : "the configuration");
+                }
                 else if (x->denied && (runtime || x->origin != FSG_ORIGIN_RUNTIME) && kind != FSG_FILE_MASK &&
                            (!hard || x->hard))
                         /* Already denied (hard, if asked for) by something that outlives a

@@ -53,7 +53,9 @@ class TrustTest(BusTestCase):
         and of a tree without modules.dep said "6 of 6 modules compliant", exit 0."""
         for root, what in ((self.dir('etc-only', 'etc'), 'no kernel module tree'),
                            (self.dir('no-release', 'etc', 'usr/lib/modules'), 'no kernel module tree'),
-                           (self.dir('no-index', 'etc', f'usr/lib/modules/{self.kver}/kernel'), 'modules.dep')):
+                           (self.dir('no-index', 'etc', f'usr/lib/modules/{self.kver}/kernel'), 'modules.dep'),
+                           # libkmod reads the binary index only: a text modules.dep finds nothing.
+                           (self.text_index_only(), 'modules.dep.bin')):
             r = self.ctl('--root=' + root, 'audit', 'cis', want=EXIT_NO_KERNEL)
             self.assertIn(what, r.err)
             self.assertNotIn('compliant', r.out)
@@ -62,6 +64,43 @@ class TrustTest(BusTestCase):
         # A module absent from a present tree stays "not available" and compliant (CIS).
         r = self.ctl('--root=' + self.root, 'audit', 'cis', want=EXIT_NOT_COMPLIANT)
         self.assertRegex(r.out, r'(?m)^  cramfs +compliant +not in kernel \S+ and named by no file: nothing to load$')
+
+    def text_index_only(self):
+        d = self.dir('text-index', 'etc', f'usr/lib/modules/{self.kver}')
+        for name in ('modules.dep', 'modules.alias'):
+            shutil.copy(os.path.join(self.root, f'usr/lib/modules/{self.kver}', name),
+                        os.path.join(d, f'usr/lib/modules/{self.kver}'))
+        return d
+
+    def test_a_vendor_deny_before_the_kernel(self):
+        """Found in review: with no kernel and a vendor file naming the module, the plan read a
+        state it had freed (the state is built again for the name). Under ASan: a report."""
+        img = self.dir('pre-kernel-vendor', 'etc')
+        write(img, 'usr/lib/modprobe.d/50-hardening.conf', 'blacklist hfs\nblacklist squashfs\n')
+        r = self.ctl('--root=' + img, 'status', 'hfs', want=0)
+        self.ctl('--root=' + img, 'allow', 'hfs', want=0)
+        r = self.ctl('--root=' + img, '--json', 'status', 'squashfs', want=0)
+        self.assertIn('"state":"denied"', r.out.replace(' ', ''))
+
+    def test_soft_says_where_the_hard_deny_is(self):
+        """Found in review: deny --soft named fsgate's own hard deny in the other directory a
+        file "fsgate did not write"; and an allow over fsgate's deny plus a vendor file blamed
+        fsgate's own file."""
+        img = os.path.join(self.scratch, 'soft')
+        shutil.copytree(self.root, img, symlinks=True)
+        self.ctl('--root=' + img, 'deny', '--hard', 'minix', want=0)
+        r = self.ctl('--root=' + img, 'deny', '--runtime', '--soft', 'minix', want=EXIT_CONFLICT)
+        self.assertIn('without the runtime flag', r.err)
+        self.assertNotIn('did not write', r.err)
+        self.ctl('--root=' + img, 'deny', '--soft', 'minix', want=0)
+        write(img, 'usr/lib/modprobe.d/50-hardening.conf', 'blacklist minix\nblacklist squashfs\n')
+        r = self.ctl('--root=' + img, 'allow', 'minix', want=EXIT_CONFLICT)
+        self.assertIn('reset it first', r.err)
+        self.assertNotIn('did not write', r.err)
+        self.ctl('--root=' + img, 'reset', 'minix', want=0)
+        self.ctl('--root=' + img, 'allow', 'minix', want=0)
+        r = self.ctl('--root=' + img, '--json', 'status', 'squashfs', want=0)
+        self.assertIn('"state":"denied"', r.out.replace(' ', ''))
 
     def test_a_kernel_release_without_tree_is_an_error(self):
         """Regression: --kernel-release=9.9.9 listed every module "(not in this kernel)", exit 0."""

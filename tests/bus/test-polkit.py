@@ -26,6 +26,10 @@ class MockPolkitTest(BusTestCase):
     def nobody(self, method, *args):
         return self.stack.send(method, *args, uid=NOBODY)
 
+    def mount_jfs(self):
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdc1 /mnt/j jfs rw 0 0\n')
+        self.addCleanup(write, self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n')
+
     def mount_hfs(self):
         write(self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n/dev/sdb1 /mnt/mac hfs ro 0 0\n')
         self.addCleanup(write, self.root, 'proc/mounts', '/dev/vda / ext4 rw,relatime 0 0\n')
@@ -35,6 +39,7 @@ class MockPolkitTest(BusTestCase):
         self.vendor('hfs')
         write(self.root, 'proc/modules', proc_modules_line('jfs'))
         self.vendor('jfs')
+        self.mount_jfs()            # so that ExemptLoaded has something to ask for
         self.assertReplyOk(st.send('Deny', 'udf', 0))            # something for Reset to remove
         mon = SignalMonitor(st)
         self.addCleanup(mon.stop)

@@ -9,8 +9,10 @@
 static char root[64];
 
 const char *fuzz_root(void) {
+        /* An empty tree for kernel 0.0-fuzz: a release asked for by name must have one. */
         static const char * const dirs[] = { "etc", "etc/modprobe.d", "run", "run/modprobe.d", "usr", "usr/lib",
-                                             "usr/lib/modprobe.d", "proc" };
+                                             "usr/lib/modprobe.d", "usr/lib/modules", "usr/lib/modules/0.0-fuzz",
+                                             "proc" };
         char p[256];
 
         if (root[0])

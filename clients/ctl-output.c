@@ -205,12 +205,6 @@ static char *shell_word(const char *w) {
         return q;
 }
 
-/* Whether path is this system's root ("/", "/.", a link to /): a hint then asks the service. */
-static bool is_host_root(const char *path) {
-        struct stat a, b;
-        return stat(path, &a) == 0 && stat("/", &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
 const char *ctl_command(const CtlOptions *o) {
         static char *cmd;
         _cleanup_free_ char *root = NULL, *kver = NULL;
@@ -218,7 +212,9 @@ const char *ctl_command(const CtlOptions *o) {
         if (cmd)
                 return cmd;
         /* The package scripts run `fsgatectl --root=/`: their advice is the plain command. */
-        if (o->root && !o->kernel_release && is_host_root(o->root))
+        struct stat st;
+
+        if (o->root && !o->kernel_release && stat(o->root, &st) == 0 && fsg_stat_is_host_root(&st))
                 return "fsgatectl";
         /* Offline, a hint works only with the same --root (and kernel) it was printed for. */
         if (o->root && (!(root = shell_word(o->root)) || (o->kernel_release && !(kver = shell_word(o->kernel_release)))))

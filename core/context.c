@@ -608,6 +608,11 @@ int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgErr
         return 0;
 }
 
+bool fsg_stat_is_host_root(const struct stat *st) {
+        struct stat host;
+        return stat("/", &host) == 0 && st->st_dev == host.st_dev && st->st_ino == host.st_ino;
+}
+
 static const char *root_name(const FsgContext *c) {
         return *c->root ? c->root : "this system";
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "fsg-error.h"
 
@@ -24,6 +25,9 @@ FsgContext *fsg_context_free(FsgContext *c);
 static inline void fsg_context_freep(FsgContext **c) {
         fsg_context_free(*c);
 }
+
+/* Whether st (of a root given by path) is this system's "/": "/.", "//", a symlink to /. */
+bool fsg_stat_is_host_root(const struct stat *st);
 
 /* Whether there is a kernel to judge against: a module tree with its index. An answer that
  * must not pass on missing data (an audit) asks this first; NoKernel if not. */

@@ -41,15 +41,11 @@ static int open_lock_dir(FsgError *e) {
  * system, whose writers (fsgated among them) share "lock"; an image's is named after the
  * directory the context opened, so that every path to it finds the same one. */
 static int lock_name(const FsgContext *c, char **ret, FsgError *e) {
-        struct stat st = {}, host = {};
+        struct stat st = {};
 
-        if (*c->root) {
-                if ((c->root_fd >= 0 ? fstat(c->root_fd, &st) : stat(c->root, &st)) < 0)
-                        return fsg_error_errno(e, errno, "Failed to look at %s", c->root);
-                if (stat("/", &host) < 0)
-                        return fsg_error_errno(e, errno, "Failed to look at /");
-        }
-        if (!*c->root || (st.st_dev == host.st_dev && st.st_ino == host.st_ino))
+        if (*c->root && (c->root_fd >= 0 ? fstat(c->root_fd, &st) : stat(c->root, &st)) < 0)
+                return fsg_error_errno(e, errno, "Failed to look at %s", c->root);
+        if (!*c->root || fsg_stat_is_host_root(&st))
                 *ret = strdup("lock");
         else if (asprintf(ret, "root-%llx-%llx.lock", (unsigned long long) st.st_dev,
                           (unsigned long long) st.st_ino) < 0)

@@ -378,6 +378,12 @@ class CliOfflineTest(BusTestCase):
         self.assertEqual(p.stderr, 'hfs is loaded but nothing is mounted with it: not exempted; '
                                    f'if this system needs it, fsgatectl --root={self.image} allow hfs\n')
         self.assertEqual(snapshot(self.image), img)
+        # The way out, run as written, allows hfs on that image; then back as it was.
+        r = self.stack.run_hint(p.stderr.rsplit('needs it, ', 1)[1].strip())
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(os.readlink(os.path.join(self.image, 'etc/modprobe.d', conf_name('hfs'))), '/dev/null')
+        self.assertEqual(self.offline('reset', 'hfs').returncode, 0)
+        self.assertEqual(snapshot(self.image), img)
         p = self.offline('--json', 'exempt-loaded')
         self.assertEqual((p.returncode, json.loads(p.stdout)), (0, []), p)
         self.assertEqual(snapshot(self.image), img)

@@ -6,6 +6,8 @@
 #   - alice (unprivileged) can list and get; Allow, Deny, Reset, Load, ExemptLoaded are
 #     refused: InteractiveAuthorizationRequired without the interactive flag, AccessDenied
 #     with it (no agent to ask); nothing on disk changes and nothing gets loaded.
+#     ExemptLoaded with a module only loaded (not mounted) has nothing to do: it answers
+#     the empty list without asking polkit.
 #   - with a rules file giving group fsadmin org.fsgate.fsgate1.allow for module hfsplus only
 #     (action.lookup("module")), bob (in fsadmin) can allow hfsplus and nothing else; alice
 #     still cannot.
@@ -54,9 +56,20 @@ refused Load string:udf
 fsg_call_ok Allow st ufs 0 # root: never asks polkit; gives alice something to reset
 config_snapshot >/tmp/config.before
 refused Reset string:ufs uint64:0
-fsg_call_ok Load s minix # loaded and denied: ExemptLoaded has work to do
+fsg_call_ok Load s minix # root: loaded, denied, nothing mounted with it
 config_snapshot >/tmp/config.before
+# Loaded is not in use (anyone may make the kernel load a module): nothing to exempt, so
+# nothing is asked of polkit and the answer is the empty list.
+expect_success --as alice ExemptLoaded
+_r=$(as_user alice busctl call "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" ExemptLoaded) ||
+        fail "ExemptLoaded with minix only loaded, as alice, failed"
+assert_eq "$_r" "as 0" "ExemptLoaded as alice with minix loaded but not mounted"
+# Mounted is in use: now ExemptLoaded would write an allow, and alice may not.
+mkfs.minix "$FSGATE_SCRATCH_DISK" >/dev/null || fail "mkfs.minix $FSGATE_SCRATCH_DISK failed"
+mkdir -p /mnt/minix
+mount -t minix "$FSGATE_SCRATCH_DISK" /mnt/minix || fail "mount -t minix with minix loaded failed"
 refused ExemptLoaded
+umount /mnt/minix
 assert_config_unchanged /tmp/config.before "after alice's refused calls"
 for m in hfs hfsplus udf; do
         is_loaded $m && fail "$m got loaded"

@@ -167,7 +167,7 @@ char *fsg_deny_file_content_mode(const char *module, const char *types, const ch
                      FSG_HEADER ": loading the %1$s filesystem module is denied (hard deny).\n"
                      "# fsgate may replace or remove this file; undo with: fsgatectl reset %1$s\n"
                      "# An explicit \"modprobe %1$s\" fails too; blocked mounts are still reported.\n"
-                     FSG_SUSE_MODIFIABLE "\n"
+                     "# No openSUSE marker: its unblacklist helper must never lift a hard deny.\n"
                      "blacklist %1$s\n"
                      "install %1$s " FSG_HARD_COMMAND "\n"
                      "%2$s",
@@ -175,7 +175,9 @@ char *fsg_deny_file_content_mode(const char *module, const char *types, const ch
                    asprintf(&s,
                      FSG_HEADER ": automatic loading of the %1$s filesystem module is denied.\n"
                      "# fsgate may replace or remove this file; undo with: fsgatectl reset %1$s\n"
-                     "# An explicit \"modprobe %1$s\" by root still loads the module.\n"
+                     "# An explicit \"modprobe %1$s\" by root still loads the module. openSUSE's\n"
+                     "# unblacklist helper, answered \"yes\" on a terminal, may replace this file with\n"
+                     "# an allow (a soft deny is openSUSE's blacklist, which root may lift that way).\n"
                      FSG_SUSE_MODIFIABLE "\n"
                      "blacklist %1$s\n"
                      "%2$s",

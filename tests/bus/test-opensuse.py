@@ -1,0 +1,137 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""fsgate beside openSUSE's own tools: suse-module-tools' vendor files made as its spec makes
+them (instead of fsgate's vendor package), and its real `unblacklist` helper answered on a
+terminal — what root meets after `modprobe hfs` — over the scratch root (a private mount
+namespace puts the root's modprobe.d directories where the helper looks). Root callers.
+Not run here: zypper, an openSUSE kernel, and the module load that follows the prompt (the
+host loads no module; the VM suite's interop scenario does the kernel's part)."""
+
+import os
+import subprocess
+import sys
+import unittest
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+import fsgatetest as fb  # noqa: E402
+from fsgatetest import HARD, BusTestCase, conf_name, proc_modules_line, snapshot, write  # noqa: E402
+from fsgatetest import suse  # noqa: E402
+
+MARKER = '# __THIS FILE MAY BE MODIFIED__'
+
+
+@unittest.skipUnless(suse.available(), f'no suse-module-tools sources at {suse.TOOLS_TARBALL}')
+class OpenSuseTest(BusTestCase):
+    def setUp(self):
+        super().setUp()
+        suse.install_layout(self.root)
+
+    def etc_file(self, module):
+        return os.path.join(self.root, 'etc/modprobe.d', conf_name(module))
+
+    def describe(self, name):
+        r = self.stack.busctl('Describe', 's', name)
+        self.assertTrue(r.ok, r)
+        return {k: v['data'] for k, v in r.data[0].items()}
+
+    def modprobe_dry_run(self, module):
+        """kmod's own `modprobe -n -v MODULE` over the root's configuration and module tree:
+        the command it would run, which shows whether root would meet the prompt."""
+        inner = (f'mount --bind "$1/etc/modprobe.d" /etc/modprobe.d && '
+                 f'mount --bind "$1/usr/lib/modprobe.d" /usr/lib/modprobe.d && '
+                 f'exec modprobe -n -v -d "$1" -S "$2" "$3"')
+        p = subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', inner, 'sh',
+                            self.root, self.kver, module], capture_output=True, text=True, timeout=60)
+        return p.returncode, p.stdout + p.stderr
+
+    def test_the_harness_vendor_file_is_the_specs(self):
+        self.assertEqual(fb.SUSE_VENDOR_FILE.format(m='hfs'), suse.vendor_file('hfs'))
+
+    def test_fsgate_reads_the_default_list_as_openSUSE_ships_it(self):
+        modules = suse.default_list()
+        self.assertEqual(len(modules), 29, modules)
+        entries = {e.module: e for e in self.stack.list()}
+        seen = 0
+        for m in modules:
+            d = self.describe(m) if m in entries else None
+            if d is None:
+                continue    # not built for this kernel (exofs, ...): nothing to load
+            seen += 1
+            if entries[m].builtin:
+                # Built into this kernel (pstore in Debian's): no deny can help, fsgate says so.
+                self.assertEqual(entries[m].state, 'allowed', m)
+                continue
+            self.assertEqual((entries[m].state, entries[m].origin, entries[m].source),
+                             ('denied', 'vendor', '/usr/lib/modprobe.d/' + conf_name(m)), m)
+            # The vendor install line loads the module (after the prompt): not a hard deny.
+            self.assertFalse(d['hard'], (m, d))
+        self.assertGreater(seen, 20, 'too few of openSUSE\'s list in this kernel')
+        rc, out = self.modprobe_dry_run('hfs')
+        self.assertEqual(rc, 0, out)
+        self.assertIn(suse.UNBLACKLIST + ' hfs', out)
+
+    def test_yes_at_the_prompt_lifts_a_soft_deny_as_fsgate_says_it_may(self):
+        # "yes" once: allowed; then an admin's fsgate deny replaces openSUSE's allow.
+        rc, out = suse.unblacklist(self.root, 'hfs', 'y')
+        self.assertEqual(rc, 0, out)
+        self.assertState('hfs', 'allowed', 'admin', '/etc/modprobe.d/' + conf_name('hfs'))
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', 0))
+        self.assertState('hfs', 'denied', 'admin', '/etc/modprobe.d/' + conf_name('hfs'))
+        with open(self.etc_file('hfs')) as f:
+            text = f.read()
+        self.assertIn(MARKER + '\n', text)
+        self.assertIn('unblacklist helper, answered "yes" on a terminal, may replace this file', text)
+        rc, out = suse.unblacklist(self.root, 'hfs', 'y')
+        self.assertEqual(rc, 0, out)
+        self.assertEqual(os.readlink(self.etc_file('hfs')), '/dev/null')
+        self.assertState('hfs', 'allowed', 'admin', '/etc/modprobe.d/' + conf_name('hfs'))
+
+    def test_a_hard_deny_is_never_lifted_by_the_prompt(self):
+        """Regression: the hard deny file carried openSUSE's marker, so the helper's "yes"
+        replaced it with an allow."""
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', HARD))
+        with open(self.etc_file('hfs')) as f:
+            self.assertNotIn(MARKER, f.read())
+        # kmod runs fsgate's install line, not the vendor file's: root meets no prompt.
+        rc, out = self.modprobe_dry_run('hfs')
+        self.assertIn('install /bin/false', out)
+        self.assertNotIn('unblacklist', out)
+        # And the helper, run by hand, refuses the file.
+        before = snapshot(self.root)
+        rc, out = suse.unblacklist(self.root, 'hfs', 'y')
+        self.assertEqual(rc, 1, out)
+        self.assertIn('cannot modify it', out)
+        self.assertEqual(snapshot(self.root), before)
+        self.assertTrue(self.describe('hfs')['hard'])
+
+    def test_no_at_the_prompt_leaves_the_deny(self):
+        rc, out = suse.unblacklist(self.root, 'hfs', 'n')
+        self.assertEqual(rc, 0, out)
+        self.assertFalse(os.path.lexists(self.etc_file('hfs')))
+        # The install line's `modprobe --ignore-install hfs` then loads the module for this
+        # boot (the kernel's part, played by /proc/modules here): loaded, still denied.
+        write(self.root, 'proc/modules', proc_modules_line('hfs'))
+        e = self.stack.get('hfs')
+        self.assertEqual((e.state, e.origin, e.loaded), ('denied', 'vendor', True), e)
+
+    def test_never_at_the_prompt_then_an_allow_replaces_openSUSEs_file(self):
+        rc, out = suse.unblacklist(self.root, 'hfs', 'e')
+        self.assertEqual(rc, 0, out)
+        with open(self.etc_file('hfs')) as f:
+            self.assertIn('unblacklist (user wants to never unblacklist this module)', f.read())
+        self.assertState('hfs', 'denied', 'admin', '/etc/modprobe.d/' + conf_name('hfs'))
+        hint = [ln for ln in self.stack.ctl('status', 'hfs').out.splitlines() if ln.startswith('To allow it: ')]
+        self.assertEqual(len(hint), 1, hint)
+        # "fsgatectl allow hfs (once, this boot only: fsgatectl load hfs)": the first command
+        # (the second loads a module, which the host never does).
+        r = self.stack.run_hint(hint[0][len('To allow it: '):].split(' (once, ')[0])
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(os.readlink(self.etc_file('hfs')), '/dev/null')
+        # A later prompt finds the allow and asks nothing.
+        rc, out = suse.unblacklist(self.root, 'hfs', 'e')
+        self.assertEqual((rc, os.readlink(self.etc_file('hfs'))), (0, '/dev/null'), out)
+        self.assertNotIn('Do you want', out)
+
+
+if __name__ == '__main__':
+    fb.main()

@@ -1076,10 +1076,137 @@ static int parse_uint(const char *opt, const char *s, uint64_t max, uint64_t *re
         return 0;
 }
 
+/* --call METHOD:NAME[:FLAGS]; ARG is optarg, split in place. */
+static int parse_flood_call(char *arg, Options *o) {
+        FloodCall *k = &o->flood_calls[o->n_flood_calls];
+        char *method = arg, *name, *flags, *end;
+
+        if (o->n_flood_calls == MAX_FLOOD_CALLS)
+                return fail("at most %d --call options", MAX_FLOOD_CALLS);
+        name = strchr(method, ':');
+        flags = name ? strchr(name + 1, ':') : NULL;
+        if (!name || name == method || name[1] == 0 || (flags && flags == name + 1))
+                return fail("invalid --call: '%s' (METHOD:NAME[:FLAGS])", arg);
+        *name++ = 0;
+        k->with_flags = flags;
+        if (flags) {
+                *flags++ = 0;
+                errno = 0;
+                k->flags = strtoull(flags, &end, 0);
+                if (errno || *end || !*flags)
+                        return fail("invalid flags in --call: '%s'", flags);
+        }
+        k->method = method;
+        k->name = name;
+        o->n_flood_calls++;
+        return 0;
+}
+
+/* The commands; those that start a child take the words after "--". *known: whether CMD is one. */
+static int run_command(const char *cmd, const Options *o, char **child, bool *known) {
+        *known = true;
+        if (streq(cmd, "latency"))
+                return cmd_latency(o);
+        if (streq(cmd, "calls"))
+                return cmd_calls(o);
+        if (streq(cmd, "rebuild"))
+                return cmd_rebuild(o);
+        if (streq(cmd, "cold-start"))
+                return cmd_cold_start(o, child);
+        if (streq(cmd, "exec"))
+                return cmd_exec(o, child);
+        if (streq(cmd, "during"))
+                return cmd_during(o, child);
+        if (streq(cmd, "flood"))
+                return cmd_flood(o);
+        *known = false;
+        return 0;
+}
+
+enum { ARG_CLIENTS = 0x100, ARG_CALLS, ARG_SECONDS, ARG_ROUNDS, ARG_METHODS, ARG_GET, ARG_REPS,
+       ARG_TOUCH, ARG_CHROOT, ARG_CHILD_LOG, ARG_SERVICE_PID, ARG_BUS_PID, ARG_INTERVAL_MS, ARG_UID,
+       ARG_IN_FLIGHT, ARG_CALL, ARG_EXPECT };
+
+/* One option of the command line; ARG is its argument, C what getopt_long() returned. */
+static int parse_option(int c, char *arg, Options *o) {
+        uint64_t v;
+        char *end;
+
+        switch (c) {
+        case 'h': help(); exit(0);
+        case ARG_CLIENTS:
+                if (parse_uint("clients", arg, MAX_CLIENTS, &v) < 0)
+                        return -EINVAL;
+                o->clients = (unsigned) v;
+                break;
+        case ARG_CALLS:
+                if (parse_uint("calls", arg, UINT32_MAX, &o->calls) < 0)
+                        return -EINVAL;
+                break;
+        case ARG_SECONDS:
+                errno = 0;
+                o->seconds = strtod(arg, &end);
+                if (errno || *end || !*arg || !(o->seconds > 0 && o->seconds <= 3600)) {
+                        fail("invalid --seconds: '%s' (0 < S <= 3600)", arg);
+                        return -EINVAL;
+                }
+                break;
+        case ARG_ROUNDS:
+                if (parse_uint("rounds", arg, MAX_ROUNDS, &v) < 0)
+                        return -EINVAL;
+                o->rounds = (unsigned) v;
+                break;
+        case ARG_METHODS:
+                if (parse_methods(arg, o->methods) < 0)
+                        return -EINVAL;
+                break;
+        case ARG_GET: o->get_name = arg; break;
+        case ARG_REPS:
+                if (parse_uint("reps", arg, 1000000, &v) < 0)
+                        return -EINVAL;
+                o->reps = (unsigned) v;
+                break;
+        case ARG_TOUCH: o->touch_file = arg; break;
+        case ARG_CHROOT: o->chroot_dir = arg; break;
+        case ARG_CHILD_LOG: o->child_log = arg; break;
+        case ARG_SERVICE_PID:
+        case ARG_BUS_PID:
+                if (parse_uint(c == ARG_BUS_PID ? "bus-pid" : "service-pid", arg, INT_MAX, &v) < 0)
+                        return -EINVAL;
+                *(c == ARG_BUS_PID ? &o->bus_pid : &o->service_pid) = (pid_t) v;
+                break;
+        case ARG_INTERVAL_MS:
+                /* 0 is a valid pause: parse_uint wants 1 or more. */
+                if (!streq(arg, "0")) {
+                        if (parse_uint("interval-ms", arg, 10000, &v) < 0)
+                                return -EINVAL;
+                        o->interval_ms = (unsigned) v;
+                } else
+                        o->interval_ms = 0;
+                break;
+        case ARG_UID:
+                if (!streq(arg, "0")) {
+                        if (parse_uint("uid", arg, UINT32_MAX - 1, &v) < 0)
+                                return -EINVAL;
+                        o->uid = (uid_t) v;
+                }
+                break;
+        case ARG_IN_FLIGHT:
+                if (parse_uint("in-flight", arg, 100000, &v) < 0)
+                        return -EINVAL;
+                o->in_flight = (unsigned) v;
+                break;
+        case ARG_CALL:
+                if (parse_flood_call(arg, o) < 0)
+                        return -EINVAL;
+                break;
+        case ARG_EXPECT: o->expect = arg; break;
+        default: return -EINVAL;
+        }
+        return 0;
+}
+
 int main(int argc, char *argv[]) {
-        enum { ARG_CLIENTS = 0x100, ARG_CALLS, ARG_SECONDS, ARG_ROUNDS, ARG_METHODS, ARG_GET, ARG_REPS,
-               ARG_TOUCH, ARG_CHROOT, ARG_CHILD_LOG, ARG_SERVICE_PID, ARG_BUS_PID, ARG_INTERVAL_MS, ARG_UID,
-               ARG_IN_FLIGHT, ARG_CALL, ARG_EXPECT };
         static const struct option options[] = {
                 { "help",        no_argument,       NULL, 'h'             },
                 { "clients",     required_argument, NULL, ARG_CLIENTS     },
@@ -1107,108 +1234,13 @@ int main(int argc, char *argv[]) {
                 .methods = { [METHOD_PING] = true, [METHOD_LIST] = true, [METHOD_GET] = true },
         };
         const char *cmd;
-        uint64_t v;
-        char *end;
+        bool known;
         int c, r;
 
         /* Options may come before or after the command; everything after "--" is the child's. */
         while ((c = getopt_long(argc, argv, "h", options, NULL)) >= 0)
-                switch (c) {
-                case 'h': help(); return 0;
-                case ARG_CLIENTS:
-                        if (parse_uint("clients", optarg, MAX_CLIENTS, &v) < 0)
-                                return 2;
-                        o.clients = (unsigned) v;
-                        break;
-                case ARG_CALLS:
-                        if (parse_uint("calls", optarg, UINT32_MAX, &o.calls) < 0)
-                                return 2;
-                        break;
-                case ARG_SECONDS:
-                        errno = 0;
-                        o.seconds = strtod(optarg, &end);
-                        if (errno || *end || !*optarg || !(o.seconds > 0 && o.seconds <= 3600)) {
-                                fail("invalid --seconds: '%s' (0 < S <= 3600)", optarg);
-                                return 2;
-                        }
-                        break;
-                case ARG_ROUNDS:
-                        if (parse_uint("rounds", optarg, MAX_ROUNDS, &v) < 0)
-                                return 2;
-                        o.rounds = (unsigned) v;
-                        break;
-                case ARG_METHODS:
-                        if (parse_methods(optarg, o.methods) < 0)
-                                return 2;
-                        break;
-                case ARG_GET: o.get_name = optarg; break;
-                case ARG_REPS:
-                        if (parse_uint("reps", optarg, 1000000, &v) < 0)
-                                return 2;
-                        o.reps = (unsigned) v;
-                        break;
-                case ARG_TOUCH: o.touch_file = optarg; break;
-                case ARG_CHROOT: o.chroot_dir = optarg; break;
-                case ARG_CHILD_LOG: o.child_log = optarg; break;
-                case ARG_SERVICE_PID:
-                case ARG_BUS_PID:
-                        if (parse_uint(c == ARG_BUS_PID ? "bus-pid" : "service-pid", optarg, INT_MAX, &v) < 0)
-                                return 2;
-                        *(c == ARG_BUS_PID ? &o.bus_pid : &o.service_pid) = (pid_t) v;
-                        break;
-                case ARG_INTERVAL_MS:
-                        /* 0 is a valid pause: parse_uint wants 1 or more. */
-                        if (!streq(optarg, "0")) {
-                                if (parse_uint("interval-ms", optarg, 10000, &v) < 0)
-                                        return 2;
-                                o.interval_ms = (unsigned) v;
-                        } else
-                                o.interval_ms = 0;
-                        break;
-                case ARG_UID:
-                        if (!streq(optarg, "0")) {
-                                if (parse_uint("uid", optarg, UINT32_MAX - 1, &v) < 0)
-                                        return 2;
-                                o.uid = (uid_t) v;
-                        }
-                        break;
-                case ARG_IN_FLIGHT:
-                        if (parse_uint("in-flight", optarg, 100000, &v) < 0)
-                                return 2;
-                        o.in_flight = (unsigned) v;
-                        break;
-                case ARG_CALL: {
-                        FloodCall *k = &o.flood_calls[o.n_flood_calls];
-                        char *method = optarg, *name, *flags;
-                        if (o.n_flood_calls == MAX_FLOOD_CALLS) {
-                                fail("at most %d --call options", MAX_FLOOD_CALLS);
-                                return 2;
-                        }
-                        name = strchr(method, ':');
-                        flags = name ? strchr(name + 1, ':') : NULL;
-                        if (!name || name == method || name[1] == 0 || (flags && flags == name + 1)) {
-                                fail("invalid --call: '%s' (METHOD:NAME[:FLAGS])", optarg);
-                                return 2;
-                        }
-                        *name++ = 0;
-                        k->with_flags = flags;
-                        if (flags) {
-                                *flags++ = 0;
-                                errno = 0;
-                                k->flags = strtoull(flags, &end, 0);
-                                if (errno || *end || !*flags) {
-                                        fail("invalid flags in --call: '%s'", flags);
-                                        return 2;
-                                }
-                        }
-                        k->method = method;
-                        k->name = name;
-                        o.n_flood_calls++;
-                        break;
-                }
-                case ARG_EXPECT: o.expect = optarg; break;
-                default: return 2;
-                }
+                if (parse_option(c, optarg, &o) < 0)
+                        return 2;
         if (optind >= argc) {
                 fail("no command given (latency, calls, rebuild, cold-start, exec, during, flood); see --help");
                 return 2;
@@ -1218,21 +1250,8 @@ int main(int argc, char *argv[]) {
                 optind++;
         (void) signal(SIGPIPE, SIG_IGN);
 
-        if (streq(cmd, "latency"))
-                r = cmd_latency(&o);
-        else if (streq(cmd, "calls"))
-                r = cmd_calls(&o);
-        else if (streq(cmd, "rebuild"))
-                r = cmd_rebuild(&o);
-        else if (streq(cmd, "cold-start"))
-                r = cmd_cold_start(&o, argv + optind);
-        else if (streq(cmd, "exec"))
-                r = cmd_exec(&o, argv + optind);
-        else if (streq(cmd, "during"))
-                r = cmd_during(&o, argv + optind);
-        else if (streq(cmd, "flood"))
-                r = cmd_flood(&o);
-        else {
+        r = run_command(cmd, &o, argv + optind, &known);
+        if (!known) {
                 fail("unknown command '%s'; see --help", cmd);
                 return 2;
         }

@@ -14,7 +14,7 @@ import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
-from fsgatetest import HARD, BusTestCase, conf_name, proc_modules_line, snapshot, write  # noqa: E402
+from fsgatetest import CONFIG, HARD, BlockedMonitor, BusTestCase, conf_name, proc_modules_line, snapshot, write  # noqa: E402
 from fsgatetest import suse  # noqa: E402
 
 MARKER = '# __THIS FILE MAY BE MODIFIED__'
@@ -43,6 +43,23 @@ class OpenSuseTest(BusTestCase):
         p = subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', inner, 'sh',
                             self.root, self.kver, module], capture_output=True, text=True, timeout=60)
         return p.returncode, p.stdout + p.stderr
+
+    def test_a_stick_of_a_type_openSUSE_denies_is_reported(self):
+        """The udev path judges by the state, whoever wrote the deny: a new hfs medium is
+        reported (Blocked, cause "device") with only openSUSE's vendor file denying hfs; an
+        ext4 one is not. (The kernel's path, `mount -t hfs` of an image, runs a hook only
+        where a routing alias sends it there: not with openSUSE's files alone, see README.)"""
+        mon = BlockedMonitor(self.stack)
+        self.addCleanup(mon.stop)
+        env = dict(self.stack.env, FSGATE_ROOT=self.root, FSGATE_KMSG=os.path.join(self.workdir, 'kmsg'))
+        for dev, fstype in (('/dev/sdu1', 'hfs'), ('/dev/sdu2', 'ext4')):
+            p = subprocess.run([CONFIG.hook, '--device', dev], env=dict(env, ID_FS_TYPE=fstype),
+                               capture_output=True, timeout=30)
+            self.assertEqual(p.returncode, 0, p)
+        sig = mon.wait(1, timeout=5)
+        self.assertEqual([s[:3] for s in sig], [('hfs', 'hfs', '/dev/sdu1')], sig)
+        self.assertEqual((sig[0][3].get('cause'), sig[0][3].get('origin'), sig[0][3].get('source')),
+                         ('device', 'vendor', '/usr/lib/modprobe.d/' + conf_name('hfs')))
 
     def test_the_harness_vendor_file_is_the_specs(self):
         self.assertEqual(fb.SUSE_VENDOR_FILE.format(m='hfs'), suse.vendor_file('hfs'))

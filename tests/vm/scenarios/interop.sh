@@ -5,7 +5,9 @@
 #   8  openSUSE interop: with openSUSE's exact vendor files (blacklist + install unblacklist
 #      line) in /usr/lib/modprobe.d, Allow writes the /dev/null mask and Reset removes it;
 #      the unblacklist helper's own results (mask, "never" file) are understood; files
-#      written by someone else (a hardening role) give ForeignConfig and stay untouched.
+#      written by someone else (a hardening role) give ForeignConfig and stay untouched;
+#      root's `modprobe hfs` on a terminal meets openSUSE's real prompt, and fsgate agrees
+#      with each answer; no prompt over fsgate's deny, and a hard deny is never lifted.
 #   9  fsgatectl --root on a second system image (its own modprobe.d and module tree, on the
 #      scratch disk) changes that image only.
 # vm-boots: 1
@@ -98,6 +100,58 @@ printf '# __THIS FILE MAY BE MODIFIED__\nblacklist qnx4\n' >"$(conf_of $E qnx4)"
 fsg_call_ok Allow st qnx4 0
 assert_mask "$(conf_of $E qnx4)"
 fsg_call_ok Reset st qnx4 0
+
+step "8: openSUSE's prompt: root's modprobe on a terminal, answered with the real helper"
+UNBL=/usr/lib/module-init-tools/unblacklist
+if [ ! -x $UNBL ]; then
+        info "no $UNBL in this image (no suse-module-tools sources beside the repository): prompt not tried"
+else
+        # on_terminal ANSWER COMMAND — COMMAND on a pseudo-terminal (util-linux script), ANSWER
+        # typed at whatever it asks; prints what the terminal showed.
+        on_terminal() {
+                printf '%s\n' "$1" | script -qec "$2" /dev/null 2>&1 || true
+        }
+        _t=$(on_terminal n "modprobe hfs")
+        assert_contains "$_t" "un-blacklist hfs permanently" "modprobe hfs on a terminal (vendor file only)"
+        is_loaded hfs || fail "hfs not loaded after \"no\" at the prompt: $_t"
+        assert_absent "$(conf_of $E hfs)"
+        expect_state hfs denied vendor "$(conf_of $V hfs)"
+        assert_eq "$(fs_field hfs loaded)" true "hfs loaded for this boot after \"no\""
+        unload hfs
+        _t=$(on_terminal y "modprobe hfs")
+        assert_mask "$(conf_of $E hfs)"
+        expect_state hfs allowed admin "$(conf_of $E hfs)"
+        unload hfs
+        fsg_call_ok Reset st hfs 0
+        _t=$(on_terminal e "modprobe hfs")
+        grep -q 'user wants to never unblacklist this module' "$(conf_of $E hfs)" ||
+                fail "no openSUSE \"never\" file after \"never\": $_t"
+        expect_state hfs denied admin "$(conf_of $E hfs)"
+        unload hfs
+        fsg_call_ok Allow st hfs 0 # replaces openSUSE's "never" file
+        assert_mask "$(conf_of $E hfs)"
+        # A soft deny by fsgate (over that allow) replaces the vendor file and its install
+        # line: no prompt; root's explicit modprobe loads the module (kmod's blacklist), and
+        # fsgate's deny stays.
+        fsg_call_ok Deny st hfs 0
+        _t=$(on_terminal y "modprobe hfs")
+        case $_t in *"un-blacklist"*) fail "modprobe hfs prompted over fsgate's soft deny: $_t" ;; esac
+        assert_deny_file "$(conf_of $E hfs)" hfs
+        expect_state hfs denied admin "$(conf_of $E hfs)"
+        unload hfs
+        # A hard deny: no prompt, no load; the helper run by hand refuses the file.
+        fsg_call_ok Deny st hfs 8
+        cp "$(conf_of $E hfs)" /tmp/hard.before
+        _t=$(on_terminal y "modprobe hfs")
+        case $_t in *"un-blacklist"*) fail "modprobe hfs prompted over a hard deny: $_t" ;; esac
+        is_loaded hfs && fail "modprobe hfs loaded hfs over a hard deny: $_t"
+        _t=$(on_terminal y "bash $UNBL hfs")
+        assert_contains "$_t" "cannot modify it" "openSUSE's helper run by hand over a hard deny"
+        cmp -s /tmp/hard.before "$(conf_of $E hfs)" || fail "the hard deny file changed: $(cat "$(conf_of $E hfs)")"
+        pass "a hard deny: no prompt, nothing loaded, the file unchanged"
+        fsg_call_ok Reset st hfs 0
+        assert_absent "$(conf_of $E hfs)"
+fi
 
 step "8: files written by someone else: ForeignConfig, and they stay as they are"
 cat >"$(conf_of $E ufs)" <<'EOF'

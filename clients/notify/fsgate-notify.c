@@ -99,16 +99,6 @@ _printf_(2, 3) static void log_full(int priority, const char *fmt, ...) {
 #define log_warning(...) log_full(LOG_WARNING, __VA_ARGS__)
 #define log_error(...) log_full(LOG_ERR, __VA_ARGS__)
 
-static void message_unrefp(sd_bus_message **m) {
-        sd_bus_message_unref(*m);
-}
-static void bus_flush_close_unrefp(sd_bus **b) {
-        sd_bus_flush_close_unref(*b);
-}
-static void event_unrefp(sd_event **e) {
-        sd_event_unref(*e);
-}
-
 typedef enum NoteKind {
         NOTE_NONE,
         NOTE_BLOCKED,   /* what was blocked and why, with the actions */
@@ -345,7 +335,7 @@ static int post(Item *i) {
                                         "allow", notify_label_allow(), NULL };
         /* Information: nothing that changes anything, not even a way to ask for it. */
         const char *actions_info[] = { "default", notify_label_details(), NULL };
-        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         _cleanup_free_ char *summary = NULL, *body = NULL, *escaped = NULL;
         NotifyMount mounts[DEVICES_MAX] = {};
         Context *ctx = i->ctx;
@@ -545,7 +535,7 @@ static int on_mount_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
 }
 
 static int on_resolve_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
-        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         Item *i = userdata;
         const NotifyBlocked *b = &i->b[i->n_mounts];
         Context *ctx = i->ctx;
@@ -592,7 +582,7 @@ static int on_resolve_reply(sd_bus_message *reply, void *userdata, sd_bus_error 
 
 /* Mounts b[n_mounts], then the next one; the outcome once all were asked about. */
 static void mount_next(Item *i) {
-        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         Context *ctx = i->ctx;
         const NotifyBlocked *b;
         int r;
@@ -649,7 +639,7 @@ static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
 }
 
 static void start_call(Item *i, NotifyRequest req) {
-        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         Context *ctx = i->ctx;
         const char *method = req == NOTIFY_REQUEST_LOAD ? "Load" : "Allow";
         int r;
@@ -1023,7 +1013,7 @@ static int on_signal(sd_event_source *s, const struct signalfd_siginfo *si, void
 /* ---- setup ------------------------------------------------------------------------------ */
 
 static int bus_connect(const char *address, bool system, const char *description, sd_bus **ret) {
-        _cleanup_(bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
         /* Without an address, the usual places: $DBUS_SYSTEM_BUS_ADDRESS / $DBUS_SESSION_BUS_ADDRESS,
@@ -1139,7 +1129,7 @@ int main(int argc, char *argv[]) {
                 { "late-after",          required_argument, NULL, ARG_LATE_AFTER      },
                 {}
         };
-        _cleanup_(event_unrefp) sd_event *event = NULL;
+        _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         const char *system_address = NULL, *session_address = NULL, *level;
         Context ctx = { .late_usec = LATE_USEC_DEFAULT };
         unsigned long late;

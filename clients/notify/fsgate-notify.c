@@ -122,11 +122,7 @@ static int setup(Context *ctx, const char *system_address, const char *session_a
 }
 
 static void context_done(Context *ctx) {
-        while (ctx->items) {
-                Item *i = ctx->items;
-                ctx->items = i->next;
-                item_free(i);
-        }
+        items_free(ctx);
         ctx->caps_slot = sd_bus_slot_unref(ctx->caps_slot);
         ctx->system_bus = sd_bus_flush_close_unref(ctx->system_bus);
         ctx->session_bus = sd_bus_flush_close_unref(ctx->session_bus);

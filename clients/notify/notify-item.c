@@ -63,7 +63,7 @@ void item_forget_mounts(Item *i) {
         i->n_mounts = 0;
 }
 
-Item *item_free(Item *i) {
+static Item *item_free(Item *i) {
         if (!i)
                 return NULL;
         sd_bus_slot_unref(i->notify_slot);
@@ -122,4 +122,13 @@ Item *item_by_id(Context *ctx, uint32_t id) {
                 if (i->id == id)
                         return i;
         return NULL;
+}
+
+void items_free(Context *ctx) {
+        while (ctx->items) {
+                Item *i = ctx->items;
+                ctx->items = i->next;
+                item_free(i);
+        }
+        ctx->n_items = 0;
 }

@@ -106,9 +106,10 @@ void item_reset(Item *i, NotifyBlocked *b, bool ask);
 /* Makes the block the item's pending notification, as news of now. */
 void item_show(Item *i, uint64_t now);
 void item_forget_mounts(Item *i);
-Item *item_free(Item *i);
 /* Unlinks i from its context's list and frees it. */
 void item_remove(Item *i);
+/* Frees every item of ctx. */
+void items_free(Context *ctx);
 bool item_idle(const Item *i);
 bool item_has_device(const Item *i, const char *device);
 Item *item_by_device(Context *ctx, const char *device);

@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+/* What the files of fsgate-notify share: the items it tracks, the context they hang off, and
+ * the one entry point of each file that another one calls. The texts are notify-text.h's. */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <syslog.h>
+#include <systemd/sd-bus.h>
+#include <systemd/sd-event.h>
+
+#include "macro.h"
+#include "notify-text.h"
+
+/* Sticks of one filesystem that joined one notification; more are logged only. */
+#define DEVICES_MAX 4
+/* A person may be typing a password into the polkit agent; same bound as fsgatectl. */
+#define SERVICE_CALL_TIMEOUT_USEC (600 * 1000000ULL)
+#define NOTIFY_CALL_TIMEOUT_USEC (25 * 1000000ULL)
+
+/* ---- notify-log.c: stderr, which is the journal under systemd ---------------------------- */
+
+void log_full(int priority, const char *fmt, ...) _printf_(2, 3);
+/* SYSTEMD_LOG_LEVEL=debug (or 7) shows the debug lines too. */
+void log_parse_environment(void);
+
+#define log_debug(...) log_full(LOG_DEBUG, __VA_ARGS__)
+#define log_info(...) log_full(LOG_INFO, __VA_ARGS__)
+#define log_warning(...) log_full(LOG_WARNING, __VA_ARGS__)
+#define log_error(...) log_full(LOG_ERR, __VA_ARGS__)
+
+/* ---- notify-item.c: what is tracked per blocked stick or filesystem ---------------------- */
+
+typedef enum NoteKind {
+        NOTE_NONE,
+        NOTE_BLOCKED,   /* what was blocked and why, with the actions */
+        NOTE_DETAILS,   /* after a click on the notification itself: everything known */
+        NOTE_OUTCOME,   /* after fsgated (and udisks2) answered a click */
+} NoteKind;
+
+typedef struct Context Context;
+
+/* One stick is one item with at most one notification of its own: the udev report of a
+ * device and the failed mount of its type are the same item, and so is a second stick with
+ * the same filesystem while the first one's notification is open (Allow decides for the
+ * filesystem, so one question is enough). What follows a click (details, outcome) replaces
+ * the notification rather than adding another. Once the notification is gone without a
+ * decision (expired, dismissed, its server gone), the item is forgotten: the next block is
+ * news again. */
+typedef struct Item {
+        struct Item *next;
+        Context *ctx;
+        /* b[0]: the stick the notification names, or the bare type when fsgated did not
+         * know the device; b[1..]: sticks of the same filesystem that joined it. */
+        NotifyBlocked b[DEVICES_MAX];
+        size_t n_b;
+        uint64_t since;         /* CLOCK_MONOTONIC of the block the pending notification tells of */
+        uint32_t id;            /* the server's id of our notification; 0: none we know of */
+        NoteKind pending;       /* still to post */
+        NoteKind posting;       /* Notify in flight */
+        unsigned attempts;      /* failed posts of pending */
+        sd_bus_slot *notify_slot;
+        sd_bus_slot *call_slot; /* Allow or Load in flight */
+        sd_bus_slot *mount_slot;/* udisks2's ResolveDevice or Mount in flight */
+        bool ask;               /* offers Allow and Allow once (NOTIFY_SCOPE_ASK); else information */
+        NotifyRequest request;
+        NotifyOutcome outcome;
+        char *message;          /* the service's error message, for the outcome */
+        size_t n_mounts;        /* sticks udisks2 was asked about, b[0..n_mounts-1] */
+        char *mount_where[DEVICES_MAX];
+        char *mount_error[DEVICES_MAX];
+        bool done;              /* allowed or loaded: another Blocked for it is news */
+} Item;
+
+struct Context {
+        sd_event *event;
+        sd_bus *system_bus;
+        sd_bus *session_bus;
+        Item *items;
+        size_t n_items;
+        uint64_t late_usec;
+        /* What the current notification server can do; asked once per server. */
+        bool server_known;
+        bool server_markup;
+        bool server_actions;
+        bool server_missing_logged;
+        sd_bus_slot *caps_slot;
+};
+
+/* The loop's time of this event, CLOCK_MONOTONIC. */
+static inline uint64_t context_now(Context *ctx) {
+        uint64_t t = 0;
+
+        (void) sd_event_now(ctx->event, CLOCK_MONOTONIC, &t);
+        return t;
+}
+
+/* The stick's device, or the filesystem type: what the log calls the item. */
+const char *item_key(const Item *i);
+/* A new item for b (taken over: *b is left empty), first in ctx's list; NULL (logged) past
+ * the bound or out of memory. */
+Item *item_new(Context *ctx, NotifyBlocked *b, bool ask);
+void item_reset(Item *i, NotifyBlocked *b, bool ask);
+/* Makes the block the item's pending notification, as news of now. */
+void item_show(Item *i, uint64_t now);
+void item_forget_mounts(Item *i);
+/* Unlinks i from its context's list and frees it. */
+void item_remove(Item *i);
+/* Frees every item of ctx. */
+void items_free(Context *ctx);
+bool item_idle(const Item *i);
+bool item_has_device(const Item *i, const char *device);
+Item *item_by_device(Context *ctx, const char *device);
+Item *item_by_type(Context *ctx, const char *type);
+Item *item_by_id(Context *ctx, uint32_t id);
+
+/* ---- notify-post.c: the notification server (org.freedesktop.Notifications) -------------- */
+
+bool bus_error_is_no_server(const sd_bus_error *e);
+/* Makes kind the item's pending notification and posts what is pending. */
+void post_queue(Item *i, NoteKind kind);
+/* Posts what is pending, and again what failed once. May free items. */
+void posts_flush(Context *ctx);
+/* The server's signals (a click, a closed notification) and its coming and going. */
+int posts_watch_server(Context *ctx);
+
+/* ---- notify-mount.c: udisks2 mounts the sticks after an Allow ---------------------------- */
+
+/* Mounts b[n_mounts], then the next one; the outcome once all were asked about. */
+void mount_next(Item *i);
+
+/* ---- notify-call.c: Allow and Load on fsgated ---------------------------------------------- */
+
+/* A click's request; its outcome (after the mounts, for an Allowed stick) is posted. */
+void call_start(Item *i, NotifyRequest req);
+
+/* ---- notify-blocked.c: fsgated's Blocked signal ------------------------------------------ */
+
+/* Subscribes to fsgated's Blocked signal on the system bus. */
+int blocked_watch(Context *ctx);

@@ -76,16 +76,6 @@ typedef struct Options {
         const char *expect;     /* flood: the error every call must get */
 } Options;
 
-static void bus_unrefp(sd_bus **b) {
-        sd_bus_flush_close_unref(*b);
-}
-static void message_unrefp(sd_bus_message **m) {
-        sd_bus_message_unref(*m);
-}
-static void slot_unrefp(sd_bus_slot **s) {
-        sd_bus_slot_unref(*s);
-}
-
 _printf_(1, 2)
 static int fail(const char *fmt, ...) {
         va_list ap;
@@ -220,7 +210,7 @@ static int open_bus(sd_bus **ret) {
  * D-Bus error name (or errno text) is copied into errbuf. */
 static int do_call(sd_bus *bus, Method method, const char *get_name, sd_bus_message **ret_reply,
                    char *errbuf, size_t errlen) {
-        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int r;
 
@@ -250,7 +240,7 @@ static int do_call(sd_bus *bus, Method method, const char *get_name, sd_bus_mess
 
 /* Checks once, outside any timing, that the answers are what they should be. */
 static int check_reply(sd_bus *bus, Method method, const char *get_name, size_t *ret_entries) {
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         char err[256];
         size_t n = 0;
         int r;
@@ -298,13 +288,13 @@ typedef struct Worker {
 static void *worker_run(void *userdata) {
         Worker *w = userdata;
         Phase *p = w->phase;
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
 
         if (open_bus(&bus) < 0)
                 w->setup_failed = 1;
         for (unsigned i = 0; !w->setup_failed && i < WARMUP_CALLS; i++) {
                 Method m = p->method == METHOD_MIX ? (i % 2 ? METHOD_GET : METHOD_LIST) : p->method;
-                _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 if (do_call(bus, m, p->o->get_name, &reply, w->first_error, sizeof(w->first_error)) < 0)
                         w->setup_failed = 1;
         }
@@ -316,7 +306,7 @@ static void *worker_run(void *userdata) {
 
         for (uint64_t i = 0; i < p->calls_per_client; i++) {
                 Method m = p->method == METHOD_MIX ? ((i + w->index) % 2 ? METHOD_GET : METHOD_LIST) : p->method;
-                _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 uint64_t t0 = now_ns(), t1;
                 int r;
 
@@ -441,7 +431,7 @@ static int cmd_latency(const Options *o) {
         int r = 0;
 
         {
-                _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
                 if (open_bus(&bus) < 0)
                         return -1;
                 for (Method m = 0; m < _METHOD_MAX; m++) {
@@ -564,7 +554,7 @@ static int touch_file(const char *path) {
 /* List right after a change in a modprobe.d directory (the service must rebuild before it
  * answers) beside List with nothing changed (answered from the cached state). */
 static int cmd_rebuild(const Options *o) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         Samples changed = {}, cached = {};
         uint64_t start, deadline;
         char err[256];
@@ -578,7 +568,7 @@ static int cmd_rebuild(const Options *o) {
         deadline = start + (uint64_t) (o->seconds * 1e9);
         for (unsigned i = 0; i < o->reps && r >= 0; i++) {
                 for (int pass = 0; pass < 2 && r >= 0; pass++) {
-                        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+                        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                         uint64_t t0;
                         if (pass == 0 && touch_file(o->touch_file) < 0)
                                 return -1;
@@ -694,7 +684,7 @@ static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error
 }
 
 static int name_has_owner(sd_bus *bus) {
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         sd_bus_error error = SD_BUS_ERROR_NULL;
         int has = 0, r;
 
@@ -730,8 +720,8 @@ static int wait_name(sd_bus *bus, NameWatch *w, int want, pid_t child) {
 /* From fork of the service to its first ListFilesystems reply, repeated: every start builds
  * the state from scratch. The service must not be running already. */
 static int cmd_cold_start(const Options *o, char **argv) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(slot_unrefp) sd_bus_slot *slot = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_slot_unrefp) sd_bus_slot *slot = NULL;
         _cleanup_close_ int log_fd = -1;
         Samples to_name = {}, to_reply = {};
         NameWatch w = { .owned = -1 };
@@ -756,7 +746,7 @@ static int cmd_cold_start(const Options *o, char **argv) {
                 return fail("%s is already owned: stop the running service first", FSGATE_BUS_NAME);
 
         for (unsigned i = 0; i < o->reps; i++) {
-                _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+                _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
                 char err[256];
                 uint64_t t0, t1, t2;
                 pid_t pid;
@@ -923,7 +913,7 @@ static void sleep_ms(unsigned ms) {
 /* One GetFilesystem (--get), timed. A failed call is counted (the first error kept), not
  * timed; only running out of memory is an error. */
 static int timed_get(sd_bus *bus, const Options *o, Samples *s, uint64_t *errors, char *first_error, size_t len) {
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         uint64_t t0 = now_ns();
 
         if (do_call(bus, METHOD_GET, o->get_name, &reply, *errors ? NULL : first_error, len) < 0) {
@@ -938,7 +928,7 @@ static int timed_get(sd_bus *bus, const Options *o, Samples *s, uint64_t *errors
  * made by other callers: "busy"); --reps times in turn, so that a slow moment of a shared
  * machine hits both alike. The pause keeps this client from being a load of its own. */
 static int cmd_during(const Options *o, char **argv) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_close_ int log_fd = -1;
         Samples idle = {}, busy = {}, load = {};
         uint64_t errors = 0;

@@ -9,8 +9,10 @@
 #include <systemd/sd-journal.h>
 
 #include "block-reports.h"
+#include "bus-object.h"
 #include "log.h"
 #include "name.h"
+#include "state-cache.h"
 #include "strv.h"
 #include "utf8.h"
 

@@ -221,7 +221,7 @@ static void refuse_unasked(Manager *m, sd_bus_message *call, PolkitDone done, vo
 void polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char * const *details,
                         const char *message, PolkitDone done, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *req = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *req = NULL;
         unsigned n_user = 0, n_all = 0;
         Query *q;
         bool interactive;
@@ -291,7 +291,6 @@ void polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id,
         if (r >= 0)
                 r = sd_bus_call_async(m->bus, &q->slot, req, on_reply, q,
                                       interactive ? 300 * 1000000ULL : 25 * 1000000ULL);
-        sd_bus_message_unref(req);
         if (r < 0)
                 refuse(q, "Could not ask polkit whether to %s (%s); refusing", action_words(q->action_id),
                        strerror(-r));

@@ -211,10 +211,11 @@ class HookStormTest(BusTestCase):
         return lines, summaries
 
     def state_attempts(self, type_):
-        """The attempts counted in type_'s current window (struct HookRecord)."""
+        """The attempts counted in type_'s current window (struct RateLimitCount: begin, let
+        through, held back since)."""
         with open(os.path.join(self.rundir, f'hook-{type_}.state'), 'rb') as f:
-            _start_ms, attempts = struct.unpack('=QQ', f.read(16))
-        return attempts
+            _begin_ms, passed, dropped = struct.unpack('=QQQ', f.read(24))
+        return passed + dropped
 
     def wait_reporters_gone(self, sampler=None):
         """The reporting children all exited (they give up after REPORTER_LIFETIME s)."""

@@ -53,10 +53,11 @@ summed() {
         dmesg | sed -n "s/.*fsgate: \([0-9][0-9]*\) $SUMMARY\$/\1/p" | awk '{ n += $1 } END { print n + 0 }'
 }
 
-# window_attempts — attempts counted in hfs's current window: the second field of the
-# hook's state (struct HookRecord: start in ms of CLOCK_BOOTTIME, attempts; native u64s).
+# window_attempts — attempts counted in hfs's current window: the second and third fields of
+# the hook's state (struct RateLimitCount: start in ms of CLOCK_BOOTTIME, attempts let
+# through, attempts held back since; native u64s).
 window_attempts() {
-        od -An -t u8 -j 8 -N 8 "$STATE" | tr -d ' '
+        od -An -t u8 -j 8 -N 16 "$STATE" | awk '{ n += $1 + $2 } END { print n + 0 }'
 }
 
 # attempts N [DEADLINE] — as alice, N mounts of hfs from one user and mount namespace of

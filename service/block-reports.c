@@ -9,8 +9,10 @@
 #include <systemd/sd-journal.h>
 
 #include "block-reports.h"
+#include "bus-object.h"
 #include "log.h"
 #include "name.h"
+#include "state-cache.h"
 #include "strv.h"
 #include "utf8.h"
 
@@ -19,10 +21,6 @@
  * loop device (udisks lets a desktop user) makes a new medium each time, and the records
  * must not fill /run. A medium whose record was dropped may be reported once more. */
 #define REPORTED_MAX 256
-
-static void device_unrefp(sd_device **d) {
-        sd_device_unref(*d);
-}
 
 static int append_str(sd_bus_message *m, const char *key, const char *value) {
         if (!value || !*value || !fsg_utf8_is_valid(value))
@@ -113,7 +111,7 @@ static int append_cause(sd_bus_message *m, const char *device, sd_device *d) {
 }
 
 static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const char *device, sd_device *d) {
-        sd_bus_message *sig = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *sig = NULL;
         int r;
 
         r = sd_bus_message_new_signal(m->bus, &sig, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "Blocked");
@@ -133,7 +131,6 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
                 r = sd_bus_message_close_container(sig);
         if (r >= 0)
                 r = sd_bus_send(m->bus, sig, NULL);
-        sd_bus_message_unref(sig);
 
         (void) sd_journal_send("MESSAGE=Blocked autoload of filesystem %s (module %s%s%s), denied by %s; "
                                "allow with: fsgatectl allow %s",
@@ -265,7 +262,7 @@ static bool reported_before(Manager *m, const char *devnode, sd_device *d, const
 }
 
 static int report(sd_bus_message *call, Manager *m, const char *type, const char *device) {
-        _cleanup_(device_unrefp) sd_device *d = NULL;
+        _cleanup_(sd_device_unrefp) sd_device *d = NULL;
         const FsgState *s;
         const FsgEntry *x;
         FsgError e = {};

@@ -4,11 +4,13 @@
 #include <syslog.h>
 
 #include "block-reports.h"
+#include "bus-object.h"
 #include "config.h"
 #include "log.h"
 #include "manager.h"
 #include "polkit-bridge.h"
 #include "profile.h"
+#include "state-cache.h"
 #include "state.h"
 #include "store.h"
 #include "strv.h"
@@ -49,8 +51,6 @@ int manager_reply_error(sd_bus_message *call, const FsgError *e) {
         return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(e->code), "%s", msg ?: "Out of memory");
 }
 
-/* Runs for every entry of every List: sd_bus_message_append_basic() directly, without the
- * format string that sd_bus_message_append() would parse again for each entry. */
 /* The end of every method that builds its reply: sent if all went well, freed either way. */
 static int send_reply(sd_bus_message *reply, int r) {
         if (r >= 0)
@@ -59,6 +59,8 @@ static int send_reply(sd_bus_message *reply, int r) {
         return r;
 }
 
+/* Runs for every entry of every List: sd_bus_message_append_basic() directly, without the
+ * format string that sd_bus_message_append() would parse again for each entry. */
 static int append_entry(sd_bus_message *reply, const FsgEntry *x) {
         const char * const strings[] = { fsg_entry_state_string(x), fsg_origin_to_string(x->origin), x->source ?: "" };
         const int flags[] = { x->available, x->builtin, x->loaded, x->mounted };

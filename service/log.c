@@ -25,14 +25,13 @@ void log_plain(int priority, const char *fmt, ...) {
 }
 
 static void caller_of(sd_bus_message *call, uid_t *ret_uid, pid_t *ret_pid) {
-        sd_bus_creds *creds = NULL;
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
 
         *ret_uid = (uid_t) -1;
         *ret_pid = 0;
         if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_PID | SD_BUS_CREDS_AUGMENT, &creds) >= 0) {
                 (void) sd_bus_creds_get_euid(creds, ret_uid);
                 (void) sd_bus_creds_get_pid(creds, ret_pid);
-                sd_bus_creds_unref(creds);
         }
 }
 

@@ -5,8 +5,10 @@
 #include "conffile.h"
 #include "lock.h"
 #include "log.h"
+#include "bus-object.h"
 #include "manager.h"
 #include "polkit-bridge.h"
+#include "state-cache.h"
 #include "store.h"
 #include "strv.h"
 

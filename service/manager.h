@@ -4,10 +4,11 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
-#include "state.h"
-#include "store.h"
+#include "context.h"
 
-
+/* fsgated's one object: what every handler gets as userdata. Its life (new, connect, run,
+ * free) is manager-loop.c's; the kept state is state-cache.h's, the bus object
+ * bus-object.h's. */
 typedef struct Manager {
         sd_event *event;
         sd_bus *bus;
@@ -16,20 +17,11 @@ typedef struct Manager {
         unsigned n_pending;     /* authorizations in flight: no idle exit while > 0 */
         struct PolkitQuery *polkit_queries; /* those of them waiting for an answer (polkit-bridge.c) */
         struct StateCache *state_cache; /* the kept answer and what tells it to re-read: state-cache.c */
-        char **reported;        /* "device\ttype" already signalled as Blocked */
+        char **reported;        /* "SYSNAME!TYPE!DISKSEQ" of each medium signalled as Blocked, when
+                                 * /run/fsgate/reported cannot be written (block-reports.c) */
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);
 Manager *manager_free(Manager *m);
 int manager_connect(Manager *m);
 int manager_run(Manager *m, uint64_t idle_usec);
-extern const sd_bus_vtable manager_vtable[];
-
-int manager_cache_init(Manager *m);
-void manager_cache_done(Manager *m);
-/* The current state, rebuilt only when the configuration changed. Owned by the manager. */
-int manager_state(Manager *m, const FsgState **ret, FsgError *e);
-/* The one way an FsgError becomes a D-Bus error reply (its message made valid UTF-8). */
-int manager_reply_error(sd_bus_message *call, const FsgError *e);
-/* fsg_plan() against that state: what validating a request costs whoever sends it. */
-int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);

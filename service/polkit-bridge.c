@@ -3,12 +3,13 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <syslog.h>
-#include <time.h>
 
+#include "fsgate-api.h"
 #include "log.h"
 #include "macro.h"
-#include "fsgate-api.h"
 #include "polkit-bridge.h"
+#include "ratelimit.h"
+#include "time-util.h"
 
 /* A check can wait for polkit for minutes (an agent that never answers, a person away from
  * the dialog), and each holds one of the replies the bus lets fsgated wait for (dbus-daemon:
@@ -167,20 +168,15 @@ void polkit_cancel_all(Manager *m) {
 }
 
 static void log_limit(uid_t uid, unsigned n_user, unsigned n_all) {
-        static struct timespec last;
-        static unsigned suppressed;
-        struct timespec now;
+        static const RateLimit rl = { .interval = LIMIT_LOG_INTERVAL_SEC * UINT64_C(1000000), .burst = 1 };
+        static RateLimitCount lines;
+        unsigned suppressed;
 
-        (void) clock_gettime(CLOCK_MONOTONIC, &now);
-        if (last.tv_sec != 0 && now.tv_sec - last.tv_sec < LIMIT_LOG_INTERVAL_SEC) {
-                suppressed++;
+        if (!ratelimit_below(&rl, &lines, -1, fsg_now_usec(), &suppressed))
                 return;
-        }
         log_plain(LOG_NOTICE, "Refusing requests while too many wait for authorization (user %u: %u, all users: %u; "
                   "at most %u and %u); %u more refused since the last such line", (unsigned) uid, n_user, n_all,
                   QUERIES_PER_USER_MAX, QUERIES_MAX, suppressed);
-        last = now;
-        suppressed = 0;
 }
 
 /* The bus's word (dbus-daemon's UnixUserID is the effective uid at connect), not /proc's. */
@@ -221,7 +217,7 @@ static void refuse_unasked(Manager *m, sd_bus_message *call, PolkitDone done, vo
 void polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id, const char * const *details,
                         const char *message, PolkitDone done, void *userdata) {
         _cleanup_(sd_bus_error_free) sd_bus_error error = SD_BUS_ERROR_NULL;
-        sd_bus_message *req = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *req = NULL;
         unsigned n_user = 0, n_all = 0;
         Query *q;
         bool interactive;
@@ -291,7 +287,6 @@ void polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id,
         if (r >= 0)
                 r = sd_bus_call_async(m->bus, &q->slot, req, on_reply, q,
                                       interactive ? 300 * 1000000ULL : 25 * 1000000ULL);
-        sd_bus_message_unref(req);
         if (r < 0)
                 refuse(q, "Could not ask polkit whether to %s (%s); refusing", action_words(q->action_id),
                        strerror(-r));

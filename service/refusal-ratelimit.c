@@ -2,58 +2,48 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ratelimit.h"
 #include "refusal-ratelimit.h"
 #include "time-util.h"
 
 typedef struct RefusalCount {
         bool used;
         uid_t uid;
-        uint64_t window_start_usec;
-        unsigned logged;        /* in the current window */
-        unsigned unlogged;      /* since the last line */
+        RateLimitCount lines;
 } RefusalCount;
 
 static RefusalCount counts[REFUSALS_USERS_TRACKED];
 /* For users past the table, together: a crowd of uids cannot buy lines by being many. */
 static RefusalCount others = { .used = true, .uid = (uid_t) -1 };
 
-static bool window_over(const RefusalCount *c, uint64_t now, uint64_t window) {
-        return now - c->window_start_usec >= window;
-}
-
 /* The user's own count; else a free slot, or one whose window is over and owes no count;
  * else the shared one. */
-static RefusalCount *count_of(uid_t uid, uint64_t now, uint64_t window) {
+static RefusalCount *count_of(uid_t uid, const RateLimit *rl, uint64_t now) {
         RefusalCount *spare = NULL;
 
         for (RefusalCount *c = counts; c < counts + REFUSALS_USERS_TRACKED; c++) {
                 if (c->used && c->uid == uid)
                         return c;
-                if (!spare && (!c->used || (window_over(c, now, window) && c->unlogged == 0)))
+                if (!spare && (!c->used || (ratelimit_window_over(rl, &c->lines, now) && c->lines.dropped == 0)))
                         spare = c;
         }
         if (!spare)
                 return &others;
-        *spare = (RefusalCount) { .used = true, .uid = uid, .window_start_usec = now };
+        *spare = (RefusalCount) { .used = true, .uid = uid };
         return spare;
 }
 
 bool refusal_log_admit(uid_t uid, RefusalVerdict *ret) {
-        uint64_t now = fsg_now_usec(),
-                 window = fsg_env_seconds("FSGATE_REFUSAL_LOG_WINDOW_SEC", REFUSALS_LOGGED_WINDOW_SEC) * UINT64_C(1000000);
-        unsigned burst = fsg_env_unsigned("FSGATE_REFUSAL_LOG_BURST", REFUSALS_LOGGED_BURST, 1000000);
-        RefusalCount *c = count_of(uid, now, window);
+        const RateLimit rl = {
+                .interval = fsg_env_seconds("FSGATE_REFUSAL_LOG_WINDOW_SEC", REFUSALS_LOGGED_WINDOW_SEC) * UINT64_C(1000000),
+                .burst = fsg_env_unsigned("FSGATE_REFUSAL_LOG_BURST", REFUSALS_LOGGED_BURST, 1000000),
+        };
+        uint64_t now = fsg_now_usec();
+        RefusalCount *c = count_of(uid, &rl, now);
+        unsigned dropped;
 
-        if (window_over(c, now, window)) {
-                c->window_start_usec = now;
-                c->logged = 0;
-        }
-        if (c->logged >= burst) {
-                c->unlogged++;
+        if (!ratelimit_below(&rl, &c->lines, -1, now, &dropped))
                 return false;
-        }
-        c->logged++;
-        *ret = (RefusalVerdict) { .unlogged = c->unlogged, .shared = c == &others };
-        c->unlogged = 0;
+        *ret = (RefusalVerdict) { .unlogged = dropped, .shared = c == &others };
         return true;
 }

@@ -12,7 +12,7 @@
 
 #include "confscan.h"
 #include "log.h"
-#include "manager.h"
+#include "state-cache.h"
 #include "usage.h"
 
 /* The computed state is kept until inotify says a modprobe.d directory or the module tree

@@ -9,7 +9,7 @@ WORKERS threads at once, against the real fsgated on the private bus (MOCK polki
 harness: tests/lib/fsgatetest). Its kernel log line goes to a scratch file
 (FSGATE_KMSG), its state to a scratch directory (FSGATE_RUNTIME_DIR, /run/fsgate for real).
 
-Checked (the limits are service/hook-ratelimit.h's):
+Checked (the limits are service/hook/hook-ratelimit.h's):
 - one type: exactly HOOK_BURST kernel log lines and at most HOOK_BURST Blocked signals per
   window; once the window has passed, the next attempt first writes one line with the
   number it suppressed; at most one reporting child (the hook's detached fork, a session
@@ -46,10 +46,10 @@ ap.add_argument('--workers', type=int, default=8)
 OPTS, _rest = ap.parse_known_args()
 sys.argv = sys.argv[:1] + _rest
 
-HOOK_BURST = 3              # service/hook-ratelimit.h
-HOOK_REPORTERS_MAX = 4      # service/hook-ratelimit.h
+HOOK_BURST = 3              # service/hook/hook-ratelimit.h
+HOOK_REPORTERS_MAX = 4      # service/hook/hook-ratelimit.h
 REPORTED_MAX = 256          # service/block-reports.c
-REPORTER_LIFETIME = 15      # the reporting child's alarm (service/fsgate-blocked.c)
+REPORTER_LIFETIME = 15      # the reporting child's alarm (service/hook/fsgate-blocked.c)
 # Starting the hook costs ~10 ms on an idle machine and 200-300 ms when the machine is
 # loaded tenfold: printed, not bounded. A hook that waited for the bus would be killed by
 # its 3 s alarm, which attempt() fails on.
@@ -211,10 +211,11 @@ class HookStormTest(BusTestCase):
         return lines, summaries
 
     def state_attempts(self, type_):
-        """The attempts counted in type_'s current window (struct HookRecord)."""
+        """The attempts counted in type_'s current window (struct RateLimitCount: begin, let
+        through, held back since)."""
         with open(os.path.join(self.rundir, f'hook-{type_}.state'), 'rb') as f:
-            _start_ms, attempts = struct.unpack('=QQ', f.read(16))
-        return attempts
+            _begin_ms, passed, dropped = struct.unpack('=QQQ', f.read(24))
+        return passed + dropped
 
     def wait_reporters_gone(self, sampler=None):
         """The reporting children all exited (they give up after REPORTER_LIFETIME s)."""

@@ -173,7 +173,7 @@ def main():
     CONFIG.build_root = os.path.abspath(opts.build_root or os.path.join(CONFIG.source_root, 'build'))
     CONFIG.fsgated = os.path.abspath(opts.fsgated or os.path.join(CONFIG.build_root, 'service', 'fsgated'))
     CONFIG.fsgatectl = os.path.abspath(opts.fsgatectl or os.path.join(CONFIG.build_root, 'clients', 'fsgatectl'))
-    CONFIG.hook = os.path.abspath(opts.hook or os.path.join(CONFIG.build_root, 'service', 'fsgate-blocked'))
+    CONFIG.hook = os.path.abspath(opts.hook or os.path.join(CONFIG.build_root, 'service', 'hook', 'fsgate-blocked'))
 
     if os.geteuid() != 0:
         print('SKIP: the bus tests must run as root (fsgated owns a system bus name; '

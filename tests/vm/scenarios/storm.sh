@@ -12,7 +12,7 @@
 #      minutes and lets the storm outlast the first window). Each loop is one `unshare -Urm` of alice's running mount again and
 #      again (what an attacker would do; the kernel's side of an attempt is the same as
 #      with a fresh namespace each time, which costs twice as much here). Checked: at most
-#      HOOK_BURST kernel log lines for hfs per window of 60 s (service/hook-ratelimit.h), no
+#      HOOK_BURST kernel log lines for hfs per window of 60 s (service/hook/hook-ratelimit.h), no
 #      more Blocked signals than lines, never two reporting children (the hook's detached
 #      fork) for hfs at once, and the storm's end in bounded time. The figures go to the
 #      console ("STORM FIGURES:").
@@ -29,7 +29,7 @@ set -eu
 
 STORM_ATTEMPTS=1000
 STORM_LOOPS=4
-HOOK_BURST=3            # service/hook-ratelimit.h
+HOOK_BURST=3            # service/hook/hook-ratelimit.h
 HOOK_WINDOW_SEC=60
 STORM_SEC=75            # after a: the loops stop then, if not done before
 HFS_SRC=/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf
@@ -53,10 +53,11 @@ summed() {
         dmesg | sed -n "s/.*fsgate: \([0-9][0-9]*\) $SUMMARY\$/\1/p" | awk '{ n += $1 } END { print n + 0 }'
 }
 
-# window_attempts — attempts counted in hfs's current window: the second field of the
-# hook's state (struct HookRecord: start in ms of CLOCK_BOOTTIME, attempts; native u64s).
+# window_attempts — attempts counted in hfs's current window: the second and third fields of
+# the hook's state (struct RateLimitCount: start in ms of CLOCK_BOOTTIME, attempts let
+# through, attempts held back since; native u64s).
 window_attempts() {
-        od -An -t u8 -j 8 -N 8 "$STATE" | tr -d ' '
+        od -An -t u8 -j 8 -N 16 "$STATE" | awk '{ n += $1 + $2 } END { print n + 0 }'
 }
 
 # attempts N [DEADLINE] — as alice, N mounts of hfs from one user and mount namespace of

@@ -52,14 +52,32 @@ static void kmsg(const char *fmt, ...) {
         close(fd);
 }
 
+/* A connection to the system bus, or to ADDRESS, whose calls give up after timeout_usec. */
+static int bus_open(const char *address, uint64_t timeout_usec, sd_bus **ret) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        int r;
+
+        if (address) {
+                r = sd_bus_new(&bus);
+                if (r >= 0)
+                        r = sd_bus_set_address(bus, address);
+                if (r >= 0)
+                        r = sd_bus_start(bus);
+        } else
+                r = sd_bus_open_system(&bus);
+        if (r >= 0)
+                r = sd_bus_set_method_call_timeout(bus, timeout_usec);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(bus);
+        return 0;
+}
+
 static int call(const char *method, const char *a, const char *b, uint64_t timeout_usec) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
-        r = sd_bus_open_system(&bus);
-        if (r < 0)
-                return r;
-        r = sd_bus_set_method_call_timeout(bus, timeout_usec);
+        r = bus_open(NULL, timeout_usec, &bus);
         if (r < 0)
                 return r;
         return sd_bus_call_method(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, method, NULL, NULL, "ss", a, b);
@@ -126,16 +144,7 @@ static int hand_over(const char *devnode) {
         r = fsg_unit_name_from_path(REPORT_UNIT_TEMPLATE, devnode, unit, sizeof(unit));
         if (r < 0)
                 return r;
-        r = sd_bus_new(&bus);
-        if (r < 0)
-                return r;
-        r = sd_bus_set_address(bus, SYSTEMD_PRIVATE_ADDRESS);
-        if (r < 0)
-                return r;
-        r = sd_bus_start(bus);
-        if (r < 0)
-                return r;
-        r = sd_bus_set_method_call_timeout(bus, HANDOVER_CALL_USEC);
+        r = bus_open(SYSTEMD_PRIVATE_ADDRESS, HANDOVER_CALL_USEC, &bus);
         if (r < 0)
                 return r;
         /* "replace": an instance already starting for this device takes this start as its own. */

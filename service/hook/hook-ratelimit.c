@@ -2,9 +2,8 @@
 #define _GNU_SOURCE
 /* The hook's state lives in small root-only files in /run/fsgate, one set per boot:
  *
- *   hook-TYPE.state      TYPE's current window (HookRecord), shared by every hook through
- *                        mmap(): counted with atomic adds, so a storm of attempts neither
- *                        waits for a lock nor loses count
+ *   hook-TYPE.state      TYPE's count (RateLimitCount, ratelimit.h), shared by every hook
+ *                        through mmap(); flock()ed by the attempt that opens a window
  *   hook-TYPE.reporter   flock()ed by the one child reporting TYPE
  *   hook-reporter-N      N < HOOK_REPORTERS_MAX: flock()ed by any reporting child
  *
@@ -13,7 +12,6 @@
  * keeps its slot after the hook has returned to modprobe. Every lock is taken with
  * LOCK_NB: the hook runs inside the kernel's module request and must never wait. */
 #include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
 #include <sys/file.h>
 #include <sys/mman.h>
@@ -23,12 +21,8 @@
 #include "hook-ratelimit.h"
 #include "macro.h"
 #include "name.h"
+#include "ratelimit.h"
 #include "time-util.h"
-
-typedef struct HookRecord {
-        uint64_t start_ms;      /* CLOCK_BOOTTIME; 0: no window yet */
-        uint64_t attempts;      /* in the window, the logged ones included */
-} HookRecord;
 
 int hook_state_open(void) {
         const char *path = secure_getenv("FSGATE_RUNTIME_DIR") ?: "/run/fsgate";
@@ -71,20 +65,15 @@ static uint64_t now_ms(void) {
         return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
-static bool window_over(uint64_t start, uint64_t now, uint64_t window_ms) {
-        /* A start in the future comes from a clock we cannot compare with. */
-        return start == 0 || now < start || now - start >= window_ms;
-}
-
 void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
         _cleanup_close_ int fd = -1;
         char name[FSG_NAME_MAX + 32];
-        uint64_t window_ms, n;
-        HookRecord *r;
+        RateLimitCount *c;
+        RateLimit rl;
         struct stat st;
 
         *ret = (HookVerdict) { .log = true, .burst = HOOK_BURST, .window_sec = fsg_env_seconds("FSGATE_HOOK_WINDOW_SEC", HOOK_WINDOW_SEC) };
-        window_ms = ret->window_sec * 1000ULL;
+        rl = (RateLimit) { .interval = ret->window_sec * UINT64_C(1000), .burst = ret->burst };
         if (dir_fd < 0)
                 return;
         (void) snprintf(name, sizeof(name), "hook-%s.state", type);
@@ -92,30 +81,13 @@ void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
         if (fd < 0 || fstat(fd, &st) < 0)
                 return;
         /* Only ever grown, never shrunk: a mapping of it cannot fault. */
-        if (st.st_size < (off_t) sizeof(HookRecord) && ftruncate(fd, sizeof(HookRecord)) < 0)
+        if (st.st_size < (off_t) sizeof(RateLimitCount) && ftruncate(fd, sizeof(RateLimitCount)) < 0)
                 return;
-        r = mmap(NULL, sizeof(HookRecord), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        if (r == MAP_FAILED)
+        c = mmap(NULL, sizeof(RateLimitCount), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        if (c == MAP_FAILED)
                 return;
-
-        /* One attempt opens the next window and sums up the last; one that finds the lock
-         * taken counts itself in whichever window is current when it adds. The exchange
-         * hands every attempt of the last window to exactly one summary. */
-        if (window_over(__atomic_load_n(&r->start_ms, __ATOMIC_ACQUIRE), now_ms(), window_ms) &&
-            flock(fd, LOCK_EX | LOCK_NB) >= 0) {
-                uint64_t now = now_ms();
-
-                if (window_over(__atomic_load_n(&r->start_ms, __ATOMIC_ACQUIRE), now, window_ms)) {
-                        n = __atomic_exchange_n(&r->attempts, 0, __ATOMIC_ACQ_REL);
-                        __atomic_store_n(&r->start_ms, now, __ATOMIC_RELEASE);
-                        if (n > ret->burst)
-                                ret->summary = n - ret->burst > UINT_MAX ? UINT_MAX : (unsigned) (n - ret->burst);
-                }
-                (void) flock(fd, LOCK_UN);
-        }
-        n = __atomic_fetch_add(&r->attempts, 1, __ATOMIC_ACQ_REL);
-        ret->log = ret->report = n < ret->burst;
-        (void) munmap(r, sizeof(HookRecord));
+        ret->log = ret->report = ratelimit_below(&rl, c, fd, now_ms(), &ret->summary);
+        (void) munmap(c, sizeof(RateLimitCount));
 }
 
 int hook_claim_reporter(int dir_fd, const char *type, int ret_fds[static 2]) {

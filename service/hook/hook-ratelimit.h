@@ -13,7 +13,7 @@
 typedef struct HookVerdict {
         bool log;               /* write the kernel log line */
         bool report;            /* and report, if a reporter is free: only when counted */
-        unsigned summary;       /* attempts the previous window kept quiet about: say so first */
+        unsigned summary;       /* attempts kept quiet about since the last line: say so first */
         unsigned burst;
         unsigned window_sec;
 } HookVerdict;

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "manager.h"
+#include "state.h"
+#include "store.h"
+
+/* Makes m->state_cache, the kept state and the watches that tell it to re-read. < 0 with
+ * m->state_cache made: a watch is missing, and answers rebuild what it would have watched;
+ * m->state_cache NULL: nothing made. */
+int manager_cache_init(Manager *m);
+void manager_cache_done(Manager *m);
+/* The current state, rebuilt only when the configuration changed. Owned by the manager. */
+int manager_state(Manager *m, const FsgState **ret, FsgError *e);
+/* fsg_plan() against that state: what validating a request costs whoever sends it. */
+int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);

@@ -75,6 +75,55 @@ static const char *refusal_words(FsgErrorCode code) {
         }
 }
 
+/* The modules of a profile that cannot be denied, gathered to be named all at once. */
+typedef struct Refusals {
+        char names[512];       /* "MODULE (why in words)", first: a message cut at its size names all */
+        char details[512];     /* each refusal's own message */
+        size_t n;
+} Refusals;
+
+static void refusals_add(Refusals *rf, const char *module, const FsgError *me) {
+        size_t ln = strlen(rf->names), ld = strlen(rf->details);
+
+        snprintf(rf->names + ln, sizeof(rf->names) - ln, "%s%s (%s)", ln ? ", " : "", module, refusal_words(me->code));
+        snprintf(rf->details + ld, sizeof(rf->details) - ld, "%s%.400s", ld ? " | " : "", me->message);
+        rf->n++;
+}
+
+/* Plans one module of the profile into pp: its Deny plan when that writes, a built-in one
+ * among the skipped, a refusal among rf's. Returns only what is not the module's own fault. */
+static int plan_module(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgModTree **tree,
+                       const char *module, uint64_t deny_flags, FsgProfilePlan *pp, Refusals *rf, FsgError *e) {
+        const FsgEntry *x = fsg_state_find_module(current, module);
+        FsgError me = {};
+        FsgPlan p;
+        int r;
+
+        if (!x && !*tree) {
+                r = fsg_modtree_load(c, tree, e);
+                if (r < 0)
+                        return r;
+        }
+        /* Nothing can deny what is compiled in (with or without an entry: pstore is none until
+         * a file names it): left out, not a conflict that would keep the rest of the profile
+         * from ever applying. */
+        if ((x && x->builtin) || (!x && fsg_modtree_is_builtin(*tree, module)))
+                return strv_extend(&pp->skipped, module) < 0 ? fsg_error(e, FSG_ERR_FAILED, "Out of memory") : 0;
+
+        r = x ? fsg_plan_cached(c, current, memo, FSG_OP_DENY, module, deny_flags, &p, &me) :
+                plan_absent(c, module, deny_flags, &p, &me);
+        if (r < 0 && (me.code == FSG_ERR_FAILED || me.code == FSG_ERR_INVALID_ARGS || me.code == FSG_ERR_BUSY)) {
+                /* Not the module's own fault: no point listing every module. */
+                *e = me;
+                return r;
+        }
+        if (r < 0)
+                refusals_add(rf, module, &me);
+        else if (p.write != FSG_WRITE_NOTHING)
+                pp->plans[pp->n++] = p;
+        return 0;
+}
+
 int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *name,
                      uint64_t flags, FsgProfilePlan **ret, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *built = NULL;
@@ -82,8 +131,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *tree = NULL;
         const uint64_t valid = FSG_FLAG_HARD | FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN;
-        char names[512] = "", details[512] = "";
-        size_t n_refused = 0;
+        Refusals rf = {};
         uint64_t deny_flags;
         int r;
 
@@ -102,49 +150,15 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         snprintf(pp->profile, sizeof(pp->profile), "%s", prof->name);
         pp->flags = flags;
-
         for (char **m = prof->modules; m && *m; m++) {
-                const FsgEntry *x = fsg_state_find_module(current, *m);
-                FsgError me = {};
-                FsgPlan p;
-
-                if (!x && !tree) {
-                        r = fsg_modtree_load(c, &tree, e);
-                        if (r < 0)
-                                return r;
-                }
-                /* Nothing can deny what is compiled in (with or without an entry: pstore is
-                 * none until a file names it): left out, not a conflict that would keep the
-                 * rest of the profile from ever applying. */
-                if ((x && x->builtin) || (!x && fsg_modtree_is_builtin(tree, *m))) {
-                        if (strv_extend(&pp->skipped, *m) < 0)
-                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                        continue;
-                }
-
-                r = x ? fsg_plan_cached(c, current, memo, FSG_OP_DENY, *m, deny_flags, &p, &me) :
-                        plan_absent(c, *m, deny_flags, &p, &me);
-                if (r < 0) {
-                        /* Not the module's own fault: no point listing every module. */
-                        if (me.code == FSG_ERR_FAILED || me.code == FSG_ERR_INVALID_ARGS || me.code == FSG_ERR_BUSY) {
-                                *e = me;
-                                return r;
-                        }
-                        /* The names first, so that a message cut at its size still names all. */
-                        size_t ln = strlen(names), ld = strlen(details);
-                        snprintf(names + ln, sizeof(names) - ln, "%s%s (%s)", ln ? ", " : "", *m,
-                                 refusal_words(me.code));
-                        snprintf(details + ld, sizeof(details) - ld, "%s%.400s", ld ? " | " : "", me.message);
-                        n_refused++;
-                        continue;
-                }
-                if (p.write != FSG_WRITE_NOTHING)
-                        pp->plans[pp->n++] = p;
+                r = plan_module(c, current, memo, &tree, *m, deny_flags, pp, &rf, e);
+                if (r < 0)
+                        return r;
         }
-        if (n_refused > 0)
+        if (rf.n > 0)
                 return fsg_error(e, FSG_ERR_PROFILE_CONFLICT,
                                  "Nothing was changed: %zu module%s of profile %s cannot be denied: %s. %s",
-                                 n_refused, n_refused == 1 ? "" : "s", pp->profile, names, details);
+                                 rf.n, rf.n == 1 ? "" : "s", pp->profile, rf.names, rf.details);
         if (pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN)) {
                 r = check_writable(c, e);
                 if (r < 0)

@@ -212,10 +212,8 @@ static int use_dependencies(const FsgContext *c, UsedSet *u) {
         bool more = true;
         int r;
 
-        if (!c->moddir)
-                return 0;
-        r = fsg_kmod_new(c, NULL, &k, NULL);
-        if (r < 0)
+        r = fsg_kmod_new_plain(c, &k, NULL);
+        if (r < 0 || !k)
                 return r;
         while (more) {
                 _cleanup_strv_free_ char **snapshot = NULL;

@@ -289,6 +289,20 @@ int fsg_open_dir(const FsgContext *c, const char *abs, bool create) {
         return fsg_open_in_root(c, abs, O_RDONLY | O_DIRECTORY);
 }
 
+int fsg_opendir(const FsgContext *c, const char *abs, DIR **ret) {
+        int fd = fsg_open_dir(c, abs, false), r;
+
+        if (fd < 0)
+                return fd;
+        *ret = fdopendir(fd);
+        if (!*ret) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        return 0;
+}
+
 static int check_regular(int fd, uint64_t max, struct stat *st) {
         if (fstat(fd, st) < 0)
                 return -errno;
@@ -522,7 +536,7 @@ static int pick_release(const FsgContext *c, const char *base, char **ret) {
         _cleanup_free_ char *best = NULL;
         struct utsname u;
         struct dirent *de;
-        int fd;
+        int r;
 
         if (uname(&u) == 0) {
                 _cleanup_free_ char *p = NULL;
@@ -533,14 +547,9 @@ static int pick_release(const FsgContext *c, const char *base, char **ret) {
         }
 
         /* No tree for the running kernel (an image, a chroot): the newest one present. */
-        fd = fsg_open_in_root(c, base, O_RDONLY | O_DIRECTORY);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
+        r = fsg_opendir(c, base, &d);
+        if (r < 0)
+                return r;
         while ((errno = 0, de = readdir(d))) {
                 if (de->d_name[0] == '.' || (best && strverscmp(de->d_name, best) <= 0))
                         continue;

@@ -111,55 +111,40 @@ static int unit_line(UsedSet *u, const char *abs, char *line) {
         return use_types(u, strstrip(l + 5), why);
 }
 
-static int scan_unit_dir(const FsgContext *c, UsedSet *u, const char *dir) {
-        _cleanup_close_ int fd = fsg_open_dir(c, dir, false);
+static int read_unit(const FsgContext *c, UsedSet *u, const char *dir, const char *name) {
+        _cleanup_free_ char *abs = NULL;
+
+        if (asprintf(&abs, "%s/%s", dir, name) < 0)
+                return -ENOMEM;
+        u->in_mount = false;
+        return read_lines(c, abs, u, unit_line);
+}
+
+/* The mount units in dir, or in a drop-in directory its *.conf. A directory that is not there
+ * holds no unit. */
+static int scan_unit_dir(const FsgContext *c, UsedSet *u, const char *dir, bool drop_ins) {
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
-        int r;
+        int r = fsg_opendir(c, dir, &d);
 
-        if (fd < 0)
-                return 0; /* a directory that is not there holds no unit */
-        d = fdopendir(fd);
-        if (!d)
-                return -errno;
-        fd = -1;
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
         while ((de = readdir(d))) {
-                _cleanup_free_ char *abs = NULL;
+                _cleanup_free_ char *sub = NULL;
 
                 if (de->d_name[0] == '.')
                         continue;
-                if (endswith(de->d_name, ".mount")) {
-                        if (asprintf(&abs, "%s/%s", dir, de->d_name) < 0)
-                                return -ENOMEM;
-                        u->in_mount = false;
-                        r = read_lines(c, abs, u, unit_line);
-                        if (r < 0)
-                                return r;
-                } else if (endswith(de->d_name, ".mount.d")) {
+                r = 0;
+                if (endswith(de->d_name, drop_ins ? ".conf" : ".mount"))
+                        r = read_unit(c, u, dir, de->d_name);
+                else if (!drop_ins && endswith(de->d_name, ".mount.d")) {
                         /* Drop-ins may set Type= too; the sub-directory is scanned like a unit. */
-                        _cleanup_close_ int sfd = -1;
-                        _cleanup_closedir_ DIR *sd = NULL;
-                        struct dirent *se;
-
-                        if (asprintf(&abs, "%s/%s", dir, de->d_name) < 0)
+                        if (asprintf(&sub, "%s/%s", dir, de->d_name) < 0)
                                 return -ENOMEM;
-                        sfd = fsg_open_dir(c, abs, false);
-                        if (sfd < 0 || !(sd = fdopendir(sfd)))
-                                continue;
-                        sfd = -1;
-                        while ((se = readdir(sd))) {
-                                _cleanup_free_ char *conf = NULL;
-
-                                if (se->d_name[0] == '.' || !endswith(se->d_name, ".conf"))
-                                        continue;
-                                if (asprintf(&conf, "%s/%s", abs, se->d_name) < 0)
-                                        return -ENOMEM;
-                                u->in_mount = false;
-                                r = read_lines(c, conf, u, unit_line);
-                                if (r < 0)
-                                        return r;
-                        }
+                        r = scan_unit_dir(c, u, sub, true);
                 }
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
@@ -177,17 +162,13 @@ static int udev_line(UsedSet *u, const char *abs, char *line) {
  * devices, with ID_FS_TYPE from its blkid builtin. A device that is gone may leave its file
  * for a moment: where /sys is there, only present devices count. */
 static int scan_udev(const FsgContext *c, UsedSet *u) {
-        _cleanup_close_ int fd = fsg_open_dir(c, "/run/udev/data", false), sys = fsg_open_dir(c, "/sys/dev/block", false);
+        _cleanup_close_ int sys = fsg_open_dir(c, "/sys/dev/block", false);
         _cleanup_closedir_ DIR *d = NULL;
         struct dirent *de;
-        int r;
+        int r = fsg_opendir(c, "/run/udev/data", &d);
 
-        if (fd < 0)
-                return 0;
-        d = fdopendir(fd);
-        if (!d)
-                return -errno;
-        fd = -1;
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
         while ((de = readdir(d))) {
                 _cleanup_free_ char *abs = NULL;
                 struct stat st;
@@ -280,7 +261,7 @@ int fsg_profile_unused(const FsgContext *c, const FsgState *s, char ***ret, char
         if (r >= 0)
                 r = read_lines(c, "/etc/fstab", &u, fstab_line);
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(unit_dirs); i++)
-                r = scan_unit_dir(c, &u, unit_dirs[i]);
+                r = scan_unit_dir(c, &u, unit_dirs[i], false);
         if (r >= 0)
                 r = scan_udev(c, &u);
         if (r >= 0)

@@ -536,13 +536,12 @@ static int plan_deny(const Planning *pl, FsgError *e) {
 
 static int plan_reset(const Planning *pl, FsgError *e) {
         const FsgEntry *x = pl->x;
-        bool runtime = pl->flags & FSG_FLAG_RUNTIME;
         FsgWhatIf y;
         int r;
 
         /* Our override allows it: its lines go back in (the file goes with the last module it
          * allows). */
-        if (pl->kind == FSG_FILE_ABSENT && !runtime && allowed_by_override(x))
+        if (pl->kind == FSG_FILE_ABSENT && !(pl->flags & FSG_FLAG_RUNTIME) && allowed_by_override(x))
                 return plan_override_again(pl->c, pl->current, pl->memo, x, true, pl->p, e);
         if (pl->kind == FSG_FILE_ABSENT)
                 return 0;

@@ -102,6 +102,16 @@ static int index_add(NameIndex *ix, const FsgConfig *cfg, size_t file) {
         return 0;
 }
 
+static void conf_file_done(FsgConfFile *f) {
+        free(f->name);
+        free(f->path);
+        free(f->fullpath);
+        free(f->syspath);
+        free(f->shadowed);
+        free(f->override_of);
+        strv_free(f->override_allows);
+}
+
 /* fulldir: dir as found on the host when name is known to be no symlink, else NULL. */
 static int file_add(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const char *dir, const char *fulldir,
                     const char *name, FsgOrigin origin, bool mask) {
@@ -128,10 +138,7 @@ static int file_add(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const ch
         if (r == 0 && (!f->name || !f->path || index_add(ix, cfg, cfg->n_files) < 0))
                 r = -ENOMEM;
         if (r < 0) {
-                free(f->name);
-                free(f->path);
-                free(f->fullpath);
-                free(f->syspath);
+                conf_file_done(f);
                 return r;
         }
         cfg->n_files++;
@@ -532,15 +539,8 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
 FsgConfig *fsg_config_free(FsgConfig *cfg) {
         if (!cfg)
                 return NULL;
-        for (size_t i = 0; i < cfg->n_files; i++) {
-                free(cfg->files[i].name);
-                free(cfg->files[i].path);
-                free(cfg->files[i].fullpath);
-                free(cfg->files[i].syspath);
-                free(cfg->files[i].shadowed);
-                free(cfg->files[i].override_of);
-                strv_free(cfg->files[i].override_allows);
-        }
+        for (size_t i = 0; i < cfg->n_files; i++)
+                conf_file_done(&cfg->files[i]);
         if (cfg->content_fd > 0)
                 close(cfg->content_fd - 1);
         free(cfg->files);

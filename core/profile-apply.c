@@ -137,10 +137,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
 
         if (flags & ~valid)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
-        r = fsg_state_current_or_build(c, &current, &built, e);
-        if (r < 0)
-                return r;
-        r = fsg_profile_load(c, current, name, &prof, e);
+        r = fsg_profile_load_current(c, &current, &built, name, &prof, e);
         if (r < 0)
                 return r;
         deny_flags = (flags & FSG_FLAG_FORCE) | (prof->hard || (flags & FSG_FLAG_HARD) ? FSG_FLAG_HARD : 0);

@@ -53,10 +53,7 @@ int fsg_profile_audit(const FsgContext *c, const FsgState *current, const char *
         r = fsg_context_require_kernel(c, e);
         if (r < 0)
                 return r;
-        r = fsg_state_current_or_build(c, &s, &built, e);
-        if (r < 0)
-                return r;
-        r = fsg_profile_load(c, s, name, &p, e);
+        r = fsg_profile_load_current(c, &s, &built, name, &p, e);
         if (r < 0)
                 return r;
         a = calloc(1, sizeof(FsgAudit));

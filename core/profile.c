@@ -170,3 +170,10 @@ int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, F
         *ret = TAKE_PTR(p);
         return 0;
 }
+
+int fsg_profile_load_current(const FsgContext *c, const FsgState **current, FsgState **built, const char *name,
+                             FsgProfile **ret, FsgError *e) {
+        int r = fsg_state_current_or_build(c, current, built, e);
+
+        return r < 0 ? r : fsg_profile_load(c, *current, name, ret, e);
+}

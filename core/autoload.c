@@ -189,7 +189,7 @@ bool fsg_kmod_is_module(const FsgContext *c, const char *name) {
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
         _cleanup_(kmod_module_unrefp) struct kmod_module *m = NULL;
 
-        if (!c->moddir || fsg_kmod_new(c, NULL, &k, NULL) < 0)
+        if (fsg_kmod_new_plain(c, &k, NULL) < 0 || !k)
                 return false;
         return kmod_module_new_from_name(k, name, &m) >= 0 && kmod_module_get_path(m);
 }

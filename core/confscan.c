@@ -75,6 +75,10 @@ static FsgConfFile *find_file(const FsgConfig *cfg, const NameIndex *ix, const c
         return NULL;
 }
 
+static void name_index_done(NameIndex *ix) {
+        free(ix->slots);
+}
+
 static void index_put(NameIndex *ix, const char *name, size_t file) {
         size_t i = hash_name(name) & (ix->cap - 1);
         while (ix->slots[i])
@@ -96,6 +100,16 @@ static int index_add(NameIndex *ix, const FsgConfig *cfg, size_t file) {
         }
         index_put(ix, cfg->files[file].name, file);
         return 0;
+}
+
+static void conf_file_done(FsgConfFile *f) {
+        free(f->name);
+        free(f->path);
+        free(f->fullpath);
+        free(f->syspath);
+        free(f->shadowed);
+        free(f->override_of);
+        strv_free(f->override_allows);
 }
 
 /* fulldir: dir as found on the host when name is known to be no symlink, else NULL. */
@@ -124,10 +138,7 @@ static int file_add(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const ch
         if (r == 0 && (!f->name || !f->path || index_add(ix, cfg, cfg->n_files) < 0))
                 r = -ENOMEM;
         if (r < 0) {
-                free(f->name);
-                free(f->path);
-                free(f->fullpath);
-                free(f->syspath);
+                conf_file_done(f);
                 return r;
         }
         cfg->n_files++;
@@ -405,20 +416,13 @@ static int note_override(const FsgContext *c, FsgConfFile *f) {
         return 0;
 }
 
-/* Returns -EAGAIN, with e untouched, when a file changed between the directory listing and
- * its parse (a writer replaced it with a mask or removed it): the caller reads again. */
-static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
-        _cleanup_(fsg_config_freep) FsgConfig *cfg = calloc(1, sizeof(FsgConfig));
-        _cleanup_fclose_ FILE *kmod_text = NULL; /* closed before cfg is freed: it writes there */
-        _cleanup_free_ size_t *slots = NULL;
-        NameIndex ix = {};
+/* Every modprobe.d directory's files into cfg, by precedence: a name seen in an earlier
+ * directory shadows the same name in the later ones. */
+static int scan_dirs(FsgConfig *cfg, const FsgContext *c, const FsgOverride *ov, FsgError *e) {
+        _cleanup_(name_index_done) NameIndex ix = {};
         struct stat seen_dirs[8];
         size_t n_seen = 0;
-        bool softdep_placed = false;
         int r;
-
-        if (!cfg || (c->root_fd >= 0 && !(kmod_text = open_memstream(&cfg->kmod_text, &cfg->kmod_len))))
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 
         for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
                 const FsgConfDir *d = &fsg_conf_dirs[i];
@@ -444,13 +448,18 @@ static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfi
                 }
                 if (r >= 0)
                         r = inject_override(cfg, &ix, c, ov, d);
-                slots = ix.slots;
                 if (r < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, d->path, fsg_strerror(-r));
         }
-        if (cfg->n_files > 0)
-                qsort(cfg->files, cfg->n_files, sizeof(FsgConfFile), cmp_files);
-        strv_sort_unique(cfg->named_modules);
+        return 0;
+}
+
+/* Every file but the masks, in kmod's order (by name). In an image (kmod_text set) their bytes
+ * go there, and where modules.softdep falls among them is noted. Returns -EAGAIN, with e
+ * untouched, when a file changed between the directory listing and its parse. */
+static int parse_files(const FsgContext *c, FsgConfig *cfg, const FsgOverride *ov, FILE *kmod_text, FsgError *e) {
+        bool softdep_placed = false;
+        int r;
 
         for (size_t i = 0; i < cfg->n_files; i++) {
                 FsgConfFile *f = &cfg->files[i];
@@ -478,12 +487,31 @@ static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfi
                 if (r < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, f->path, fsg_strerror(-r));
         }
-        if (kmod_text) {
-                if (!softdep_placed)
-                        cfg->kmod_softdep_at = ftell(kmod_text);
-                if (fclose(TAKE_PTR(kmod_text)) == EOF)
-                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        }
+        if (kmod_text && !softdep_placed)
+                cfg->kmod_softdep_at = ftell(kmod_text);
+        return 0;
+}
+
+/* Returns -EAGAIN, with e untouched, when a file changed between the directory listing and
+ * its parse (a writer replaced it with a mask or removed it): the caller reads again. */
+static int config_load_once(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret, FsgError *e) {
+        _cleanup_(fsg_config_freep) FsgConfig *cfg = calloc(1, sizeof(FsgConfig));
+        _cleanup_fclose_ FILE *kmod_text = NULL; /* closed before cfg is freed: it writes there */
+        int r;
+
+        if (!cfg || (c->root_fd >= 0 && !(kmod_text = open_memstream(&cfg->kmod_text, &cfg->kmod_len))))
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        r = scan_dirs(cfg, c, ov, e);
+        if (r < 0)
+                return r;
+        if (cfg->n_files > 0)
+                qsort(cfg->files, cfg->n_files, sizeof(FsgConfFile), cmp_files);
+        strv_sort_unique(cfg->named_modules);
+        r = parse_files(c, cfg, ov, kmod_text, e);
+        if (r < 0)
+                return r;
+        if (kmod_text && fclose(TAKE_PTR(kmod_text)) == EOF)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         r = parse_cmdline(cfg, c);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/cmdline: %s", c->root, fsg_strerror(-r));
@@ -511,15 +539,8 @@ int fsg_config_load(const FsgContext *c, const FsgOverride *ov, FsgConfig **ret,
 FsgConfig *fsg_config_free(FsgConfig *cfg) {
         if (!cfg)
                 return NULL;
-        for (size_t i = 0; i < cfg->n_files; i++) {
-                free(cfg->files[i].name);
-                free(cfg->files[i].path);
-                free(cfg->files[i].fullpath);
-                free(cfg->files[i].syspath);
-                free(cfg->files[i].shadowed);
-                free(cfg->files[i].override_of);
-                strv_free(cfg->files[i].override_allows);
-        }
+        for (size_t i = 0; i < cfg->n_files; i++)
+                conf_file_done(&cfg->files[i]);
         if (cfg->content_fd > 0)
                 close(cfg->content_fd - 1);
         free(cfg->files);

@@ -90,101 +90,122 @@ static void close_all(int *fds, size_t n) {
                 close(fds[--n]);
 }
 
-int fsg_open_in_root_walk(int root_fd, const char *abs, int flags) {
-        _cleanup_free_ char *todo = strdup(abs);
-        int dirs[WALK_DEPTH], r;   /* the directories walked so far below the root */
-        size_t depth = 0;
-        unsigned links = 0;
-        const char *rest;
+/* Where fsg_open_in_root_walk() is. */
+typedef struct Walk {
+        int root_fd;
+        int dirs[WALK_DEPTH];   /* the directories walked so far below the root */
+        size_t depth;
+        unsigned links;         /* symlinks followed, as the kernel counts them: at most 40 */
+        char *todo;             /* the path being walked */
+        const char *rest;       /* in todo: what is left of it */
+} Walk;
 
-        if (!todo)
+static int walk_cur(const Walk *w) {
+        return w->depth > 0 ? w->dirs[w->depth - 1] : w->root_fd;
+}
+
+/* One component, never following a symlink: the last with the caller's flags, any other as a
+ * directory to walk on from. */
+static int walk_open(const Walk *w, const char *comp, bool last, int flags) {
+        struct stat st;
+        int fd = last ? openat(walk_cur(w), comp, flags | O_NOFOLLOW | O_CLOEXEC) :
+                        openat(walk_cur(w), comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+        if (fd < 0)
+                return -errno;
+        if (last && (flags & O_PATH) && !(flags & O_NOFOLLOW) && (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode))) {
+                close(fd); /* O_PATH|O_NOFOLLOW opened the symlink itself */
+                return -ELOOP;
+        }
+        return fd;
+}
+
+/* comp (l bytes, just walked past) would not open as asked (err): if it is a symlink, its
+ * target is walked next, from the root (absolute) or from here. 0 to walk on, or the error. */
+static int walk_follow(Walk *w, const char *comp, size_t l, int err) {
+        char target[4096], *joined;
+        ssize_t n = readlinkat(walk_cur(w), comp, target, sizeof(target) - 1);
+
+        if (n < 0 && (errno == EINVAL || errno == ENOENT) && err == -ELOOP && w->links < 40) {
+                /* A symlink a moment ago, and now a file or nothing: renamed over or removed
+                 * (an atomic writer replacing a mask). Look at the name again. */
+                w->links++;
+                w->rest -= l;
+                return 0;
+        }
+        if (n < 0)
+                return err; /* no symlink: the error stands */
+        if (++w->links > 40)
+                return -ELOOP;
+        target[n] = 0;
+        if (target[0] == '/') {
+                close_all(w->dirs, w->depth);
+                w->depth = 0;
+        }
+        if (asprintf(&joined, "%s/%s", target, w->rest) < 0)
                 return -ENOMEM;
-        for (rest = todo;;) {
-                char comp[NAME_MAX + 1], target[4096], *joined;
-                size_t l;
-                int cur, fd;
-                bool last;
-                ssize_t n;
+        free(w->todo);
+        w->rest = w->todo = joined;
+        return 0;
+}
 
-                rest += strspn(rest, "/");
-                cur = depth > 0 ? dirs[depth - 1] : root_fd;
-                if (!*rest) { /* the path ends at a directory already walked (or the root) */
-                        fd = openat(cur, ".", flags | O_CLOEXEC);
-                        r = fd < 0 ? -errno : fd;
-                        break;
+static int walk(Walk *w, int flags) {
+        for (;;) {
+                char comp[NAME_MAX + 1];
+                size_t l;
+                bool last;
+                int fd, r;
+
+                w->rest += strspn(w->rest, "/");
+                if (!*w->rest) { /* the path ends at a directory already walked (or the root) */
+                        fd = openat(walk_cur(w), ".", flags | O_CLOEXEC);
+                        return fd < 0 ? -errno : fd;
                 }
-                l = strcspn(rest, "/");
-                if (l > NAME_MAX) {
-                        r = -ENAMETOOLONG;
-                        break;
-                }
-                memcpy(comp, rest, l);
+                l = strcspn(w->rest, "/");
+                if (l > NAME_MAX)
+                        return -ENAMETOOLONG;
+                memcpy(comp, w->rest, l);
                 comp[l] = 0;
-                rest += l;
-                last = !rest[strspn(rest, "/")];
+                w->rest += l;
+                last = !w->rest[strspn(w->rest, "/")];
                 if (streq(comp, "."))
                         continue;
                 if (streq(comp, "..")) { /* never above the root */
-                        if (depth > 0)
-                                close(dirs[--depth]);
+                        if (w->depth > 0)
+                                close(w->dirs[--w->depth]);
                         continue;
                 }
-                fd = last ? openat(cur, comp, flags | O_NOFOLLOW | O_CLOEXEC) :
-                            openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-                if (fd >= 0 && last && (flags & O_PATH) && !(flags & O_NOFOLLOW)) {
-                        struct stat st;
-                        if (fstat(fd, &st) < 0 || S_ISLNK(st.st_mode)) {
-                                close(fd); /* O_PATH|O_NOFOLLOW opened the symlink itself */
-                                fd = -1;
-                                errno = ELOOP;
-                        }
-                }
-                if (fd >= 0 && last) {
-                        r = fd;
-                        break;
+                fd = walk_open(w, comp, last, flags);
+                if (fd >= 0 && last)
+                        return fd;
+                if (fd >= 0 && w->depth == WALK_DEPTH) {
+                        close(fd);
+                        return -ENAMETOOLONG;
                 }
                 if (fd >= 0) {
-                        if (depth == WALK_DEPTH) {
-                                close(fd);
-                                r = -ENAMETOOLONG;
-                                break;
-                        }
-                        dirs[depth++] = fd;
+                        w->dirs[w->depth++] = fd;
                         continue;
                 }
                 /* O_NOFOLLOW refused a symlink (or it is no directory): unless the caller
-                 * wants a last one left alone, it is read and walked from the root (absolute)
-                 * or from here. */
-                r = -errno;
-                if ((r != -ELOOP && r != -ENOTDIR) || (last && (flags & O_NOFOLLOW)))
-                        break;
-                n = readlinkat(cur, comp, target, sizeof(target) - 1);
-                if (n < 0 && (errno == EINVAL || errno == ENOENT) && r == -ELOOP && links < 40) {
-                        /* A symlink a moment ago, and now a file or nothing: renamed over or
-                         * removed (an atomic writer replacing a mask). Look at the name again. */
-                        links++;
-                        rest -= l;
-                        continue;
-                }
-                if (n < 0)
-                        break; /* no symlink: the error stands */
-                if (++links > 40) {
-                        r = -ELOOP;
-                        break;
-                }
-                target[n] = 0;
-                if (target[0] == '/') {
-                        close_all(dirs, depth);
-                        depth = 0;
-                }
-                if (asprintf(&joined, "%s/%s", target, rest) < 0) {
-                        r = -ENOMEM;
-                        break;
-                }
-                free(todo);
-                rest = todo = joined;
+                 * wants a last one left alone, it is read and walked. */
+                if ((fd != -ELOOP && fd != -ENOTDIR) || (last && (flags & O_NOFOLLOW)))
+                        return fd;
+                r = walk_follow(w, comp, l, fd);
+                if (r < 0)
+                        return r;
         }
-        close_all(dirs, depth);
+}
+
+int fsg_open_in_root_walk(int root_fd, const char *abs, int flags) {
+        Walk w = { .root_fd = root_fd, .todo = strdup(abs) };
+        int r;
+
+        if (!w.todo)
+                return -ENOMEM;
+        w.rest = w.todo;
+        r = walk(&w, flags);
+        close_all(w.dirs, w.depth);
+        free(w.todo);
         return r;
 }
 
@@ -266,6 +287,20 @@ int fsg_open_dir(const FsgContext *c, const char *abs, bool create) {
                         break;
         }
         return fsg_open_in_root(c, abs, O_RDONLY | O_DIRECTORY);
+}
+
+int fsg_opendir(const FsgContext *c, const char *abs, DIR **ret) {
+        int fd = fsg_open_dir(c, abs, false), r;
+
+        if (fd < 0)
+                return fd;
+        *ret = fdopendir(fd);
+        if (!*ret) {
+                r = -errno;
+                close(fd);
+                return r;
+        }
+        return 0;
 }
 
 static int check_regular(int fd, uint64_t max, struct stat *st) {
@@ -501,7 +536,7 @@ static int pick_release(const FsgContext *c, const char *base, char **ret) {
         _cleanup_free_ char *best = NULL;
         struct utsname u;
         struct dirent *de;
-        int fd;
+        int r;
 
         if (uname(&u) == 0) {
                 _cleanup_free_ char *p = NULL;
@@ -512,14 +547,9 @@ static int pick_release(const FsgContext *c, const char *base, char **ret) {
         }
 
         /* No tree for the running kernel (an image, a chroot): the newest one present. */
-        fd = fsg_open_in_root(c, base, O_RDONLY | O_DIRECTORY);
-        if (fd < 0)
-                return fd;
-        d = fdopendir(fd);
-        if (!d) {
-                close(fd);
-                return -errno;
-        }
+        r = fsg_opendir(c, base, &d);
+        if (r < 0)
+                return r;
         while ((errno = 0, de = readdir(d))) {
                 if (de->d_name[0] == '.' || (best && strverscmp(de->d_name, best) <= 0))
                         continue;

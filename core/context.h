@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include <dirent.h>
 #include <stdio.h>
 
 #include <stdint.h>
@@ -56,6 +57,8 @@ int fsg_open_in_root_walk(int root_fd, const char *abs, int flags);
  * it can be fsync'd and flock'd). With create, missing components are made, 0755 whatever the
  * umask, each inside the directory found for its parent. Returns an fd or a negative errno. */
 int fsg_open_dir(const FsgContext *c, const char *abs, bool create);
+/* fsg_open_dir() without create as a stream for readdir(): 0 and *ret, or a negative errno. */
+int fsg_opendir(const FsgContext *c, const char *abs, DIR **ret);
 
 /* Opens a file to read and checks it first: a FIFO would block the reader forever and a
  * device (a link to /dev/zero) feed it forever, so only a regular file of at most max bytes is

@@ -189,7 +189,8 @@ static int read_softdep(const FsgContext *c, char **ret, size_t *ret_len, FsgErr
 static int write_conf(KmodView *v, const FsgConfig *cfg, FsgError *e) {
         _cleanup_free_ char *softdep = NULL;
         _cleanup_fclose_ FILE *f = NULL;
-        size_t softdep_len, at = cfg ? cfg->kmod_softdep_at : 0, len = cfg ? cfg->kmod_len : 0;
+        const char *text = cfg->kmod_text ?: "";
+        size_t softdep_len, at = cfg->kmod_softdep_at, len = cfg->kmod_len;
         int fd, r;
 
         r = read_softdep(v->c, &softdep, &softdep_len, e);
@@ -201,9 +202,8 @@ static int write_conf(KmodView *v, const FsgConfig *cfg, FsgError *e) {
                         close(fd);
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to write %s/%s: %s", v->dir, VIEW_CONF, strerror(errno));
         }
-        if (fwrite(cfg ? cfg->kmod_text : "", 1, at, f) != at ||
-            (softdep && fsg_conf_write_for_kmod(f, softdep, softdep_len) < 0) ||
-            fwrite(cfg ? cfg->kmod_text + at : "", 1, len - at, f) != len - at || fclose(TAKE_PTR(f)) == EOF)
+        if (fwrite(text, 1, at, f) != at || (softdep && fsg_conf_write_for_kmod(f, softdep, softdep_len) < 0) ||
+            fwrite(text + at, 1, len - at, f) != len - at || fclose(TAKE_PTR(f)) == EOF)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to write %s/%s", v->dir, VIEW_CONF);
         return 0;
 }
@@ -235,16 +235,16 @@ static int new_for_image(const FsgContext *c, const FsgConfig *cfg, struct kmod_
         return 0;
 }
 
-/* The config list kmod reads when it must read none: an empty list would make it fall back
- * to the host's default directories. */
+/* The config list kmod reads when there is no file to read: an empty list would make it fall
+ * back to the host's default directories. */
 static const char * const no_config[] = { "/dev/null/none", NULL };
 
 /* The running system: root's own names, given as they are. */
 static int new_for_host(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx **ret, FsgError *e) {
-        _cleanup_strv_free_ char **paths = cfg ? fsg_config_kmod_paths(cfg) : NULL;
+        _cleanup_strv_free_ char **paths = fsg_config_kmod_paths(cfg);
         struct kmod_ctx *k;
 
-        if (cfg && !paths)
+        if (!paths)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         /* kmod inserts each file into its list sorted by name, walking the list from the
          * start to the first name not smaller: given in descending order every insertion stops
@@ -255,7 +255,7 @@ static int new_for_host(const FsgContext *c, const FsgConfig *cfg, struct kmod_c
                 paths[i] = paths[n - 1 - i];
                 paths[n - 1 - i] = tmp;
         }
-        k = kmod_new(c->moddir ?: "/usr/lib/modules/none", paths && paths[0] ? (const char * const *) paths : no_config);
+        k = kmod_new(c->moddir ?: "/usr/lib/modules/none", paths[0] ? (const char * const *) paths : no_config);
         if (!k)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to set up libkmod");
         *ret = k;
@@ -268,6 +268,15 @@ int fsg_kmod_new(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx **re
         if (r >= 0)
                 kmod_set_log_fn(*ret, log_silent, NULL);
         return r;
+}
+
+int fsg_kmod_new_plain(const FsgContext *c, struct kmod_ctx **ret, FsgError *e) {
+        static const FsgConfig no_files = {};
+
+        *ret = NULL;
+        if (!c->moddir)
+                return 0;
+        return fsg_kmod_new(c, &no_files, ret, e);
 }
 
 char *fsg_kmod_module_path(struct kmod_ctx *k, struct kmod_module *m) {

@@ -15,13 +15,16 @@
 struct kmod_ctx;
 struct kmod_module;
 
-/* A fresh libkmod context over c's module tree and cfg's effective files. cfg NULL: no
- * modprobe.d file, only the tree's own modules.softdep, as kmod reads it; the context
- * fsg_load() inserts with (no install command can run) and load chains are walked over.
- * Fresh for each build: kmod reads its configuration once per context, and "what if"
- * questions (cfg from an override, its content included) get exactly the same reader. Logs
- * nothing. Returns a negative errno, e (may be NULL) naming the file that could not be read. */
+/* A fresh libkmod context over c's module tree and cfg's effective files. Fresh for each
+ * build: kmod reads its configuration once per context, and "what if" questions (cfg from an
+ * override, its content included) get exactly the same reader. Logs nothing. Returns a
+ * negative errno, e (may be NULL) naming the file that could not be read. */
 int fsg_kmod_new(const FsgContext *c, const FsgConfig *cfg, struct kmod_ctx **ret, FsgError *e);
+/* The one context without configuration: no modprobe.d file, only the tree's own
+ * modules.softdep, as kmod reads it. fsg_load() inserts with it (no install command can run)
+ * and load chains are walked over it. *ret is NULL, and 0 returned, when c has no module
+ * tree: there is nothing to look up. */
+int fsg_kmod_new_plain(const FsgContext *c, struct kmod_ctx **ret, FsgError *e);
 /* Drops the reference; the last one also removes the directory made for an image. */
 void fsg_kmod_unrefp(struct kmod_ctx **k);
 

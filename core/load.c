@@ -37,10 +37,10 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
                 return fsg_error(e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module,
                                  c->kver ?: "(none)");
 
-        r = fsg_kmod_new(c, NULL, &k, e);
+        r = fsg_kmod_new_plain(c, &k, e);
         if (r < 0)
                 return r;
-        r = kmod_module_new_from_name(k, x->module, &m);
+        r = k ? kmod_module_new_from_name(k, x->module, &m) : -ENOENT; /* no tree: never available */
         if (r >= 0)
                 r = kmod_module_probe_insert_module(m, KMOD_PROBE_IGNORE_COMMAND, NULL, NULL, NULL, NULL);
         if (m)

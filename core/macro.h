@@ -44,6 +44,20 @@ static inline bool streq_ptr(const char *a, const char *b) {
                 return a == b;
         return streq(a, b);
 }
+static inline bool endswith(const char *s, const char *suffix) {
+        size_t a = strlen(s), b = strlen(suffix);
+        return a >= b && streq(s + a - b, suffix);
+}
+/* s without its leading and trailing blanks (a line's end included): cut in place. */
+static inline char *strstrip(char *s) {
+        char *end;
+
+        s += strspn(s, " \t");
+        end = s + strlen(s);
+        while (end > s && strchr(" \t\r\n", end[-1]))
+                *--end = 0;
+        return s;
+}
 
 /* Hands ownership out of a _cleanup_ variable. */
 #define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })

@@ -27,6 +27,10 @@ int fsg_profile_list(char ***ret, FsgError *e);
 /* Reads profile name and works out its modules against s (c's state, up to date): a computed
  * profile is computed now. NoSuchProfile for a name that is not a profile. */
 int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, FsgProfile **ret, FsgError *e);
+/* The same against *current, or, when that is NULL, against a state built now: *built holds
+ * it and *current points to it. */
+int fsg_profile_load_current(const FsgContext *c, const FsgState **current, FsgState **built, const char *name,
+                             FsgProfile **ret, FsgError *e);
 FsgProfile *fsg_profile_free(FsgProfile *p);
 static inline void fsg_profile_freep(FsgProfile **p) {
         fsg_profile_free(*p);

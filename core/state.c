@@ -269,8 +269,8 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         if (r < 0)
                 return r;
         r = fsg_kmod_new(c, cfg, &k, e);
-        if (r >= 0 && c->moddir)
-                r = fsg_kmod_new(c, NULL, &plain, e);
+        if (r >= 0)
+                r = fsg_kmod_new_plain(c, &plain, e);
         if (r < 0)
                 return r;
 

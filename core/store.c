@@ -350,196 +350,272 @@ static bool allowed_by_override(const FsgEntry *x) {
                strncmp(x->source, "/etc/modprobe.d/", 16) == 0;
 }
 
+/* What the planner of each operation works from: the module, the state it is in and our file
+ * for it as it is now. */
+typedef struct Planning {
+        const FsgContext *c;
+        const FsgState *current;
+        FsgWhatIfMemo *memo;
+        const FsgEntry *x;
+        uint64_t flags;
+        FsgFileKind kind;       /* what is at p->target */
+        FsgFileKind etc_kind;   /* a runtime change: what is at our file's name in /etc */
+        FsgPlan *p;
+} Planning;
+
+static int refuse_foreign_target(const FsgPlan *p, FsgError *e) {
+        return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                         "%s was not written by fsgate and fsgate will not change it; "
+                         "edit it by hand, or remove it and try again", p->target);
+}
+
+static int refuse_overridden(const FsgEntry *x, FsgError *e) {
+        return fsg_error(e, FSG_ERR_OVERRIDDEN,
+                         "/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX " takes precedence over /run/modprobe.d, "
+                         "so a runtime change cannot take effect; change it without the runtime flag or reset it first",
+                         x->module);
+}
+
+/* An Allow with LOAD_NOW whose allow would stand but whose load could not follow: w is what
+ * the state would say after the write. */
+static int refuse_load_after_allow(const FsgEntry *x, uint64_t flags, const FsgWhatIf *w, FsgError *e) {
+        if (!(flags & FSG_FLAG_LOAD_NOW) || x->loaded || x->builtin)
+                return 0;
+        if (w->hard)
+                return fsg_hard_denied(x->module, w->install_command, w->install_source, e);
+        if (fsg_entry_load_blocker(x))
+                return fsg_hard_denied_dependency(x->module, fsg_entry_load_blocker(x), e);
+        return 0;
+}
+
+/* An Allow still denied (y) with our own file masked: an override of the vendor file that
+ * denies it. */
+static int plan_allow_denied_elsewhere(const Planning *pl, const FsgWhatIf *y, FsgError *e) {
+        const FsgEntry *x = pl->x;
+        FsgWhatIf z = {};
+        int r;
+
+        /* Two writes (our deny file, and an override of the vendor file that denies it too)
+         * are not one plan: one step at a time, said as such. */
+        if (pl->kind == FSG_FILE_FSGATE && (y->origin == FSG_ORIGIN_VENDOR || y->origin == FSG_ORIGIN_LOCAL))
+                return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                                 "%s is denied by fsgate's %s and by %s too; reset it first, then allow it", x->module,
+                                 pl->p->target, y->source);
+        r = plan_allow_override(pl->c, pl->current, pl->memo, x, y, pl->flags, pl->p, &z, e);
+        if (r < 0)
+                return r;
+        if (z.denied) {
+                /* Still denied with the override: by another file, named as it stands (one
+                 * vendor file is lifted at a time). */
+                pl->p->write = FSG_WRITE_NOTHING;
+                return foreign_denial(pl->c, x, &z, NULL, e);
+        }
+        return refuse_load_after_allow(x, pl->flags, &z, e);
+}
+
+static int plan_allow(const Planning *pl, FsgError *e) {
+        const FsgEntry *x = pl->x;
+        FsgWhatIf y;
+        int r;
+
+        if (!x->denied) {
+                /* Nothing to write, but a load asked for must be possible: refused here,
+                 * before any authorization. */
+                if (pl->flags & FSG_FLAG_LOAD_NOW) {
+                        r = fsg_load_refused(x, e);
+                        if (r < 0)
+                                return r;
+                }
+                /* Allowed by an override of a vendor file that changed since: made again from
+                 * the vendor file as it is now. */
+                if (x->override_stale && allowed_by_override(x) && !(pl->flags & FSG_FLAG_RUNTIME))
+                        return plan_override_again(pl->c, pl->current, pl->memo, x, false, pl->p, e);
+                return 0;
+        }
+        if (pl->kind == FSG_FILE_FOREIGN)
+                return refuse_foreign_target(pl->p, e);
+        if (pl->etc_kind != FSG_FILE_ABSENT)
+                return refuse_overridden(x, e);
+        r = what_if(pl->c, pl->memo, pl->p->target, true, NULL, x->module, &y, e);
+        if (r < 0)
+                return r;
+        if (y.denied)
+                return plan_allow_denied_elsewhere(pl, &y, e);
+        /* Our file names x alone, so its dependencies stay as they are without it. */
+        r = refuse_load_after_allow(x, pl->flags, &y, e);
+        if (r < 0)
+                return r;
+        pl->p->write = FSG_WRITE_MASK;
+        pl->p->action = FSG_ACTION_ALLOW;
+        return 0;
+}
+
+/* A soft deny asked for while x is denied hard: by fsgate's own file in the other directory
+ * (say which flag reaches it) or by a file fsgate did not write. */
+static int refuse_soft_over_hard(const Planning *pl, FsgError *e) {
+        const FsgEntry *x = pl->x;
+        bool runtime = pl->flags & FSG_FLAG_RUNTIME;
+        char other[256];
+
+        snprintf(other, sizeof(other), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX,
+                 runtime ? "/etc/modprobe.d" : "/run/modprobe.d", x->module);
+        if (streq(x->install_source, other) && fsg_target_classify(pl->c, other, x->module, NULL) == FSG_FILE_FSGATE)
+                return fsg_error(e, FSG_ERR_OVERRIDDEN, "fsgate's hard deny of %s is in %s: make it soft %s the runtime flag",
+                                 x->module, other, runtime ? "without" : "with");
+        return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                         "%s is denied hard by %s, which fsgate did not write; edit that file by hand", x->module,
+                         *x->install_source ? x->install_source : "the configuration");
+}
+
+/* A Deny where a deny is in place already: 1 when that decides the plan (often: nothing to
+ * write), 0 when a deny file is still to be written, or a refusal. */
+static int plan_deny_over_existing(const Planning *pl, FsgError *e) {
+        const FsgEntry *x = pl->x;
+        bool hard = pl->flags & FSG_FLAG_HARD, soft = pl->flags & FSG_FLAG_SOFT;
+
+        if ((pl->kind == FSG_FILE_FSGATE || pl->kind == FSG_FILE_SUSE_NEVER) && pl->etc_kind == FSG_FILE_ABSENT) {
+                bool own_hard = pl->kind == FSG_FILE_FSGATE && own_file_is_hard(pl->c, pl->p->target, x->module);
+
+                /* A hard deny stays hard unless weakening it is asked for: a plain deny, a soft
+                 * profile or a button must not undo a compliance setting. */
+                if (own_hard && !soft)
+                        return 1;
+                /* Our file says what the flags ask for, or a hard deny is asked for and
+                 * something else refuses loads already: nothing to change. */
+                if (own_hard == hard || (hard && x->hard))
+                        return 1;
+                if (own_hard) {
+                        /* Explicit loads work again: that is what allowing grants. */
+                        pl->p->write = FSG_WRITE_DENY;
+                        pl->p->action = FSG_ACTION_ALLOW;
+                        return 1;
+                }
+                return 0;
+        }
+        if (soft && x->hard)
+                return refuse_soft_over_hard(pl, e);
+        /* Already denied (hard, if asked for) by something that outlives a reboot (or by
+         * anything, for a runtime deny): nothing to add. */
+        if (x->denied && ((pl->flags & FSG_FLAG_RUNTIME) || x->origin != FSG_ORIGIN_RUNTIME) &&
+            pl->kind != FSG_FILE_MASK && (!hard || x->hard))
+                return 1;
+        return 0;
+}
+
+static int plan_deny(const Planning *pl, FsgError *e) {
+        const FsgEntry *x = pl->x;
+        int r;
+
+        if (x->builtin)
+                return fsg_error(e, FSG_ERR_BUILTIN, "%s is built into kernel %s and cannot be denied", x->module,
+                                 pl->c->kver);
+        if (pl->kind == FSG_FILE_FOREIGN)
+                return refuse_foreign_target(pl->p, e);
+        /* Written, "modprobe MODULE" would load it all the same: a compliance request that
+         * cannot take effect is refused, not reported done. */
+        if ((pl->flags & FSG_FLAG_HARD) && x->install_ignored)
+                return fsg_error(e, FSG_ERR_HARD_DENY_IGNORED,
+                                 "A hard deny of %s cannot take effect: %s has soft dependencies, and kmod "
+                                 "ignores install commands for such a module, so \"modprobe %s\" would still "
+                                 "load it. A soft deny still stops the kernel from loading it on its own",
+                                 x->module, x->module, x->module);
+        r = plan_deny_over_existing(pl, e);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        if (pl->etc_kind != FSG_FILE_ABSENT)
+                return refuse_overridden(x, e);
+        if (!(pl->flags & FSG_FLAG_FORCE) && (x->loaded || x->mounted))
+                return fsg_error(e, FSG_ERR_IN_USE,
+                                 "%s is %s now; after a deny the next boot could not mount it. "
+                                 "Unmount it first, or force the deny", x->module,
+                                 x->mounted ? "mounted" : "loaded");
+        pl->p->write = FSG_WRITE_DENY;
+        pl->p->action = FSG_ACTION_DENY;
+        return 0;
+}
+
+static int plan_reset(const Planning *pl, FsgError *e) {
+        const FsgEntry *x = pl->x;
+        FsgWhatIf y;
+        int r;
+
+        /* Our override allows it: its lines go back in (the file goes with the last module it
+         * allows). */
+        if (pl->kind == FSG_FILE_ABSENT && !(pl->flags & FSG_FLAG_RUNTIME) && allowed_by_override(x))
+                return plan_override_again(pl->c, pl->current, pl->memo, x, true, pl->p, e);
+        if (pl->kind == FSG_FILE_ABSENT)
+                return 0;
+        if (pl->kind == FSG_FILE_FOREIGN)
+                return refuse_foreign_target(pl->p, e);
+        r = what_if(pl->c, pl->memo, pl->p->target, false, NULL, x->module, &y, e);
+        if (r < 0)
+                return r;
+        pl->p->write = FSG_WRITE_REMOVE;
+        /* Weakening a hard deny, even to a soft one, needs what allowing needs. */
+        pl->p->action = y.denied && !(x->hard && !y.hard) ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
+        return 0;
+}
+
+/* Our file for pl->x: its name in p, and what is there now (and, for a runtime change, at
+ * the same name in /etc, which hides the one in /run). */
+static int plan_target(Planning *pl, FsgError *e) {
+        const FsgEntry *x = pl->x;
+        FsgPlan *p = pl->p;
+
+        snprintf(p->module, sizeof(p->module), "%s", x->module);
+        for (char **t = x->types; t && *t; t++) {
+                size_t l = strlen(p->types);
+                snprintf(p->types + l, sizeof(p->types) - l, "%s%s", l ? " " : "", *t);
+        }
+        snprintf(p->target, sizeof(p->target), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, target_dir(pl->flags),
+                 x->module);
+        pl->kind = fsg_target_classify(pl->c, p->target, x->module, &p->target_id);
+        pl->etc_kind = FSG_FILE_ABSENT;
+        if (pl->flags & FSG_FLAG_RUNTIME) {
+                _cleanup_free_ char *etc = NULL;
+                if (asprintf(&etc, "/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                pl->etc_kind = fsg_target_classify(pl->c, etc, x->module, NULL);
+        }
+        return 0;
+}
+
 int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgOp op, const char *name,
                     uint64_t flags, FsgPlan *p, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *built = NULL;
         _cleanup_(fsg_what_if_memo_clear) FsgWhatIfMemo own = {};
-        const FsgEntry *x;
-        FsgWhatIf y;
         uint64_t valid = op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
                          op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT :
                          FSG_FLAG_RUNTIME;
-        bool runtime = flags & FSG_FLAG_RUNTIME, hard = flags & FSG_FLAG_HARD, soft = flags & FSG_FLAG_SOFT;
-        FsgFileKind kind, etc_kind = FSG_FILE_ABSENT;
+        Planning pl = { .c = c, .memo = memo ?: &own, .flags = flags, .p = p };
         int r;
 
         *p = (FsgPlan) { .op = op, .flags = flags };
         if (flags & ~valid)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Flags not valid for %s: %s", fsg_op_to_string(op),
                                  fsg_flags_to_string(flags & ~valid, false));
-        if (hard && soft)
+        if ((flags & FSG_FLAG_HARD) && (flags & FSG_FLAG_SOFT))
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "A deny is either hard or soft, not both");
         r = fsg_state_current_or_build(c, &current, &built, e);
         if (r < 0)
                 return r;
-        if (!memo)
-                memo = &own;
-        r = fsg_state_resolve_unknown_kernel(c, current, name, &built, &x, e);
+        r = fsg_state_resolve_unknown_kernel(c, current, name, &built, &pl.x, e);
         if (r < 0)
                 return r;
         /* The state may have been built again (no kernel): plan against the one x is in. */
-        if (built)
-                current = built;
-        snprintf(p->module, sizeof(p->module), "%s", x->module);
-        for (char **t = x->types; t && *t; t++) {
-                size_t l = strlen(p->types);
-                snprintf(p->types + l, sizeof(p->types) - l, "%s%s", l ? " " : "", *t);
-        }
-        snprintf(p->target, sizeof(p->target), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, target_dir(flags), x->module);
-
-        kind = fsg_target_classify(c, p->target, x->module, &p->target_id);
-        if (runtime) {
-                /* The same basename in /etc hides ours in /run. */
-                _cleanup_free_ char *etc = NULL;
-                if (asprintf(&etc, "/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) < 0)
-                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                etc_kind = fsg_target_classify(c, etc, x->module, NULL);
-        }
-
+        pl.current = built ?: current;
+        r = plan_target(&pl, e);
+        if (r < 0)
+                return r;
         switch (op) {
         case FSG_OP_ALLOW:
-                if (!x->denied) {
-                        /* Nothing to write, but a load asked for must be possible: refused
-                         * here, before any authorization. */
-                        if (flags & FSG_FLAG_LOAD_NOW) {
-                                r = fsg_load_refused(x, e);
-                                if (r < 0)
-                                        return r;
-                        }
-                        /* Allowed by an override of a vendor file that changed since: made
-                         * again from the vendor file as it is now. */
-                        if (x->override_stale && allowed_by_override(x) && !runtime)
-                                return plan_override_again(c, current, memo, x, false, p, e);
-                        break;
-                }
-                if (kind == FSG_FILE_FOREIGN)
-                        goto foreign_target;
-                if (etc_kind != FSG_FILE_ABSENT)
-                        goto overridden;
-                r = what_if(c, memo, p->target, true, NULL, x->module, &y, e);
-                if (r < 0)
-                        return r;
-                if (y.denied) {
-                        FsgWhatIf z = {};
-                        /* Two writes (our deny file, and an override of the vendor file that
-                         * denies it too) are not one plan: one step at a time, said as such. */
-                        if (kind == FSG_FILE_FSGATE && (y.origin == FSG_ORIGIN_VENDOR || y.origin == FSG_ORIGIN_LOCAL))
-                                return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
-                                                 "%s is denied by fsgate's %s and by %s too; reset it first, "
-                                                 "then allow it", x->module, p->target, y.source);
-                        r = plan_allow_override(c, current, memo, x, &y, flags, p, &z, e);
-                        if (r < 0)
-                                return r;
-                        if (z.denied) {
-                                /* Still denied with the override: by another file, named
-                                 * as it stands (one vendor file is lifted at a time). */
-                                p->write = FSG_WRITE_NOTHING;
-                                return foreign_denial(c, x, &z, NULL, e);
-                        }
-                        if ((flags & FSG_FLAG_LOAD_NOW) && z.hard && !x->loaded && !x->builtin)
-                                return fsg_hard_denied(x->module, z.install_command, z.install_source, e);
-                        if ((flags & FSG_FLAG_LOAD_NOW) && !x->loaded && !x->builtin && fsg_entry_load_blocker(x))
-                                return fsg_hard_denied_dependency(x->module, fsg_entry_load_blocker(x), e);
-                        break;
-                }
-                /* The allow would stand but the load could not follow: nothing is written.
-                 * Our file names x alone, so its dependencies stay as they are without it. */
-                if ((flags & FSG_FLAG_LOAD_NOW) && y.hard && !x->loaded && !x->builtin)
-                        return fsg_hard_denied(x->module, y.install_command, y.install_source, e);
-                if ((flags & FSG_FLAG_LOAD_NOW) && !x->loaded && !x->builtin && fsg_entry_load_blocker(x))
-                        return fsg_hard_denied_dependency(x->module, fsg_entry_load_blocker(x), e);
-                p->write = FSG_WRITE_MASK;
-                p->action = FSG_ACTION_ALLOW;
-                break;
-
+                return plan_allow(&pl, e);
         case FSG_OP_DENY:
-                if (x->builtin)
-                        return fsg_error(e, FSG_ERR_BUILTIN,
-                                         "%s is built into kernel %s and cannot be denied", x->module, c->kver);
-                if (kind == FSG_FILE_FOREIGN)
-                        goto foreign_target;
-                /* Written, "modprobe MODULE" would load it all the same: a compliance request
-                 * that cannot take effect is refused, not reported done. */
-                if (hard && x->install_ignored)
-                        return fsg_error(e, FSG_ERR_HARD_DENY_IGNORED,
-                                         "A hard deny of %s cannot take effect: %s has soft dependencies, and kmod "
-                                         "ignores install commands for such a module, so \"modprobe %s\" would still "
-                                         "load it. A soft deny still stops the kernel from loading it on its own",
-                                         x->module, x->module, x->module);
-                if ((kind == FSG_FILE_FSGATE || kind == FSG_FILE_SUSE_NEVER) && etc_kind == FSG_FILE_ABSENT) {
-                        bool own_hard = kind == FSG_FILE_FSGATE && own_file_is_hard(c, p->target, x->module);
-                        /* A hard deny stays hard unless weakening it is asked for: a plain
-                         * deny, a soft profile or a button must not undo a compliance setting. */
-                        if (own_hard && !soft)
-                                break;
-                        /* Our file says what the flags ask for, or a hard deny is asked for and
-                         * something else refuses loads already: nothing to change. */
-                        if (own_hard == hard || (hard && x->hard))
-                                break;
-                        if (own_hard) {
-                                /* Explicit loads work again: that is what allowing grants. */
-                                p->write = FSG_WRITE_DENY;
-                                p->action = FSG_ACTION_ALLOW;
-                                break;
-                        }
-                } else if (soft && x->hard) {
-                        /* fsgate's own hard deny in the other directory: say which flag reaches it. */
-                        char other[256];
-                        snprintf(other, sizeof(other), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX,
-                                 runtime ? "/etc/modprobe.d" : "/run/modprobe.d", x->module);
-                        if (streq(x->install_source, other) &&
-                            fsg_target_classify(c, other, x->module, NULL) == FSG_FILE_FSGATE)
-                                return fsg_error(e, FSG_ERR_OVERRIDDEN,
-                                                 "fsgate's hard deny of %s is in %s: make it soft %s the runtime flag",
-                                                 x->module, other, runtime ? "without" : "with");
-                        return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
-                                         "%s is denied hard by %s, which fsgate did not write; edit that file by hand",
-                                         x->module, *x->install_source ? x->install_source : "the configuration");
-                }
-                else if (x->denied && (runtime || x->origin != FSG_ORIGIN_RUNTIME) && kind != FSG_FILE_MASK &&
-                           (!hard || x->hard))
-                        /* Already denied (hard, if asked for) by something that outlives a
-                         * reboot (or by anything, for a runtime deny): nothing to add. */
-                        break;
-                if (etc_kind != FSG_FILE_ABSENT)
-                        goto overridden;
-                if (!(flags & FSG_FLAG_FORCE) && (x->loaded || x->mounted))
-                        return fsg_error(e, FSG_ERR_IN_USE,
-                                         "%s is %s now; after a deny the next boot could not mount it. "
-                                         "Unmount it first, or force the deny", x->module,
-                                         x->mounted ? "mounted" : "loaded");
-                p->write = FSG_WRITE_DENY;
-                p->action = FSG_ACTION_DENY;
-                break;
-
+                return plan_deny(&pl, e);
         case FSG_OP_RESET:
-                /* Our override allows it: its lines go back in (the file goes with the last
-                 * module it allows). */
-                if (kind == FSG_FILE_ABSENT && !runtime && allowed_by_override(x))
-                        return plan_override_again(c, current, memo, x, true, p, e);
-                if (kind == FSG_FILE_ABSENT)
-                        break;
-                if (kind == FSG_FILE_FOREIGN)
-                        goto foreign_target;
-                r = what_if(c, memo, p->target, false, NULL, x->module, &y, e);
-                if (r < 0)
-                        return r;
-                p->write = FSG_WRITE_REMOVE;
-                /* Weakening a hard deny, even to a soft one, needs what allowing needs. */
-                p->action = y.denied && !(x->hard && !y.hard) ? FSG_ACTION_DENY : FSG_ACTION_ALLOW;
-                break;
+                return plan_reset(&pl, e);
         }
         return 0;
-
-foreign_target:
-        return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
-                         "%s was not written by fsgate and fsgate will not change it; "
-                         "edit it by hand, or remove it and try again", p->target);
-overridden:
-        return fsg_error(e, FSG_ERR_OVERRIDDEN,
-                         "/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX " takes precedence over /run/modprobe.d, "
-                         "so a runtime change cannot take effect; change it without the runtime flag or reset it first",
-                         x->module);
 }
 
 int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *p, FsgError *e) {

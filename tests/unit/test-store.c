@@ -251,7 +251,7 @@ TEST(test_module_files_inside_image) {
         FsgError e = {};
         char *p;
 
-        ASSERT(fsg_kmod_new(ctx, NULL, &k, &e) == 0);
+        ASSERT(fsg_kmod_new_plain(ctx, &k, &e) == 0);
         ASSERT(kmod_module_new_from_name(k, "hfs", &m) >= 0);
         p = fsg_kmod_module_path(k, m);
         ASSERT(asprintf(&want, "%s/kernel/fs/hfs/hfs.ko", ctx->moddir_in_root) > 0);

@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "conffile.h"
+#include "lock.h"
+#include "modtree.h"
+#include "profile.h"
+#include "strv.h"
+
+/* Applying a profile: one Deny plan per module, all made before anything is written, and
+ * written all or nothing. */
+
+FsgProfilePlan *fsg_profile_plan_free(FsgProfilePlan *p) {
+        if (!p)
+                return NULL;
+        free(p->plans);
+        strv_free(p->skipped);
+        free(p);
+        return NULL;
+}
+
+const char *fsg_profile_change_string(const FsgPlan *p) {
+        return p->flags & FSG_FLAG_HARD ? "deny-hard" : "deny";
+}
+
+/* A module this kernel does not have, named by no file either: no entry for fsg_plan() to
+ * resolve. Denied all the same, so that the next kernel that has it (and an auditor reading
+ * the files) finds it denied: a deny file of its own, without routes to the hook (its types
+ * are unknown). Only a free target: anything there would have made it an entry. */
+static int plan_absent(const FsgContext *c, const char *module, uint64_t deny_flags, FsgPlan *p, FsgError *e) {
+        FsgFileKind kind;
+
+        *p = (FsgPlan) { .op = FSG_OP_DENY, .flags = deny_flags, .write = FSG_WRITE_DENY, .action = FSG_ACTION_DENY };
+        snprintf(p->module, sizeof(p->module), "%s", module);
+        snprintf(p->target, sizeof(p->target), "/etc/modprobe.d/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, module);
+        kind = fsg_target_classify(c, p->target, module, &p->target_id);
+        if (kind != FSG_FILE_ABSENT && kind != FSG_FILE_MASK)
+                return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
+                                 "%s was not written by fsgate and fsgate will not change it; "
+                                 "edit it by hand, or remove it and try again", p->target);
+        return 0;
+}
+
+/* ReadOnly before anything is written, not after the first module. */
+static int check_writable(const FsgContext *c, FsgError *e) {
+        _cleanup_close_ int fd = fsg_open_dir(c, "/etc/modprobe.d", false);
+        struct statvfs sv;
+
+        if (fd == -ENOENT)
+                fd = fsg_open_dir(c, "/etc", false);
+        if (fd < 0)
+                return fsg_error_errno(e, -fd, "Failed to open %s/etc/modprobe.d", c->root);
+        if ((fstatvfs(fd, &sv) >= 0 && (sv.f_flag & ST_RDONLY)) || faccessat(fd, ".", W_OK, AT_EACCESS) < 0)
+                return fsg_error(e, FSG_ERR_READ_ONLY,
+                                 "%s/etc/modprobe.d cannot be written (read-only filesystem or image); nothing was changed",
+                                 c->root);
+        return 0;
+}
+
+/* Why one module of a profile cannot be denied, in a word or two: the message reaches people,
+ * who should not have to read error names (the full reasons follow it). */
+static const char *refusal_words(FsgErrorCode code) {
+        switch (code) {
+        case FSG_ERR_FOREIGN_CONFIG:    return "decided by a file fsgate did not write";
+        case FSG_ERR_IN_USE:            return "in use";
+        case FSG_ERR_OVERRIDDEN:        return "overridden by /etc";
+        case FSG_ERR_HARD_DENY_IGNORED: return "a hard deny cannot take effect";
+        case FSG_ERR_BUILTIN:           return "built in";
+        case FSG_ERR_NO_SUCH_FILESYSTEM:
+        case FSG_ERR_NOT_A_FILESYSTEM:  return "no such filesystem";
+        default:                        return "refused";
+        }
+}
+
+/* The modules of a profile that cannot be denied, gathered to be named all at once. */
+typedef struct Refusals {
+        char names[512];       /* "MODULE (why in words)", first: a message cut at its size names all */
+        char details[512];     /* each refusal's own message */
+        size_t n;
+} Refusals;
+
+static void refusals_add(Refusals *rf, const char *module, const FsgError *me) {
+        size_t ln = strlen(rf->names), ld = strlen(rf->details);
+
+        snprintf(rf->names + ln, sizeof(rf->names) - ln, "%s%s (%s)", ln ? ", " : "", module, refusal_words(me->code));
+        snprintf(rf->details + ld, sizeof(rf->details) - ld, "%s%.400s", ld ? " | " : "", me->message);
+        rf->n++;
+}
+
+/* Plans one module of the profile into pp: its Deny plan when that writes, a built-in one
+ * among the skipped, a refusal among rf's. Returns only what is not the module's own fault. */
+static int plan_module(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgModTree **tree,
+                       const char *module, uint64_t deny_flags, FsgProfilePlan *pp, Refusals *rf, FsgError *e) {
+        const FsgEntry *x = fsg_state_find_module(current, module);
+        FsgError me = {};
+        FsgPlan p;
+        int r;
+
+        if (!x && !*tree) {
+                r = fsg_modtree_load(c, tree, e);
+                if (r < 0)
+                        return r;
+        }
+        /* Nothing can deny what is compiled in (with or without an entry: pstore is none until
+         * a file names it): left out, not a conflict that would keep the rest of the profile
+         * from ever applying. */
+        if ((x && x->builtin) || (!x && fsg_modtree_is_builtin(*tree, module)))
+                return strv_extend(&pp->skipped, module) < 0 ? fsg_error(e, FSG_ERR_FAILED, "Out of memory") : 0;
+
+        r = x ? fsg_plan_cached(c, current, memo, FSG_OP_DENY, module, deny_flags, &p, &me) :
+                plan_absent(c, module, deny_flags, &p, &me);
+        if (r < 0 && (me.code == FSG_ERR_FAILED || me.code == FSG_ERR_INVALID_ARGS || me.code == FSG_ERR_BUSY)) {
+                /* Not the module's own fault: no point listing every module. */
+                *e = me;
+                return r;
+        }
+        if (r < 0)
+                refusals_add(rf, module, &me);
+        else if (p.write != FSG_WRITE_NOTHING)
+                pp->plans[pp->n++] = p;
+        return 0;
+}
+
+int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *name,
+                     uint64_t flags, FsgProfilePlan **ret, FsgError *e) {
+        _cleanup_(fsg_state_freep) FsgState *built = NULL;
+        _cleanup_(fsg_profile_freep) FsgProfile *prof = NULL;
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        _cleanup_(fsg_modtree_freep) FsgModTree *tree = NULL;
+        const uint64_t valid = FSG_FLAG_HARD | FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN;
+        Refusals rf = {};
+        uint64_t deny_flags;
+        int r;
+
+        if (flags & ~valid)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
+        r = fsg_profile_load_current(c, &current, &built, name, &prof, e);
+        if (r < 0)
+                return r;
+        deny_flags = (flags & FSG_FLAG_FORCE) | (prof->hard || (flags & FSG_FLAG_HARD) ? FSG_FLAG_HARD : 0);
+
+        pp = calloc(1, sizeof(FsgProfilePlan));
+        if (!pp || !(pp->plans = calloc(strv_length(prof->modules) + 1, sizeof(FsgPlan))))
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        snprintf(pp->profile, sizeof(pp->profile), "%s", prof->name);
+        pp->flags = flags;
+        for (char **m = prof->modules; m && *m; m++) {
+                r = plan_module(c, current, memo, &tree, *m, deny_flags, pp, &rf, e);
+                if (r < 0)
+                        return r;
+        }
+        if (rf.n > 0)
+                return fsg_error(e, FSG_ERR_PROFILE_CONFLICT,
+                                 "Nothing was changed: %zu module%s of profile %s cannot be denied: %s. %s",
+                                 rf.n, rf.n == 1 ? "" : "s", pp->profile, rf.names, rf.details);
+        if (pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN)) {
+                r = check_writable(c, e);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(pp);
+        return 0;
+}
+
+/* What a target held before a write, to put it back should a later write fail. */
+typedef struct Before {
+        FsgFileKind kind;
+        char *content;     /* the file's bytes for a file; NULL for a mask or nothing */
+} Before;
+
+static int before_read(const FsgContext *c, const FsgPlan *p, Before *b) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        ssize_t n;
+
+        b->kind = p->target_id.kind;
+        if (b->kind == FSG_FILE_ABSENT || b->kind == FSG_FILE_MASK)
+                return 0;
+        fd = fsg_open_regular(c, p->target, FSG_CONF_MAX);
+        if (fd < 0)
+                return fd;
+        if (fstat(fd, &st) < 0)
+                return -errno;
+        if ((uint64_t) st.st_size > FSG_CONF_MAX)
+                return -EFBIG; /* grown since the open: not read into memory */
+        b->content = calloc(1, st.st_size + 1);
+        if (!b->content)
+                return -ENOMEM;
+        n = read(fd, b->content, st.st_size);
+        return n < 0 ? -errno : 0;
+}
+
+/* Puts back what was at p->target before p was written. Best effort: the failure that
+ * started it is what the caller reports. */
+static void before_restore(const FsgContext *c, const FsgPlan *p, const Before *b) {
+        _cleanup_free_ char *sysdir = strndup(p->target, strrchr(p->target, '/') - p->target), *dir = NULL;
+        _cleanup_close_ int dfd = -1;
+        const char *name = strrchr(p->target, '/') + 1;
+        FsgFileId now = {};
+
+        if (!sysdir || asprintf(&dir, "%s%s", c->root, sysdir) < 0)
+                return;
+        dfd = fsg_open_dir(c, sysdir, false);
+        if (dfd < 0)
+                return;
+        (void) fsg_target_classify(c, p->target, p->module, &now);
+        if (b->kind == FSG_FILE_ABSENT)
+                (void) fsg_durable_unlink(dfd, dir, name, &now, NULL);
+        else if (b->kind == FSG_FILE_MASK)
+                (void) fsg_atomic_symlink(dfd, dir, name, "/dev/null", &now, NULL);
+        else if (b->content)
+                (void) fsg_atomic_write(dfd, dir, name, b->content, &now, NULL);
+}
+
+static bool same_plans(const FsgProfilePlan *a, const FsgProfilePlan *b) {
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (!streq(a->plans[i].module, b->plans[i].module) || a->plans[i].write != b->plans[i].write ||
+                    a->plans[i].flags != b->plans[i].flags || !streq(a->plans[i].target, b->plans[i].target))
+                        return false;
+        return true;
+}
+
+int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *now = NULL;
+        _cleanup_close_ int lock = -1;
+        Before *before = NULL;
+        size_t done = 0;
+        int r;
+
+        if (authorized->n == 0 || (authorized->flags & FSG_FLAG_DRY_RUN))
+                return 0;
+        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        if (r < 0)
+                return r;
+        r = fsg_profile_plan(c, NULL, NULL, authorized->profile, authorized->flags, &now, e);
+        if (r < 0)
+                return r;
+        if (!same_plans(authorized, now))
+                return fsg_error(e, FSG_ERR_CONCURRENT_CHANGE,
+                                 "The configuration (or, for a computed profile, what is in use) changed while "
+                                 "authorizing; nothing was changed, try again");
+        before = calloc(now->n, sizeof(Before));
+        if (!before)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        for (size_t i = 0; i < now->n; i++) {
+                r = before_read(c, &now->plans[i], &before[i]);
+                if (r < 0) {
+                        r = fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s; nothing was changed", c->root,
+                                      now->plans[i].target, fsg_strerror(-r));
+                        goto finish;
+                }
+        }
+        for (; done < now->n; done++) {
+                r = fsg_write_plan_locked(c, &now->plans[done], e);
+                if (r < 0)
+                        break;
+        }
+        if (r < 0)
+                /* All or nothing: what was written goes back, newest first. */
+                for (size_t i = done; i-- > 0;)
+                        before_restore(c, &now->plans[i], &before[i]);
+        else
+                r = 0;
+finish:
+        for (size_t i = 0; i < now->n; i++)
+                free(before[i].content);
+        free(before);
+        return r;
+}

@@ -81,8 +81,8 @@ static int read_entry(sd_bus_message *m, FsgEntry *x) {
         if (r < 0)
                 return r;
         x->module = strdup(module);
-        x->source = strdup(source);
-        if (!x->module || !x->source)
+        x->deciding_file = strdup(source);
+        if (!x->module || !x->deciding_file)
                 return -ENOMEM;
         if (x->types && !x->types[0])
                 x->types = strv_free(x->types);
@@ -200,12 +200,12 @@ static char **description_string(FsgEntry *x, const char *key) {
                         return NULL;
                 return streq(key, "hard_denied_dependency") ? &d->module :
                        streq(key, "hard_denied_dependency_command") ? &d->install_command :
-                       streq(key, "hard_denied_dependency_file") ? &d->install_source : NULL;
+                       streq(key, "hard_denied_dependency_file") ? &d->install_file : NULL;
         }
-        return streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->source :
+        return streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->deciding_file :
                streq(key, "install_command") ? &x->install_command :
                streq(key, "override_of") ? &x->override_of : streq(key, "allow_refused") ? &x->allow_refused :
-               streq(key, "install_file") ? &x->install_source : NULL;
+               streq(key, "install_file") ? &x->install_file : NULL;
 }
 
 /* One a{sv} value: what this fsgatectl knows; other keys are skipped, as the interface asks. */
@@ -285,11 +285,11 @@ static int read_description(sd_bus_message *m, FsgEntry *x) {
         }
         if (r < 0)
                 return r;
-        if (!x->module || !x->source)
+        if (!x->module || !x->deciding_file)
                 return -EBADMSG;
         if (!x->install_command && !(x->install_command = strdup("")))
                 return -ENOMEM;
-        if (!x->install_source && !(x->install_source = strdup("")))
+        if (!x->install_file && !(x->install_file = strdup("")))
                 return -ENOMEM;
         if (x->n_hard_deps > 0) {
                 FsgHardDep *d = &x->hard_deps[0];
@@ -298,7 +298,7 @@ static int read_description(sd_bus_message *m, FsgEntry *x) {
                 if (!d->module || !*d->module) {
                         fsg_entry_done_hard_deps(x);
                 } else if ((!d->install_command && !(d->install_command = strdup(""))) ||
-                           (!d->install_source && !(d->install_source = strdup(""))))
+                           (!d->install_file && !(d->install_file = strdup(""))))
                         return -ENOMEM;
         }
         x->described = true;

@@ -30,7 +30,7 @@ static void json_entry(JsonWriter *w, const FsgEntry *x) {
         json_strv(w, x->types);
         json_field_string(w, "state", fsg_entry_state_string(x));
         json_field_string(w, "origin", fsg_origin_to_string(x->origin));
-        json_field_string(w, "source", x->source ?: "");
+        json_field_string(w, "source", x->deciding_file ?: "");
         json_field_bool(w, "available", x->available);
         json_field_bool(w, "builtin", x->builtin);
         json_field_bool(w, "loaded", x->loaded);
@@ -42,10 +42,10 @@ static void json_entry(JsonWriter *w, const FsgEntry *x) {
                 json_field_bool(w, "explicit_load_possible", fsg_entry_explicit_load(x));
                 json_field_bool(w, "blocks_reported", x->blocks_reported);
                 json_field_string(w, "install_command", x->install_command ?: "");
-                json_field_string(w, "install_file", x->install_source ?: "");
+                json_field_string(w, "install_file", x->install_file ?: "");
                 json_field_string(w, "hard_denied_dependency", dep ? dep->module : "");
                 json_field_string(w, "hard_denied_dependency_command", dep ? dep->install_command : "");
-                json_field_string(w, "hard_denied_dependency_file", dep ? dep->install_source : "");
+                json_field_string(w, "hard_denied_dependency_file", dep ? dep->install_file : "");
                 json_key(w, "files");
                 json_array_begin(w);
                 for (char **p = x->mentions; p && p[0] && p[1]; p += 2) {
@@ -171,12 +171,12 @@ void ctl_print_table(const FsgState *s) {
                 }
                 if (!x->available && !x->builtin && s->kernel_unknown)
                         /* TRANSLATORS: %s is the deciding file's name, or empty. */
-                        printf(_("%s (kernel not known yet)\n"), ctl_esc(x->source));
+                        printf(_("%s (kernel not known yet)\n"), ctl_esc(x->deciding_file));
                 else if (!x->available && !x->builtin)
                         /* TRANSLATORS: %s is the deciding file's name, or empty. */
-                        printf(_("%s (not in this kernel)\n"), ctl_esc(x->source));
+                        printf(_("%s (not in this kernel)\n"), ctl_esc(x->deciding_file));
                 else
-                        printf("%s\n", ctl_esc(x->source));
+                        printf("%s\n", ctl_esc(x->deciding_file));
         }
         putchar('\n');
         printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", s->n), s->n);
@@ -267,8 +267,8 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState 
         else
                 printf("%s\n", state);
         label(l_decided, w);
-        printf("%s%s%s\n", fsg_origin_to_string(x->origin), x->source && *x->source ? " " : "",
-               ctl_esc(x->source));
+        printf("%s%s%s\n", fsg_origin_to_string(x->origin), x->deciding_file && *x->deciding_file ? " " : "",
+               ctl_esc(x->deciding_file));
         if (overridden) {
                 label(l_override, w);
                 /* TRANSLATORS: %s is a vendor file that fsgate's override replaces. */
@@ -287,7 +287,7 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState 
                                _("cannot load it: no module file"));
                 label(l_install, w);
                 if (*x->install_command)
-                        printf("%s   (%s)\n", ctl_esc(x->install_command), ctl_esc(x->install_source));
+                        printf("%s   (%s)\n", ctl_esc(x->install_command), ctl_esc(x->install_file));
                 else
                         /* TRANSLATORS: no install command (modprobe.d's "install" line). */
                         printf("%s\n", _("none"));
@@ -296,7 +296,7 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState 
                 label(l_load_refused, w);
                 /* TRANSLATORS: %1$s is a module name, %2$s a file, %3$s a command (an install line). */
                 printf(_("its dependency %1$s is denied hard by %2$s (%3$s)\n"), dep->module,
-                       ctl_esc(*dep->install_source ? dep->install_source : _("the configuration")),
+                       ctl_esc(*dep->install_file ? dep->install_file : _("the configuration")),
                        ctl_esc(dep->install_command));
         }
         label(l_available, w);

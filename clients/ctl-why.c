@@ -60,7 +60,7 @@ static bool fsg_path_is_ours(const FsgEntry *x, const char *path) {
 }
 
 static bool fsg_source_is_ours(const FsgEntry *x) {
-        return fsg_path_is_ours(x, x->source);
+        return fsg_path_is_ours(x, x->deciding_file);
 }
 
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
@@ -130,13 +130,13 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 json_field_string(&w, "module", x->module);
                 json_field_string(&w, "state", fsg_entry_state_string(x));
                 json_field_string(&w, "origin", fsg_origin_to_string(x->origin));
-                json_field_string(&w, "source", x->source ?: "");
+                json_field_string(&w, "source", x->deciding_file ?: "");
                 json_field_bool(&w, "loaded", x->loaded);
                 json_field_bool(&w, "reported", reported);
                 json_field_bool(&w, "hard", x->hard);
                 json_field_bool(&w, "explicit_load_possible", fsg_entry_explicit_load(x));
                 json_field_string(&w, "install_command", x->install_command ?: "");
-                json_field_string(&w, "install_file", x->install_source ?: "");
+                json_field_string(&w, "install_file", x->install_file ?: "");
                 json_object_end(&w);
                 putchar('\n');
                 return 0;
@@ -166,7 +166,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 fputs(_("Decided by: modprobe.blacklist= on the kernel command line.\n"
                         "To change it: edit the boot loader configuration; fsgate cannot.\n"), stdout);
         else
-                printf(_("Decided by: %s (%s)\n"), ctl_esc(x->source), fsg_origin_to_string(x->origin));
+                printf(_("Decided by: %s (%s)\n"), ctl_esc(x->deciding_file), fsg_origin_to_string(x->origin));
         if (hard)
                 /* TRANSLATORS: the first %s is a command (kmod's install line), the second a
                  * file name. */
@@ -174,7 +174,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                          "  %s\n  (from %s) instead of loading it.\n"),
                        x->install_command && *x->install_command ? ctl_esc(x->install_command) :
                                                                    _("an install command"),
-                       ctl_esc(x->install_source && *x->install_source ? x->install_source : x->source));
+                       ctl_esc(x->install_file && *x->install_file ? x->install_file : x->deciding_file));
         fputs(reported ? _("Blocked attempts are reported (kernel log, journal, desktop notification).\n") :
               _("Blocked attempts are not reported: the kernel's request ends at a plain blacklist (or the "
                 "kernel command\nline), so the mount fails silently.\n"), stdout);
@@ -184,7 +184,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
          * mask of the deciding file: that lifts every module the file denies. */
         if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused && !fsg_source_is_ours(x)) {
                 fputs("  ", stdout);
-                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->deciding_file));
                 printf("  (%s)\n", ctl_esc(x->allow_refused));
         } else if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused) {
                 /* fsgate's own file decides, yet an Allow would be refused: the reason says why. */
@@ -194,22 +194,22 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                        ctl_esc(x->allow_refused));
         } else if (x->origin != FSG_ORIGIN_CMDLINE && !x->allow_refused && !fsg_source_is_ours(x)) {
                 fputs("  ", stdout);
-                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->deciding_file));
         } else if (x->origin != FSG_ORIGIN_CMDLINE)
                 printf("  %s allow %s     %s\n", ctl_command(o), x->module, _("allow it from now on"));
         if (!hard && dep) {
                 /* TRANSLATORS: %1$s is a module name, %2$s a file; "fsgatectl load" is a command. */
                 printf(_("  fsgatectl load cannot load it: its dependency %1$s is denied hard by %2$s\n"), dep->module,
-                       ctl_esc(*dep->install_source ? dep->install_source : _("the configuration")));
+                       ctl_esc(*dep->install_file ? dep->install_file : _("the configuration")));
                 return 0;
         }
         if (hard) {
                 /* The install line may sit in another file than the deciding one. */
-                if (x->install_source && *x->install_source && !streq(x->install_source, x->source ?: "") &&
-                    !fsg_path_is_ours(x, x->install_source)) {
+                if (x->install_file && *x->install_file && !streq(x->install_file, x->deciding_file ?: "") &&
+                    !fsg_path_is_ours(x, x->install_file)) {
                         fputs("  ", stdout);
                         printf(_("edit %s by hand: its install line refuses explicit loads\n"),
-                               ctl_esc(x->install_source));
+                               ctl_esc(x->install_file));
                 }
                 return 0;
         }

@@ -12,7 +12,7 @@
 typedef struct FsgHardDep {
         char *module;
         char *install_command;
-        char *install_source;   /* system path of the file with that command, "" if unknown */
+        char *install_file;   /* system path of the file with that command, "" if unknown */
         bool loaded;            /* "Live" in ROOT/proc/modules: a load leaves it alone */
 } FsgHardDep;
 
@@ -22,7 +22,7 @@ typedef struct FsgEntry {
         char **types;
         bool denied;
         FsgOrigin origin;
-        char *source;        /* system path of the deciding file, "" for default/cmdline */
+        char *deciding_file; /* system path of the deciding file, "" for default/cmdline */
         /* The deciding file is fsgate's override (override.h) of this vendor file (NULL or "":
          * no override), which changed or went since it was copied (stale). */
         char *override_of;
@@ -43,7 +43,7 @@ typedef struct FsgEntry {
         bool install_ignored;   /* it has soft dependencies, so kmod 30 ignores any install
                                  * command for it: no hard deny can take effect (not on the bus) */
         char *install_command;  /* what kmod runs instead of loading it, "" if nothing */
-        char *install_source;   /* system path of the file with that command, "" if none */
+        char *install_file;   /* system path of the file with that command, "" if none */
         char **mentions;        /* pairs: system path, line; every line that names the module */
         FsgHardDep *hard_deps;  /* hard-denied modules of its load chain, in kmod's order; built-in */
         size_t n_hard_deps;     /* ones are not there (the kernel has them, nothing is inserted) */

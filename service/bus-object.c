@@ -60,7 +60,7 @@ static int send_reply(sd_bus_message *reply, int r) {
 }
 
 static int append_entry(sd_bus_message *reply, const FsgEntry *x) {
-        const char * const strings[] = { fsg_entry_state_string(x), fsg_origin_to_string(x->origin), x->source ?: "" };
+        const char * const strings[] = { fsg_entry_state_string(x), fsg_origin_to_string(x->origin), x->deciding_file ?: "" };
         const int flags[] = { x->available, x->builtin, x->loaded, x->mounted };
         int r = sd_bus_message_open_container(reply, 'r', "sassssbbbb");
 
@@ -176,11 +176,11 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
                 const char *value;
         } strings[] = {
                 { "module", x->module }, { "state", fsg_entry_state_string(x) },
-                { "origin", fsg_origin_to_string(x->origin) }, { "deciding_file", x->source },
-                { "install_command", x->install_command }, { "install_file", x->install_source },
+                { "origin", fsg_origin_to_string(x->origin) }, { "deciding_file", x->deciding_file },
+                { "install_command", x->install_command }, { "install_file", x->install_file },
                 { "hard_denied_dependency", dep ? dep->module : "" },
                 { "hard_denied_dependency_command", dep ? dep->install_command : "" },
-                { "hard_denied_dependency_file", dep ? dep->install_source : "" },
+                { "hard_denied_dependency_file", dep ? dep->install_file : "" },
                 { "override_of", x->override_of ?: "" },
         };
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");

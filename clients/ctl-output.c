@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "ctl.h"
+#include "entry-fields.h"
 #include "json-writer.h"
 #include "strv.h"
 #include "utf8.h"
@@ -23,39 +24,44 @@ const char *ctl_esc(const char *s) {
         return t;
 }
 
+static void json_field_value(JsonWriter *w, const FsgEntry *x, const FsgEntryField *f) {
+        const char *str;
+
+        switch (f->signature[0]) {
+        case 's':
+                str = fsg_entry_field_string(x, f);
+                if (str)
+                        json_field_string(w, f->key, str);
+                return;
+        case 'b':
+                json_field_bool(w, f->key, fsg_entry_field_bool(x, f));
+                return;
+        }
+        json_key(w, f->key);
+        if (streq(f->signature, "as")) {
+                json_strv(w, fsg_entry_field_strv(x, f));
+                return;
+        }
+        /* a(ss), the lines that name the module: [{"file", "line"}]. */
+        json_array_begin(w);
+        for (char **p = fsg_entry_field_strv(x, f); p && p[0] && p[1]; p += 2) {
+                json_object_begin(w);
+                json_field_string(w, "file", p[0]);
+                json_field_string(w, "line", p[1]);
+                json_object_end(w);
+        }
+        json_array_end(w);
+}
+
+void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x) {
+        for (size_t i = 0; i < fsg_entry_fields_n; i++)
+                if (x->described || (fsg_entry_fields[i].flags & FSG_FIELD_ENTRY))
+                        json_field_value(w, x, &fsg_entry_fields[i]);
+}
+
 static void json_entry(JsonWriter *w, const FsgEntry *x) {
         json_object_begin(w);
-        json_field_string(w, "module", x->module);
-        json_key(w, "types");
-        json_strv(w, x->types);
-        json_field_string(w, "state", fsg_entry_state_string(x));
-        json_field_string(w, "origin", fsg_origin_to_string(x->origin));
-        json_field_string(w, "source", x->deciding_file ?: "");
-        json_field_bool(w, "available", x->available);
-        json_field_bool(w, "builtin", x->builtin);
-        json_field_bool(w, "loaded", x->loaded);
-        json_field_bool(w, "mounted", x->mounted);
-        if (x->described) {
-                const FsgHardDep *dep = x->builtin || x->loaded ? NULL : fsg_entry_load_blocker(x);
-
-                json_field_bool(w, "hard", x->hard);
-                json_field_bool(w, "explicit_load_possible", fsg_entry_explicit_load(x));
-                json_field_bool(w, "blocks_reported", x->blocks_reported);
-                json_field_string(w, "install_command", x->install_command ?: "");
-                json_field_string(w, "install_file", x->install_file ?: "");
-                json_field_string(w, "hard_denied_dependency", dep ? dep->module : "");
-                json_field_string(w, "hard_denied_dependency_command", dep ? dep->install_command : "");
-                json_field_string(w, "hard_denied_dependency_file", dep ? dep->install_file : "");
-                json_key(w, "files");
-                json_array_begin(w);
-                for (char **p = x->mentions; p && p[0] && p[1]; p += 2) {
-                        json_object_begin(w);
-                        json_field_string(w, "file", p[0]);
-                        json_field_string(w, "line", p[1]);
-                        json_object_end(w);
-                }
-                json_array_end(w);
-        }
+        ctl_json_entry_fields(w, x);
         json_object_end(w);
 }
 

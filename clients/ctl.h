@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fsg-i18n.h"
+#include "json-writer.h"
 #include "state.h"
 #include "store.h"
 #include "profile.h"
@@ -63,6 +64,9 @@ const char *ctl_command(const CtlOptions *o);
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
+/* An entry's fields (core/entry-fields.h) under their D-Bus names, as members of the object
+ * w is in: the entry's always, the description's when x is described. */
+void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x);
 void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState *s, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and

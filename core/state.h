@@ -16,7 +16,8 @@ typedef struct FsgHardDep {
         bool loaded;            /* "Live" in ROOT/proc/modules: a load leaves it alone */
 } FsgHardDep;
 
-/* One filesystem module as the D-Bus entry (sassssbbbb) describes it. */
+/* One filesystem module as the D-Bus entry (sassssbbbb) describes it; what clients read of
+ * it, under which names, is core/entry-fields.h. */
 typedef struct FsgEntry {
         char *module;
         char **types;
@@ -35,7 +36,8 @@ typedef struct FsgEntry {
         bool loaded;
         bool mounted;
         /* The description (Describe): what "modprobe MODULE" does and who says so. Clients
-         * that read only the (sassssbbbb) entry leave described false. */
+         * that read only the (sassssbbbb) entry leave described false. A described entry's
+         * deciding_file, install_command and install_file are never NULL. */
         bool described;
         bool hard;              /* the install command kmod runs for "modprobe MODULE" loads nothing */
         bool explicit_load;     /* "modprobe MODULE" by root would put it into the kernel */

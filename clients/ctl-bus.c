@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <systemd/sd-bus.h>
 
-#include "autoload.h"
 #include "ctl-agent.h"
 #include "ctl.h"
 #include "entry-fields.h"
@@ -360,14 +359,6 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
         return 0;
 }
 
-/* Read locally, with no call: the files are world-readable, and the service reads the same
- * ones. */
-static bool bus_block_is_reported(const CtlOptions *o, const char *type) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-
-        return fsg_context_new(NULL, NULL, &c, NULL) >= 0 && fsg_type_block_is_reported(c, type);
-}
-
 const CtlBackend ctl_backend_bus = {
         .list = bus_list,
         .get = bus_get,
@@ -377,5 +368,4 @@ const CtlBackend ctl_backend_bus = {
         .exempt = bus_exempt,
         .apply_profile = bus_apply_profile,
         .audit_profile = bus_audit_profile,
-        .block_is_reported = bus_block_is_reported,
 };

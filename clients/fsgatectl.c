@@ -60,7 +60,7 @@ static int verb_status(int argc, char *argv[], Ctl *c) {
         if (c->o.json)
                 ctl_print_json(s, true);
         else
-                ctl_print_status(c->be, &c->o, s, &s->entries[0]);
+                ctl_print_status(&c->o, s, &s->entries[0]);
         return 0;
 }
 

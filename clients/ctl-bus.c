@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <systemd/sd-bus.h>
 
-#include "autoload.h"
 #include "ctl-agent.h"
 #include "ctl.h"
+#include "entry-fields.h"
 #include "fsgate-api.h"
 #include "profile.h"
 #include "strv.h"
@@ -64,35 +64,57 @@ static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgEr
         return 0;
 }
 
+/* a(ss) as the list that holds the pairs one after the other. */
+static int read_pairs(sd_bus_message *m, char ***ret) {
+        _cleanup_strv_free_ char **l = NULL;
+        const char *a, *b;
+        int r;
+
+        r = sd_bus_message_enter_container(m, 'a', "(ss)");
+        while (r >= 0 && (r = sd_bus_message_read(m, "(ss)", &a, &b)) > 0)
+                if (strv_extend(&l, a) < 0 || strv_extend(&l, b) < 0)
+                        return -ENOMEM;
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
+        if (r >= 0)
+                *ret = TAKE_PTR(l);
+        return r;
+}
+
+/* One value of an entry's field (entry-fields.h), of the D-Bus type its row names. The caller
+ * checked the type: an entry's by its signature, a description's value by peeking. */
+static int read_field_value(sd_bus_message *m, FsgEntry *x, const FsgEntryField *f) {
+        char **l = NULL;
+        const char *str;
+        int r, b;
+
+        switch (f->signature[0]) {
+        case 's':
+                r = sd_bus_message_read_basic(m, 's', &str);
+                return r <= 0 ? r ?: -EBADMSG : fsg_entry_field_set_string(x, f, str);
+        case 'b':
+                r = sd_bus_message_read_basic(m, 'b', &b);
+                if (r > 0)
+                        fsg_entry_field_set_bool(x, f, b);
+                return r ?: -EBADMSG;
+        }
+        r = streq(f->signature, "as") ? sd_bus_message_read_strv(m, &l) : read_pairs(m, &l);
+        if (r >= 0)
+                fsg_entry_field_take_strv(x, f, l);
+        return r;
+}
+
 static int read_entry(sd_bus_message *m, FsgEntry *x) {
-        const char *module, *state, *origin, *source;
-        int a, b, l, mo, r;
+        int r;
 
         r = sd_bus_message_enter_container(m, 'r', "sassssbbbb");
         if (r <= 0)
                 return r;
-        r = sd_bus_message_read(m, "s", &module);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read_strv(m, &x->types);
-        if (r < 0)
-                return r;
-        r = sd_bus_message_read(m, "sssbbbb", &state, &origin, &source, &a, &b, &l, &mo);
-        if (r < 0)
-                return r;
-        x->module = strdup(module);
-        x->source = strdup(source);
-        if (!x->module || !x->source)
-                return -ENOMEM;
-        if (x->types && !x->types[0])
-                x->types = strv_free(x->types);
-        x->denied = streq(state, "denied");
-        x->origin = fsg_origin_from_string(origin);
-        x->available = a;
-        x->builtin = b;
-        x->loaded = l;
-        x->mounted = mo;
-        r = sd_bus_message_exit_container(m);
+        for (size_t i = 0; r >= 0 && i < fsg_entry_fields_n; i++)
+                if (fsg_entry_fields[i].flags & FSG_FIELD_ENTRY)
+                        r = read_field_value(m, x, &fsg_entry_fields[i]);
+        if (r >= 0)
+                r = sd_bus_message_exit_container(m);
         return r < 0 ? r : 1;
 }
 
@@ -141,8 +163,10 @@ static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
                 }
                 memset(&s->entries[s->n], 0, sizeof(FsgEntry));
                 r = read_entry(reply, &s->entries[s->n]);
-                if (r <= 0)
+                if (r <= 0) {
+                        fsg_entry_done(&s->entries[s->n]); /* what a malformed one had */
                         break;
+                }
                 s->n++;
         }
         if (r < 0)
@@ -180,91 +204,22 @@ static int bus_get(const CtlOptions *o, const char *name, FsgState **ret, FsgErr
         return bus_one(o, "GetFilesystem", name, read_entry, ret, e);
 }
 
-/* Where a hard_denied_dependency* value goes: the entry's one hard-denied dependency, made on
- * first sight. NULL when out of memory. */
-static FsgHardDep *description_dep(FsgEntry *x) {
-        if (x->n_hard_deps == 0) {
-                x->hard_deps = calloc(1, sizeof(FsgHardDep));
-                if (!x->hard_deps)
-                        return NULL;
-                x->n_hard_deps = 1;
-        }
-        return &x->hard_deps[0];
-}
-
-static char **description_string(FsgEntry *x, const char *key) {
-        FsgHardDep *d;
-
-        if (strncmp(key, "hard_denied_dependency", strlen("hard_denied_dependency")) == 0) {
-                if (!(d = description_dep(x)))
-                        return NULL;
-                return streq(key, "hard_denied_dependency") ? &d->module :
-                       streq(key, "hard_denied_dependency_command") ? &d->install_command :
-                       streq(key, "hard_denied_dependency_file") ? &d->install_source : NULL;
-        }
-        return streq(key, "module") ? &x->module : streq(key, "deciding_file") ? &x->source :
-               streq(key, "install_command") ? &x->install_command :
-               streq(key, "override_of") ? &x->override_of : streq(key, "allow_refused") ? &x->allow_refused :
-               streq(key, "install_file") ? &x->install_source : NULL;
-}
-
-/* One a{sv} value: what this fsgatectl knows; other keys are skipped, as the interface asks. */
+/* One a{sv} value: what this fsgatectl knows; other keys (and known keys of another type)
+ * are skipped, as the interface asks. */
 static int read_description_field(sd_bus_message *m, FsgEntry *x, const char *key) {
-        const char *contents, *str;
-        char type;
-        int r, b;
+        const FsgEntryField *f = fsg_entry_field_find(key);
+        const char *contents;
+        int r;
 
-        r = sd_bus_message_peek_type(m, &type, &contents);
+        r = sd_bus_message_peek_type(m, NULL, &contents);
         if (r < 0)
                 return r;
-        if (streq(contents, "s")) {
-                char **to = description_string(x, key);
-                r = sd_bus_message_read(m, "v", "s", &str);
-                if (r < 0)
-                        return r;
-                if (streq(key, "state"))
-                        x->denied = streq(str, "denied");
-                else if (streq(key, "origin"))
-                        x->origin = fsg_origin_from_string(str);
-                else if (to) {
-                        free(*to);
-                        if (!(*to = strdup(str)))
-                                return -ENOMEM;
-                }
-                return 0;
-        }
-        if (streq(contents, "b")) {
-                bool *to = streq(key, "available") ? &x->available : streq(key, "builtin") ? &x->builtin :
-                           streq(key, "loaded") ? &x->loaded : streq(key, "mounted") ? &x->mounted :
-                           streq(key, "hard") ? &x->hard : streq(key, "explicit_load_possible") ? &x->explicit_load :
-                           streq(key, "blocks_reported") ? &x->blocks_reported :
-                           streq(key, "override_stale") ? &x->override_stale : NULL;
-                r = sd_bus_message_read(m, "v", "b", &b);
-                if (r >= 0 && to)
-                        *to = b;
-                return r;
-        }
-        if (streq(contents, "as") && streq(key, "types")) {
-                r = sd_bus_message_enter_container(m, 'v', "as");
-                if (r >= 0)
-                        r = sd_bus_message_read_strv(m, &x->types);
-                if (r >= 0 && x->types && !x->types[0])
-                        x->types = strv_free(x->types);
-                return r < 0 ? r : sd_bus_message_exit_container(m);
-        }
-        if (streq(contents, "a(ss)") && streq(key, "files")) {
-                const char *path, *line;
-                r = sd_bus_message_enter_container(m, 'v', "a(ss)");
-                if (r >= 0)
-                        r = sd_bus_message_enter_container(m, 'a', "(ss)");
-                while (r >= 0 && (r = sd_bus_message_read(m, "(ss)", &path, &line)) > 0)
-                        if (strv_extend(&x->mentions, path) < 0 || strv_extend(&x->mentions, line) < 0)
-                                return -ENOMEM;
-                if (r >= 0)
-                        r = sd_bus_message_exit_container(m);
-                return r < 0 ? r : sd_bus_message_exit_container(m);
-        }
-        return sd_bus_message_skip(m, "v");
+        if (!f || !streq(contents, f->signature))
+                return sd_bus_message_skip(m, "v");
+        r = sd_bus_message_enter_container(m, 'v', f->signature);
+        if (r >= 0)
+                r = read_field_value(m, x, f);
+        return r < 0 ? r : sd_bus_message_exit_container(m);
 }
 
 static int read_description(sd_bus_message *m, FsgEntry *x) {
@@ -283,24 +238,10 @@ static int read_description(sd_bus_message *m, FsgEntry *x) {
                 if (r < 0)
                         return r;
         }
+        if (r >= 0)
+                r = fsg_entry_fields_complete(x);
         if (r < 0)
                 return r;
-        if (!x->module || !x->source)
-                return -EBADMSG;
-        if (!x->install_command && !(x->install_command = strdup("")))
-                return -ENOMEM;
-        if (!x->install_source && !(x->install_source = strdup("")))
-                return -ENOMEM;
-        if (x->n_hard_deps > 0) {
-                FsgHardDep *d = &x->hard_deps[0];
-
-                /* Named by an empty string: no dependency refuses the load. */
-                if (!d->module || !*d->module) {
-                        fsg_entry_done_hard_deps(x);
-                } else if ((!d->install_command && !(d->install_command = strdup(""))) ||
-                           (!d->install_source && !(d->install_source = strdup(""))))
-                        return -ENOMEM;
-        }
         x->described = true;
         r = sd_bus_message_exit_container(m);
         return r < 0 ? r : 1;
@@ -418,14 +359,6 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
         return 0;
 }
 
-/* Read locally, with no call: the files are world-readable, and the service reads the same
- * ones. */
-static bool bus_block_is_reported(const CtlOptions *o, const char *type) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-
-        return fsg_context_new(NULL, NULL, &c, NULL) >= 0 && fsg_type_block_is_reported(c, type);
-}
-
 const CtlBackend ctl_backend_bus = {
         .list = bus_list,
         .get = bus_get,
@@ -435,5 +368,4 @@ const CtlBackend ctl_backend_bus = {
         .exempt = bus_exempt,
         .apply_profile = bus_apply_profile,
         .audit_profile = bus_audit_profile,
-        .block_is_reported = bus_block_is_reported,
 };

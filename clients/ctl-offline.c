@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include "autoload.h"
 #include "ctl.h"
 #include "profile.h"
 #include "strv.h"
@@ -120,13 +119,6 @@ static int offline_audit_profile(const CtlOptions *o, const char *name, bool har
         return r < 0 ? r : fsg_profile_audit(c, NULL, name, hard, ret, e);
 }
 
-/* From the image's own files, as the kernel under it would read them. */
-static bool offline_block_is_reported(const CtlOptions *o, const char *type) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-
-        return open_ctx(o, &c, NULL) >= 0 && fsg_type_block_is_reported(c, type);
-}
-
 const CtlBackend ctl_backend_offline = {
         .list = offline_list,
         .get = offline_get,
@@ -136,5 +128,4 @@ const CtlBackend ctl_backend_offline = {
         .exempt = offline_exempt,
         .apply_profile = offline_apply_profile,
         .audit_profile = offline_audit_profile,
-        .block_is_reported = offline_block_is_reported,
 };

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/stat.h>
 
 #include "ctl.h"
+#include "entry-fields.h"
 #include "json-writer.h"
 #include "strv.h"
 #include "utf8.h"
@@ -23,39 +26,44 @@ const char *ctl_esc(const char *s) {
         return t;
 }
 
+static void json_field_value(JsonWriter *w, const FsgEntry *x, const FsgEntryField *f) {
+        const char *str;
+
+        switch (f->signature[0]) {
+        case 's':
+                str = fsg_entry_field_string(x, f);
+                if (str)
+                        json_field_string(w, f->key, str);
+                return;
+        case 'b':
+                json_field_bool(w, f->key, fsg_entry_field_bool(x, f));
+                return;
+        }
+        json_key(w, f->key);
+        if (streq(f->signature, "as")) {
+                json_strv(w, fsg_entry_field_strv(x, f));
+                return;
+        }
+        /* a(ss), the lines that name the module: [{"file", "line"}]. */
+        json_array_begin(w);
+        for (char **p = fsg_entry_field_strv(x, f); p && p[0] && p[1]; p += 2) {
+                json_object_begin(w);
+                json_field_string(w, "file", p[0]);
+                json_field_string(w, "line", p[1]);
+                json_object_end(w);
+        }
+        json_array_end(w);
+}
+
+void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x) {
+        for (size_t i = 0; i < fsg_entry_fields_n; i++)
+                if (x->described || (fsg_entry_fields[i].flags & FSG_FIELD_ENTRY))
+                        json_field_value(w, x, &fsg_entry_fields[i]);
+}
+
 static void json_entry(JsonWriter *w, const FsgEntry *x) {
         json_object_begin(w);
-        json_field_string(w, "module", x->module);
-        json_key(w, "types");
-        json_strv(w, x->types);
-        json_field_string(w, "state", fsg_entry_state_string(x));
-        json_field_string(w, "origin", fsg_origin_to_string(x->origin));
-        json_field_string(w, "source", x->source ?: "");
-        json_field_bool(w, "available", x->available);
-        json_field_bool(w, "builtin", x->builtin);
-        json_field_bool(w, "loaded", x->loaded);
-        json_field_bool(w, "mounted", x->mounted);
-        if (x->described) {
-                const FsgHardDep *dep = x->builtin || x->loaded ? NULL : fsg_entry_load_blocker(x);
-
-                json_field_bool(w, "hard", x->hard);
-                json_field_bool(w, "explicit_load_possible", fsg_entry_explicit_load(x));
-                json_field_bool(w, "blocks_reported", x->blocks_reported);
-                json_field_string(w, "install_command", x->install_command ?: "");
-                json_field_string(w, "install_file", x->install_source ?: "");
-                json_field_string(w, "hard_denied_dependency", dep ? dep->module : "");
-                json_field_string(w, "hard_denied_dependency_command", dep ? dep->install_command : "");
-                json_field_string(w, "hard_denied_dependency_file", dep ? dep->install_source : "");
-                json_key(w, "files");
-                json_array_begin(w);
-                for (char **p = x->mentions; p && p[0] && p[1]; p += 2) {
-                        json_object_begin(w);
-                        json_field_string(w, "file", p[0]);
-                        json_field_string(w, "line", p[1]);
-                        json_object_end(w);
-                }
-                json_array_end(w);
-        }
+        ctl_json_entry_fields(w, x);
         json_object_end(w);
 }
 
@@ -171,12 +179,12 @@ void ctl_print_table(const FsgState *s) {
                 }
                 if (!x->available && !x->builtin && s->kernel_unknown)
                         /* TRANSLATORS: %s is the deciding file's name, or empty. */
-                        printf(_("%s (kernel not known yet)\n"), ctl_esc(x->source));
+                        printf(_("%s (kernel not known yet)\n"), ctl_esc(x->deciding_file));
                 else if (!x->available && !x->builtin)
                         /* TRANSLATORS: %s is the deciding file's name, or empty. */
-                        printf(_("%s (not in this kernel)\n"), ctl_esc(x->source));
+                        printf(_("%s (not in this kernel)\n"), ctl_esc(x->deciding_file));
                 else
-                        printf("%s\n", ctl_esc(x->source));
+                        printf("%s\n", ctl_esc(x->deciding_file));
         }
         putchar('\n');
         printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", s->n), s->n);
@@ -225,122 +233,127 @@ const char *ctl_command(const CtlOptions *o) {
         return cmd;
 }
 
-/* One line of `status`: the label right-aligned to width columns, then ": ". */
-static void label(const char *l, size_t width) {
-        for (size_t n = ctl_width(l); n < width; n++)
-                putchar(' ');
-        printf("%s: ", l);
+/* The rows of `status`. */
+enum {
+        ROW_MODULE, ROW_TYPES, ROW_STATE, ROW_DECIDED, ROW_OVERRIDE, ROW_HARD, ROW_MODPROBE, ROW_INSTALL,
+        ROW_LOAD_REFUSED, ROW_AVAILABLE, ROW_LOADED, ROW_MOUNTED, ROW_BLOCKED, ROW_FILES, _ROW_MAX
+};
+
+/* A vertical table: "label: value" rows, the labels right-aligned one under the other, as
+ * wide as the widest label that any row may have (translations differ in length). */
+typedef struct VTable {
+        const char * const *labels;
+        size_t width;
+} VTable;
+
+static VTable vtable_new(const char * const *labels, size_t n) {
+        VTable t = { .labels = labels };
+
+        for (size_t i = 0; i < n; i++)
+                t.width = ctl_max_width(t.width, labels[i]);
+        /* Two blanks before the longest label, as in English ("  Decided by: "). */
+        t.width += 2;
+        return t;
 }
 
-void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState *s, const FsgEntry *x) {
-        /* TRANSLATORS: the labels of `fsgatectl status`, right-aligned one under the other;
-         * "modprobe" (the command) is not translated. */
-        const char *l_module = _("Module"), *l_types = _("Types"), *l_state = _("State"),
-                   *l_decided = _("Decided by"), *l_hard = _("Hard deny"), *l_install = _("Install"),
-                   *l_available = _("Available"), *l_loaded = _("Loaded"), *l_mounted = _("Mounted"),
-                   *l_blocked = _("Blocked"), *l_files = _("Files"), *l_load_refused = _("Load refused"),
-                   *l_override = _("Override of");
-        const char *all[] = { l_module, l_types, l_state, l_decided, l_override, l_hard, "modprobe", l_install,
-                              l_load_refused, l_available, l_loaded, l_mounted, l_blocked, l_files };
-        const char *ctl = ctl_command(o);
-        bool overridden = x->override_of && *x->override_of;
-        /* A hard deny on a module the load would insert along (fsg_entry_load_blocker()). */
-        const FsgHardDep *dep = x->described && !x->builtin && !x->loaded ? fsg_entry_load_blocker(x) : NULL;
-        const char *state;
-        size_t w = 0;
+/* One row; the format supplies its own newline (translated texts have it). A row of
+ * SIZE_MAX has no label: it continues the one above. */
+static void vtable_row(const VTable *t, size_t row, const char *format, ...) _printf_(3, 4);
+static void vtable_row(const VTable *t, size_t row, const char *format, ...) {
+        va_list ap;
+
+        if (row == SIZE_MAX)
+                printf("%*s", (int) t->width + 2, "");
+        else {
+                for (size_t n = ctl_width(t->labels[row]); n < t->width; n++)
+                        putchar(' ');
+                printf("%s: ", t->labels[row]);
+        }
+        va_start(ap, format);
+        vprintf(format, ap);
+        va_end(ap);
+}
+
+/* The entry: what it is, its state and what decides it. */
+static void status_rows_entry(const VTable *t, const FsgEntry *x) {
+        const char *state = x->builtin ? _("allowed (built into the kernel)") : ctl_state_word(x);
         char types[256];
 
-        /* Two blanks before the longest label, as in English ("  Decided by: "). */
-        for (size_t i = 0; i < ELEMENTSOF(all); i++)
-                w = ctl_max_width(w, all[i]);
-        w += 2;
         types_joined(x, types, sizeof(types));
-        label(l_module, w);
-        printf("%s\n", ctl_esc(x->module));
-        label(l_types, w);
-        printf("%s\n", ctl_esc(types));
-        label(l_state, w);
-        state = x->builtin ? _("allowed (built into the kernel)") : ctl_state_word(x);
+        vtable_row(t, ROW_MODULE, "%s\n", ctl_esc(x->module));
+        vtable_row(t, ROW_TYPES, "%s\n", ctl_esc(types));
         if (x->denied)
                 /* TRANSLATORS: %s is the state, "denied". */
-                printf(_("%s (the kernel will not load it on its own)\n"), state);
+                vtable_row(t, ROW_STATE, _("%s (the kernel will not load it on its own)\n"), state);
         else
-                printf("%s\n", state);
-        label(l_decided, w);
-        printf("%s%s%s\n", fsg_origin_to_string(x->origin), x->source && *x->source ? " " : "",
-               ctl_esc(x->source));
-        if (overridden) {
-                label(l_override, w);
+                vtable_row(t, ROW_STATE, "%s\n", state);
+        vtable_row(t, ROW_DECIDED, "%s%s%s\n", fsg_origin_to_string(x->origin), *x->deciding_file ? " " : "",
+                   ctl_esc(x->deciding_file));
+        if (x->override_of && *x->override_of)
                 /* TRANSLATORS: %s is a vendor file that fsgate's override replaces. */
-                printf(x->override_stale ? _("%s (stale: that file changed or went since fsgate copied it)\n") :
-                                           _("%s (fsgate's copy without the lines of the modules it allows)\n"),
-                       ctl_esc(x->override_of));
-        }
-        if (x->described && !x->builtin) {
-                label(l_hard, w);
-                printf("%s\n", x->hard ? _("yes: explicit loads (modprobe, fsgatectl load) are refused too") : _("no"));
-                label("modprobe", w);
-                printf("%s\n", fsg_entry_explicit_load(x) ? _("an explicit load by root loads it") :
-                               x->hard ? _("an explicit load is refused (the install command runs instead)") :
-                               dep ? _("an explicit load is refused (a dependency's install command runs instead)") :
-                               s->kernel_unknown ? _("cannot tell: the kernel is not known yet") :
-                               _("cannot load it: no module file"));
-                label(l_install, w);
+                vtable_row(t, ROW_OVERRIDE,
+                           x->override_stale ? _("%s (stale: that file changed or went since fsgate copied it)\n") :
+                                               _("%s (fsgate's copy without the lines of the modules it allows)\n"),
+                           ctl_esc(x->override_of));
+}
+
+/* What an explicit load does: refused by its own install command (hard) or by dep's. */
+static void status_rows_explicit_load(const VTable *t, const FsgState *s, const FsgEntry *x, const FsgHardDep *dep) {
+        if (!x->builtin) {
+                vtable_row(t, ROW_HARD, "%s\n",
+                           x->hard ? _("yes: explicit loads (modprobe, fsgatectl load) are refused too") : _("no"));
+                vtable_row(t, ROW_MODPROBE, "%s\n",
+                           fsg_entry_explicit_load(x) ? _("an explicit load by root loads it") :
+                           x->hard ? _("an explicit load is refused (the install command runs instead)") :
+                           dep ? _("an explicit load is refused (a dependency's install command runs instead)") :
+                           s->kernel_unknown ? _("cannot tell: the kernel is not known yet") :
+                           _("cannot load it: no module file"));
                 if (*x->install_command)
-                        printf("%s   (%s)\n", ctl_esc(x->install_command), ctl_esc(x->install_source));
+                        vtable_row(t, ROW_INSTALL, "%s   (%s)\n", ctl_esc(x->install_command), ctl_esc(x->install_file));
                 else
                         /* TRANSLATORS: no install command (modprobe.d's "install" line). */
-                        printf("%s\n", _("none"));
+                        vtable_row(t, ROW_INSTALL, "%s\n", _("none"));
         }
-        if (dep) {
-                label(l_load_refused, w);
+        if (dep)
                 /* TRANSLATORS: %1$s is a module name, %2$s a file, %3$s a command (an install line). */
-                printf(_("its dependency %1$s is denied hard by %2$s (%3$s)\n"), dep->module,
-                       ctl_esc(*dep->install_source ? dep->install_source : _("the configuration")),
-                       ctl_esc(dep->install_command));
-        }
-        label(l_available, w);
-        printf("%s\n", x->available ? _("yes") : x->builtin ? _("built in") :
-                        s->kernel_unknown ? _("kernel not known yet (no module tree): judged by the files alone") :
-                        _("no module file for this kernel"));
-        label(l_loaded, w);
-        printf("%s\n", ctl_yes_no(x->loaded));
-        label(l_mounted, w);
-        printf("%s\n", ctl_yes_no(x->mounted));
-        if (x->denied && !x->builtin) {
-                size_t n = 0, reported = 0;
-                /* The service's own answer when there is one: it reads the system's files. */
-                for (char **t = x->types; t && *t && !x->described; t++, n++)
-                        reported += be->block_is_reported(o, *t);
-                if (x->described)
-                        n = reported = x->blocks_reported;
-                label(l_blocked, w);
-                printf("%s\n", n > 0 && reported == n ? _("reported (kernel log, journal, Blocked signal)") :
-                               reported > 0 ? _("reported for some of its types only") :
-                               _("not reported: decided by a plain blacklist, an install command or the kernel "
-                                 "command line"));
-        }
-        if (x->described && x->mentions) {
-                label(l_files, w);
-                for (char **p = x->mentions; p[0] && p[1]; p += 2) {
-                        if (p != x->mentions)
-                                printf("%*s", (int) w + 2, "");
-                        printf("%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
-                }
-        }
-        if (overridden && x->override_stale && !x->denied)
+                vtable_row(t, ROW_LOAD_REFUSED, _("its dependency %1$s is denied hard by %2$s (%3$s)\n"), dep->module,
+                           ctl_esc(*dep->install_file ? dep->install_file : _("the configuration")),
+                           ctl_esc(dep->install_command));
+}
+
+/* Whether it can be and is used now, whether a blocked mount is seen, and where it is named. */
+static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry *x) {
+        vtable_row(t, ROW_AVAILABLE, "%s\n",
+                   x->available ? _("yes") : x->builtin ? _("built in") :
+                   s->kernel_unknown ? _("kernel not known yet (no module tree): judged by the files alone") :
+                   _("no module file for this kernel"));
+        vtable_row(t, ROW_LOADED, "%s\n", ctl_yes_no(x->loaded));
+        vtable_row(t, ROW_MOUNTED, "%s\n", ctl_yes_no(x->mounted));
+        if (x->denied && !x->builtin)
+                /* The service's own answer: it reads the system's files. */
+                vtable_row(t, ROW_BLOCKED, "%s\n",
+                           x->blocks_reported ? _("reported (kernel log, journal, Blocked signal)") :
+                           _("not reported: decided by a plain blacklist, an install command or the kernel "
+                             "command line"));
+        for (char **p = x->mentions; p && p[0] && p[1]; p += 2)
+                vtable_row(t, p == x->mentions ? ROW_FILES : SIZE_MAX, "%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
+}
+
+/* The way to change what status shows, if there is one that works. */
+static void status_advice(const CtlOptions *o, const FsgEntry *x, const FsgHardDep *dep) {
+        const char *ctl = ctl_command(o);
+
+        if (x->override_of && *x->override_of && x->override_stale && !x->denied)
                 /* TRANSLATORS: %1$s is a command (fsgatectl, maybe with --root), %2$s a module name. */
                 printf(_("\nTo make the override again from the vendor file as it is now: %1$s allow %2$s\n"), ctl,
                        x->module);
         if (!x->denied || x->builtin)
                 return;
         /* Only advice that works: the service (or the offline core) planned the Allow. */
-        if (x->allow_refused && *x->allow_refused) {
+        if (x->allow_refused && *x->allow_refused)
                 /* TRANSLATORS: %1$s is a command, %2$s a module name, %3$s the reason (in English). */
                 printf(_("\n%1$s allow %2$s would be refused: %3$s\n"), ctl, x->module, ctl_esc(x->allow_refused));
-                return;
-        }
-        if (x->hard)
+        else if (x->hard)
                 /* TRANSLATORS: %1$s is a command, %2$s a module name; "fsgatectl load" is a command. */
                 printf(_("\nTo allow it: %1$s allow %2$s   (a hard deny: fsgatectl load cannot lift it)\n"), ctl,
                        x->module);
@@ -355,4 +368,24 @@ void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState 
                 /* TRANSLATORS: %1$s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
                 printf(_("\nTo allow it: fsgatectl allow %1$s   (once, this boot only: fsgatectl load %1$s)\n"),
                        x->module);
+}
+
+void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x) {
+        /* TRANSLATORS: the labels of `fsgatectl status`, right-aligned one under the other;
+         * "modprobe" (the command) is not translated. */
+        const char *labels[_ROW_MAX] = {
+                [ROW_MODULE] = _("Module"), [ROW_TYPES] = _("Types"), [ROW_STATE] = _("State"),
+                [ROW_DECIDED] = _("Decided by"), [ROW_OVERRIDE] = _("Override of"), [ROW_HARD] = _("Hard deny"),
+                [ROW_MODPROBE] = "modprobe", [ROW_INSTALL] = _("Install"), [ROW_LOAD_REFUSED] = _("Load refused"),
+                [ROW_AVAILABLE] = _("Available"), [ROW_LOADED] = _("Loaded"), [ROW_MOUNTED] = _("Mounted"),
+                [ROW_BLOCKED] = _("Blocked"), [ROW_FILES] = _("Files"),
+        };
+        VTable t = vtable_new(labels, ELEMENTSOF(labels));
+        /* A hard deny on a module the load would insert along (fsg_entry_load_blocker()). */
+        const FsgHardDep *dep = !x->builtin && !x->loaded ? fsg_entry_load_blocker(x) : NULL;
+
+        status_rows_entry(&t, x);
+        status_rows_explicit_load(&t, s, x, dep);
+        status_rows_usage(&t, s, x);
+        status_advice(o, x, dep);
 }

@@ -53,100 +53,78 @@ static char *device_fs_type(const char *devnode) {
 }
 
 /* A file fsgate may override: ours by name (60-blacklist_fs-MODULE.conf) in any directory. */
-static bool fsg_path_is_ours(const FsgEntry *x, const char *path) {
+static bool path_is_ours(const FsgEntry *x, const char *path) {
         _cleanup_free_ char *own = NULL;
         const char *base = path ? strrchr(path, '/') : NULL;
         return base && asprintf(&own, FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, x->module) >= 0 && streq(base + 1, own);
 }
 
-static bool fsg_source_is_ours(const FsgEntry *x) {
-        return fsg_path_is_ours(x, x->source);
+/* The filesystem type on device (a block device or an image file). */
+static int device_type(const char *device, char **ret, FsgError *e) {
+        struct stat st;
+
+        /* Said first: "neither udev nor blkid know one" sends people looking for a
+         * filesystem on a device that is not there. */
+        if (stat(device, &st) < 0)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, _("%s: %s"), device, strerror(errno));
+        if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, _("%s is neither a block device nor an image file"), device);
+        *ret = device_fs_type(device);
+        if (!*ret)
+                return fsg_error(e, FSG_ERR_NO_SUCH_FILESYSTEM,
+                                 _("%s: no filesystem found on it (neither udev nor blkid know one)"), device);
+        return 0;
 }
 
-int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        _cleanup_free_ char *type = NULL;
-        const char *device = NULL;
-        const FsgEntry *x;
-        FsgError e = {};
-        const FsgHardDep *dep;
-        bool reported, hard;
+/* The described entry of arg, a device (*device: arg) or a filesystem type, and the type. */
+static int why_resolve(const CtlBackend *be, const CtlOptions *o, const char *arg, const char **device, char **type,
+                       FsgState **ret, FsgError *e) {
+        int r;
 
-        if (arg[0] == '/') {
-                struct stat st;
-
-                device = arg;
-                /* Said first: "neither udev nor blkid know one" sends people looking for a
-                 * filesystem on a device that is not there. */
-                if (stat(device, &st) < 0) {
-                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s: %s"), device, strerror(errno));
-                        return ctl_fail(o, &e);
-                }
-                if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode)) {
-                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s is neither a block device nor an image file"), device);
-                        return ctl_fail(o, &e);
-                }
-                type = device_fs_type(device);
-                if (!type) {
-                        fsg_error(&e, FSG_ERR_NO_SUCH_FILESYSTEM,
-                                  _("%s: no filesystem found on it (neither udev nor blkid know one)"), device);
-                        return ctl_fail(o, &e);
-                }
-        } else if (!(type = strdup(arg)))
-                return 1;
-        if (!fsg_name_is_valid(type)) {
-                fsg_error(&e, FSG_ERR_INVALID_NAME,
-                          _("%s: filesystem type \"%s\" is not one the kernel could have a module for"), device ?: arg,
-                          type);
-                return ctl_fail(o, &e);
-        }
-
+        *device = arg[0] == '/' ? arg : NULL;
+        if (*device)
+                r = device_type(arg, type, e);
+        else
+                r = (*type = strdup(arg)) ? 0 : fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+        if (r < 0)
+                return r;
+        if (!fsg_name_is_valid(*type))
+                return fsg_error(e, FSG_ERR_INVALID_NAME,
+                                 _("%s: filesystem type \"%s\" is not one the kernel could have a module for"), arg,
+                                 *type);
         /* Described: whether the deny is hard decides which way out works. */
-        if (be->describe(o, type, &s, &e) < 0) {
-                if (e.code == FSG_ERR_NO_SUCH_FILESYSTEM && device)
-                        fsg_error(&e, e.code, _("%1$s holds %2$s: this kernel has no module for filesystem type %2$s, "
-                                                "so it cannot be mounted here (unless the kernel has it built in)"),
-                                  device, type);
-                else if (e.code == FSG_ERR_NO_SUCH_FILESYSTEM)
-                        fsg_error(&e, e.code, _("%1$s: this kernel has no module for filesystem type %1$s, so it cannot "
-                                                "be mounted here (unless the kernel has it built in)"), type);
-                return ctl_fail(o, &e);
-        }
-        x = &s->entries[0];
-        /* The service's own answer when there is one (it reads the system's files, which the
-         * client may not see, or not as the service does); the type's alone otherwise. */
-        reported = x->denied && (x->described ? x->blocks_reported : be->block_is_reported(o, type));
-        /* A hard deny refuses explicit loads too: modprobe and Load (HardDenied) fail. */
-        hard = x->denied && !x->builtin && x->hard;
-        /* So does one on a dependency the load would insert along. */
-        dep = x->denied && !x->builtin && !x->loaded ? fsg_entry_load_blocker(x) : NULL;
+        r = be->describe(o, *type, ret, e);
+        if (r >= 0 || e->code != FSG_ERR_NO_SUCH_FILESYSTEM)
+                return r;
+        if (*device)
+                fsg_error(e, e->code, _("%1$s holds %2$s: this kernel has no module for filesystem type %2$s, "
+                                        "so it cannot be mounted here (unless the kernel has it built in)"),
+                          *device, *type);
+        else
+                fsg_error(e, e->code, _("%1$s: this kernel has no module for filesystem type %1$s, so it cannot "
+                                        "be mounted here (unless the kernel has it built in)"), *type);
+        return r;
+}
 
-        if (o->json) {
-                JsonWriter w = JSON_WRITER(stdout);
+/* The device and type asked about, then the entry's fields as `status --json` has them. */
+static void why_json(const char *device, const char *type, const FsgEntry *x) {
+        JsonWriter w = JSON_WRITER(stdout);
 
-                json_object_begin(&w);
-                json_field_string(&w, "device", device ?: "");
-                json_field_string(&w, "type", type);
-                json_field_string(&w, "module", x->module);
-                json_field_string(&w, "state", fsg_entry_state_string(x));
-                json_field_string(&w, "origin", fsg_origin_to_string(x->origin));
-                json_field_string(&w, "source", x->source ?: "");
-                json_field_bool(&w, "loaded", x->loaded);
-                json_field_bool(&w, "reported", reported);
-                json_field_bool(&w, "hard", x->hard);
-                json_field_bool(&w, "explicit_load_possible", fsg_entry_explicit_load(x));
-                json_field_string(&w, "install_command", x->install_command ?: "");
-                json_field_string(&w, "install_file", x->install_source ?: "");
-                json_object_end(&w);
-                putchar('\n');
-                return 0;
-        }
+        json_object_begin(&w);
+        json_field_string(&w, "device", device ?: "");
+        json_field_string(&w, "type", type);
+        ctl_json_entry_fields(&w, x);
+        json_object_end(&w);
+        putchar('\n');
+}
 
+/* Whether a mount works now; true when it does not, and there is more to say. */
+static bool print_verdict(const char *device, const char *type, const FsgEntry *x) {
         if (device)
                 printf(_("%s holds a %s filesystem (kernel module %s).\n"), ctl_esc(device), type, x->module);
         if (x->builtin) {
                 printf(_("%s is built into the kernel: it can be mounted.\n"), x->module);
-                return 0;
+                return false;
         }
         if (x->loaded)
                 printf(_("%s is loaded now: %s filesystems can be mounted until the next reboot.\n"), x->module, type);
@@ -154,7 +132,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 printf(x->available ? _("%s may be loaded automatically: mounting %s filesystems works.\n") :
                        _("%s may be loaded automatically: mounting %s filesystems works once the module is "
                          "installed.\n"), x->module, type);
-                return 0;
+                return false;
         }
         /* TRANSLATORS: "unknown filesystem type" is mount(8)'s error message: use the words
          * of its translation. */
@@ -162,67 +140,108 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                              "type\" after the next reboot.\n") :
                _("%s may NOT be loaded automatically: mounting %s fails with \"unknown filesystem type\".\n"),
                x->module, type);
+        return true;
+}
+
+/* Of a denied module: what decides, whether the deny is hard (explicit loads are refused
+ * too: modprobe and Load fail), whether a blocked attempt is seen. */
+static void print_decision(const FsgEntry *x) {
         if (x->origin == FSG_ORIGIN_CMDLINE)
                 fputs(_("Decided by: modprobe.blacklist= on the kernel command line.\n"
                         "To change it: edit the boot loader configuration; fsgate cannot.\n"), stdout);
         else
-                printf(_("Decided by: %s (%s)\n"), ctl_esc(x->source), fsg_origin_to_string(x->origin));
-        if (hard)
+                printf(_("Decided by: %s (%s)\n"), ctl_esc(x->deciding_file), fsg_origin_to_string(x->origin));
+        if (x->hard)
                 /* TRANSLATORS: the first %s is a command (kmod's install line), the second a
                  * file name. */
                 printf(_("Hard deny: explicit loads (modprobe, fsgatectl load) are refused too: kmod runs\n"
                          "  %s\n  (from %s) instead of loading it.\n"),
-                       x->install_command && *x->install_command ? ctl_esc(x->install_command) :
-                                                                   _("an install command"),
-                       ctl_esc(x->install_source && *x->install_source ? x->install_source : x->source));
-        fputs(reported ? _("Blocked attempts are reported (kernel log, journal, desktop notification).\n") :
+                       *x->install_command ? ctl_esc(x->install_command) : _("an install command"),
+                       ctl_esc(*x->install_file ? x->install_file : x->deciding_file));
+        /* The service's own answer: it reads the system's files, which the client may not
+         * see, or not as the service does. */
+        fputs(x->blocks_reported ? _("Blocked attempts are reported (kernel log, journal, desktop notification).\n") :
               _("Blocked attempts are not reported: the kernel's request ends at a plain blacklist (or the "
                 "kernel command\nline), so the mount fails silently.\n"), stdout);
-        printf("\n%s\n", _("What you can do:"));
-        /* The commands stay as they are typed; the explanations are translated. */
-        /* Only advice that works: the service (or the offline core) planned the Allow. Never a
-         * mask of the deciding file: that lifts every module the file denies. */
-        if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused && !fsg_source_is_ours(x)) {
+}
+
+/* Whether to allow it or to edit the deciding file: only advice that works, since the
+ * service (or the offline core) planned the Allow. Never a mask of the deciding file: that
+ * lifts every module the file denies. */
+static void print_allow_advice(const CtlOptions *o, const FsgEntry *x) {
+        bool refused = x->allow_refused && *x->allow_refused, ours = path_is_ours(x, x->deciding_file);
+
+        if (x->origin == FSG_ORIGIN_CMDLINE)
+                return;
+        if (refused && !ours) {
                 fputs("  ", stdout);
-                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"),
+                       ctl_esc(x->deciding_file));
                 printf("  (%s)\n", ctl_esc(x->allow_refused));
-        } else if (x->origin != FSG_ORIGIN_CMDLINE && x->allow_refused && *x->allow_refused) {
+        } else if (refused) {
                 /* fsgate's own file decides, yet an Allow would be refused: the reason says why. */
                 fputs("  ", stdout);
                 /* TRANSLATORS: %1$s is a command, %2$s a module name, %3$s the reason (in English). */
                 printf(_("%1$s allow %2$s would be refused: %3$s\n"), ctl_command(o), x->module,
                        ctl_esc(x->allow_refused));
-        } else if (x->origin != FSG_ORIGIN_CMDLINE && !x->allow_refused && !fsg_source_is_ours(x)) {
+        } else if (!x->allow_refused && !ours) {
                 fputs("  ", stdout);
-                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"), ctl_esc(x->source));
-        } else if (x->origin != FSG_ORIGIN_CMDLINE)
+                printf(_("edit %s by hand: fsgate did not write it and will not change it\n"),
+                       ctl_esc(x->deciding_file));
+        } else
                 printf("  %s allow %s     %s\n", ctl_command(o), x->module, _("allow it from now on"));
-        if (!hard && dep) {
+}
+
+/* "What you can do" for a denied module. The commands stay as they are typed; the
+ * explanations are translated. */
+static void print_way_out(const CtlOptions *o, const FsgEntry *x) {
+        /* A hard deny on a dependency the load would insert along refuses the load too. */
+        const FsgHardDep *dep = x->loaded ? NULL : fsg_entry_load_blocker(x);
+
+        printf("\n%s\n", _("What you can do:"));
+        print_allow_advice(o, x);
+        if (!x->hard && dep) {
                 /* TRANSLATORS: %1$s is a module name, %2$s a file; "fsgatectl load" is a command. */
                 printf(_("  fsgatectl load cannot load it: its dependency %1$s is denied hard by %2$s\n"), dep->module,
-                       ctl_esc(*dep->install_source ? dep->install_source : _("the configuration")));
-                return 0;
+                       ctl_esc(*dep->install_file ? dep->install_file : _("the configuration")));
+                return;
         }
-        if (hard) {
+        if (x->hard) {
                 /* The install line may sit in another file than the deciding one. */
-                if (x->install_source && *x->install_source && !streq(x->install_source, x->source ?: "") &&
-                    !fsg_path_is_ours(x, x->install_source)) {
+                if (*x->install_file && !streq(x->install_file, x->deciding_file) &&
+                    !path_is_ours(x, x->install_file)) {
                         fputs("  ", stdout);
                         printf(_("edit %s by hand: its install line refuses explicit loads\n"),
-                               ctl_esc(x->install_source));
+                               ctl_esc(x->install_file));
                 }
-                return 0;
+                return;
         }
         /* Nothing to load without the module file: no advice that cannot work. */
         if (!x->available) {
                 fputs("  ", stdout);
                 printf(_("%s has no module file in this kernel: install the kernel's module package first\n"),
                        x->module);
-                return 0;
+                return;
         }
         if (o->root)
-                return 0; /* a load needs the running system */
+                return; /* a load needs the running system */
         printf("  fsgatectl load %s      %s\n", x->module, _("load it for this boot only, then mount again"));
         printf("  modprobe %s            %s\n", x->module, _("the same, by hand (root)"));
+}
+
+int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_free_ char *type = NULL;
+        const char *device;
+        FsgError e = {};
+
+        if (why_resolve(be, o, arg, &device, &type, &s, &e) < 0)
+                return ctl_fail(o, &e);
+        if (o->json)
+                why_json(device, type, &s->entries[0]);
+        else if (print_verdict(device, type, &s->entries[0])) {
+                print_decision(&s->entries[0]);
+                print_way_out(o, &s->entries[0]);
+        }
         return 0;
 }

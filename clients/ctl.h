@@ -2,6 +2,7 @@
 #pragma once
 
 #include "fsg-i18n.h"
+#include "json-writer.h"
 #include "state.h"
 #include "store.h"
 #include "profile.h"
@@ -29,9 +30,6 @@ typedef struct CtlBackend {
                              FsgError *e);
         /* AuditProfile: per module, compliant or not and why. */
         int (*audit_profile)(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e);
-        /* Whether a blocked autoload of type would be reported (the deciding file routes the
-         * kernel's request to the hook). */
-        bool (*block_is_reported)(const CtlOptions *o, const char *type);
 } CtlBackend;
 
 extern const CtlBackend ctl_backend_bus;
@@ -63,7 +61,11 @@ const char *ctl_command(const CtlOptions *o);
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
-void ctl_print_status(const CtlBackend *be, const CtlOptions *o, const FsgState *s, const FsgEntry *x);
+/* An entry's fields (core/entry-fields.h) under their D-Bus names, as members of the object
+ * w is in: the entry's always, the description's when x is described. */
+void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x);
+/* x as `status` shows it: a described entry (CtlBackend.describe). */
+void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x);
 void ctl_print_strv_json(char **l);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
  * returns the exit status fsgatectl(1) documents for it. */

@@ -60,7 +60,7 @@ static int verb_status(int argc, char *argv[], Ctl *c) {
         if (c->o.json)
                 ctl_print_json(s, true);
         else
-                ctl_print_status(c->be, &c->o, s, &s->entries[0]);
+                ctl_print_status(&c->o, s, &s->entries[0]);
         return 0;
 }
 
@@ -76,7 +76,7 @@ static const char *own_file_dir(const FsgEntry *x) {
 
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
                 snprintf(own, sizeof(own), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX, dirs[i], x->module);
-                if (streq(x->source, own))
+                if (streq(x->deciding_file, own))
                         return dirs[i];
         }
         return NULL;
@@ -101,10 +101,10 @@ static int change(Ctl *c, FsgOp op, const char *name) {
                 /* TRANSLATORS: after a change: "MODULE: STATE (ORIGIN FILE)"; the second form
                  * for a hard deny. */
                 printf(x->hard ? _("%s: %s, hard (%s%s%s)\n") : _("%s: %s (%s%s%s)\n"), x->module,
-                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->source ? " " : "", ctl_esc(x->source));
+                       ctl_state_word(x), fsg_origin_to_string(x->origin), *x->deciding_file ? " " : "", ctl_esc(x->deciding_file));
                 /* A plain deny leaves a hard deny as it is: say how to weaken it, if fsgate can. */
                 if (op == FSG_OP_DENY && x->hard && !(c->flags & (FSG_FLAG_HARD | FSG_FLAG_SOFT)) &&
-                    streq(x->install_source, x->source) && own_file_dir(x) != NULL)
+                    streq(x->install_file, x->deciding_file) && own_file_dir(x) != NULL)
                         /* TRANSLATORS: %1$s is "fsgatectl" (with its --root= option when
                          * offline), %2$s "--runtime " or nothing, %3$s a module name. */
                         printf(_("The hard deny stays; to make it soft: %1$s deny %2$s--soft %3$s\n"),

@@ -34,24 +34,30 @@ static void put_string(FILE *f, const char *s) {
         fputc('"', f);
 }
 
-void json_object_begin(JsonWriter *w) {
+static void open_with(JsonWriter *w, char c) {
         separate(w);
-        fputc('{', w->f);
+        fputc(c, w->f);
+}
+
+static void close_with(JsonWriter *w, char c) {
+        fputc(c, w->f);
+        w->comma = true;
+}
+
+void json_object_begin(JsonWriter *w) {
+        open_with(w, '{');
 }
 
 void json_object_end(JsonWriter *w) {
-        fputc('}', w->f);
-        w->comma = true;
+        close_with(w, '}');
 }
 
 void json_array_begin(JsonWriter *w) {
-        separate(w);
-        fputc('[', w->f);
+        open_with(w, '[');
 }
 
 void json_array_end(JsonWriter *w) {
-        fputc(']', w->f);
-        w->comma = true;
+        close_with(w, ']');
 }
 
 void json_key(JsonWriter *w, const char *key) {

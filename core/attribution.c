@@ -10,12 +10,12 @@ static int entry_set_source(FsgEntry *x, const FsgConfig *cfg, size_t file) {
         const FsgConfFile *f = &cfg->files[file];
 
         x->origin = f->origin;
-        free(x->source);
-        x->source = strdup(f->path);
+        free(x->deciding_file);
+        x->deciding_file = strdup(f->path);
         free(x->override_of);
         x->override_of = f->override_of ? strdup(f->override_of) : NULL;
         x->override_stale = f->override_of && f->override_stale;
-        return x->source && (x->override_of || !f->override_of) ? 0 : -ENOMEM;
+        return x->deciding_file && (x->override_of || !f->override_of) ? 0 : -ENOMEM;
 }
 
 /* The file an admin has to look at. Where several deny, the one that would still deny with

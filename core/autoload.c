@@ -194,15 +194,6 @@ bool fsg_kmod_is_module(const FsgContext *c, const char *name) {
         return kmod_module_new_from_name(k, name, &m) >= 0 && kmod_module_get_path(m);
 }
 
-bool fsg_type_block_is_reported(const FsgContext *c, const char *type) {
-        _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
-        _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
-
-        if (fsg_config_load(c, NULL, &cfg, NULL) < 0 || fsg_kmod_new(c, cfg, &k, NULL) < 0)
-                return false;
-        return fsg_type_block_is_reported_in(k, cfg, type);
-}
-
 bool fsg_type_block_is_reported_in(struct kmod_ctx *k, const FsgConfig *cfg, const char *type) {
         _cleanup_(kmod_list_unrefp) struct kmod_list *list = NULL;
         _cleanup_free_ char *alias = NULL, *hook = NULL;

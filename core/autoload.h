@@ -33,8 +33,6 @@ bool fsg_kmod_is_module(const FsgContext *c, const char *name);
 
 /* Whether the kernel's request for fs-TYPE would run fsgate's reporting hook: some effective
  * file routes the type to fsgate_blocked_TYPE, with its install line. */
-bool fsg_type_block_is_reported(const FsgContext *c, const char *type);
-/* The same over a context and configuration the caller has open. */
 bool fsg_type_block_is_reported_in(struct kmod_ctx *k, const FsgConfig *cfg, const char *type);
 
 /* What kmod runs instead of loading module for "modprobe MODULE": its install command, unless

@@ -74,7 +74,7 @@ int fsg_profile_audit(const FsgContext *c, const FsgState *current, const char *
                                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                         continue;
                 }
-                src = x->source && *x->source ? x->source : fsg_origin_to_string(x->origin);
+                src = x->deciding_file && *x->deciding_file ? x->deciding_file : fsg_origin_to_string(x->origin);
 
                 cmd = x->install_command && *x->install_command ? x->install_command : NULL;
                 refused = x->hard || !x->available;

@@ -11,7 +11,7 @@
 #include "utf8.h"
 
 /* The file of the first install line kmod read for module (it runs that one), "" if none. */
-static char *install_source(const FsgConfig *cfg, const char *module) {
+static char *install_file_of(const FsgConfig *cfg, const char *module) {
         const size_t *idx;
         size_t n = fsg_config_rules_named(cfg, module, &idx);
 
@@ -31,8 +31,8 @@ static int hard_dep_add(FsgEntry *x, const char *module, char *cmd, const FsgCon
         }
         x->hard_deps = deps;
         d = &deps[x->n_hard_deps++];
-        *d = (FsgHardDep) { .module = strdup(module), .install_command = cmd, .install_source = install_source(cfg, module) };
-        return d->module && d->install_source ? 0 : -ENOMEM;
+        *d = (FsgHardDep) { .module = strdup(module), .install_command = cmd, .install_file = install_file_of(cfg, module) };
+        return d->module && d->install_file ? 0 : -ENOMEM;
 }
 
 /* The modules a load of x inserts first, judged as "modprobe DEPENDENCY" would be: kmod loads
@@ -94,8 +94,8 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, struct kmod_ctx *plain, c
         x->available = !x->builtin && fsg_kmod_module_available(k, x->module);
         x->install_ignored = !x->builtin && fsg_kmod_has_softdeps(k, x->module);
 
-        x->source = strdup("");
-        if (!x->source)
+        x->deciding_file = strdup("");
+        if (!x->deciding_file)
                 return -ENOMEM;
         x->described = true;
         r = fsg_config_mentions(cfg, x->module, x->types, &x->mentions);
@@ -104,8 +104,8 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, struct kmod_ctx *plain, c
         r = fsg_kmod_install_command(k, x->module, &x->install_command);
         if (r < 0)
                 return r;
-        x->install_source = install_source(cfg, x->module);
-        if (!x->install_source)
+        x->install_file = install_file_of(cfg, x->module);
+        if (!x->install_file)
                 return -ENOMEM;
         if (x->install_command)
                 x->hard = !fsg_install_command_loads(x->install_command, x->module);
@@ -155,7 +155,7 @@ static int utf8_or_escaped(char **s) {
  * every string enters the model as error messages leave the service: a byte that is not
  * UTF-8 as "\xNN". Names are valid names already. */
 static int entry_escape(FsgEntry *x) {
-        char **fields[] = { &x->source, &x->install_command, &x->install_source, &x->override_of };
+        char **fields[] = { &x->deciding_file, &x->install_command, &x->install_file, &x->override_of };
         int r = 0;
 
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(fields); i++)
@@ -165,7 +165,7 @@ static int entry_escape(FsgEntry *x) {
         for (size_t i = 0; r >= 0 && i < x->n_hard_deps; i++) {
                 r = utf8_or_escaped(&x->hard_deps[i].install_command);
                 if (r >= 0)
-                        r = utf8_or_escaped(&x->hard_deps[i].install_source);
+                        r = utf8_or_escaped(&x->hard_deps[i].install_file);
         }
         return r;
 }
@@ -393,7 +393,7 @@ void fsg_entry_done_hard_deps(FsgEntry *x) {
         for (size_t i = 0; i < x->n_hard_deps; i++) {
                 free(x->hard_deps[i].module);
                 free(x->hard_deps[i].install_command);
-                free(x->hard_deps[i].install_source);
+                free(x->hard_deps[i].install_file);
         }
         free(x->hard_deps);
         x->hard_deps = NULL;
@@ -403,11 +403,11 @@ void fsg_entry_done_hard_deps(FsgEntry *x) {
 void fsg_entry_done(FsgEntry *x) {
         free(x->module);
         strv_free(x->types);
-        free(x->source);
+        free(x->deciding_file);
         free(x->override_of);
         free(x->allow_refused);
         free(x->install_command);
-        free(x->install_source);
+        free(x->install_file);
         strv_free(x->mentions);
         fsg_entry_done_hard_deps(x);
         *x = (FsgEntry) {};

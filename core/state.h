@@ -12,17 +12,18 @@
 typedef struct FsgHardDep {
         char *module;
         char *install_command;
-        char *install_source;   /* system path of the file with that command, "" if unknown */
+        char *install_file;   /* system path of the file with that command, "" if unknown */
         bool loaded;            /* "Live" in ROOT/proc/modules: a load leaves it alone */
 } FsgHardDep;
 
-/* One filesystem module as the D-Bus entry (sassssbbbb) describes it. */
+/* One filesystem module as the D-Bus entry (sassssbbbb) describes it; what clients read of
+ * it, under which names, is core/entry-fields.h. */
 typedef struct FsgEntry {
         char *module;
         char **types;
         bool denied;
         FsgOrigin origin;
-        char *source;        /* system path of the deciding file, "" for default/cmdline */
+        char *deciding_file; /* system path of the deciding file, "" for default/cmdline */
         /* The deciding file is fsgate's override (override.h) of this vendor file (NULL or "":
          * no override), which changed or went since it was copied (stale). */
         char *override_of;
@@ -35,7 +36,8 @@ typedef struct FsgEntry {
         bool loaded;
         bool mounted;
         /* The description (Describe): what "modprobe MODULE" does and who says so. Clients
-         * that read only the (sassssbbbb) entry leave described false. */
+         * that read only the (sassssbbbb) entry leave described false. A described entry's
+         * deciding_file, install_command and install_file are never NULL. */
         bool described;
         bool hard;              /* the install command kmod runs for "modprobe MODULE" loads nothing */
         bool explicit_load;     /* "modprobe MODULE" by root would put it into the kernel */
@@ -43,7 +45,7 @@ typedef struct FsgEntry {
         bool install_ignored;   /* it has soft dependencies, so kmod 30 ignores any install
                                  * command for it: no hard deny can take effect (not on the bus) */
         char *install_command;  /* what kmod runs instead of loading it, "" if nothing */
-        char *install_source;   /* system path of the file with that command, "" if none */
+        char *install_file;   /* system path of the file with that command, "" if none */
         char **mentions;        /* pairs: system path, line; every line that names the module */
         FsgHardDep *hard_deps;  /* hard-denied modules of its load chain, in kmod's order; built-in */
         size_t n_hard_deps;     /* ones are not there (the kernel has them, nothing is inserted) */

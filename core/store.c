@@ -95,26 +95,26 @@ static int foreign_denial(const FsgContext *c, const FsgEntry *x, const FsgWhatI
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                  "%s is denied by modprobe.blacklist= on the kernel command line; "
                                  "remove it from the boot loader configuration", x->module);
-        if (!y->source || !*y->source)
+        if (!y->deciding_file || !*y->deciding_file)
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                  "%s cannot be autoloaded for a reason fsgate does not manage (module file missing?)",
                                  x->module);
-        lines = lines_naming(c, y->source, x->module, x->types);
+        lines = lines_naming(c, y->deciding_file, x->module, x->types);
         if (lines)
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                  "%s is denied by %s, which fsgate did not write and will not change%s; to allow %s, "
-                                 "remove from that file: %s", x->module, y->source, why ?: "", x->module, lines);
+                                 "remove from that file: %s", x->module, y->deciding_file, why ?: "", x->module, lines);
         return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                          "%s is denied by %s, which fsgate did not write and will not change%s; edit that file by hand",
-                         x->module, y->source, why ?: "");
+                         x->module, y->deciding_file, why ?: "");
 }
 
-int fsg_hard_denied(const char *module, const char *install_command, const char *install_source, FsgError *e) {
+int fsg_hard_denied(const char *module, const char *install_command, const char *install_file, FsgError *e) {
         return fsg_error(e, FSG_ERR_HARD_DENIED,
                          "%s may not be loaded at all: for \"modprobe %s\" kmod runs \"%s\" from %s, which refuses "
                          "explicit loads (a hard deny). If fsgate wrote that file, allow it first (fsgatectl allow %s); "
                          "otherwise edit that file by hand",
-                         module, module, install_command, *install_source ? install_source : "the configuration", module);
+                         module, module, install_command, *install_file ? install_file : "the configuration", module);
 }
 
 int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError *e) {
@@ -122,7 +122,7 @@ int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError
                          "%s may not be loaded at all: its dependency %s is denied hard by %s (for \"modprobe %s\" kmod "
                          "runs \"%s\", which refuses explicit loads), and loading %s would load %s too. If fsgate wrote "
                          "that file, allow %s first (fsgatectl allow %s); otherwise edit that file by hand",
-                         module, d->module, *d->install_source ? d->install_source : "the configuration", d->module,
+                         module, d->module, *d->install_file ? d->install_file : "the configuration", d->module,
                          d->install_command, module, d->module, d->module, d->module);
 }
 
@@ -132,7 +132,7 @@ int fsg_load_refused(const FsgEntry *x, FsgError *e) {
         if (x->builtin || x->loaded)
                 return 0;
         if (x->hard)
-                return fsg_hard_denied(x->module, x->install_command, x->install_source, e);
+                return fsg_hard_denied(x->module, x->install_command, x->install_file, e);
         d = fsg_entry_load_blocker(x);
         return d ? fsg_hard_denied_dependency(x->module, d, e) : 0;
 }
@@ -153,9 +153,9 @@ static bool own_file_is_hard(const FsgContext *c, const char *target, const char
 void fsg_what_if_memo_clear(FsgWhatIfMemo *memo) {
         for (size_t i = 0; i < memo->n; i++) {
                 free(memo->items[i].key);
-                free(memo->items[i].source);
+                free(memo->items[i].deciding_file);
                 free(memo->items[i].install_command);
-                free(memo->items[i].install_source);
+                free(memo->items[i].install_file);
         }
         free(memo->items);
         *memo = (FsgWhatIfMemo) {};
@@ -188,9 +188,9 @@ static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, b
         y = fsg_state_find(s, module);
         if (!y)
                 return fsg_error(e, FSG_ERR_FAILED, "%s vanished while planning", module);
-        source = strdup(y->source ?: "");
+        source = strdup(y->deciding_file ?: "");
         cmd = strdup(y->install_command ?: "");
-        cmd_source = strdup(y->install_source ?: "");
+        cmd_source = strdup(y->install_file ?: "");
         if (!source || !cmd || !cmd_source)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         /* Bounded by the number of modules times the few files a plan looks at; a cap all the
@@ -202,8 +202,8 @@ static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, b
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         memo->items = items;
         items[memo->n] = (FsgWhatIf) { .key = TAKE_PTR(key), .denied = y->denied, .origin = y->origin,
-                                       .source = TAKE_PTR(source), .hard = y->hard,
-                                       .install_command = TAKE_PTR(cmd), .install_source = TAKE_PTR(cmd_source) };
+                                       .deciding_file = TAKE_PTR(source), .hard = y->hard,
+                                       .install_command = TAKE_PTR(cmd), .install_file = TAKE_PTR(cmd_source) };
         *ret = items[memo->n++];
         return 0;
 }
@@ -300,15 +300,15 @@ static int plan_allow_override(const FsgContext *c, const FsgState *current, Fsg
         int r = 0;
 
         if (y->origin == FSG_ORIGIN_VENDOR || y->origin == FSG_ORIGIN_LOCAL)
-                vendor = y->source;
-        else if (y->origin == FSG_ORIGIN_ADMIN && y->source && (r = fsg_override_read(c, y->source, &h)) > 0 &&
-                 streq(basename_of(h.vendor), basename_of(y->source))) {
+                vendor = y->deciding_file;
+        else if (y->origin == FSG_ORIGIN_ADMIN && y->deciding_file && (r = fsg_override_read(c, y->deciding_file, &h)) > 0 &&
+                 streq(basename_of(h.vendor), basename_of(y->deciding_file))) {
                 vendor = h.vendor;
                 old_sha = h.sha256;
                 allows = TAKE_PTR(h.allows);
         }
         if (r < 0)
-                return fsg_error_errno(e, -r, "Failed to read %s", y->source);
+                return fsg_error_errno(e, -r, "Failed to read %s", y->deciding_file);
         if (!vendor)
                 return foreign_denial(c, x, y, NULL, e);
         if (!fsg_override_name_ok(vendor))
@@ -317,13 +317,13 @@ static int plan_allow_override(const FsgContext *c, const FsgState *current, Fsg
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                  "%s is denied by %s, which denies other modules too; fsgate allows %s by an override of "
                                  "it in /etc/modprobe.d, which cannot be for this boot only: allow it without the "
-                                 "runtime flag", x->module, y->source, x->module);
+                                 "runtime flag", x->module, y->deciding_file, x->module);
         if (strv_extend_unique(&allows, x->module) < 0 || asprintf(&target, "/etc/modprobe.d/%s", basename_of(vendor)) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         return plan_override(c, current, memo, x->module, target, vendor, allows, old_sha, FSG_ACTION_ALLOW, p, z, e);
 }
 
-/* x is allowed by our override at x->source: rewritten from the vendor file as it is now,
+/* x is allowed by our override at x->deciding_file: rewritten from the vendor file as it is now,
  * without x (remove) or with it (a refresh of a stale override). 0 and nothing planned when
  * the override does not allow x (any more). */
 static int plan_override_again(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const FsgEntry *x,
@@ -333,21 +333,21 @@ static int plan_override_again(const FsgContext *c, const FsgState *current, Fsg
         FsgWhatIf z;
         int r;
 
-        r = fsg_override_read(c, x->source, &h);
+        r = fsg_override_read(c, x->deciding_file, &h);
         if (r < 0)
-                return fsg_error_errno(e, -r, "Failed to read %s", x->source);
-        if (r == 0 || !strv_contains(h.allows, x->module) || !streq(basename_of(h.vendor), basename_of(x->source)))
+                return fsg_error_errno(e, -r, "Failed to read %s", x->deciding_file);
+        if (r == 0 || !strv_contains(h.allows, x->module) || !streq(basename_of(h.vendor), basename_of(x->deciding_file)))
                 return 0;
         for (char **m = h.allows; *m; m++)
                 if ((!remove || !streq(*m, x->module)) && strv_extend(&allows, *m) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        return plan_override(c, current, memo, x->module, x->source, h.vendor, allows, h.sha256,
+        return plan_override(c, current, memo, x->module, x->deciding_file, h.vendor, allows, h.sha256,
                              remove ? FSG_ACTION_DENY : FSG_ACTION_ALLOW, p, &z, e);
 }
 
 static bool allowed_by_override(const FsgEntry *x) {
-        return !x->denied && x->override_of && *x->override_of && x->source &&
-               strncmp(x->source, "/etc/modprobe.d/", 16) == 0;
+        return !x->denied && x->override_of && *x->override_of && x->deciding_file &&
+               strncmp(x->deciding_file, "/etc/modprobe.d/", 16) == 0;
 }
 
 /* What the planner of each operation works from: the module, the state it is in and our file
@@ -382,7 +382,7 @@ static int refuse_load_after_allow(const FsgEntry *x, uint64_t flags, const FsgW
         if (!(flags & FSG_FLAG_LOAD_NOW) || x->loaded || x->builtin)
                 return 0;
         if (w->hard)
-                return fsg_hard_denied(x->module, w->install_command, w->install_source, e);
+                return fsg_hard_denied(x->module, w->install_command, w->install_file, e);
         if (fsg_entry_load_blocker(x))
                 return fsg_hard_denied_dependency(x->module, fsg_entry_load_blocker(x), e);
         return 0;
@@ -400,7 +400,7 @@ static int plan_allow_denied_elsewhere(const Planning *pl, const FsgWhatIf *y, F
         if (pl->kind == FSG_FILE_FSGATE && (y->origin == FSG_ORIGIN_VENDOR || y->origin == FSG_ORIGIN_LOCAL))
                 return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                                  "%s is denied by fsgate's %s and by %s too; reset it first, then allow it", x->module,
-                                 pl->p->target, y->source);
+                                 pl->p->target, y->deciding_file);
         r = plan_allow_override(pl->c, pl->current, pl->memo, x, y, pl->flags, pl->p, &z, e);
         if (r < 0)
                 return r;
@@ -459,12 +459,12 @@ static int refuse_soft_over_hard(const Planning *pl, FsgError *e) {
 
         snprintf(other, sizeof(other), "%s/" FSG_FILE_PREFIX "%s" FSG_FILE_SUFFIX,
                  runtime ? "/etc/modprobe.d" : "/run/modprobe.d", x->module);
-        if (streq(x->install_source, other) && fsg_target_classify(pl->c, other, x->module, NULL) == FSG_FILE_FSGATE)
+        if (streq(x->install_file, other) && fsg_target_classify(pl->c, other, x->module, NULL) == FSG_FILE_FSGATE)
                 return fsg_error(e, FSG_ERR_OVERRIDDEN, "fsgate's hard deny of %s is in %s: make it soft %s the runtime flag",
                                  x->module, other, runtime ? "without" : "with");
         return fsg_error(e, FSG_ERR_FOREIGN_CONFIG,
                          "%s is denied hard by %s, which fsgate did not write; edit that file by hand", x->module,
-                         *x->install_source ? x->install_source : "the configuration");
+                         *x->install_file ? x->install_file : "the configuration");
 }
 
 /* A Deny where a deny is in place already: 1 when that decides the plan (often: nothing to

@@ -66,10 +66,10 @@ typedef struct FsgWhatIf {
         char *key;
         bool denied;
         FsgOrigin origin;
-        char *source;
+        char *deciding_file;
         bool hard;              /* would still refuse an explicit load (Allow with LOAD_NOW) */
         char *install_command;
-        char *install_source;
+        char *install_file;
 } FsgWhatIf;
 
 #define FSG_WHAT_IF_MEMO_MAX 1024
@@ -107,7 +107,7 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
 
 /* HardDenied for a load of x, whose install command refuses explicit loads: says what runs,
  * from which file, and the way out. Returns its negative errno. */
-int fsg_hard_denied(const char *module, const char *install_command, const char *install_source, FsgError *e);
+int fsg_hard_denied(const char *module, const char *install_command, const char *install_file, FsgError *e);
 /* HardDenied for a load of module that would insert d, a dependency whose install command
  * refuses explicit loads: names it, its file, and the way out. */
 int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError *e);

@@ -267,7 +267,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 goto check;
         if (fsg_state_build(c, NULL, &s, &e) == 0) {
                 for (size_t j = 0; j < s->n; j++)
-                        if (!s->entries[j].module || !s->entries[j].source)
+                        if (!s->entries[j].module || !s->entries[j].deciding_file)
                                 abort();
                 fsg_state_free(s);
         }

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 abort();
         if (fsg_state_build(c, NULL, &s, &e) == 0) {
                 for (size_t i = 0; i < s->n; i++)
-                        if (!s->entries[i].module || !s->entries[i].source)
+                        if (!s->entries[i].module || !s->entries[i].deciding_file)
                                 abort();
                 fsg_state_free(s);
         }

@@ -120,7 +120,7 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
         if (r >= 0)
                 r = sd_bus_message_open_container(sig, 'a', "{sv}");
         if (r >= 0)
-                r = append_str(sig, "source", x->source);
+                r = append_str(sig, "source", x->deciding_file);
         if (r >= 0)
                 r = sd_bus_message_append(sig, "{sv}", "origin", "s", fsg_origin_to_string(x->origin));
         if (r >= 0)
@@ -135,14 +135,14 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
         (void) sd_journal_send("MESSAGE=Blocked autoload of filesystem %s (module %s%s%s), denied by %s; "
                                "allow with: fsgatectl allow %s",
                                type, x->module, *device ? ", device " : "", device,
-                               *x->source ? x->source : fsg_origin_to_string(x->origin), x->module,
+                               *x->deciding_file ? x->deciding_file : fsg_origin_to_string(x->origin), x->module,
                                "MESSAGE_ID=" FSGATE_MESSAGE_BLOCKED,
                                "PRIORITY=%i", LOG_WARNING,
                                "SYSLOG_IDENTIFIER=fsgated",
                                "FSGATE_TYPE=%s", type,
                                "FSGATE_MODULE=%s", x->module,
                                "FSGATE_DEVICE=%s", device,
-                               "FSGATE_SOURCE=%s", x->source,
+                               "FSGATE_SOURCE=%s", x->deciding_file,
                                NULL);
         return r;
 }

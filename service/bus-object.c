@@ -6,6 +6,7 @@
 #include "block-reports.h"
 #include "bus-object.h"
 #include "config.h"
+#include "entry-fields.h"
 #include "log.h"
 #include "manager.h"
 #include "polkit-bridge.h"
@@ -59,21 +60,34 @@ static int send_reply(sd_bus_message *reply, int r) {
         return r;
 }
 
+/* One value of an entry's field (entry-fields.h), of the D-Bus type its row names. */
+static int append_field_value(sd_bus_message *reply, const FsgEntry *x, const FsgEntryField *f) {
+        int r, b;
+
+        switch (f->signature[0]) {
+        case 's':
+                return sd_bus_message_append_basic(reply, 's', fsg_entry_field_string(x, f));
+        case 'b':
+                b = fsg_entry_field_bool(x, f);
+                return sd_bus_message_append_basic(reply, 'b', &b);
+        }
+        if (streq(f->signature, "as"))
+                return sd_bus_message_append_strv(reply, fsg_entry_field_strv(x, f));
+        /* a(ss): the list holds the pairs one after the other. */
+        r = sd_bus_message_open_container(reply, 'a', "(ss)");
+        for (char **p = fsg_entry_field_strv(x, f); r >= 0 && p && p[0] && p[1]; p += 2)
+                r = sd_bus_message_append(reply, "(ss)", p[0], p[1]);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
 /* Runs for every entry of every List: sd_bus_message_append_basic() directly, without the
  * format string that sd_bus_message_append() would parse again for each entry. */
 static int append_entry(sd_bus_message *reply, const FsgEntry *x) {
-        const char * const strings[] = { fsg_entry_state_string(x), fsg_origin_to_string(x->origin), x->source ?: "" };
-        const int flags[] = { x->available, x->builtin, x->loaded, x->mounted };
         int r = sd_bus_message_open_container(reply, 'r', "sassssbbbb");
 
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', x->module);
-        if (r >= 0)
-                r = sd_bus_message_append_strv(reply, x->types);
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(strings); i++)
-                r = sd_bus_message_append_basic(reply, 's', strings[i]);
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(flags); i++)
-                r = sd_bus_message_append_basic(reply, 'b', &flags[i]);
+        for (size_t i = 0; r >= 0 && i < fsg_entry_fields_n; i++)
+                if (fsg_entry_fields[i].flags & FSG_FIELD_ENTRY)
+                        r = append_field_value(reply, x, &fsg_entry_fields[i]);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return r;
@@ -152,72 +166,27 @@ static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error)
 
 /* -- Describe, DescribeAll: everything fsgate knows of a module, extensible --------------- */
 
-static int append_sv_string(sd_bus_message *reply, const char *key, const char *value) {
-        return sd_bus_message_append(reply, "{sv}", key, "s", value ?: "");
-}
-
-static int append_sv_bool(sd_bus_message *reply, const char *key, bool value) {
-        return sd_bus_message_append(reply, "{sv}", key, "b", (int) value);
-}
-
-/* a{sv}: the entry's fields under their names, then what the entry cannot carry. A client
- * must ignore keys it does not know: new ones will come. */
+/* a{sv}: every field of the entry under its name. A client must ignore keys it does not
+ * know: new ones will come. */
 static int append_description(sd_bus_message *reply, const FsgEntry *x) {
-        /* The dependency that refuses a load now, if any: the load chain's first hard deny. */
-        const FsgHardDep *dep = x->builtin || x->loaded ? NULL : fsg_entry_load_blocker(x);
-        const struct {
-                const char *key;
-                bool value;
-        } bools[] = {
-                { "available", x->available }, { "builtin", x->builtin }, { "loaded", x->loaded },
-                { "mounted", x->mounted }, { "hard", x->hard }, { "explicit_load_possible", fsg_entry_explicit_load(x) },
-                { "blocks_reported", x->blocks_reported }, { "override_stale", x->override_stale },
-        };
-        const struct {
-                const char *key;
-                const char *value;
-        } strings[] = {
-                { "module", x->module }, { "state", fsg_entry_state_string(x) },
-                { "origin", fsg_origin_to_string(x->origin) }, { "deciding_file", x->source },
-                { "install_command", x->install_command }, { "install_file", x->install_source },
-                { "hard_denied_dependency", dep ? dep->module : "" },
-                { "hard_denied_dependency_command", dep ? dep->install_command : "" },
-                { "hard_denied_dependency_file", dep ? dep->install_source : "" },
-                { "override_of", x->override_of ?: "" },
-        };
         int r = sd_bus_message_open_container(reply, 'a', "{sv}");
 
-        /* Describe only: it costs a plan (DescribeAll would pay one per module). */
-        if (r >= 0 && x->allow_refused)
-                r = append_sv_string(reply, "allow_refused", x->allow_refused);
+        for (size_t i = 0; r >= 0 && i < fsg_entry_fields_n; i++) {
+                const FsgEntryField *f = &fsg_entry_fields[i];
 
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(strings); i++)
-                r = append_sv_string(reply, strings[i].key, strings[i].value);
-        for (size_t i = 0; r >= 0 && i < ELEMENTSOF(bools); i++)
-                r = append_sv_bool(reply, bools[i].key, bools[i].value);
-        if (r >= 0)
+                if ((f->flags & FSG_FIELD_OPTIONAL) && !fsg_entry_field_string(x, f))
+                        continue;
                 r = sd_bus_message_open_container(reply, 'e', "sv");
+                if (r >= 0)
+                        r = sd_bus_message_append_basic(reply, 's', f->key);
+                if (r >= 0)
+                        r = sd_bus_message_open_container(reply, 'v', f->signature);
+                if (r >= 0)
+                        r = append_field_value(reply, x, f);
+                for (unsigned k = 0; r >= 0 && k < 2; k++)
+                        r = sd_bus_message_close_container(reply);
+        }
         if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', "types");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "as");
-        if (r >= 0)
-                r = sd_bus_message_append_strv(reply, x->types);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'e', "sv");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', "files");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'v', "a(ss)");
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(ss)");
-        for (char **p = x->mentions; r >= 0 && p && p[0] && p[1]; p += 2)
-                r = sd_bus_message_append(reply, "(ss)", p[0], p[1]);
-        for (unsigned i = 0; r >= 0 && i < 4; i++)
                 r = sd_bus_message_close_container(reply);
         return r;
 }

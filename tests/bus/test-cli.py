@@ -18,12 +18,17 @@ from fsgatetest import (ACTION_ALLOW, ACTION_DENY, CONFIG, NOBODY, BusTestCase, 
                         make_scratch_root, proc_modules_line, reset_root, snapshot, write)
 
 
+# fsgatectl --json names an entry's fields as Describe does: the deciding file, which the
+# harness calls by the entry's documented member name, is "deciding_file".
+JSON_KEYS = {k: 'deciding_file' if k == 'source' else k for k in fb.Entry.FIELDS}
+
+
 def as_dict(e):
-    return {k: getattr(e, k) for k in fb.Entry.FIELDS}
+    return {JSON_KEYS[k]: getattr(e, k) for k in fb.Entry.FIELDS}
 
 
 def entry_part(d):
-    return {k: d[k] for k in fb.Entry.FIELDS}
+    return {k: d[k] for k in JSON_KEYS.values()}
 
 
 # A foreign deny file whose name needs escaping in JSON: a double quote and a backslash.
@@ -37,18 +42,19 @@ def assert_json_names_awkward_file(test, ctl):
     rc, out = ctl('--json', 'why', 'jfs')
     test.assertEqual(rc, 0, out)
     why = json.loads(out)
-    # "reported" is read from the files of the CLI's own root, the host's over the bus.
-    test.assertIn(why.pop('reported'), (True, False))
-    test.assertEqual(why, {'device': '', 'type': 'jfs', 'module': 'jfs', 'state': 'denied', 'origin': 'admin',
-                           'source': source, 'loaded': False, 'hard': False, 'explicit_load_possible': True,
-                           'install_command': '', 'install_file': ''})
+    test.assertEqual((why.pop('device'), why.pop('type')), ('', 'jfs'))
+    test.assertEqual({k: why[k] for k in ('module', 'state', 'origin', 'deciding_file', 'loaded', 'hard',
+                                          'explicit_load_possible', 'install_command', 'install_file')},
+                     {'module': 'jfs', 'state': 'denied', 'origin': 'admin', 'deciding_file': source, 'loaded': False,
+                      'hard': False, 'explicit_load_possible': True, 'install_command': '', 'install_file': ''})
     rc, out = ctl('--json', 'status', 'jfs')
     test.assertEqual(rc, 0, out)
     status = json.loads(out)
-    test.assertEqual((status['state'], status['source']), ('denied', source))
+    # The rest of why's object is the entry, as status writes it.
+    test.assertEqual(why, status)
     rc, out = ctl('--json', 'list')
     test.assertEqual(rc, 0, out)
-    test.assertEqual({e['module']: e['source'] for e in json.loads(out)}['jfs'], source)
+    test.assertEqual({e['module']: e['deciding_file'] for e in json.loads(out)}['jfs'], source)
 
 
 def assert_why_hard(test, ctl, deny, root, offline=False):
@@ -72,9 +78,9 @@ def assert_why_hard(test, ctl, deny, root, offline=False):
     rc, out = ctl('--json', 'why', 'minix')
     test.assertEqual(rc, 0, out)
     why = json.loads(out)
-    test.assertEqual({k: why[k] for k in ('state', 'origin', 'source', 'hard', 'explicit_load_possible',
+    test.assertEqual({k: why[k] for k in ('state', 'origin', 'deciding_file', 'hard', 'explicit_load_possible',
                                           'install_command', 'install_file')},
-                     {'state': 'denied', 'origin': 'admin', 'source': ours, 'hard': True,
+                     {'state': 'denied', 'origin': 'admin', 'deciding_file': ours, 'hard': True,
                       'explicit_load_possible': False, 'install_command': '/bin/false', 'install_file': ours})
     # A foreign hard deny (CIS): edit that file; allow would fail, load and modprobe too.
     write(root, 'etc/modprobe.d/cis.conf', 'install udf /bin/true\n')
@@ -142,7 +148,7 @@ class CliBusTest(BusTestCase):
         self.assertEqual((e['module'], e['state'], e['origin']), ('minix', 'denied', 'admin'))
         self.assertDenyFile(self.etc(module='minix'), 'minix')
         e = self.ctl_json('allow', 'hfs')
-        self.assertEqual((e['module'], e['state'], e['origin'], e['source']),
+        self.assertEqual((e['module'], e['state'], e['origin'], e['deciding_file']),
                          ('hfs', 'allowed', 'admin', '/etc/modprobe.d/' + conf_name('hfs')))
         self.assertMask(self.etc(module='hfs'))
         e = self.ctl_json('reset', 'hfs')
@@ -421,13 +427,16 @@ class CliOfflineTest(BusTestCase):
         p = self.offline('--json', 'why', 'hfs')
         self.assertEqual(p.returncode, 0, p)
         vendor = '/usr/lib/modprobe.d/' + conf_name('hfs')
-        self.assertEqual(json.loads(p.stdout), {'device': '', 'type': 'hfs', 'module': 'hfs', 'state': 'denied',
-                                                'origin': 'vendor', 'source': vendor,
-                                                'loaded': False, 'reported': False, 'hard': False,
-                                                'explicit_load_possible': True,
-                                                'install_command': '/usr/lib/module-init-tools/unblacklist hfs; '
-                                                                   '/sbin/modprobe --ignore-install hfs',
-                                                'install_file': vendor})
+        why = json.loads(p.stdout)
+        self.assertEqual({k: why[k] for k in ('device', 'type', 'module', 'state', 'origin', 'deciding_file', 'loaded',
+                                              'blocks_reported', 'hard', 'explicit_load_possible', 'install_command',
+                                              'install_file')},
+                         {'device': '', 'type': 'hfs', 'module': 'hfs', 'state': 'denied', 'origin': 'vendor',
+                          'deciding_file': vendor, 'loaded': False, 'blocks_reported': False, 'hard': False,
+                          'explicit_load_possible': True,
+                          'install_command': '/usr/lib/module-init-tools/unblacklist hfs; '
+                                             '/sbin/modprobe --ignore-install hfs',
+                          'install_file': vendor})
         # fsgate's deny routes the type to the hook: reported.
         self.assertEqual(self.offline('deny', 'vxfs').returncode, 0)
         p = self.offline('why', 'vxfs')
@@ -520,7 +529,7 @@ class CliOfflineTest(BusTestCase):
         self.assertIn(shown, err)
         rc, out, _ = runs[('--json', 'status', 'udf')]
         self.assertEqual((rc, json.loads(out)['install_command']), (0, line))
-        self.assertEqual(json.loads(runs[('--json', 'why', 'udf')][1])['source'], '/etc/modprobe.d/' + name)
+        self.assertEqual(json.loads(runs[('--json', 'why', 'udf')][1])['deciding_file'], '/etc/modprobe.d/' + name)
         self.assertIn('/etc/modprobe.d/' + name, json.loads(runs[('--json', 'allow', 'udf')][2])['message'])
 
     def test_german(self):

@@ -9,7 +9,9 @@ change forgot (HACKING.md's checklist):
   README's error table;
 - every polkit action id of core/fsgate-api.h is defined in polkit/org.fsgate.fsgate1.policy
   and named in the man page, and the policy defines no other;
-- every fsgatectl verb (fsgatectl --list-verbs) is in man/fsgatectl.1.scd.
+- every fsgatectl verb (fsgatectl --list-verbs) is in man/fsgatectl.1.scd;
+- every field of a module (core/entry-fields.c: Describe's keys, which --json uses too) is
+  in both man pages.
 Usage: check-contract.py SOURCE_ROOT FSGATECTL
 """
 
@@ -66,9 +68,19 @@ for v in verbs:
     if not re.search(r'\*' + re.escape(v) + r'\*', ctl_man):
         problems.append(f'fsgatectl verb {v}: not in man/fsgatectl.1.scd')
 
+# A row: STORED("key", ...), COMPUTED_STRING("key", ...), HARD_DEP("key", ...) or { .key = "key", ... }.
+fields = re.findall(r'^\s*(?:[A-Z_]+\(|\{ \.key = )"(\w+)"', read('core/entry-fields.c'), re.M)
+if not fields:
+    problems.append('no fields found in core/entry-fields.c')
+for key in fields:
+    spelled = r'\*' + key.replace('_', r'\\_') + r'\*'
+    for rel, text in (('man/org.fsgate.fsgate1.5.scd', man), ('man/fsgatectl.1.scd', ctl_man)):
+        if not re.search(spelled, text):
+            problems.append(f'field {key}: not in {rel}')
+
 for p in problems:
     print('FAIL:', p)
-print(f'{len(errors)} errors, {len(actions)} actions, {len(verbs)} verbs, '
+print(f'{len(errors)} errors, {len(actions)} actions, {len(verbs)} verbs, {len(fields)} fields, '
       f'{sum(len(iface.findall(k)) for k in ("method", "signal", "property"))} members checked; '
       f'{len(problems)} problems')
 sys.exit(1 if problems else 0)

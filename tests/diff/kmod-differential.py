@@ -538,7 +538,7 @@ def compare_hard(x, verdict):
 
 
 REQUIRED_KEYS = {'module': str, 'types': list, 'state': str, 'origin': (str, type(None)),
-                 'source': (str, type(None)), 'available': bool, 'builtin': bool,
+                 'deciding_file': (str, type(None)), 'available': bool, 'builtin': bool,
                  'loaded': bool, 'mounted': bool}
 
 
@@ -583,7 +583,7 @@ def compare(entries, verdict):
 
 def format_mismatch(x, expected, per_type):
     lines = [f'  MISMATCH {x["module"]} (types {", ".join(x["types"])}): fsgate says {x["state"]} '
-             f'(origin {x["origin"]!r}, source {x["source"]!r}, builtin {x["builtin"]}), '
+             f'(origin {x["origin"]!r}, deciding file {x["deciding_file"]!r}, builtin {x["builtin"]}), '
              f'kmod says {expected}']
     for t, (loaded, rc, out) in per_type.items():
         shown = '; '.join(ln.strip() for ln in out.splitlines()) or '(no output)'

@@ -493,8 +493,8 @@ static int build_in_child(const char *root, const char *kver) {
                 leak = failed && says_secret(e.message);
                 for (size_t i = 0; s && i < s->n; i++) {
                         const FsgEntry *x = &s->entries[i];
-                        leak = leak || says_secret(x->install_command) || says_secret(x->install_source) ||
-                               says_secret(x->source);
+                        leak = leak || says_secret(x->install_command) || says_secret(x->install_file) ||
+                               says_secret(x->deciding_file);
                         for (char **m = x->mentions; m && *m; m++)
                                 leak = leak || says_secret(*m);
                 }

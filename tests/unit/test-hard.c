@@ -80,8 +80,8 @@ TEST(test_hard_deny_state) {
         x = get(&s, "minix");
         ASSERT(x->denied && x->hard && !x->explicit_load && x->blocks_reported);
         ASSERT_STREQ(x->install_command, "/bin/false");
-        ASSERT_STREQ(x->install_source, "/etc/modprobe.d/60-blacklist_fs-minix.conf");
-        ASSERT_STREQ(x->source, "/etc/modprobe.d/60-blacklist_fs-minix.conf");
+        ASSERT_STREQ(x->install_file, "/etc/modprobe.d/60-blacklist_fs-minix.conf");
+        ASSERT_STREQ(x->deciding_file, "/etc/modprobe.d/60-blacklist_fs-minix.conf");
         ASSERT(mentions(x, "/etc/modprobe.d/60-blacklist_fs-minix.conf", "install minix /bin/false"));
         ASSERT(mentions(x, "/etc/modprobe.d/60-blacklist_fs-minix.conf", "alias fs-minix fsgate_blocked_minix"));
 
@@ -130,7 +130,7 @@ TEST(test_foreign_hard_deny_decides) {
         write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/false\n");
         x = get(&s, "hfs");
         ASSERT(x->denied && x->hard && !x->blocks_reported);
-        ASSERT_STREQ(x->source, "/etc/modprobe.d/hardening.conf");
+        ASSERT_STREQ(x->deciding_file, "/etc/modprobe.d/hardening.conf");
         ASSERT(x->origin == FSG_ORIGIN_ADMIN);
         ASSERT(mentions(x, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs"));
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
@@ -147,7 +147,7 @@ TEST(test_foreign_hard_deny_decides) {
                    "install hfs /usr/lib/module-init-tools/unblacklist hfs; /sbin/modprobe --ignore-install hfs\n");
         x = get(&s, "hfs");
         ASSERT(!x->hard && x->explicit_load);
-        ASSERT_STREQ(x->source, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf");
+        ASSERT_STREQ(x->deciding_file, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf");
 
         /* A module with soft dependencies: kmod 30 ignores its install command. */
         write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/false\nsoftdep hfs pre: nls_utf8\n");
@@ -203,7 +203,7 @@ static void assert_blocked_by(FsgState **s, const char *name, const char *dep, c
 
         ASSERT(d);
         ASSERT_STREQ(d->module, dep);
-        ASSERT_STREQ(d->install_source, file);
+        ASSERT_STREQ(d->install_file, file);
         ASSERT(!x->hard && x->explicit_load && !fsg_entry_explicit_load(x));
         ASSERT(fsg_load_refused(x, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
         assert_load_refused(name, dep, file);

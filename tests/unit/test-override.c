@@ -81,10 +81,10 @@ TEST(test_allow_one_module_of_a_vendor_file) {
         ASSERT_STREQ(p.target, "/etc/modprobe.d/hardening.conf");
         ASSERT(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e) == 0);
         ASSERT(!get(&s, "udf")->denied && get(&s, "squashfs")->denied);
-        ASSERT_STREQ(get(&s, "udf")->source, "/etc/modprobe.d/hardening.conf");
+        ASSERT_STREQ(get(&s, "udf")->deciding_file, "/etc/modprobe.d/hardening.conf");
         ASSERT_STREQ(get(&s, "udf")->override_of, "/usr/lib/modprobe.d/hardening.conf");
         ASSERT(!get(&s, "udf")->override_stale && !get(&s, "udf")->hard);
-        ASSERT_STREQ(get(&s, "squashfs")->source, "/etc/modprobe.d/hardening.conf");
+        ASSERT_STREQ(get(&s, "squashfs")->deciding_file, "/etc/modprobe.d/hardening.conf");
         c = read_rel(ETC);
         ASSERT(strstr(c, "blacklist squashfs\n") && strstr(c, "blacklist usb_storage\n") && strstr(c, "# vendor hardening\n"));
         ASSERT(!strstr(c, "blacklist udf") && !strstr(c, "install udf"));

@@ -69,7 +69,7 @@ TEST(test_vendor_allow_reset) {
                    "install hfs /usr/lib/module-init-tools/unblacklist hfs; /sbin/modprobe --ignore-install hfs\n");
         x = get(&s, "hfs");
         ASSERT(x->denied && x->origin == FSG_ORIGIN_VENDOR);
-        ASSERT_STREQ(x->source, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf");
+        ASSERT_STREQ(x->deciding_file, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf");
 
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) == 0);
         ASSERT(p.write == FSG_WRITE_MASK && p.action == FSG_ACTION_ALLOW);
@@ -77,7 +77,7 @@ TEST(test_vendor_allow_reset) {
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_MASK);
         x = get(&s, "hfs");
         ASSERT(!x->denied && x->origin == FSG_ORIGIN_ADMIN);
-        ASSERT_STREQ(x->source, "/etc/modprobe.d/60-blacklist_fs-hfs.conf");
+        ASSERT_STREQ(x->deciding_file, "/etc/modprobe.d/60-blacklist_fs-hfs.conf");
 
         /* Nothing to do twice. */
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);

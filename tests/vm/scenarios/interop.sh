@@ -224,8 +224,8 @@ img_expect ext4 allowed default true
 _j=$(img --json status ext4)
 assert_eq "$(json_field "$_j" loaded) $(json_field "$_j" mounted)" "false false" \
         "image: ext4 loaded/mounted (the running kernel's /etc mount is not the image's)"
-assert_eq "$(img --json status udf | sed -n 's/.*"source":"\([^"]*\)".*/\1/p')" "$(conf_of $V udf)" \
-        "image: source of udf's denial"
+assert_eq "$(img --json status udf | sed -n 's/.*"deciding_file":"\([^"]*\)".*/\1/p')" "$(conf_of $V udf)" \
+        "image: deciding file of udf's denial"
 
 assert_status 0 "fsgatectl --root allow udf" img allow udf
 assert_mask "$(conf_of $IMG$E udf)"

@@ -14,7 +14,7 @@ module Y2Fsgate
     # @param hash [Hash] one object of `fsgatectl --json`
     def self.from_json(hash)
       new(module_name: hash.fetch("module"), types: hash.fetch("types"), state: hash.fetch("state"),
-          origin: hash.fetch("origin"), source: hash.fetch("source"),
+          origin: hash.fetch("origin"), source: hash.fetch("deciding_file"),
           available: hash.fetch("available"), builtin: hash.fetch("builtin"),
           loaded: hash.fetch("loaded"), mounted: hash.fetch("mounted"))
     end

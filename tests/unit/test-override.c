@@ -54,7 +54,7 @@ static void unlink_rel(const char *rel) {
         free(p);
 }
 
-TEST(test_sha256) {
+TEST(sha256) {
         char hex[FSG_SHA256_HEX_SIZE], *a = malloc(1000000);
 
         ASSERT_STREQ(fsg_sha256_hex("", 0, hex), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -66,7 +66,23 @@ TEST(test_sha256) {
         free(a);
 }
 
-TEST(test_allow_one_module_of_a_vendor_file) {
+TEST(lines_naming) {
+        char **l = NULL, *strip[] = { (char *) "udf", (char *) "fs_udf", NULL }, *c;
+
+        ASSERT(fsg_conf_lines_naming("# c\nblacklist  udf\ninstall udf \\\n  /bin/false\nalias fs-udf off\nblacklist udfx\n",
+                                     strip, &l) == 0);
+        ASSERT(strv_length(l) == 3);
+        ASSERT_STREQ(l[0], "line 2: blacklist  udf");
+        ASSERT_STREQ(l[1], "line 3: install udf \\");
+        ASSERT_STREQ(l[2], "line 5: alias fs-udf off");
+        strv_free(l);
+        /* A continued line goes whole; a last line without newline keeps its place. */
+        c = fsg_override_content("/usr/lib/modprobe.d/x.conf", "install udf \\\n /bin/false\nblacklist jfs", NULL, strip);
+        ASSERT(c && strstr(c, "\nblacklist jfs\n") && !strstr(c, "/bin/false"));
+        free(c);
+}
+
+TEST(allow_one_module_of_a_vendor_file) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
@@ -128,7 +144,7 @@ TEST(test_allow_one_module_of_a_vendor_file) {
         fsg_state_free(s);
 }
 
-TEST(test_stale) {
+TEST(stale) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
@@ -163,7 +179,7 @@ TEST(test_stale) {
         fsg_state_free(s);
 }
 
-TEST(test_admin_file_is_never_rewritten) {
+TEST(admin_file_is_never_rewritten) {
         FsgState *s = NULL;
         FsgError e = {};
         const char *admin = "# local policy\nblacklist udf\nblacklist squashfs\ninstall udf /bin/true\n";
@@ -195,34 +211,10 @@ TEST(test_admin_file_is_never_rewritten) {
         fsg_state_free(s);
 }
 
-TEST(test_lines_naming) {
-        char **l = NULL, *strip[] = { (char *) "udf", (char *) "fs_udf", NULL }, *c;
-
-        ASSERT(fsg_conf_lines_naming("# c\nblacklist  udf\ninstall udf \\\n  /bin/false\nalias fs-udf off\nblacklist udfx\n",
-                                     strip, &l) == 0);
-        ASSERT(strv_length(l) == 3);
-        ASSERT_STREQ(l[0], "line 2: blacklist  udf");
-        ASSERT_STREQ(l[1], "line 3: install udf \\");
-        ASSERT_STREQ(l[2], "line 5: alias fs-udf off");
-        strv_free(l);
-        /* A continued line goes whole; a last line without newline keeps its place. */
-        c = fsg_override_content("/usr/lib/modprobe.d/x.conf", "install udf \\\n /bin/false\nblacklist jfs", NULL, strip);
-        ASSERT(c && strstr(c, "\nblacklist jfs\n") && !strstr(c, "/bin/false"));
-        free(c);
+TEST_SETUP(open_kernel_root) {
+        kernel_root_open(&root, &ctx);
 }
 
-int main(void) {
-        FsgError e = {};
-
-        RUN(test_sha256);
-        RUN(test_lines_naming);
-        root = scratch_root_new(true);
-        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
-        ASSERT(ctx->kver);
-        RUN(test_allow_one_module_of_a_vendor_file);
-        RUN(test_stale);
-        RUN(test_admin_file_is_never_rewritten);
-        fsg_context_free(ctx);
-        scratch_root_free(root);
-        return 0;
+TEST_TEARDOWN(close_kernel_root) {
+        kernel_root_close(root, ctx);
 }

@@ -30,7 +30,7 @@ static FsgState *state(void) {
         return s;
 }
 
-TEST(test_read) {
+TEST(read) {
         _cleanup_strv_free_ char **names = NULL;
         FsgState *s = state();
         FsgProfile *p = NULL;
@@ -62,7 +62,7 @@ static bool has(char **l, const char *prefix) {
         return false;
 }
 
-TEST(test_unused) {
+TEST(unused) {
         _cleanup_strv_free_ char **unused = NULL, **used = NULL;
         FsgState *s;
         FsgError e = {};
@@ -93,7 +93,7 @@ TEST(test_unused) {
         fsg_state_free(s);
 }
 
-TEST(test_plan_apply_audit) {
+TEST(plan_apply_audit) {
         FsgProfilePlan *pp = NULL;
         FsgAudit *a = NULL;
         FsgError e = {};
@@ -132,27 +132,22 @@ TEST(test_plan_apply_audit) {
         pp = fsg_profile_plan_free(pp);
 }
 
-int main(void) {
-        FsgError e = {};
-
+TEST_SETUP(write_profiles_and_open_kernel_root) {
         ASSERT(mkdtemp(profiles));
-        setenv("FSGATE_PROFILE_DIR", profiles, 1);
+        ASSERT(setenv("FSGATE_PROFILE_DIR", profiles, 1) == 0);
         profile_file("two", "# a comment\nDescription = two of them\nHard=yes\nModules=minix\nModules=hfs minix\n");
         profile_file("bad", "Modules=hfs\nColour=blue\n");
         profile_file("unused", "Compute=unused\n");
         profile_file("empty", "\n");
-        root = scratch_root_new(true);
-        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
-        RUN(test_read);
-        RUN(test_unused);
-        RUN(test_plan_apply_audit);
-        fsg_context_free(ctx);
-        scratch_root_free(root);
+        kernel_root_open(&root, &ctx);
+}
+
+TEST_TEARDOWN(remove_profiles_and_kernel_root) {
+        kernel_root_close(root, ctx);
         for (const char * const *n = (const char * const[]) { "two", "bad", "unused", "empty", NULL }; *n; n++) {
                 char path[256];
                 snprintf(path, sizeof(path), "%s/%s.profile", profiles, *n);
                 (void) unlink(path);
         }
         (void) rmdir(profiles);
-        return 0;
 }

@@ -31,7 +31,7 @@ static FsgFileKind kind_of(const char *rel, const char *module) {
         return k;
 }
 
-TEST(test_tree) {
+TEST(tree) {
         FsgState *s = NULL;
         const FsgEntry *x;
 
@@ -46,7 +46,7 @@ TEST(test_tree) {
         fsg_state_free(s);
 }
 
-TEST(test_resolve_errors) {
+TEST(resolve_errors) {
         FsgState *s = NULL;
         FsgError e = {};
         const FsgEntry *x;
@@ -58,7 +58,7 @@ TEST(test_resolve_errors) {
         fsg_state_free(s);
 }
 
-TEST(test_vendor_allow_reset) {
+TEST(vendor_allow_reset) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
@@ -91,7 +91,50 @@ TEST(test_vendor_allow_reset) {
         fsg_state_free(s);
 }
 
-TEST(test_deny_and_reset) {
+/* The attacker: `unshare -Urm mount -t hfs ...` as any user makes the kernel load hfs (the
+ * request for fs-hfs comes before the permission check) while the vendor list still lets it,
+ * and mounts nothing in the system's namespace. The install's exemption must not make that a
+ * permanent allow; a real mount of hfs must. */
+TEST(exempt_loaded_is_not_mounted) {
+        FsgState *s = NULL;
+        FsgError e = {};
+        char **done = NULL, **failed = NULL, **unmounted = NULL;
+
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
+        write_file(root, "proc/modules", "hfs 65536 0 - Live 0x0\n");
+        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
+        ASSERT(get(&s, "hfs")->loaded && !get(&s, "hfs")->mounted && get(&s, "hfs")->denied);
+        ASSERT(get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
+
+        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
+        ASSERT(strv_length(done) == 0 && strv_length(failed) == 0);
+        ASSERT(strv_length(unmounted) == 1 && streq(unmounted[0], "hfs"));
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_ABSENT);
+        ASSERT(get(&s, "hfs")->denied && get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
+        strv_free(done);
+        strv_free(failed);
+        strv_free(unmounted);
+        done = failed = unmounted = NULL;
+
+        /* Mounted in the system's own namespace: in use, exempted, and not reported. */
+        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n");
+        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
+        ASSERT(strv_length(done) == 1 && streq(done[0], "hfs"));
+        ASSERT(strv_length(failed) == 0 && strv_length(unmounted) == 0);
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_MASK);
+        ASSERT(!get(&s, "hfs")->denied && get(&s, "hfs")->origin == FSG_ORIGIN_ADMIN);
+        strv_free(done);
+        strv_free(failed);
+        strv_free(unmounted);
+
+        ASSERT(change(FSG_OP_RESET, "hfs", 0, &e) == 0);
+        ASSERT(get(&s, "hfs")->denied);
+        write_file(root, "proc/modules", "");
+        write_file(root, "proc/mounts", "");
+        fsg_state_free(s);
+}
+
+TEST(deny_and_reset) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
@@ -119,7 +162,7 @@ TEST(test_deny_and_reset) {
         fsg_state_free(s);
 }
 
-TEST(test_refusals) {
+TEST(refusals) {
         FsgState *s = NULL;
         FsgError e = {};
 
@@ -169,50 +212,7 @@ TEST(test_refusals) {
         fsg_state_free(s);
 }
 
-/* The attacker: `unshare -Urm mount -t hfs ...` as any user makes the kernel load hfs (the
- * request for fs-hfs comes before the permission check) while the vendor list still lets it,
- * and mounts nothing in the system's namespace. The install's exemption must not make that a
- * permanent allow; a real mount of hfs must. */
-TEST(test_exempt_loaded_is_not_mounted) {
-        FsgState *s = NULL;
-        FsgError e = {};
-        char **done = NULL, **failed = NULL, **unmounted = NULL;
-
-        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
-        write_file(root, "proc/modules", "hfs 65536 0 - Live 0x0\n");
-        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
-        ASSERT(get(&s, "hfs")->loaded && !get(&s, "hfs")->mounted && get(&s, "hfs")->denied);
-        ASSERT(get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
-
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
-        ASSERT(strv_length(done) == 0 && strv_length(failed) == 0);
-        ASSERT(strv_length(unmounted) == 1 && streq(unmounted[0], "hfs"));
-        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_ABSENT);
-        ASSERT(get(&s, "hfs")->denied && get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
-        strv_free(done);
-        strv_free(failed);
-        strv_free(unmounted);
-        done = failed = unmounted = NULL;
-
-        /* Mounted in the system's own namespace: in use, exempted, and not reported. */
-        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n");
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
-        ASSERT(strv_length(done) == 1 && streq(done[0], "hfs"));
-        ASSERT(strv_length(failed) == 0 && strv_length(unmounted) == 0);
-        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_MASK);
-        ASSERT(!get(&s, "hfs")->denied && get(&s, "hfs")->origin == FSG_ORIGIN_ADMIN);
-        strv_free(done);
-        strv_free(failed);
-        strv_free(unmounted);
-
-        ASSERT(change(FSG_OP_RESET, "hfs", 0, &e) == 0);
-        ASSERT(get(&s, "hfs")->denied);
-        write_file(root, "proc/modules", "");
-        write_file(root, "proc/mounts", "");
-        fsg_state_free(s);
-}
-
-TEST(test_suse_never_and_cmdline) {
+TEST(suse_never_and_cmdline) {
         FsgState *s = NULL;
         FsgError e = {};
 
@@ -229,7 +229,7 @@ TEST(test_suse_never_and_cmdline) {
         fsg_state_free(s);
 }
 
-TEST(test_missing_module_named_by_rule) {
+TEST(missing_module_named_by_rule) {
         FsgState *s = NULL;
         const FsgEntry *x;
 
@@ -241,7 +241,7 @@ TEST(test_missing_module_named_by_rule) {
 
 /* libkmod names module files below the directory fsgate made for it (kmod-view.h): fsgate
  * names them as the image does, and looks them up inside the image. */
-TEST(test_module_files_inside_image) {
+TEST(module_files_inside_image) {
         char *want, *tree, *dir, *moved, *host, *ko;
         struct kmod_module *m = NULL;
         struct kmod_list *deps, *l;
@@ -287,22 +287,10 @@ TEST(test_module_files_inside_image) {
         free(want), free(tree), free(dir), free(moved), free(ko);
 }
 
-int main(void) {
-        FsgError e = {};
+TEST_SETUP(open_kernel_root) {
+        kernel_root_open(&root, &ctx);
+}
 
-        root = scratch_root_new(true);
-        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
-        ASSERT(ctx->kver);
-        RUN(test_tree);
-        RUN(test_resolve_errors);
-        RUN(test_vendor_allow_reset);
-        RUN(test_exempt_loaded_is_not_mounted);
-        RUN(test_deny_and_reset);
-        RUN(test_refusals);
-        RUN(test_suse_never_and_cmdline);
-        RUN(test_missing_module_named_by_rule);
-        RUN(test_module_files_inside_image);
-        fsg_context_free(ctx);
-        scratch_root_free(root);
-        return 0;
+TEST_TEARDOWN(close_kernel_root) {
+        kernel_root_close(root, ctx);
 }

@@ -12,7 +12,7 @@
 static char *root;
 static FsgContext *ctx;
 
-TEST(test_install_command_loads) {
+TEST(install_command_loads) {
         /* What hardening tools write: nothing loads. */
         ASSERT(!fsg_install_command_loads("/bin/false", "cramfs"));
         ASSERT(!fsg_install_command_loads("/bin/true", "cramfs"));
@@ -31,7 +31,7 @@ TEST(test_install_command_loads) {
         ASSERT(fsg_install_command_loads("/sbin/insmod /lib/modules/6.1/hfs.ko", "hfs"));
 }
 
-TEST(test_deny_file_content) {
+TEST(deny_file_content) {
         char *soft = fsg_deny_file_content("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/hook");
         char *hard = fsg_deny_file_content_mode("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/hook", true);
 
@@ -64,7 +64,7 @@ static bool mentions(const FsgEntry *x, const char *path, const char *line) {
         return false;
 }
 
-TEST(test_hard_deny_state) {
+TEST(hard_deny_state) {
         FsgState *s = NULL;
         FsgError e = {};
         const FsgEntry *x;
@@ -118,7 +118,7 @@ TEST(test_hard_deny_state) {
         fsg_state_free(s);
 }
 
-TEST(test_foreign_hard_deny_decides) {
+TEST(foreign_hard_deny_decides) {
         FsgState *s = NULL;
         FsgError e = {};
         const FsgEntry *x;
@@ -221,7 +221,7 @@ static void assert_not_blocked(FsgState **s, const char *name) {
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, name, FSG_FLAG_LOAD_NOW, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
 }
 
-TEST(test_hard_deny_of_a_dependency) {
+TEST(hard_deny_of_a_dependency) {
         static const char fuse_file[] = "/etc/modprobe.d/60-blacklist_fs-fuse.conf";
         FsgState *s = NULL;
         FsgError e = {};
@@ -296,7 +296,7 @@ TEST(test_hard_deny_of_a_dependency) {
 
 /* ext4 has "softdep ext4 pre: crc32c" in Debian's modules.softdep: an install line for it
  * does nothing (seen in the VM: ../shared/facts/kmod.md). */
-TEST(test_softdep_module_of_the_tree) {
+TEST(softdep_module_of_the_tree) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
@@ -309,19 +309,10 @@ TEST(test_softdep_module_of_the_tree) {
         fsg_state_free(s);
 }
 
-int main(void) {
-        FsgError e = {};
+TEST_SETUP(open_kernel_root) {
+        kernel_root_open(&root, &ctx);
+}
 
-        RUN(test_install_command_loads);
-        RUN(test_deny_file_content);
-        root = scratch_root_new(true);
-        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
-        ASSERT(ctx->kver);
-        RUN(test_hard_deny_state);
-        RUN(test_foreign_hard_deny_decides);
-        RUN(test_hard_deny_of_a_dependency);
-        RUN(test_softdep_module_of_the_tree);
-        fsg_context_free(ctx);
-        scratch_root_free(root);
-        return 0;
+TEST_TEARDOWN(close_kernel_root) {
+        kernel_root_close(root, ctx);
 }

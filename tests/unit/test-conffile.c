@@ -129,12 +129,12 @@ TEST(atomic_writes) {
         p = path_in(root, "etc/modprobe.d/x.conf");
         /* The caller's umask does not reach the file: kmod run by anyone reads it. */
         old_umask = umask(077);
-        ASSERT(fsg_atomic_write(dfd, "/etc/modprobe.d", "x.conf", FSG_HEADER "\nblacklist a\n", NULL, &e) == 0);
+        ASSERT_OK_E(fsg_atomic_write(dfd, "/etc/modprobe.d", "x.conf", FSG_HEADER "\nblacklist a\n", NULL, &e), &e);
         umask(old_umask);
         ASSERT(stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0644);
         id = id_of(dfd, "x.conf");
         ASSERT(id.kind == FSG_FILE_FSGATE && id.ino == st.st_ino);
-        ASSERT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", "x.conf", "/dev/null", &id, &e) == 0);
+        ASSERT_OK_E(fsg_atomic_symlink(dfd, "/etc/modprobe.d", "x.conf", "/dev/null", &id, &e), &e);
         n = readlink(p, buf, sizeof(buf) - 1);
         ASSERT(n == 9);
         buf[n] = 0;
@@ -142,7 +142,7 @@ TEST(atomic_writes) {
         assert_only(dfd, "x.conf", NULL);
         id = id_of(dfd, "x.conf");
         ASSERT(id.kind == FSG_FILE_MASK);
-        ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", "x.conf", &id, &e) == 0);
+        ASSERT_OK_E(fsg_durable_unlink(dfd, "/etc/modprobe.d", "x.conf", &id, &e), &e);
         ASSERT(lstat(p, &st) < 0 && errno == ENOENT);
         ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", "x.conf", &id, &e) == 0); /* idempotent */
         assert_only(dfd, "", NULL);

@@ -27,17 +27,8 @@ static FsgContext *context(const char *root, const char *kver) {
         FsgContext *c = NULL;
         FsgError e = {};
 
-        if (fsg_context_new(root, kver, &c, &e) < 0) {
-                fprintf(stderr, "%s\n", e.message);
-                ASSERT(false);
-        }
+        ASSERT_OK_E(fsg_context_new(root, kver, &c, &e), &e);
         return c;
-}
-
-static int change(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
-        FsgPlan p;
-        int r = fsg_plan(c, op, name, flags, &p, e);
-        return r < 0 ? r : fsg_apply(c, &p, e);
 }
 
 /* The state build fails, at once, with a message naming rel and saying why. */
@@ -59,10 +50,7 @@ static void assert_build_succeeds(const char *root, const char *kver) {
         FsgState *s = NULL;
         FsgError e = {};
 
-        if (fsg_state_build(c, NULL, &s, &e) < 0) {
-                fprintf(stderr, "%s\n", e.message);
-                ASSERT(false);
-        }
+        ASSERT_OK_E(fsg_state_build(c, NULL, &s, &e), &e);
         fsg_state_free(s);
         fsg_context_free(c);
 }
@@ -329,7 +317,7 @@ TEST(unreadable_config) {
                 ASSERT_STREQ(cfg->unreadable[0], "/etc/modprobe.d/50-secret.conf");
                 ASSERT(fsg_config_blacklists(cfg, "minix"));
                 fsg_config_free(cfg);
-                ASSERT(fsg_state_build(c, NULL, &s, &e) == 0);
+                ASSERT_OK_E(fsg_state_build(c, NULL, &s, &e), &e);
                 ASSERT(strv_length(s->unreadable) == 1);
                 ASSERT_STREQ(s->unreadable[0], "/etc/modprobe.d/50-secret.conf");
                 fsg_state_free(s);
@@ -358,10 +346,7 @@ TEST(umask_and_loops) {
         ASSERT(rmdir(p) == 0);
         c = context(root, NULL);
         old = umask(077);
-        if (change(c, FSG_OP_DENY, "minix", 0, &e) < 0) {
-                fprintf(stderr, "%s\n", e.message);
-                ASSERT(false);
-        }
+        ASSERT_OK_E(store_change(c, FSG_OP_DENY, "minix", 0, &e), &e);
         umask(old);
         ASSERT(stat(p, &st) == 0 && (st.st_mode & 0777) == 0755);
         free(p);
@@ -452,7 +437,7 @@ TEST(swap_race_stays_inside) {
                 };
                 FsgError e = {};
 
-                done += change(c, steps[tries % 4].op, steps[tries % 4].module, 0, &e) == 0;
+                done += store_change(c, steps[tries % 4].op, steps[tries % 4].module, 0, &e) == 0;
                 tries++;
                 clock_gettime(CLOCK_MONOTONIC, &now);
         } while (now.tv_sec - start.tv_sec < 4);

@@ -21,9 +21,8 @@ static FsgConfig *load(const char *root, const FsgOverride *ov) {
         FsgConfig *cfg = NULL;
         FsgError e = {};
 
-        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
-        if (fsg_config_load(c, ov, &cfg, &e) < 0)
-                fprintf(stderr, "%s\n", e.message);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
+        ASSERT_OK_E(fsg_config_load(c, ov, &cfg, &e), &e);
         ASSERT(cfg);
         fsg_context_free(c);
         return cfg;
@@ -112,9 +111,9 @@ TEST(kmod_reads_one_text_as_the_files) {
 
         for (size_t i = 0; i < ELEMENTSOF(files); i++)
                 write_file(root, files[i].rel, files[i].body);
-        ASSERT(fsg_context_new(root, "9.9-test", &c, &e) == 0);
-        ASSERT(fsg_config_load(c, NULL, &cfg, &e) == 0);
-        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, "9.9-test", &c, &e), &e);
+        ASSERT_OK_E(fsg_config_load(c, NULL, &cfg, &e), &e);
+        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
         joined = kmod_config_dump(k);
         fsg_kmod_unrefp(&k);
 
@@ -159,16 +158,16 @@ TEST(kmod_reads_what_if_content_in_its_place) {
         write_file(root, "usr/lib/modprobe.d/50-a.conf", "install a1 /bin/vendor\n");
         write_file(root, "usr/lib/modprobe.d/90-z.conf", "alias x1 ninety\ninstall a1 /bin/late\n");
         write_file(root, "usr/lib/modules/9.9-test/modules.softdep", "softdep m1 pre: m2\n");
-        ASSERT(fsg_context_new(root, "9.9-test", &c, &e) == 0);
-        ASSERT(fsg_config_load(c, &ov, &cfg, &e) == 0);
-        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, "9.9-test", &c, &e), &e);
+        ASSERT_OK_E(fsg_config_load(c, &ov, &cfg, &e), &e);
+        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
         asked = kmod_config_dump(k);
         fsg_kmod_unrefp(&k);
         fsg_config_free(cfg);
 
         write_file(root, "etc/modprobe.d/50-a.conf", what_if);
-        ASSERT(fsg_config_load(c, NULL, &cfg, &e) == 0);
-        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        ASSERT_OK_E(fsg_config_load(c, NULL, &cfg, &e), &e);
+        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
         written = kmod_config_dump(k);
         fsg_kmod_unrefp(&k);
 
@@ -273,7 +272,7 @@ TEST(paths_stay_below_root) {
         FsgContext *c = NULL;
         FsgError e = {};
 
-        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
         ASSERT(asprintf(&p, "%s/etc/modprobe.d", root) > 0);
         ASSERT(rmdir(p) == 0);
         free(p);
@@ -476,7 +475,7 @@ TEST(file_grown_after_open) {
 
         write_file(root, "etc/modprobe.d/grow.conf", "blacklist hfs\n");
         ASSERT(asprintf(&path, "%s/etc/modprobe.d/grow.conf", root) > 0);
-        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
         ASSERT(fsg_fopen_regular(c, "/etc/modprobe.d/grow.conf", FSG_CONF_MAX, &f) == 0);
 
         fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -512,7 +511,7 @@ TEST(line_too_long) {
         big[(2 << 20) - 1] = 0;
         memcpy(big, "install hfs ", 12);
         write_file(root, "etc/modprobe.d/long.conf", big);
-        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
         ASSERT(fsg_config_load(c, NULL, &cfg, &e) < 0);
         ASSERT(strstr(e.message, "long.conf: Line too long"));
         /* Continuations join into one line: held to the same length. */

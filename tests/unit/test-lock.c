@@ -18,7 +18,7 @@ static int lock_root(const char *root, uint64_t timeout_usec, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         int fd = -1;
 
-        ASSERT(fsg_context_new(root, NULL, &c, e) >= 0);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, e), e);
         if (fsg_lock(c, timeout_usec, &fd, e) < 0)
                 return -1;
         return fd;

@@ -51,10 +51,10 @@ TEST(resolve_errors) {
         FsgError e = {};
         const FsgEntry *x;
 
-        ASSERT(fsg_state_build(ctx, NULL, &s, &e) == 0);
-        ASSERT(fsg_state_resolve(ctx, s, "a/b", &x, &e) < 0 && e.code == FSG_ERR_INVALID_NAME);
-        ASSERT(fsg_state_resolve(ctx, s, "usb-storage", &x, &e) < 0 && e.code == FSG_ERR_NOT_A_FILESYSTEM);
-        ASSERT(fsg_state_resolve(ctx, s, "nosuchfs", &x, &e) < 0 && e.code == FSG_ERR_NO_SUCH_FILESYSTEM);
+        ASSERT_OK_E(fsg_state_build(ctx, NULL, &s, &e), &e);
+        ASSERT_ERR_E(fsg_state_resolve(ctx, s, "a/b", &x, &e), &e, FSG_ERR_INVALID_NAME);
+        ASSERT_ERR_E(fsg_state_resolve(ctx, s, "usb-storage", &x, &e), &e, FSG_ERR_NOT_A_FILESYSTEM);
+        ASSERT_ERR_E(fsg_state_resolve(ctx, s, "nosuchfs", &x, &e), &e, FSG_ERR_NO_SUCH_FILESYSTEM);
         fsg_state_free(s);
 }
 
@@ -71,9 +71,9 @@ TEST(vendor_allow_reset) {
         ASSERT(x->denied && x->origin == FSG_ORIGIN_VENDOR);
         ASSERT_STREQ(x->source, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf");
 
-        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_MASK && p.action == FSG_ACTION_ALLOW);
-        ASSERT(fsg_apply(ctx, &p, &e) == 0);
+        ASSERT_OK_E(fsg_apply(ctx, &p, &e), &e);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_MASK);
         x = get(&s, "hfs");
         ASSERT(!x->denied && x->origin == FSG_ORIGIN_ADMIN);
@@ -83,9 +83,9 @@ TEST(vendor_allow_reset) {
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
 
         /* Reset goes back to the vendor deny, so it needs the deny action. */
-        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "hfs", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_RESET, "hfs", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_REMOVE && p.action == FSG_ACTION_DENY);
-        ASSERT(fsg_apply(ctx, &p, &e) == 0);
+        ASSERT_OK_E(fsg_apply(ctx, &p, &e), &e);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_ABSENT);
         ASSERT(get(&s, "hfs")->denied);
         fsg_state_free(s);
@@ -106,7 +106,7 @@ TEST(exempt_loaded_is_not_mounted) {
         ASSERT(get(&s, "hfs")->loaded && !get(&s, "hfs")->mounted && get(&s, "hfs")->denied);
         ASSERT(get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
 
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
+        ASSERT_OK_E(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e), &e);
         ASSERT(strv_length(done) == 0 && strv_length(failed) == 0);
         ASSERT(strv_length(unmounted) == 1 && streq(unmounted[0], "hfs"));
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_ABSENT);
@@ -118,7 +118,7 @@ TEST(exempt_loaded_is_not_mounted) {
 
         /* Mounted in the system's own namespace: in use, exempted, and not reported. */
         write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n");
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
+        ASSERT_OK_E(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e), &e);
         ASSERT(strv_length(done) == 1 && streq(done[0], "hfs"));
         ASSERT(strv_length(failed) == 0 && strv_length(unmounted) == 0);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_MASK);
@@ -127,7 +127,7 @@ TEST(exempt_loaded_is_not_mounted) {
         strv_free(failed);
         strv_free(unmounted);
 
-        ASSERT(change(FSG_OP_RESET, "hfs", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_RESET, "hfs", 0, &e), &e);
         ASSERT(get(&s, "hfs")->denied);
         write_file(root, "proc/modules", "");
         write_file(root, "proc/mounts", "");
@@ -139,25 +139,25 @@ TEST(deny_and_reset) {
         FsgError e = {};
         FsgPlan p;
 
-        ASSERT(change(FSG_OP_DENY, "vxfs", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "vxfs", 0, &e), &e);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-freevxfs.conf", "freevxfs") == FSG_FILE_FSGATE);
         ASSERT(get(&s, "freevxfs")->denied);
         ASSERT(get(&s, "freevxfs")->origin == FSG_ORIGIN_ADMIN);
         ASSERT(fsg_plan(ctx, FSG_OP_RESET, "freevxfs", 0, &p, &e) == 0 && p.action == FSG_ACTION_ALLOW);
-        ASSERT(fsg_apply(ctx, &p, &e) == 0);
+        ASSERT_OK_E(fsg_apply(ctx, &p, &e), &e);
         ASSERT(!get(&s, "freevxfs")->denied);
 
         /* Runtime deny lives in /run; an /etc file of the same name would hide it. */
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_RUNTIME, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "minix", FSG_FLAG_RUNTIME, &e), &e);
         ASSERT(kind_of("run/modprobe.d/60-blacklist_fs-minix.conf", "minix") == FSG_FILE_FSGATE);
         ASSERT(get(&s, "minix")->origin == FSG_ORIGIN_RUNTIME);
         /* A persistent deny on top of a runtime one is not a no-op: it must outlive reboot. */
         ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", 0, &p, &e) == 0 && p.write == FSG_WRITE_DENY);
-        ASSERT(change(FSG_OP_ALLOW, "minix", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_ALLOW, "minix", 0, &e), &e);
         ASSERT(!get(&s, "minix")->denied);
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_RUNTIME, &e) < 0 && e.code == FSG_ERR_OVERRIDDEN);
-        ASSERT(change(FSG_OP_RESET, "minix", 0, &e) == 0);
-        ASSERT(change(FSG_OP_RESET, "minix", FSG_FLAG_RUNTIME, &e) == 0);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "minix", FSG_FLAG_RUNTIME, &e), &e, FSG_ERR_OVERRIDDEN);
+        ASSERT_OK_E(change(FSG_OP_RESET, "minix", 0, &e), &e);
+        ASSERT_OK_E(change(FSG_OP_RESET, "minix", FSG_FLAG_RUNTIME, &e), &e);
         ASSERT(!get(&s, "minix")->denied && get(&s, "minix")->origin == FSG_ORIGIN_DEFAULT);
         fsg_state_free(s);
 }
@@ -166,20 +166,20 @@ TEST(refusals) {
         FsgState *s = NULL;
         FsgError e = {};
 
-        ASSERT(change(FSG_OP_ALLOW, "hfs", 0x8, &e) < 0 && e.code == FSG_ERR_INVALID_ARGS);
-        ASSERT(change(FSG_OP_DENY, "hfs", FSG_FLAG_LOAD_NOW, &e) < 0 && e.code == FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "hfs", 0x8, &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "hfs", FSG_FLAG_LOAD_NOW, &e), &e, FSG_ERR_INVALID_ARGS);
 
         /* A foreign file at our path is never touched. */
         write_file(root, "etc/modprobe.d/60-blacklist_fs-ufs.conf", "# CIS\ninstall ufs /bin/true\n");
         ASSERT(get(&s, "ufs")->denied);
-        ASSERT(change(FSG_OP_ALLOW, "ufs", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "ufs", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "/etc/modprobe.d/60-blacklist_fs-ufs.conf"));
-        ASSERT(change(FSG_OP_RESET, "ufs", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(change(FSG_OP_RESET, "ufs", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-ufs.conf", "ufs") == FSG_FILE_FOREIGN);
 
         /* A foreign file elsewhere that keeps it denied: named, and nothing written. */
         write_file(root, "etc/modprobe.d/50-cis.conf", "blacklist jfs\n");
-        ASSERT(change(FSG_OP_ALLOW, "jfs", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "jfs", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "/etc/modprobe.d/50-cis.conf"));
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-jfs.conf", "jfs") == FSG_FILE_ABSENT);
 
@@ -187,10 +187,10 @@ TEST(refusals) {
         write_file(root, "proc/modules", "xfs 1 0 - Live 0x0\n");
         write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n/dev/vdb /mnt udf ro 0 0\n");
         ASSERT(get(&s, "xfs")->loaded && get(&s, "udf")->mounted && get(&s, "ext3")->mounted);
-        ASSERT(change(FSG_OP_DENY, "xfs", 0, &e) < 0 && e.code == FSG_ERR_IN_USE);
-        ASSERT(change(FSG_OP_DENY, "udf", 0, &e) < 0 && e.code == FSG_ERR_IN_USE);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "xfs", 0, &e), &e, FSG_ERR_IN_USE);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "udf", 0, &e), &e, FSG_ERR_IN_USE);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-xfs.conf", "xfs") == FSG_FILE_ABSENT);
-        ASSERT(change(FSG_OP_DENY, "xfs", FSG_FLAG_FORCE, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "xfs", FSG_FLAG_FORCE, &e), &e);
         ASSERT(get(&s, "xfs")->denied);
 
         /* The update-time exemption allows what a vendor file denies and is in use, and
@@ -199,8 +199,8 @@ TEST(refusals) {
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-udf.conf", "blacklist udf\n");
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
         ASSERT(get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_VENDOR);
-        ASSERT(change(FSG_OP_DENY, "btrfs", 0, &e) == 0);
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, NULL, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "btrfs", 0, &e), &e);
+        ASSERT_OK_E(fsg_exempt_loaded(ctx, &done, &failed, NULL, &e), &e);
         ASSERT(strv_length(done) == 1 && streq(done[0], "udf"));
         ASSERT(!get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_ADMIN);
         ASSERT(get(&s, "xfs")->denied && get(&s, "xfs")->origin == FSG_ORIGIN_ADMIN);
@@ -218,12 +218,12 @@ TEST(suse_never_and_cmdline) {
 
         write_file(root, "etc/modprobe.d/60-blacklist_fs-qnx4.conf", "blacklist qnx4\n");
         ASSERT(get(&s, "qnx4")->denied);
-        ASSERT(change(FSG_OP_ALLOW, "qnx4", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_ALLOW, "qnx4", 0, &e), &e);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-qnx4.conf", "qnx4") == FSG_FILE_MASK);
 
         write_file(root, "proc/cmdline", "quiet modprobe.blacklist=qnx6\n");
         ASSERT(get(&s, "qnx6")->denied && get(&s, "qnx6")->origin == FSG_ORIGIN_CMDLINE);
-        ASSERT(change(FSG_OP_ALLOW, "qnx6", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "qnx6", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "kernel command line"));
         write_file(root, "proc/cmdline", "quiet\n");
         fsg_state_free(s);
@@ -251,7 +251,7 @@ TEST(module_files_inside_image) {
         FsgError e = {};
         char *p;
 
-        ASSERT(fsg_kmod_new(ctx, NULL, &k, &e) == 0);
+        ASSERT_OK_E(fsg_kmod_new(ctx, NULL, &k, &e), &e);
         ASSERT(kmod_module_new_from_name(k, "hfs", &m) >= 0);
         p = fsg_kmod_module_path(k, m);
         ASSERT(asprintf(&want, "%s/kernel/fs/hfs/hfs.ko", ctx->moddir_in_root) > 0);

@@ -96,8 +96,8 @@ const FsgEntry *state_entry(FsgContext *c, FsgState **s, const char *name) {
 
         fsg_state_free(*s);
         *s = NULL;
-        ASSERT(fsg_state_build(c, NULL, s, &e) == 0);
-        ASSERT(fsg_state_resolve(c, *s, name, &x, &e) == 0);
+        ASSERT_OK_E(fsg_state_build(c, NULL, s, &e), &e);
+        ASSERT_OK_E(fsg_state_resolve(c, *s, name, &x, &e), &e);
         return x;
 }
 

@@ -303,56 +303,50 @@ TEST(blocked_information) {
         notify_blocked_done(&b);
 }
 
+/* A notification's texts: notify_text_outcome()'s, each call replacing the last. */
+typedef struct Texts {
+        char *summary, *body;
+} Texts;
+
+static void texts_done(Texts *t) {
+        free(t->summary);
+        free(t->body);
+        *t = (Texts) {};
+}
+
+static void outcome(Texts *t, const NotifyBlocked *b, NotifyRequest req, NotifyOutcome o, const char *message,
+                    const NotifyMount *mounts, size_t n_mounts) {
+        texts_done(t);
+        ASSERT(notify_text_outcome(b, req, o, message, mounts, n_mounts, &t->summary, &t->body) == 0);
+}
+
 TEST(outcome) {
         NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
         NotifyMount mounted = { .where = "/media/u/disk" }, failed = { .error = "boom" }, untried = {};
-        char *summary, *body;
+        Texts t = {};
 
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "hfs allowed");
-        ASSERT(strstr(body, "Mount the drive again."));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "hfs allowed until the computer restarts");
-        free(summary);
-        free(body);
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs allowed");
+        ASSERT(strstr(t.body, "Mount the drive again."));
+        outcome(&t, &b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs allowed until the computer restarts");
         /* After the Allow, udisks2 mounted it: say where. */
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &mounted, 1, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "The drive /dev/sdb1 is mounted");
-        ASSERT(strstr(body, "\nThe drive /dev/sdb1 is mounted at /media/u/disk."));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &failed, 1, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "hfs allowed");
-        ASSERT(strstr(body, "\nThe drive /dev/sdb1 could not be mounted: boom"));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &untried, 1, &summary,
-                                   &body) == 0);
-        ASSERT(strstr(body, "\nThe drive /dev/sdb1: mount it again."));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "Not authorized", NULL, 0,
-                                   &summary, &body) == 0);
-        ASSERT_STREQ(summary, "hfs not allowed");
-        ASSERT_STREQ(body, "Not authorized; nothing was changed. (Not authorized)");
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_CANCELLED, "x", NULL, 0, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "hfs: cancelled");
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, "A file decides", NULL, 0,
-                                   &summary, &body) == 0);
-        ASSERT_STREQ(summary, "hfs could not be allowed");
-        ASSERT_STREQ(body, "A file decides");
-        free(summary);
-        free(body);
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &mounted, 1);
+        ASSERT_STREQ(t.summary, "The drive /dev/sdb1 is mounted");
+        ASSERT(strstr(t.body, "\nThe drive /dev/sdb1 is mounted at /media/u/disk."));
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &failed, 1);
+        ASSERT_STREQ(t.summary, "hfs allowed");
+        ASSERT(strstr(t.body, "\nThe drive /dev/sdb1 could not be mounted: boom"));
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &untried, 1);
+        ASSERT(strstr(t.body, "\nThe drive /dev/sdb1: mount it again."));
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "Not authorized", NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs not allowed");
+        ASSERT_STREQ(t.body, "Not authorized; nothing was changed. (Not authorized)");
+        outcome(&t, &b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_CANCELLED, "x", NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs: cancelled");
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, "A file decides", NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs could not be allowed");
+        ASSERT_STREQ(t.body, "A file decides");
+        texts_done(&t);
         notify_blocked_done(&b);
 }

@@ -540,19 +540,31 @@ static char *secret_new(char **dir) {
         return p;
 }
 
+/* What the races below exchange with the files libkmod reads, in dir of root: a FIFO (a read
+ * that would block) and a symlink to secret (a read outside the image). */
+static void plant_fifo_and_link(const char *root, const char *dir, const char *secret) {
+        char *rel;
+
+        ASSERT(asprintf(&rel, "%s/fifo", dir) > 0);
+        char *fifo = path_in(root, rel);
+        ASSERT(mkfifo(fifo, 0644) == 0);
+        free(fifo);
+        free(rel);
+        ASSERT(asprintf(&rel, "%s/evil", dir) > 0);
+        make_symlink(root, rel, secret);
+        free(rel);
+}
+
 /* The reported attack on libkmod, which opened each config file by name after fsgate had
  * checked it: the image's owner exchanges a checked file with a FIFO (libkmod blocked on it
  * for good) or with a symlink to a root-only host file (libkmod read it, and its lines in
  * modprobe syntax came out as the module's install command). */
 TEST(kmod_config_race) {
-        char *root = scratch_root_new(false), *dir, *secret = secret_new(&dir), *p;
+        char *root = scratch_root_new(false), *dir, *secret = secret_new(&dir);
 
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
         write_file(root, "etc/modprobe.d/50-admin.conf", "blacklist hfs\n");
-        p = path_in(root, "etc/fifo");
-        ASSERT(mkfifo(p, 0644) == 0);
-        free(p);
-        make_symlink(root, "etc/evil", secret);
+        plant_fifo_and_link(root, "etc", secret);
         builds_race_exchange(root, NULL, "etc/modprobe.d/50-admin.conf", "etc/fifo");
         builds_race_exchange(root, NULL, "etc/modprobe.d/50-admin.conf", "etc/evil");
         free(secret);
@@ -563,15 +575,12 @@ TEST(kmod_config_race) {
 /* The same on the module tree: libkmod opened its indexes (modules.dep.bin on every lookup)
  * and modules.softdep, which it reads as configuration, by name. */
 TEST(kmod_tree_race) {
-        char *root = scratch_root_new(false), *dir, *secret = secret_new(&dir), *p;
+        char *root = scratch_root_new(false), *dir, *secret = secret_new(&dir);
 
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
         write_file(root, "usr/lib/modules/9.9-test/modules.dep.bin", "not an index\n");
         write_file(root, "usr/lib/modules/9.9-test/modules.softdep", "# Soft dependencies\n");
-        p = path_in(root, "usr/lib/modules/9.9-test/fifo");
-        ASSERT(mkfifo(p, 0644) == 0);
-        free(p);
-        make_symlink(root, "usr/lib/modules/9.9-test/evil", secret);
+        plant_fifo_and_link(root, "usr/lib/modules/9.9-test", secret);
         builds_race_exchange(root, "9.9-test", "usr/lib/modules/9.9-test/modules.dep.bin",
                              "usr/lib/modules/9.9-test/fifo");
         builds_race_exchange(root, "9.9-test", "usr/lib/modules/9.9-test/modules.softdep",

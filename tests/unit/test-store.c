@@ -22,6 +22,12 @@ static int change(FsgOp op, const char *name, uint64_t flags, FsgError *e) {
         return store_change(ctx, op, name, flags, e);
 }
 
+/* What the root's /proc says is loaded (/proc/modules) and mounted (/proc/mounts). */
+static void set_usage(const char *modules, const char *mounts) {
+        write_file(root, "proc/modules", modules);
+        write_file(root, "proc/mounts", mounts);
+}
+
 static FsgFileKind kind_of(const char *rel, const char *module) {
         char *p;
         FsgFileKind k;
@@ -101,8 +107,7 @@ TEST(exempt_loaded_is_not_mounted) {
         char **done = NULL, **failed = NULL, **unmounted = NULL;
 
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
-        write_file(root, "proc/modules", "hfs 65536 0 - Live 0x0\n");
-        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
+        set_usage("hfs 65536 0 - Live 0x0\n", "/dev/vda / ext4 rw 0 0\n");
         ASSERT(get(&s, "hfs")->loaded && !get(&s, "hfs")->mounted && get(&s, "hfs")->denied);
         ASSERT(get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
 
@@ -129,8 +134,7 @@ TEST(exempt_loaded_is_not_mounted) {
 
         ASSERT_OK_E(change(FSG_OP_RESET, "hfs", 0, &e), &e);
         ASSERT(get(&s, "hfs")->denied);
-        write_file(root, "proc/modules", "");
-        write_file(root, "proc/mounts", "");
+        set_usage("", "");
         fsg_state_free(s);
 }
 
@@ -184,8 +188,7 @@ TEST(refusals) {
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-jfs.conf", "jfs") == FSG_FILE_ABSENT);
 
         /* In use: loaded or mounted. */
-        write_file(root, "proc/modules", "xfs 1 0 - Live 0x0\n");
-        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n/dev/vdb /mnt udf ro 0 0\n");
+        set_usage("xfs 1 0 - Live 0x0\n", "/dev/vda / ext4 rw 0 0\n/dev/vdb /mnt udf ro 0 0\n");
         ASSERT(get(&s, "xfs")->loaded && get(&s, "udf")->mounted && get(&s, "ext3")->mounted);
         ASSERT_ERR_E(change(FSG_OP_DENY, "xfs", 0, &e), &e, FSG_ERR_IN_USE);
         ASSERT_ERR_E(change(FSG_OP_DENY, "udf", 0, &e), &e, FSG_ERR_IN_USE);
@@ -207,8 +210,7 @@ TEST(refusals) {
         ASSERT(get(&s, "hfs")->denied && get(&s, "btrfs")->denied);
         strv_free(done);
         strv_free(failed);
-        write_file(root, "proc/modules", "");
-        write_file(root, "proc/mounts", "");
+        set_usage("", "");
         fsg_state_free(s);
 }
 

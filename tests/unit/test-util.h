@@ -77,19 +77,14 @@ void test_register_teardown(void (*teardown)(void));
         }                                                                                       \
         static void test_##name(void)
 
-#define TEST_SETUP(name)                                                                        \
+#define TEST_FIXTURE_(register_fixture, name)                                                 \
         static void name(void);                                                                 \
         __attribute__((constructor)) static void test_register_##name(void) {                   \
-                test_register_setup(name);                                                      \
+                register_fixture(name);                                                         \
         }                                                                                       \
         static void name(void)
-
-#define TEST_TEARDOWN(name)                                                                     \
-        static void name(void);                                                                 \
-        __attribute__((constructor)) static void test_register_##name(void) {                   \
-                test_register_teardown(name);                                                   \
-        }                                                                                       \
-        static void name(void)
+#define TEST_SETUP(name) TEST_FIXTURE_(test_register_setup, name)
+#define TEST_TEARDOWN(name) TEST_FIXTURE_(test_register_teardown, name)
 
 /* Scratch roots: a fresh temp dir with the modprobe.d layout, optionally with the cached
  * Debian kernel's module tree (made by tests/kernel/make-scratch-root.sh). */

@@ -41,8 +41,9 @@ import unittest
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 import fsgatetest.bus as fb_bus  # noqa: E402
-from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, MOCK_IFACE, NOBODY, PYTHON, TIMEOUT, BusTestCase,  # noqa: E402
-                        PrivateBus, Stack, conf_name, die_with_parent, stop_process, wait_until)
+from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, MOCK_IFACE, NOBODY, TIMEOUT, BusTestCase,  # noqa: E402
+                        PrivateBus, Stack, conf_name, die_with_parent, start_dbusmock, stop_dbusmock, stop_process,
+                        wait_until)
 
 NOTIFY_NAME = 'org.freedesktop.Notifications'
 NOTIFY_PATH = '/org/freedesktop/Notifications'
@@ -98,22 +99,13 @@ class SessionBus(PrivateBus):
 
     # -- the MOCK notification server ---------------------------------------------------------
     def start_mock_server(self, capabilities='actions body body-markup icon-static'):
-        params = json.dumps({'capabilities': capabilities})
-        with open(self.mock_log, 'a') as logf:
-            self.mock = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--session', '--template', 'notification_daemon',
-                                          '--parameters', params], stdout=subprocess.DEVNULL, stderr=logf,
-                                         env=self.env, preexec_fn=die_with_parent)
-
-        def up():
-            if self.mock.poll() is not None:
-                raise RuntimeError('MOCK notification server exited: ' + Stack.read(self.mock_log))
-            return self.has_owner(NOTIFY_NAME)
-        wait_until(up, what='the MOCK notification server on the session bus')
+        self.mock = start_dbusmock(['--session', '--template', 'notification_daemon', '--parameters',
+                                    json.dumps({'capabilities': capabilities})], self.env, self.mock_log,
+                                   NOTIFY_NAME, self.has_owner, 'the MOCK notification server')
 
     def stop_mock_server(self):
-        stop_process(self.mock)
+        stop_dbusmock(self.mock, NOTIFY_NAME, self.has_owner, 'the MOCK notification server')
         self.mock = None
-        wait_until(lambda: not self.has_owner(NOTIFY_NAME), what='the MOCK notification server to leave')
 
     def mock_call(self, method, sig='', args=()):
         return self.call(NOTIFY_NAME, NOTIFY_PATH, MOCK_IFACE, method, sig, args)
@@ -230,17 +222,8 @@ class MockUDisks:
     def __init__(self, stack, devices):
         self.stack = stack
         self.log_path = os.path.join(stack.workdir, 'udisks-mock.log')
-        with open(self.log_path, 'a') as logf:
-            self.proc = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--system', UDISKS_NAME, UDISKS_MANAGER,
-                                          'org.freedesktop.UDisks2.Manager'],
-                                         stdout=subprocess.DEVNULL, stderr=logf, env=stack.env,
-                                         preexec_fn=die_with_parent)
-
-        def up():
-            if self.proc.poll() is not None:
-                raise RuntimeError('MOCK udisks2 exited: ' + Stack.read(self.log_path))
-            return stack.has_owner(UDISKS_NAME)
-        wait_until(up, what='the MOCK udisks2 on the system bus')
+        self.proc = start_dbusmock(['--system', UDISKS_NAME, UDISKS_MANAGER, 'org.freedesktop.UDisks2.Manager'],
+                                   stack.env, self.log_path, UDISKS_NAME, stack.has_owner, 'the MOCK udisks2')
         self.call(UDISKS_MANAGER, 'AddMethod', 'sssss', [
             'org.freedesktop.UDisks2.Manager', 'ResolveDevice', 'a{sv}a{sv}', 'ao',
             f'p = "{UDISKS_BLOCK}" + str(args[0].get("path", ""))[5:]\n'
@@ -261,8 +244,7 @@ class MockUDisks:
         return [[a for a in args] for _ts, m, args in self.call(path, 'GetCalls') if str(m) == method]
 
     def stop(self):
-        stop_process(self.proc)
-        wait_until(lambda: not self.stack.has_owner(UDISKS_NAME), what='the MOCK udisks2 to leave')
+        stop_dbusmock(self.proc, UDISKS_NAME, self.stack.has_owner, 'the MOCK udisks2')
 
 
 class NotifyTest(BusTestCase):

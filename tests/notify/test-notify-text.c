@@ -159,7 +159,7 @@ TEST(markup) {
         free(s);
 }
 
-/* Regression (issue 15, defect 4): the text promised buttons ("Allow, or Allow once") that
+/* Regression: the text promised buttons ("Allow, or Allow once") that
  * not every server draws, and spoke of modprobe.d paths. Now: what the stick is, why it was
  * not mounted, what Allow does; true with buttons, with a menu, and without actions. */
 TEST(blocked_device) {
@@ -247,7 +247,7 @@ static void set(char **field, const char *value) {
         *field = strdup(value);
 }
 
-/* Regression (issue 23 H): every session asked "Allow hfs?" for every block, whoever caused
+/* Regression: every session asked "Allow hfs?" for every block, whoever caused
  * it; any local user can make the kernel ask (unshare -Urm mount -t hfs). Only a medium at
  * this session's seat asks now; a mount request is information; another seat's medium is
  * not shown. */

@@ -97,8 +97,8 @@ TEST(hard_deny_state) {
         /* Only SOFT weakens it, and it needs what allowing needs: explicit loads work again. */
         ASSERT_OK_E(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &plan, &e), &e);
         ASSERT(plan.write == FSG_WRITE_DENY && plan.action == FSG_ACTION_ALLOW);
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT | FSG_FLAG_HARD, &plan, &e) < 0 &&
-               e.code == FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT | FSG_FLAG_HARD, &plan, &e),
+                     &e, FSG_ERR_INVALID_ARGS);
         ASSERT_OK_E(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e), &e);
         ASSERT(!get(&s, "minix")->hard && get(&s, "minix")->denied);
         /* Reset of a hard deny to the vendor's soft one: a weakening too. */
@@ -157,8 +157,8 @@ TEST(foreign_hard_deny_decides) {
         /* ... so a hard deny of it is refused, not written and reported done; --soft cannot
          * weaken someone else's hard deny either. */
         ASSERT(x->install_ignored);
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e) < 0 &&
-               e.code == FSG_ERR_HARD_DENY_IGNORED);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e),
+                     &e, FSG_ERR_HARD_DENY_IGNORED);
         ASSERT(strstr(e.message, "soft dependencies"));
         write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/false\n");
         ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_SOFT, &p, &e), &e, FSG_ERR_FOREIGN_CONFIG);
@@ -239,8 +239,8 @@ TEST(hard_deny_of_a_dependency) {
         /* Allow with LOAD_NOW of a denied virtiofs: the allow would stand, the load could not
          * follow: refused before anything is written (the plan says what Allow writes). */
         ASSERT_OK_E(change(FSG_OP_DENY, "virtiofs", 0, &e), &e);
-        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "virtiofs", FSG_FLAG_LOAD_NOW, &p, &e) < 0 &&
-               e.code == FSG_ERR_HARD_DENIED && strstr(e.message, "fuse"));
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_ALLOW, "virtiofs", FSG_FLAG_LOAD_NOW, &p, &e), &e, FSG_ERR_HARD_DENIED);
+        ASSERT(strstr(e.message, "fuse"));
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "virtiofs", 0, &p, &e) == 0 && p.write == FSG_WRITE_MASK);
         ASSERT_OK_E(change(FSG_OP_RESET, "virtiofs", 0, &e), &e);
 
@@ -303,8 +303,8 @@ TEST(softdep_module_of_the_tree) {
 
         ASSERT(get(&s, "ext4")->install_ignored);
         ASSERT(!get(&s, "minix")->install_ignored);
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e) < 0 &&
-               e.code == FSG_ERR_HARD_DENY_IGNORED);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e),
+                     &e, FSG_ERR_HARD_DENY_IGNORED);
         ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_FORCE, &p, &e) == 0 && p.write == FSG_WRITE_DENY);
         fsg_state_free(s);
 }

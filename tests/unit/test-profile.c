@@ -104,8 +104,7 @@ TEST(plan_apply_audit) {
         write_file(root, "etc/modprobe.d/60-blacklist_fs-hfs.conf", "# mine\nblacklist hfs\noptions hfs x=1\n");
         ASSERT_ERR_E(fsg_profile_plan(ctx, NULL, NULL, "two", 0, &pp, &e), &e, FSG_ERR_PROFILE_CONFLICT);
         ASSERT(strstr(e.message, "hfs (decided by a file fsgate did not write)") && strstr(e.message, "minix (in use)"));
-        ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_LOAD_NOW, &pp, &e) < 0 &&
-               e.code == FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_LOAD_NOW, &pp, &e), &e, FSG_ERR_INVALID_ARGS);
         {
                 char p[512];
                 snprintf(p, sizeof(p), "%s/etc/modprobe.d/60-blacklist_fs-hfs.conf", root);

@@ -57,7 +57,7 @@ class BlockedTest(BusTestCase):
         self.assertEqual(sig[0][3].get('source'), source)
         self.assertEqual(sig[0][3].get('origin'), 'admin')
 
-    # Regression (issue 23 H): Blocked said nothing of where a block came from, so every
+    # Regression: Blocked said nothing of where a block came from, so every
     # session's notifier offered "Allow hfs?" for the `unshare -Urm mount -t hfs` of any
     # local user. The attacker's path (the deny file's hook, run by request_module) is
     # "kernel", with no seat; a stick udev reports is "device", at its seat.
@@ -129,7 +129,7 @@ class BlockedTest(BusTestCase):
     def test_device_hook_is_bounded_by_a_bus_that_does_not_answer(self):
         """At boot dbus.socket accepts connections before dbus-daemon answers them. udevd
         logs a RUN program killed by a signal as a failed event, and the old hook was killed
-        by its own 3 s alarm there (issue 13, item 2): its bus call got 2.5 s whatever the
+        by its own 3 s alarm there: its bus call got 2.5 s whatever the
         state build had already taken. Now the call gets what is left of 2.5 s, and the alarm
         ends the hook with status 0. Played here with a socket that accepts and never
         answers; the hook is also held (SIGSTOP) past its alarm, as a loaded boot does."""

@@ -491,7 +491,7 @@ class CliOfflineTest(BusTestCase):
         self.assertTrue(err['message'].startswith('/dev/x\ufffd"\x01: No such file or directory'), p)
 
     def test_text_escapes_control_characters(self):
-        """Regression (issue 23): the text output printed names and lines from an image as
+        """Regression: the text output printed names and lines from an image as
         they are, so a file named with ESC[2K and a CR, holding an install line with them,
         rewrote lines of `status`, `list`, `why`, `audit` and error messages on screen. Now
         no ESC, CR or C1 control reaches stdout or stderr: each is escaped (\\x1b, \\r) as

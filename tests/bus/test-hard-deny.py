@@ -215,7 +215,7 @@ class HardDenyTest(BusTestCase):
         self.assertEqual(snapshot(self.root), before)
 
     def test_load_is_refused_at_a_hard_denied_dependency(self):
-        """Regression (issue 23, D): after `deny --hard fuse`, root's `modprobe virtiofs` fails
+        """Regression: after `deny --hard fuse`, root's `modprobe virtiofs` fails
         (kmod loads fuse by name and runs its install command), but Load of virtiofs inserted
         fuse.ko past the deny: hardness was judged on the named module only."""
         fuse = '/etc/modprobe.d/' + conf_name('fuse')
@@ -366,7 +366,7 @@ class HardDenyTest(BusTestCase):
         self.assertEqual(self.stack.mock_polkit_calls(), [])
 
     def test_describe_survives_bytes_that_are_not_utf8(self):
-        """Regression (issue 23): one Latin-1 byte in any modprobe.d file, in an install line
+        """Regression: one Latin-1 byte in any modprobe.d file, in an install line
         or an alias line (both quoted in "files") or in a file's name, and sd-bus refused the
         reply of Describe and DescribeAll for everyone (InvalidArgs: a D-Bus string must be
         UTF-8); `fsgatectl status` exited 2. Each such byte is "\\xNN" now, as in error

@@ -502,7 +502,7 @@ class ManagerTest(BusTestCase):
         self.assertReplyOk(st.send('Deny', 'jfs', 0))
         self.assertEqual(snapshot(self.root), before)
         # A vendor (or local) file is lifted for one module by an override of it in /etc,
-        # never by a mask: the other modules of openSUSE's list stay denied (issue 22, 4).
+        # never by a mask: the other modules of openSUSE's list stay denied.
         self.assertState('hfs', 'denied', 'vendor', '/usr/lib/modprobe.d/60-filesystem-blacklist.conf')
         for module, name in (('udf', '10-local.conf'), ('minix', '20-vendor.conf'),
                              ('hfs', '60-filesystem-blacklist.conf')):

@@ -73,7 +73,7 @@ class TrustTest(BusTestCase):
         return d
 
     def test_a_vendor_deny_before_the_kernel(self):
-        """Found in review: with no kernel and a vendor file naming the module, the plan read a
+        """Regression: with no kernel and a vendor file naming the module, the plan read a
         state it had freed (the state is built again for the name). Under ASan: a report."""
         img = self.dir('pre-kernel-vendor', 'etc')
         write(img, 'usr/lib/modprobe.d/50-hardening.conf', 'blacklist hfs\nblacklist squashfs\n')
@@ -83,7 +83,7 @@ class TrustTest(BusTestCase):
         self.assertIn('"state":"denied"', r.out.replace(' ', ''))
 
     def test_soft_says_where_the_hard_deny_is(self):
-        """Found in review: deny --soft named fsgate's own hard deny in the other directory a
+        """Regression: deny --soft named fsgate's own hard deny in the other directory a
         file "fsgate did not write"; and an allow over fsgate's deny plus a vendor file blamed
         fsgate's own file."""
         img = os.path.join(self.scratch, 'soft')
@@ -243,7 +243,7 @@ ACTIONS = [fb.ACTION_ALLOW, fb.ACTION_DENY]
 
 
 class ForeignFileTest(BusTestCase):
-    """Issue 22, 4: one module of a vendor file that denies several, through the real daemon.
+    """One module of a vendor file that denies several, through the real daemon.
     On the old code allow udf was refused with the advice to mask the whole file (lifting
     squashfs and usb_storage too), and status still said "To allow it: fsgatectl allow udf"."""
 

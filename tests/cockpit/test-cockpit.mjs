@@ -261,7 +261,7 @@ await step('Allow from "Recently blocked": hfs is allowed, the item says so', as
     check(await item.locator('button[data-action="allow-blocked"]').isDisabled(), 'Allow still enabled');
 });
 
-// Issue 23 H: any local user can make the kernel ask for a denied module (a mount in a user
+// Any local user can make the kernel ask for a denied module (a mount in a user
 // namespace), and the list offered "Allow" for it as for a stick. A mount request carries
 // nothing of who made it: no Allow, and the reason on the disabled button.
 await step('a blocked mount request (anyone\'s) offers no Allow and says why; a stick says its seat', async () => {

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""A local attacker against fsgated (the review's findings), each case a regression test:
+"""A local attacker against fsgated: each way in that was found, a regression test:
 
 - the writers' lock: an unprivileged process can neither hold it (flock on the world-
   readable modprobe.d, the old lock, stalls nothing; the lock file cannot be opened) nor

@@ -48,6 +48,7 @@ import unittest
 sys.dont_write_bytecode = True      # keep the source tree clean
 HERE = os.path.dirname(os.path.abspath(__file__))
 import fsgatetest as fb  # noqa: E402
+from fsgatetest.api import define  # noqa: E402
 from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, CONFIG, E_ACCESS_DENIED,  # noqa: E402
                         E_INVALID_ARGS, E_LIMITS_EXCEEDED, ERR, NOBODY, PYTHON, RUNTIME, BusTestCase,
                         SignalMonitor, percentile, proc_modules_line, snapshot, wait_until, write)
@@ -65,7 +66,10 @@ E_INVALID_NAME = ERR + 'InvalidName'
 E_READ_ONLY = ERR + 'ReadOnly'
 DAEMON_POLKIT_TIMEOUT = 25          # service/polkit-bridge.c, non-interactive checks
 RSS_SLACK_KIB = 512
-REFUSAL_BURST = 10                  # service/refusal-ratelimit.h REFUSALS_LOGGED_BURST
+REFUSAL_BURST = define('service/refusal-ratelimit.h', 'REFUSALS_LOGGED_BURST')
+# The journal's id of a refusal: public (the catalog, journalctl MESSAGE_ID=), so copied on
+# purpose: this fails when service/log.h changes it.
+MESSAGE_REFUSED = 'd97d19d74e8c4d338aeeb7ba7ea1c3f0'
 # fsgated's window for refusal lines here (FSGATE_REFUSAL_LOG_WINDOW_SEC): long enough for
 # REFUSAL_BURST + 15 calls in a row under a sanitizer, short enough to wait out once.
 REFUSAL_WINDOW_SEC = int(20 * fb.TIMEOUT_MULTIPLIER)
@@ -643,7 +647,7 @@ class JournalTest(FaultBase):
         unmounted = [e for e in entries if ' is loaded but nothing is mounted with it: ' in e['MESSAGE']]
         self.assertEqual([e.get('FSGATE_MODULE') for e in unmounted], ['minix'], entries)
         self.assertIn('fsgatectl allow minix', unmounted[0]['MESSAGE'])
-        self.assertEqual(unmounted[0]['MESSAGE_ID'], 'd97d19d74e8c4d338aeeb7ba7ea1c3f0')
+        self.assertEqual(unmounted[0]['MESSAGE_ID'], MESSAGE_REFUSED)
         for e in entries:
             self.assertNotEqual(e.get('FSGATE_MODULE'), '', f'an empty FSGATE_MODULE= in {e}')
 
@@ -687,7 +691,7 @@ class JournalTest(FaultBase):
         fb.log('journal: ' + entries[0]['MESSAGE'])
         self.assertEqual(len(entries), 1, entries)
         self.assertIn('; 15 earlier refusals of this user were not logged', entries[0]['MESSAGE'])
-        self.assertEqual(entries[0]['MESSAGE_ID'], 'd97d19d74e8c4d338aeeb7ba7ea1c3f0')
+        self.assertEqual(entries[0]['MESSAGE_ID'], MESSAGE_REFUSED)
         self.assertEqual(entries[0]['FSGATE_MODULE'], 'hfs')
         self.assertEqual(snapshot(self.root), before)
 

@@ -39,6 +39,7 @@ import time
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 from fsgatetest import CONFIG, BlockedMonitor, BusTestCase, wait_until  # noqa: E402
+from fsgatetest.api import define  # noqa: E402
 
 ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument('--attempts', type=int, default=1000)
@@ -46,9 +47,9 @@ ap.add_argument('--workers', type=int, default=8)
 OPTS, _rest = ap.parse_known_args()
 sys.argv = sys.argv[:1] + _rest
 
-HOOK_BURST = 3              # service/hook/hook-ratelimit.h
-HOOK_REPORTERS_MAX = 4      # service/hook/hook-ratelimit.h
-REPORTED_MAX = 256          # service/block-reports.c
+HOOK_BURST = define('service/hook/hook-ratelimit.h', 'HOOK_BURST')
+HOOK_REPORTERS_MAX = define('service/hook/hook-ratelimit.h', 'HOOK_REPORTERS_MAX')
+REPORTED_MAX = define('service/block-reports.c', 'REPORTED_MAX')
 REPORTER_LIFETIME = 15      # the reporting child's alarm (service/hook/fsgate-blocked.c)
 # Starting the hook costs ~10 ms on an idle machine and 200-300 ms when the machine is
 # loaded tenfold: printed, not bounded. A hook that waited for the bus would be killed by

@@ -26,7 +26,7 @@ static NotifyBlocked blocked(const char *device, const char *label, const char *
         };
 }
 
-TEST(test_classify) {
+TEST(classify) {
         ASSERT(notify_classify_error("org.freedesktop.DBus.Error.AccessDenied",
                                      "Not authorized: polkit refused org.fsgate.fsgate1.allow") == NOTIFY_OUTCOME_REFUSED);
         ASSERT(notify_classify_error("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired", "x") ==
@@ -40,7 +40,7 @@ TEST(test_classify) {
         ASSERT(notify_classify_error(NULL, NULL) == NOTIFY_OUTCOME_FAILED);
 }
 
-TEST(test_clean) {
+TEST(clean) {
         char *s;
 
         s = notify_clean("  BACKUP\n<b>\t", 64);
@@ -69,7 +69,7 @@ static void assert_clean(const char *in, size_t max, const char *want) {
 /* Regression: a label is the stick's to choose. Line and paragraph separators, bidi
  * controls, zero-width and other format characters, C1 controls and invalid UTF-8 each got
  * through, so a label could break the notification's line, reverse it or hide text. */
-TEST(test_clean_unicode) {
+TEST(clean_unicode) {
         /* Line breaks of every kind become spaces: U+2028, U+2029, U+0085 (NEL), CR, VT, FF. */
         assert_clean("A\u2028B\u2029C\xc2\x85" "D\rE\vF\fG", 64, "A B C D E F G");
         assert_clean("\u2028BACKUP\u2029", 64, "BACKUP");
@@ -93,7 +93,7 @@ TEST(test_clean_unicode) {
 }
 
 /* The cap counts characters, not bytes, and never cuts a sequence. */
-TEST(test_clean_cap) {
+TEST(clean_cap) {
         char in[4 * 100 + 1] = "", want[4 * 64 + 1] = "";
         char *s;
 
@@ -121,7 +121,7 @@ TEST(test_clean_cap) {
 }
 
 /* What a person sees: a hostile label and drive stay on their line, inert, escaped. */
-TEST(test_blocked_hostile_label) {
+TEST(blocked_hostile_label) {
         NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
         char *summary, *body, *markup;
         const char *want;
@@ -143,7 +143,7 @@ TEST(test_blocked_hostile_label) {
         notify_blocked_done(&b);
 }
 
-TEST(test_size) {
+TEST(size) {
         char buf[32];
 
         ASSERT_STREQ(notify_format_size(512, buf), "512 B");
@@ -153,16 +153,16 @@ TEST(test_size) {
         ASSERT_STREQ(notify_format_size(UINT64_MAX, buf), "18.4 EB");
 }
 
-TEST(test_markup) {
+TEST(markup) {
         char *s = notify_markup_escape("“<i>A&B</i>”");
         ASSERT_STREQ(s, "“&lt;i&gt;A&amp;B&lt;/i&gt;”");
         free(s);
 }
 
-/* Regression (issue 15, defect 4): the text promised buttons ("Allow, or Allow once") that
+/* Regression: the text promised buttons ("Allow, or Allow once") that
  * not every server draws, and spoke of modprobe.d paths. Now: what the stick is, why it was
  * not mounted, what Allow does; true with buttons, with a menu, and without actions. */
-TEST(test_blocked_device) {
+TEST(blocked_device) {
         NotifyBlocked b = blocked("/dev/sdb1", "BACKUP", "SanDisk", "Cruzer", 16008609792ULL);
         char *summary, *body;
 
@@ -205,7 +205,7 @@ TEST(test_blocked_device) {
         notify_blocked_done(&b);
 }
 
-TEST(test_blocked_no_device) {
+TEST(blocked_no_device) {
         NotifyBlocked b = blocked("", "", "", "", 0);
         char *summary, *body;
 
@@ -224,7 +224,7 @@ TEST(test_blocked_no_device) {
         notify_blocked_done(&b);
 }
 
-TEST(test_details) {
+TEST(details) {
         NotifyBlocked b[2] = { blocked("/dev/sdb1", "BACKUP", "SanDisk", "", 2000000),
                                blocked("/dev/sdc1", "", "", "", 0) };
         char *summary, *body;
@@ -247,11 +247,11 @@ static void set(char **field, const char *value) {
         *field = strdup(value);
 }
 
-/* Regression (issue 23 H): every session asked "Allow hfs?" for every block, whoever caused
+/* Regression: every session asked "Allow hfs?" for every block, whoever caused
  * it; any local user can make the kernel ask (unshare -Urm mount -t hfs). Only a medium at
  * this session's seat asks now; a mount request is information; another seat's medium is
  * not shown. */
-TEST(test_scope) {
+TEST(scope) {
         NotifyBlocked stick = blocked("/dev/sdb1", "", "", "", 0), mount = blocked("", "", "", "", 0);
 
         ASSERT(notify_scope(&stick, "seat0") == NOTIFY_SCOPE_ASK);
@@ -277,7 +277,7 @@ TEST(test_scope) {
 }
 
 /* Information: says that anyone may have caused it, names the way out, offers nothing. */
-TEST(test_blocked_information) {
+TEST(blocked_information) {
         NotifyBlocked b = blocked("", "", "", "", 0);
         char *summary, *body;
 
@@ -303,73 +303,50 @@ TEST(test_blocked_information) {
         notify_blocked_done(&b);
 }
 
-TEST(test_outcome) {
-        NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
-        NotifyMount mounted = { .where = "/media/u/disk" }, failed = { .error = "boom" }, untried = {};
+/* A notification's texts: notify_text_outcome()'s, each call replacing the last. */
+typedef struct Texts {
         char *summary, *body;
+} Texts;
 
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "hfs allowed");
-        ASSERT(strstr(body, "Mount the drive again."));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "hfs allowed until the computer restarts");
-        free(summary);
-        free(body);
-        /* After the Allow, udisks2 mounted it: say where. */
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &mounted, 1, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "The drive /dev/sdb1 is mounted");
-        ASSERT(strstr(body, "\nThe drive /dev/sdb1 is mounted at /media/u/disk."));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &failed, 1, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "hfs allowed");
-        ASSERT(strstr(body, "\nThe drive /dev/sdb1 could not be mounted: boom"));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &untried, 1, &summary,
-                                   &body) == 0);
-        ASSERT(strstr(body, "\nThe drive /dev/sdb1: mount it again."));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "Not authorized", NULL, 0,
-                                   &summary, &body) == 0);
-        ASSERT_STREQ(summary, "hfs not allowed");
-        ASSERT_STREQ(body, "Not authorized; nothing was changed. (Not authorized)");
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_CANCELLED, "x", NULL, 0, &summary,
-                                   &body) == 0);
-        ASSERT_STREQ(summary, "hfs: cancelled");
-        free(summary);
-        free(body);
-        ASSERT(notify_text_outcome(&b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, "A file decides", NULL, 0,
-                                   &summary, &body) == 0);
-        ASSERT_STREQ(summary, "hfs could not be allowed");
-        ASSERT_STREQ(body, "A file decides");
-        free(summary);
-        free(body);
-        notify_blocked_done(&b);
+static void texts_done(Texts *t) {
+        free(t->summary);
+        free(t->body);
+        *t = (Texts) {};
 }
 
-int main(void) {
-        RUN(test_classify);
-        RUN(test_clean);
-        RUN(test_clean_unicode);
-        RUN(test_clean_cap);
-        RUN(test_size);
-        RUN(test_markup);
-        RUN(test_blocked_device);
-        RUN(test_blocked_no_device);
-        RUN(test_blocked_hostile_label);
-        RUN(test_details);
-        RUN(test_scope);
-        RUN(test_blocked_information);
-        RUN(test_outcome);
-        return 0;
+static void outcome(Texts *t, const NotifyBlocked *b, NotifyRequest req, NotifyOutcome o, const char *message,
+                    const NotifyMount *mounts, size_t n_mounts) {
+        texts_done(t);
+        ASSERT(notify_text_outcome(b, req, o, message, mounts, n_mounts, &t->summary, &t->body) == 0);
+}
+
+TEST(outcome) {
+        NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
+        NotifyMount mounted = { .where = "/media/u/disk" }, failed = { .error = "boom" }, untried = {};
+        Texts t = {};
+
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs allowed");
+        ASSERT(strstr(t.body, "Mount the drive again."));
+        outcome(&t, &b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_ALLOWED, NULL, NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs allowed until the computer restarts");
+        /* After the Allow, udisks2 mounted it: say where. */
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &mounted, 1);
+        ASSERT_STREQ(t.summary, "The drive /dev/sdb1 is mounted");
+        ASSERT(strstr(t.body, "\nThe drive /dev/sdb1 is mounted at /media/u/disk."));
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &failed, 1);
+        ASSERT_STREQ(t.summary, "hfs allowed");
+        ASSERT(strstr(t.body, "\nThe drive /dev/sdb1 could not be mounted: boom"));
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &untried, 1);
+        ASSERT(strstr(t.body, "\nThe drive /dev/sdb1: mount it again."));
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "Not authorized", NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs not allowed");
+        ASSERT_STREQ(t.body, "Not authorized; nothing was changed. (Not authorized)");
+        outcome(&t, &b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_CANCELLED, "x", NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs: cancelled");
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, "A file decides", NULL, 0);
+        ASSERT_STREQ(t.summary, "hfs could not be allowed");
+        ASSERT_STREQ(t.body, "A file decides");
+        texts_done(&t);
+        notify_blocked_done(&b);
 }

@@ -41,20 +41,21 @@ import unittest
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 import fsgatetest.bus as fb_bus  # noqa: E402
-from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, MOCK_IFACE, NOBODY, PYTHON, TIMEOUT, BusTestCase,  # noqa: E402
-                        PrivateBus, Stack, conf_name, die_with_parent, stop_process, wait_until)
+from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, MOCK_IFACE, NOBODY, TIMEOUT, BusTestCase,  # noqa: E402
+                        PrivateBus, Stack, conf_name, die_with_parent, start_dbusmock, stop_dbusmock, stop_process,
+                        wait_until)
 
 NOTIFY_NAME = 'org.freedesktop.Notifications'
 NOTIFY_PATH = '/org/freedesktop/Notifications'
 NOTIFY_IFACE = 'org.freedesktop.Notifications'
 INSTANCE_NAME = 'org.fsgate.fsgate1.Notify'
 
-# The safe choices first (issue 15, defect 4): the default action (Details) and "Not now",
+# The safe choices first: the default action (Details) and "Not now",
 # then the smaller change (this boot), then the lasting one.
 ACTIONS_BLOCKED = ['default', 'Details', 'dismiss', 'Not now', 'allow-once', 'Allow once', 'allow', 'Allow']
 ACTIONS_RETRY = ['dismiss', 'Not now', 'allow-once', 'Allow once', 'allow', 'Allow']
 # A block nobody can attribute (a mount request: any user's, from a user namespace too) is
-# information (issue 23 H): Details, nothing that allows.
+# information: Details, nothing that allows.
 ACTIONS_INFO = ['default', 'Details']
 # fsgated's seat for a scratch device (no udev database: no ID_SEAT); the notifier's own
 # seat comes from FSGATE_NOTIFY_SEAT, there being no logind session here.
@@ -98,22 +99,13 @@ class SessionBus(PrivateBus):
 
     # -- the MOCK notification server ---------------------------------------------------------
     def start_mock_server(self, capabilities='actions body body-markup icon-static'):
-        params = json.dumps({'capabilities': capabilities})
-        with open(self.mock_log, 'a') as logf:
-            self.mock = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--session', '--template', 'notification_daemon',
-                                          '--parameters', params], stdout=subprocess.DEVNULL, stderr=logf,
-                                         env=self.env, preexec_fn=die_with_parent)
-
-        def up():
-            if self.mock.poll() is not None:
-                raise RuntimeError('MOCK notification server exited: ' + Stack.read(self.mock_log))
-            return self.has_owner(NOTIFY_NAME)
-        wait_until(up, what='the MOCK notification server on the session bus')
+        self.mock = start_dbusmock(['--session', '--template', 'notification_daemon', '--parameters',
+                                    json.dumps({'capabilities': capabilities})], self.env, self.mock_log,
+                                   NOTIFY_NAME, self.has_owner, 'the MOCK notification server')
 
     def stop_mock_server(self):
-        stop_process(self.mock)
+        stop_dbusmock(self.mock, NOTIFY_NAME, self.has_owner, 'the MOCK notification server')
         self.mock = None
-        wait_until(lambda: not self.has_owner(NOTIFY_NAME), what='the MOCK notification server to leave')
 
     def mock_call(self, method, sig='', args=()):
         return self.call(NOTIFY_NAME, NOTIFY_PATH, MOCK_IFACE, method, sig, args)
@@ -230,17 +222,8 @@ class MockUDisks:
     def __init__(self, stack, devices):
         self.stack = stack
         self.log_path = os.path.join(stack.workdir, 'udisks-mock.log')
-        with open(self.log_path, 'a') as logf:
-            self.proc = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--system', UDISKS_NAME, UDISKS_MANAGER,
-                                          'org.freedesktop.UDisks2.Manager'],
-                                         stdout=subprocess.DEVNULL, stderr=logf, env=stack.env,
-                                         preexec_fn=die_with_parent)
-
-        def up():
-            if self.proc.poll() is not None:
-                raise RuntimeError('MOCK udisks2 exited: ' + Stack.read(self.log_path))
-            return stack.has_owner(UDISKS_NAME)
-        wait_until(up, what='the MOCK udisks2 on the system bus')
+        self.proc = start_dbusmock(['--system', UDISKS_NAME, UDISKS_MANAGER, 'org.freedesktop.UDisks2.Manager'],
+                                   stack.env, self.log_path, UDISKS_NAME, stack.has_owner, 'the MOCK udisks2')
         self.call(UDISKS_MANAGER, 'AddMethod', 'sssss', [
             'org.freedesktop.UDisks2.Manager', 'ResolveDevice', 'a{sv}a{sv}', 'ao',
             f'p = "{UDISKS_BLOCK}" + str(args[0].get("path", ""))[5:]\n'
@@ -261,8 +244,7 @@ class MockUDisks:
         return [[a for a in args] for _ts, m, args in self.call(path, 'GetCalls') if str(m) == method]
 
     def stop(self):
-        stop_process(self.proc)
-        wait_until(lambda: not self.stack.has_owner(UDISKS_NAME), what='the MOCK udisks2 to leave')
+        stop_dbusmock(self.proc, UDISKS_NAME, self.stack.has_owner, 'the MOCK udisks2')
 
 
 class NotifyTest(BusTestCase):
@@ -363,7 +345,7 @@ class NotifyTest(BusTestCase):
         self.assertEqual(n['app'], 'fsgate')
         self.assertEqual(n['icon'], 'drive-removable-media')
         self.assertEqual(n['replaces'], 0)
-        # A question stays until answered or dismissed (issue 15, defect 1).
+        # A question stays until answered or dismissed.
         self.assertEqual(n['timeout'], 0 if device else -1)
         if device:
             # No udev database for a scratch device: the node is all that names it.
@@ -478,7 +460,7 @@ class NotifyTest(BusTestCase):
         self.assertInteractiveCheck(ACTION_LOAD)
         self.assertEqual(fb.modprobe_files(self.root), {})
 
-    # Regression (issue 23 H): any local user can make the kernel ask for a denied module
+    # Regression: any local user can make the kernel ask for a denied module
     # (`unshare -Urm mount -t hfs ...` in a user namespace runs the deny file's hook), and
     # every session's notifier asked "Allow hfs?": one click and a password later, the
     # attacker's module was allowed for good. The hook's report says nothing of who mounted
@@ -577,7 +559,7 @@ class NotifyTest(BusTestCase):
         self.assertNotIn('/dev/sdq1', self.notifier.log())
         self.assertEqual(self.stack.mock_polkit_calls(), [])
 
-    # Regression (issue 15, defect 1): once a notification expired or was dismissed, every
+    # Regression: once a notification expired or was dismissed, every
     # later block of that device or type stayed silent for the whole session. (The first
     # checks are on counts and on log lines the old notifier wrote too, so that they fail
     # there for the defect, not for a changed text.)
@@ -611,7 +593,7 @@ class NotifyTest(BusTestCase):
         self.assertStill(4, 'Already notified about /dev/sdo1')
         self.assertEqual(self.stack.mock_polkit_calls(), [])
 
-    # Regression (issue 15, defect 2): while no server ran, each new block used up the
+    # Regression: while no server ran, each new block used up the
     # retries of every waiting one; three blocks, one notification when the server came.
     def test_no_server_blocks_wait_for_one(self):
         s = self.session
@@ -659,7 +641,7 @@ class NotifyTest(BusTestCase):
         self.assertBlockedNotification(n[0])
         self.assertEqual(self.notifier.log().count('No notification server'), 1, self.notifier.log())
 
-    # Regression (issue 15, defect 3): the udev report of a stick and the failed mount of its
+    # Regression: the udev report of a stick and the failed mount of its
     # type were two items, two notifications for one stick.
     def test_one_stick_one_notification(self):
         s = self.session
@@ -690,7 +672,7 @@ class NotifyTest(BusTestCase):
         self.assertEqual(n[3]['summary'], 'The drive /dev/sdi1 was not mounted')
         self.assertEqual(n[3]['actions'], ACTIONS_BLOCKED)
 
-    # Regression (issue 15, defect 4): the text promised buttons ("Allow, or Allow once")
+    # Regression: the text promised buttons ("Allow, or Allow once")
     # that dunst does not draw, and its menu offered "Allow once" first.
     def test_actions_safe_first_and_text_without_actions(self):
         s = self.session

@@ -19,7 +19,7 @@ static FsgFileKind kind_with(const char *root, const char *rel, const char *p, c
         return fsg_file_classify(p, module);
 }
 
-TEST(test_classify) {
+TEST(classify) {
         char *root = scratch_root_new(false), *p, *deny = fsg_deny_file_content("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/usr/libexec/fsgate-blocked");
         const char *rel = "etc/modprobe.d/60-blacklist_fs-hfs.conf";
 
@@ -41,7 +41,7 @@ TEST(test_classify) {
         scratch_root_free(root);
 }
 
-TEST(test_deny_content) {
+TEST(deny_content) {
         char *s = fsg_deny_file_content("freevxfs", "vxfs", "/etc/modprobe.d/60-blacklist_fs-freevxfs.conf", "/h");
         ASSERT(strncmp(s, FSG_HEADER, strlen(FSG_HEADER)) == 0);
         ASSERT(strstr(s, "\nblacklist freevxfs\n"));
@@ -117,7 +117,7 @@ static void replace_file(const char *root, const char *rel, const char *content)
                 free(_s);                                                                       \
         } while (0)
 
-TEST(test_atomic_writes) {
+TEST(atomic_writes) {
         char *root = scratch_root_new(false), *p, buf[16];
         int dfd = open_dir(root, "etc/modprobe.d");
         FsgError e = {};
@@ -129,12 +129,12 @@ TEST(test_atomic_writes) {
         p = path_in(root, "etc/modprobe.d/x.conf");
         /* The caller's umask does not reach the file: kmod run by anyone reads it. */
         old_umask = umask(077);
-        ASSERT(fsg_atomic_write(dfd, "/etc/modprobe.d", "x.conf", FSG_HEADER "\nblacklist a\n", NULL, &e) == 0);
+        ASSERT_OK_E(fsg_atomic_write(dfd, "/etc/modprobe.d", "x.conf", FSG_HEADER "\nblacklist a\n", NULL, &e), &e);
         umask(old_umask);
         ASSERT(stat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0644);
         id = id_of(dfd, "x.conf");
         ASSERT(id.kind == FSG_FILE_FSGATE && id.ino == st.st_ino);
-        ASSERT(fsg_atomic_symlink(dfd, "/etc/modprobe.d", "x.conf", "/dev/null", &id, &e) == 0);
+        ASSERT_OK_E(fsg_atomic_symlink(dfd, "/etc/modprobe.d", "x.conf", "/dev/null", &id, &e), &e);
         n = readlink(p, buf, sizeof(buf) - 1);
         ASSERT(n == 9);
         buf[n] = 0;
@@ -142,7 +142,7 @@ TEST(test_atomic_writes) {
         assert_only(dfd, "x.conf", NULL);
         id = id_of(dfd, "x.conf");
         ASSERT(id.kind == FSG_FILE_MASK);
-        ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", "x.conf", &id, &e) == 0);
+        ASSERT_OK_E(fsg_durable_unlink(dfd, "/etc/modprobe.d", "x.conf", &id, &e), &e);
         ASSERT(lstat(p, &st) < 0 && errno == ENOENT);
         ASSERT(fsg_durable_unlink(dfd, "/etc/modprobe.d", "x.conf", &id, &e) == 0); /* idempotent */
         assert_only(dfd, "", NULL);
@@ -163,7 +163,7 @@ TEST(test_atomic_writes) {
 
 /* The promise "never touch a foreign file" against a writer that does not take our lock: a
  * file that appears, or replaces ours, between the plan and the write stays as it is. */
-TEST(test_foreign_file_appears) {
+TEST(foreign_file_appears) {
         char *root = scratch_root_new(false), *s;
         const char *rel = "etc/modprobe.d/60-blacklist_fs-hfs.conf", *name = "60-blacklist_fs-hfs.conf";
         const char *foreign = "# by hand\nblacklist hfs\ninstall hfs /bin/true\n";
@@ -216,7 +216,7 @@ TEST(test_foreign_file_appears) {
 
 /* Another fsgate's atomic writes swap our files under the classifier's eyes: what it sees is
  * always one of them, never "foreign" (which would refuse a change for nothing). */
-TEST(test_classify_while_swapped) {
+TEST(classify_while_swapped) {
         char *root = scratch_root_new(false), *a = path_in(root, "etc/modprobe.d/a"), *b = path_in(root, "etc/modprobe.d/b");
         int dfd = open_dir(root, "etc/modprobe.d");
         pid_t pid;
@@ -238,7 +238,7 @@ TEST(test_classify_while_swapped) {
 }
 
 /* What is read to classify is never waited for: a FIFO at the name is foreign, at once. */
-TEST(test_classify_fifo) {
+TEST(classify_fifo) {
         char *root = scratch_root_new(false), *p = path_in(root, "etc/modprobe.d/60-blacklist_fs-hfs.conf");
         int dfd = open_dir(root, "etc/modprobe.d");
 
@@ -250,7 +250,7 @@ TEST(test_classify_fifo) {
         scratch_root_free(root);
 }
 
-TEST(test_error_names) {
+TEST(error_names) {
         ASSERT_STREQ(fsg_error_dbus_name(FSG_ERR_FOREIGN_CONFIG), "org.fsgate.fsgate1.Error.ForeignConfig");
         ASSERT_STREQ(fsg_error_dbus_name(FSG_ERR_INVALID_ARGS), "org.freedesktop.DBus.Error.InvalidArgs");
         for (int c = FSG_ERR_FAILED; c < _FSG_ERR_MAX; c++) {
@@ -262,15 +262,4 @@ TEST(test_error_names) {
         ASSERT(fsg_error_from_dbus_name("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") ==
                FSG_ERR_ACCESS_DENIED);
         ASSERT(fsg_error_errno(NULL, EROFS, "x") < 0);
-}
-
-int main(void) {
-        RUN(test_classify);
-        RUN(test_deny_content);
-        RUN(test_atomic_writes);
-        RUN(test_foreign_file_appears);
-        RUN(test_classify_fifo);
-        RUN(test_classify_while_swapped);
-        RUN(test_error_names);
-        return 0;
 }

@@ -27,17 +27,8 @@ static FsgContext *context(const char *root, const char *kver) {
         FsgContext *c = NULL;
         FsgError e = {};
 
-        if (fsg_context_new(root, kver, &c, &e) < 0) {
-                fprintf(stderr, "%s\n", e.message);
-                ASSERT(false);
-        }
+        ASSERT_OK_E(fsg_context_new(root, kver, &c, &e), &e);
         return c;
-}
-
-static int change(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
-        FsgPlan p;
-        int r = fsg_plan(c, op, name, flags, &p, e);
-        return r < 0 ? r : fsg_apply(c, &p, e);
 }
 
 /* The state build fails, at once, with a message naming rel and saying why. */
@@ -59,10 +50,7 @@ static void assert_build_succeeds(const char *root, const char *kver) {
         FsgState *s = NULL;
         FsgError e = {};
 
-        if (fsg_state_build(c, NULL, &s, &e) < 0) {
-                fprintf(stderr, "%s\n", e.message);
-                ASSERT(false);
-        }
+        ASSERT_OK_E(fsg_state_build(c, NULL, &s, &e), &e);
         fsg_state_free(s);
         fsg_context_free(c);
 }
@@ -76,7 +64,7 @@ static void replace_with_fifo(const char *root, const char *rel) {
 
 /* A FIFO would block the reader forever, a device feed it forever, a huge file cost it: each
  * is a clear error instead (the alarm in main() turns a hang into a failure). */
-TEST(test_hostile_proc_files) {
+TEST(hostile_proc_files) {
         static const char * const tables[] = { "proc/modules", "proc/mounts", "proc/cmdline" };
         char *root = scratch_root_new(false), *p;
         int fd;
@@ -114,7 +102,7 @@ TEST(test_hostile_proc_files) {
         scratch_root_free(root);
 }
 
-TEST(test_hostile_module_tree) {
+TEST(hostile_module_tree) {
         static const char * const files[] = {
                 "modules.alias", "modules.builtin", "modules.builtin.modinfo", "modules.dep.bin", "modules.alias.bin",
                 "modules.softdep",
@@ -150,7 +138,7 @@ static void count_third(void *userdata, unsigned column, char *word) {
 }
 
 /* The running system's /proc tables are procfs files of size 0: still read. */
-TEST(test_host_proc_still_read) {
+TEST(host_proc_still_read) {
         FsgContext *c = context("/", NULL);
         size_t n = 0, types = 0;
 
@@ -161,7 +149,7 @@ TEST(test_host_proc_still_read) {
 }
 
 /* Symlinks in an image resolve inside it, absolute or "..": never to the host. */
-TEST(test_open_in_root) {
+TEST(open_in_root) {
         char *root = scratch_root_new(false), *host = scratch_root_new(false), *rel = NULL, *p;
         FsgContext *c = context(root, NULL);
         int fd;
@@ -208,7 +196,7 @@ static void assert_opens(int fd, const char *root, const char *rel) {
 
 /* The walk that stands in for openat2() where it is missing (valgrind, seccomp) resolves as
  * the kernel's RESOLVE_IN_ROOT does; and so does fsg_open_in_root(), whichever it uses. */
-TEST(test_walk_like_openat2) {
+TEST(walk_like_openat2) {
         char *root = scratch_root_new(false);
         FsgContext *c = context(root, NULL);
 
@@ -273,7 +261,7 @@ static void walk_while_flipping(FsgContext *c, unsigned seconds, unsigned *opene
  * an atomic writer flipped a file and its /dev/null mask. Real writers pause between
  * renames (they fsync); a name that never stops changing is refused after a bounded number
  * of looks, as a symlink loop is, and never opens anything else. */
-TEST(test_walk_races_a_flipping_name) {
+TEST(walk_races_a_flipping_name) {
         char *root = scratch_root_new(false), *file = path_in(root, "etc/flip"), *lnk = path_in(root, "etc/flip-link");
         unsigned opened, refused;
         FsgContext *c = context(root, NULL);
@@ -302,7 +290,7 @@ TEST(test_walk_races_a_flipping_name) {
 
 /* A config file this process may not read is skipped and named, not a failure of the whole
  * answer. Run as nobody when we are root: root reads everything. */
-TEST(test_unreadable_config) {
+TEST(unreadable_config) {
         char *root = scratch_root_new(false), *p = path_in(root, "etc/modprobe.d/50-secret.conf");
         pid_t pid;
         int status;
@@ -329,7 +317,7 @@ TEST(test_unreadable_config) {
                 ASSERT_STREQ(cfg->unreadable[0], "/etc/modprobe.d/50-secret.conf");
                 ASSERT(fsg_config_blacklists(cfg, "minix"));
                 fsg_config_free(cfg);
-                ASSERT(fsg_state_build(c, NULL, &s, &e) == 0);
+                ASSERT_OK_E(fsg_state_build(c, NULL, &s, &e), &e);
                 ASSERT(strv_length(s->unreadable) == 1);
                 ASSERT_STREQ(s->unreadable[0], "/etc/modprobe.d/50-secret.conf");
                 fsg_state_free(s);
@@ -346,7 +334,7 @@ TEST(test_unreadable_config) {
 
 /* Files (and the directory made for them) are 0644/0755 whatever the caller's umask; a
  * symlink loop is named as one, not reported as a lack of memory. */
-TEST(test_umask_and_loops) {
+TEST(umask_and_loops) {
         char *root = scratch_root_new(false), *p;
         FsgContext *c;
         FsgError e = {};
@@ -358,10 +346,7 @@ TEST(test_umask_and_loops) {
         ASSERT(rmdir(p) == 0);
         c = context(root, NULL);
         old = umask(077);
-        if (change(c, FSG_OP_DENY, "minix", 0, &e) < 0) {
-                fprintf(stderr, "%s\n", e.message);
-                ASSERT(false);
-        }
+        ASSERT_OK_E(store_change(c, FSG_OP_DENY, "minix", 0, &e), &e);
         umask(old);
         ASSERT(stat(p, &st) == 0 && (st.st_mode & 0777) == 0755);
         free(p);
@@ -419,7 +404,7 @@ static size_t count_entries(const char *dir) {
 /* The reported attack: the image's etc/ belongs to someone else, who swaps etc/modprobe.d
  * with a symlink out of the image as fast as the kernel lets them while root allows, denies
  * and resets. No file outside the image may appear, change or go. */
-TEST(test_swap_race_stays_inside) {
+TEST(swap_race_stays_inside) {
         char *root = scratch_root_new(false), *top = plain_dir_new(), *outside = path_in(top, "conf");
         char *modprobe = path_in(root, "etc/modprobe.d"), *evil = path_in(root, "etc/evil");
         struct stat foreign_st, tmp_st;
@@ -452,7 +437,7 @@ TEST(test_swap_race_stays_inside) {
                 };
                 FsgError e = {};
 
-                done += change(c, steps[tries % 4].op, steps[tries % 4].module, 0, &e) == 0;
+                done += store_change(c, steps[tries % 4].op, steps[tries % 4].module, 0, &e) == 0;
                 tries++;
                 clock_gettime(CLOCK_MONOTONIC, &now);
         } while (now.tv_sec - start.tv_sec < 4);
@@ -555,19 +540,31 @@ static char *secret_new(char **dir) {
         return p;
 }
 
+/* What the races below exchange with the files libkmod reads, in dir of root: a FIFO (a read
+ * that would block) and a symlink to secret (a read outside the image). */
+static void plant_fifo_and_link(const char *root, const char *dir, const char *secret) {
+        char *rel;
+
+        ASSERT(asprintf(&rel, "%s/fifo", dir) > 0);
+        char *fifo = path_in(root, rel);
+        ASSERT(mkfifo(fifo, 0644) == 0);
+        free(fifo);
+        free(rel);
+        ASSERT(asprintf(&rel, "%s/evil", dir) > 0);
+        make_symlink(root, rel, secret);
+        free(rel);
+}
+
 /* The reported attack on libkmod, which opened each config file by name after fsgate had
  * checked it: the image's owner exchanges a checked file with a FIFO (libkmod blocked on it
  * for good) or with a symlink to a root-only host file (libkmod read it, and its lines in
  * modprobe syntax came out as the module's install command). */
-TEST(test_kmod_config_race) {
-        char *root = scratch_root_new(false), *dir, *secret = secret_new(&dir), *p;
+TEST(kmod_config_race) {
+        char *root = scratch_root_new(false), *dir, *secret = secret_new(&dir);
 
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
         write_file(root, "etc/modprobe.d/50-admin.conf", "blacklist hfs\n");
-        p = path_in(root, "etc/fifo");
-        ASSERT(mkfifo(p, 0644) == 0);
-        free(p);
-        make_symlink(root, "etc/evil", secret);
+        plant_fifo_and_link(root, "etc", secret);
         builds_race_exchange(root, NULL, "etc/modprobe.d/50-admin.conf", "etc/fifo");
         builds_race_exchange(root, NULL, "etc/modprobe.d/50-admin.conf", "etc/evil");
         free(secret);
@@ -577,16 +574,13 @@ TEST(test_kmod_config_race) {
 
 /* The same on the module tree: libkmod opened its indexes (modules.dep.bin on every lookup)
  * and modules.softdep, which it reads as configuration, by name. */
-TEST(test_kmod_tree_race) {
-        char *root = scratch_root_new(false), *dir, *secret = secret_new(&dir), *p;
+TEST(kmod_tree_race) {
+        char *root = scratch_root_new(false), *dir, *secret = secret_new(&dir);
 
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
         write_file(root, "usr/lib/modules/9.9-test/modules.dep.bin", "not an index\n");
         write_file(root, "usr/lib/modules/9.9-test/modules.softdep", "# Soft dependencies\n");
-        p = path_in(root, "usr/lib/modules/9.9-test/fifo");
-        ASSERT(mkfifo(p, 0644) == 0);
-        free(p);
-        make_symlink(root, "usr/lib/modules/9.9-test/evil", secret);
+        plant_fifo_and_link(root, "usr/lib/modules/9.9-test", secret);
         builds_race_exchange(root, "9.9-test", "usr/lib/modules/9.9-test/modules.dep.bin",
                              "usr/lib/modules/9.9-test/fifo");
         builds_race_exchange(root, "9.9-test", "usr/lib/modules/9.9-test/modules.softdep",
@@ -598,19 +592,7 @@ TEST(test_kmod_tree_race) {
         scratch_root_free(root);
 }
 
-int main(void) {
+TEST_SETUP(fail_on_a_hang) {
         /* A hang is the failure some of these guard against: fail instead of waiting. */
         alarm(300);
-        RUN(test_open_in_root);
-        RUN(test_walk_like_openat2);
-        RUN(test_hostile_proc_files);
-        RUN(test_hostile_module_tree);
-        RUN(test_host_proc_still_read);
-        RUN(test_unreadable_config);
-        RUN(test_umask_and_loops);
-        RUN(test_swap_race_stays_inside);
-        RUN(test_walk_races_a_flipping_name);
-        RUN(test_kmod_config_race);
-        RUN(test_kmod_tree_race);
-        return 0;
 }

@@ -21,9 +21,8 @@ static FsgConfig *load(const char *root, const FsgOverride *ov) {
         FsgConfig *cfg = NULL;
         FsgError e = {};
 
-        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
-        if (fsg_config_load(c, ov, &cfg, &e) < 0)
-                fprintf(stderr, "%s\n", e.message);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
+        ASSERT_OK_E(fsg_config_load(c, ov, &cfg, &e), &e);
         ASSERT(cfg);
         fsg_context_free(c);
         return cfg;
@@ -36,7 +35,7 @@ static const FsgConfFile *file_named(const FsgConfig *cfg, const char *name) {
         return NULL;
 }
 
-TEST(test_parse_like_kmod) {
+TEST(parse_like_kmod) {
         char *root = scratch_root_new(false);
         FsgConfig *cfg;
 
@@ -90,7 +89,7 @@ static char *kmod_config_dump(struct kmod_ctx *k) {
 /* In an image kmod reads one file holding every file's bytes (kmod-view.h): it must find the
  * same lines, in the same order, as in the files read one by one, whatever their last line
  * looks like, with the module tree's modules.softdep among them by name. */
-TEST(test_kmod_reads_one_text_as_the_files) {
+TEST(kmod_reads_one_text_as_the_files) {
         static const struct { const char *rel, *body; } files[] = {
                 { "etc/modprobe.d/a.conf",     "install a1 /bin/a \\" },          /* a lone backslash at the end */
                 { "etc/modprobe.d/b.conf",     "alias b1 one\nalias b2 two\\\n" }, /* a continuation at the end */
@@ -112,9 +111,9 @@ TEST(test_kmod_reads_one_text_as_the_files) {
 
         for (size_t i = 0; i < ELEMENTSOF(files); i++)
                 write_file(root, files[i].rel, files[i].body);
-        ASSERT(fsg_context_new(root, "9.9-test", &c, &e) == 0);
-        ASSERT(fsg_config_load(c, NULL, &cfg, &e) == 0);
-        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, "9.9-test", &c, &e), &e);
+        ASSERT_OK_E(fsg_config_load(c, NULL, &cfg, &e), &e);
+        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
         joined = kmod_config_dump(k);
         fsg_kmod_unrefp(&k);
 
@@ -146,7 +145,7 @@ TEST(test_kmod_reads_one_text_as_the_files) {
 /* A "what if" override's content (a file not yet written) is read in an image where the file
  * would be: in the one text kmod reads, in its place by name, never as a name for kmod to
  * open. kmod must find the same lines, in the same order, as once the file is written. */
-TEST(test_kmod_reads_what_if_content_in_its_place) {
+TEST(kmod_reads_what_if_content_in_its_place) {
         static const char what_if[] = "alias x1 fifty\ninstall a1 /bin/whatif\n";
         const FsgOverride ov = { .path = "/etc/modprobe.d/50-a.conf", .content = what_if };
         char *root = scratch_root_new(false), *asked, *written;
@@ -159,16 +158,16 @@ TEST(test_kmod_reads_what_if_content_in_its_place) {
         write_file(root, "usr/lib/modprobe.d/50-a.conf", "install a1 /bin/vendor\n");
         write_file(root, "usr/lib/modprobe.d/90-z.conf", "alias x1 ninety\ninstall a1 /bin/late\n");
         write_file(root, "usr/lib/modules/9.9-test/modules.softdep", "softdep m1 pre: m2\n");
-        ASSERT(fsg_context_new(root, "9.9-test", &c, &e) == 0);
-        ASSERT(fsg_config_load(c, &ov, &cfg, &e) == 0);
-        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, "9.9-test", &c, &e), &e);
+        ASSERT_OK_E(fsg_config_load(c, &ov, &cfg, &e), &e);
+        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
         asked = kmod_config_dump(k);
         fsg_kmod_unrefp(&k);
         fsg_config_free(cfg);
 
         write_file(root, "etc/modprobe.d/50-a.conf", what_if);
-        ASSERT(fsg_config_load(c, NULL, &cfg, &e) == 0);
-        ASSERT(fsg_kmod_new(c, cfg, &k, &e) == 0);
+        ASSERT_OK_E(fsg_config_load(c, NULL, &cfg, &e), &e);
+        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
         written = kmod_config_dump(k);
         fsg_kmod_unrefp(&k);
 
@@ -185,7 +184,7 @@ TEST(test_kmod_reads_what_if_content_in_its_place) {
         scratch_root_free(root);
 }
 
-TEST(test_precedence_and_masks) {
+TEST(precedence_and_masks) {
         char *root = scratch_root_new(false);
         const FsgConfFile *f;
         FsgConfig *cfg;
@@ -244,7 +243,7 @@ static const Decision decisions[] = {
           .allowed = { "ufs_x", "quiet" } },
 };
 
-TEST(test_decisions) {
+TEST(decisions) {
         for (size_t i = 0; i < ELEMENTSOF(decisions); i++) {
                 const Decision *d = &decisions[i];
                 char *root = scratch_root_new(false);
@@ -268,12 +267,12 @@ TEST(test_decisions) {
         }
 }
 
-TEST(test_paths_stay_below_root) {
+TEST(paths_stay_below_root) {
         char *root = scratch_root_new(false), *p, *expect;
         FsgContext *c = NULL;
         FsgError e = {};
 
-        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
         ASSERT(asprintf(&p, "%s/etc/modprobe.d", root) > 0);
         ASSERT(rmdir(p) == 0);
         free(p);
@@ -305,7 +304,7 @@ TEST(test_paths_stay_below_root) {
 
 /* Enough files to grow the name index several times, each name in two directories, and the
  * same module named in many of them: what kmod would decide, found through the indexes. */
-TEST(test_many_files) {
+TEST(many_files) {
         char *root = scratch_root_new(false);
         const FsgConfFile *f;
         const size_t *idx;
@@ -385,7 +384,7 @@ static void read_while_flipping(const char *root) {
         free(file), free(tmp), free(lnk);
 }
 
-TEST(test_read_races_atomic_writer) {
+TEST(read_races_atomic_writer) {
         char *root = scratch_root_new(false), *null;
 
         for (int i = 0; i < 100; i++) {
@@ -412,7 +411,7 @@ static long max_rss_kib(void) {
 }
 
 /* The cap holds while the stream is read: exactly max bytes are a file, one more is not. */
-TEST(test_capped_stream) {
+TEST(capped_stream) {
         char tmpl[] = "/tmp/fsgate-unit-cap-XXXXXX", *line = NULL;
         int fd = mkstemp(tmpl);
         size_t cap = 0;
@@ -447,7 +446,7 @@ TEST(test_capped_stream) {
 /* A whole file read at once is held to its cap while it is read, like the streams: procfs
  * files say size 0 at the open (as a file grown since its check would have passed it) and
  * hold more. Within the cap, all of it, NUL-terminated. */
-TEST(test_read_regular_capped_while_reading) {
+TEST(read_regular_capped_while_reading) {
         static const FsgContext host = { .root = (char *) "", .root_fd = -1 };
         char *buf = NULL;
         size_t len = 0;
@@ -464,7 +463,7 @@ TEST(test_read_regular_capped_while_reading) {
 /* The attacker: a modprobe.d file that passes the size check at the open and is a sparse
  * gigabyte by the time it is read (short lines at first, then one endless one). The old
  * parser read all of it: some 2 GiB of memory. */
-TEST(test_file_grown_after_open) {
+TEST(file_grown_after_open) {
         char *root = scratch_root_new(false), *path;
         FsgContext *c = NULL;
         FsgRule *rules = NULL;
@@ -476,7 +475,7 @@ TEST(test_file_grown_after_open) {
 
         write_file(root, "etc/modprobe.d/grow.conf", "blacklist hfs\n");
         ASSERT(asprintf(&path, "%s/etc/modprobe.d/grow.conf", root) > 0);
-        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
         ASSERT(fsg_fopen_regular(c, "/etc/modprobe.d/grow.conf", FSG_CONF_MAX, &f) == 0);
 
         fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -501,7 +500,7 @@ TEST(test_file_grown_after_open) {
 }
 
 /* One line of 2 MiB, well within the file's cap: refused by name, not held in memory. */
-TEST(test_line_too_long) {
+TEST(line_too_long) {
         char *root = scratch_root_new(false), *big = malloc(2 << 20);
         FsgConfig *cfg = NULL;
         FsgContext *c = NULL;
@@ -512,7 +511,7 @@ TEST(test_line_too_long) {
         big[(2 << 20) - 1] = 0;
         memcpy(big, "install hfs ", 12);
         write_file(root, "etc/modprobe.d/long.conf", big);
-        ASSERT(fsg_context_new(root, NULL, &c, &e) == 0);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
         ASSERT(fsg_config_load(c, NULL, &cfg, &e) < 0);
         ASSERT(strstr(e.message, "long.conf: Line too long"));
         /* Continuations join into one line: held to the same length. */
@@ -524,20 +523,4 @@ TEST(test_line_too_long) {
         fsg_context_free(c);
         free(big);
         scratch_root_free(root);
-}
-
-int main(void) {
-        RUN(test_paths_stay_below_root);
-        RUN(test_parse_like_kmod);
-        RUN(test_kmod_reads_one_text_as_the_files);
-        RUN(test_kmod_reads_what_if_content_in_its_place);
-        RUN(test_precedence_and_masks);
-        RUN(test_decisions);
-        RUN(test_many_files);
-        RUN(test_read_races_atomic_writer);
-        RUN(test_capped_stream);
-        RUN(test_read_regular_capped_while_reading);
-        RUN(test_file_grown_after_open);
-        RUN(test_line_too_long);
-        return 0;
 }

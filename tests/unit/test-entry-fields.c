@@ -46,7 +46,7 @@ static void entry_sample(FsgEntry *x) {
         x->n_hard_deps = 1;
 }
 
-TEST(test_entry_rows_make_the_entry_signature) {
+TEST(entry_rows_make_the_entry_signature) {
         char sig[64] = "";
 
         for (size_t i = 0; i < fsg_entry_fields_n; i++)
@@ -56,7 +56,7 @@ TEST(test_entry_rows_make_the_entry_signature) {
         ASSERT_STREQ(sig, "sassssbbbb");
 }
 
-TEST(test_keys_are_unique_and_found) {
+TEST(keys_are_unique_and_found) {
         for (size_t i = 0; i < fsg_entry_fields_n; i++)
                 ASSERT(fsg_entry_field_find(fsg_entry_fields[i].key) == &fsg_entry_fields[i]);
         ASSERT(!fsg_entry_field_find("source"));
@@ -65,7 +65,7 @@ TEST(test_keys_are_unique_and_found) {
 
 /* What a reader of the table stores gives back what the writer read: every row, the
  * computed ones (state, origin, explicit_load_possible, the dependency's) too. */
-TEST(test_round_trip) {
+TEST(round_trip) {
         FsgEntry x, y = {};
 
         entry_sample(&x);
@@ -102,7 +102,7 @@ TEST(test_round_trip) {
         fsg_entry_done(&y);
 }
 
-TEST(test_optional_and_defaults) {
+TEST(optional_and_defaults) {
         const FsgEntryField *refused = fsg_entry_field_find("allow_refused");
         const FsgEntryField *dep = fsg_entry_field_find("hard_denied_dependency");
         FsgEntry x = {};
@@ -125,12 +125,4 @@ TEST(test_optional_and_defaults) {
         fsg_entry_field_take_strv(&x, fsg_entry_field_find("types"), calloc(1, sizeof(char *)));
         ASSERT(!x.types);
         fsg_entry_done(&x);
-}
-
-int main(void) {
-        RUN(test_entry_rows_make_the_entry_signature);
-        RUN(test_keys_are_unique_and_found);
-        RUN(test_round_trip);
-        RUN(test_optional_and_defaults);
-        return 0;
 }

@@ -18,7 +18,7 @@ static int lock_root(const char *root, uint64_t timeout_usec, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         int fd = -1;
 
-        ASSERT(fsg_context_new(root, NULL, &c, e) >= 0);
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, e), e);
         if (fsg_lock(c, timeout_usec, &fd, e) < 0)
                 return -1;
         return fd;
@@ -47,7 +47,7 @@ static void assert_same_lock(const char *a, const char *b) {
         }
 }
 
-TEST(test_host_spellings_share_fsgateds_lock) {
+TEST(host_spellings_share_fsgateds_lock) {
         char tmpl[] = "/tmp/fsgate-unit-lock-XXXXXX", *dir = mkdtemp(tmpl), *link = NULL;
         static const char * const spellings[] = { "/", "//", "/.", "/./", "/..", "/usr/..", "///./." };
 
@@ -62,7 +62,7 @@ TEST(test_host_spellings_share_fsgateds_lock) {
         free(link);
 }
 
-TEST(test_image_spellings_share_its_lock) {
+TEST(image_spellings_share_its_lock) {
         char *root = scratch_root_new(false), *dot = NULL, *link = NULL;
         FsgError e = {};
         int host, image;
@@ -85,10 +85,4 @@ TEST(test_image_spellings_share_its_lock) {
         free(link);
         free(dot);
         scratch_root_free(root);
-}
-
-int main(void) {
-        RUN(test_host_spellings_share_fsgateds_lock);
-        RUN(test_image_spellings_share_its_lock);
-        return 0;
 }

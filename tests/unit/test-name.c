@@ -4,7 +4,7 @@
 #include "utf8.h"
 #include "test-util.h"
 
-TEST(test_valid) {
+TEST(valid) {
         ASSERT(fsg_name_is_valid("hfs"));
         ASSERT(fsg_name_is_valid("ocfs2_dlmfs"));
         ASSERT(fsg_name_is_valid("9p"));
@@ -12,7 +12,7 @@ TEST(test_valid) {
         ASSERT(fsg_name_is_valid("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")); /* 55 */
 }
 
-TEST(test_invalid) {
+TEST(invalid) {
         static const char * const bad[] = {
                 "", "..", ".", "a/b", "hfs\n", " hfs", "hfs ", "$(reboot)", ";rm", "a.conf", "hfs*",
                 "h\xc3\xa9", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", /* 56 */
@@ -27,13 +27,13 @@ TEST(test_invalid) {
         ASSERT(!fsg_name_is_valid(NULL));
 }
 
-TEST(test_normalize) {
+TEST(normalize) {
         char s[] = "usb-storage-x";
         fsg_name_normalize(s);
         ASSERT_STREQ(s, "usb_storage_x");
 }
 
-TEST(test_utf8) {
+TEST(utf8) {
         char *e;
 
         ASSERT(fsg_utf8_is_valid("/etc/modprobe.d/hfs.conf"));
@@ -52,7 +52,7 @@ TEST(test_utf8) {
 
 /* Expected names as systemd-escape --path --template=T@.service (systemd 252) writes them. */
 /* What the text output prints of a name or a line from a file: nothing a terminal acts on. */
-TEST(test_cescape) {
+TEST(cescape) {
         static const struct {
                 const char *in, *out;
         } cases[] = {
@@ -75,7 +75,7 @@ TEST(test_cescape) {
         }
 }
 
-TEST(test_unit_name_from_path) {
+TEST(unit_name_from_path) {
         static const char * const cases[][2] = {
                 { "/dev/sdb1", "T@dev-sdb1.service" },
                 { "/dev/dm-0", "T@dev-dm\\x2d0.service" },
@@ -110,14 +110,4 @@ TEST(test_unit_name_from_path) {
         big[246] = '\0';
         ASSERT(fsg_unit_name_from_path("T@.service", big, buf, sizeof(buf)) == 0);
         ASSERT(strlen(buf) == FSG_UNIT_NAME_MAX);
-}
-
-int main(void) {
-        RUN(test_utf8);
-        RUN(test_cescape);
-        RUN(test_valid);
-        RUN(test_invalid);
-        RUN(test_normalize);
-        RUN(test_unit_name_from_path);
-        return 0;
 }

@@ -54,7 +54,7 @@ static void unlink_rel(const char *rel) {
         free(p);
 }
 
-TEST(test_sha256) {
+TEST(sha256) {
         char hex[FSG_SHA256_HEX_SIZE], *a = malloc(1000000);
 
         ASSERT_STREQ(fsg_sha256_hex("", 0, hex), "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
@@ -66,7 +66,23 @@ TEST(test_sha256) {
         free(a);
 }
 
-TEST(test_allow_one_module_of_a_vendor_file) {
+TEST(lines_naming) {
+        char **l = NULL, *strip[] = { (char *) "udf", (char *) "fs_udf", NULL }, *c;
+
+        ASSERT(fsg_conf_lines_naming("# c\nblacklist  udf\ninstall udf \\\n  /bin/false\nalias fs-udf off\nblacklist udfx\n",
+                                     strip, &l) == 0);
+        ASSERT(strv_length(l) == 3);
+        ASSERT_STREQ(l[0], "line 2: blacklist  udf");
+        ASSERT_STREQ(l[1], "line 3: install udf \\");
+        ASSERT_STREQ(l[2], "line 5: alias fs-udf off");
+        strv_free(l);
+        /* A continued line goes whole; a last line without newline keeps its place. */
+        c = fsg_override_content("/usr/lib/modprobe.d/x.conf", "install udf \\\n /bin/false\nblacklist jfs", NULL, strip);
+        ASSERT(c && strstr(c, "\nblacklist jfs\n") && !strstr(c, "/bin/false"));
+        free(c);
+}
+
+TEST(allow_one_module_of_a_vendor_file) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
@@ -76,10 +92,10 @@ TEST(test_allow_one_module_of_a_vendor_file) {
         ASSERT(get(&s, "udf")->denied && get(&s, "squashfs")->denied);
 
         /* Allow udf: an /etc override without udf's lines; squashfs stays denied. */
-        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "udf", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_ALLOW, "udf", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_OVERRIDE && p.action == FSG_ACTION_ALLOW);
         ASSERT_STREQ(p.target, "/etc/modprobe.d/hardening.conf");
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e) == 0);
+        ASSERT_OK_E(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e), &e);
         ASSERT(!get(&s, "udf")->denied && get(&s, "squashfs")->denied);
         ASSERT_STREQ(get(&s, "udf")->deciding_file, "/etc/modprobe.d/hardening.conf");
         ASSERT_STREQ(get(&s, "udf")->override_of, "/usr/lib/modprobe.d/hardening.conf");
@@ -97,7 +113,7 @@ TEST(test_allow_one_module_of_a_vendor_file) {
         free(c);
 
         /* A second module of the same file updates the same override. */
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "squashfs", 0, &e) == 0);
+        ASSERT_OK_E(store_change(ctx, FSG_OP_ALLOW, "squashfs", 0, &e), &e);
         ASSERT(!get(&s, "udf")->denied && !get(&s, "squashfs")->denied);
         c = read_rel(ETC);
         ASSERT(!strstr(c, "blacklist squashfs") && strstr(c, "blacklist usb_storage\n"));
@@ -105,37 +121,37 @@ TEST(test_allow_one_module_of_a_vendor_file) {
         free(c);
 
         /* Reset udf puts its lines back, and needs what a deny needs. */
-        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "udf", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_RESET, "udf", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_OVERRIDE && p.action == FSG_ACTION_DENY);
-        ASSERT(store_change(ctx, FSG_OP_RESET, "udf", 0, &e) == 0);
+        ASSERT_OK_E(store_change(ctx, FSG_OP_RESET, "udf", 0, &e), &e);
         ASSERT(get(&s, "udf")->denied && get(&s, "udf")->hard && !get(&s, "squashfs")->denied);
         c = read_rel(ETC);
         ASSERT(strstr(c, "blacklist udf\n") && strstr(c, "install udf /bin/false\n") && !strstr(c, "blacklist squashfs"));
         free(c);
 
         /* The last one: the override goes. */
-        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "squashfs", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_RESET, "squashfs", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_REMOVE && p.action == FSG_ACTION_DENY);
-        ASSERT(store_change(ctx, FSG_OP_RESET, "squashfs", 0, &e) == 0);
+        ASSERT_OK_E(store_change(ctx, FSG_OP_RESET, "squashfs", 0, &e), &e);
         ASSERT(!exists(ETC));
         ASSERT(get(&s, "udf")->denied && get(&s, "squashfs")->denied);
         ASSERT(get(&s, "squashfs")->origin == FSG_ORIGIN_VENDOR);
         ASSERT(fsg_plan(ctx, FSG_OP_RESET, "udf", 0, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
         /* Never for this boot only: the override lives in /etc. */
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "udf", FSG_FLAG_RUNTIME, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(store_change(ctx, FSG_OP_ALLOW, "udf", FSG_FLAG_RUNTIME, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(!strstr(e.message, "ln -s") && !exists(ETC) && !exists("run/modprobe.d/hardening.conf"));
         unlink_rel(VENDOR);
         fsg_state_free(s);
 }
 
-TEST(test_stale) {
+TEST(stale) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
         char *c;
 
         write_file(root, VENDOR, VENDOR_LINES);
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e) == 0);
+        ASSERT_OK_E(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e), &e);
         ASSERT(!get(&s, "udf")->override_stale && !get(&s, "squashfs")->override_stale);
         /* A package update adds a line: the override no longer mirrors the vendor file. */
         write_file(root, VENDOR, VENDOR_LINES "blacklist minix\n");
@@ -143,9 +159,9 @@ TEST(test_stale) {
         ASSERT(!get(&s, "minix")->denied);
         /* Allow again makes it from the vendor file as it is now; that may lift what the old
          * copy denied, so it needs the allow authorization. */
-        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "udf", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_ALLOW, "udf", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_OVERRIDE && p.action == FSG_ACTION_ALLOW);
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e) == 0);
+        ASSERT_OK_E(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e), &e);
         ASSERT(!get(&s, "udf")->override_stale && get(&s, "minix")->denied && !get(&s, "udf")->denied);
         c = read_rel(ETC);
         ASSERT(strstr(c, "blacklist minix\n"));
@@ -153,17 +169,17 @@ TEST(test_stale) {
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "udf", 0, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
         /* A stale reset needs the allow authorization too. */
         write_file(root, VENDOR, VENDOR_LINES);
-        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "udf", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_RESET, "udf", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_REMOVE && p.action == FSG_ACTION_ALLOW);
         /* The vendor file gone: the override goes with it. */
         unlink_rel(VENDOR);
         ASSERT(get(&s, "udf")->override_stale);
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e) == 0);
+        ASSERT_OK_E(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e), &e);
         ASSERT(!exists(ETC) && !get(&s, "squashfs")->denied);
         fsg_state_free(s);
 }
 
-TEST(test_admin_file_is_never_rewritten) {
+TEST(admin_file_is_never_rewritten) {
         FsgState *s = NULL;
         FsgError e = {};
         const char *admin = "# local policy\nblacklist udf\nblacklist squashfs\ninstall udf /bin/true\n";
@@ -172,11 +188,11 @@ TEST(test_admin_file_is_never_rewritten) {
         write_file(root, ETC, admin);
         write_file(root, "run/modprobe.d/local.conf", "blacklist jfs\nblacklist minix\n");
         ASSERT(get(&s, "udf")->denied);
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "/etc/modprobe.d/hardening.conf"));
         ASSERT(strstr(e.message, "line 2: blacklist udf") && strstr(e.message, "line 4: install udf /bin/true"));
         ASSERT(!strstr(e.message, "squashfs") && !strstr(e.message, "ln -s"));
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "jfs", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(store_change(ctx, FSG_OP_ALLOW, "jfs", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "/run/modprobe.d/local.conf") && strstr(e.message, "line 1: blacklist jfs"));
         c = read_rel(ETC);
         ASSERT_STREQ(c, admin);
@@ -184,7 +200,7 @@ TEST(test_admin_file_is_never_rewritten) {
         ASSERT(!exists("etc/modprobe.d/60-blacklist_fs-udf.conf") && !exists("etc/modprobe.d/local.conf"));
         /* Even with the vendor file of that name below it. */
         write_file(root, VENDOR, VENDOR_LINES);
-        ASSERT(store_change(ctx, FSG_OP_ALLOW, "squashfs", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(store_change(ctx, FSG_OP_ALLOW, "squashfs", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "line 3: blacklist squashfs"));
         c = read_rel(ETC);
         ASSERT_STREQ(c, admin);
@@ -195,34 +211,10 @@ TEST(test_admin_file_is_never_rewritten) {
         fsg_state_free(s);
 }
 
-TEST(test_lines_naming) {
-        char **l = NULL, *strip[] = { (char *) "udf", (char *) "fs_udf", NULL }, *c;
-
-        ASSERT(fsg_conf_lines_naming("# c\nblacklist  udf\ninstall udf \\\n  /bin/false\nalias fs-udf off\nblacklist udfx\n",
-                                     strip, &l) == 0);
-        ASSERT(strv_length(l) == 3);
-        ASSERT_STREQ(l[0], "line 2: blacklist  udf");
-        ASSERT_STREQ(l[1], "line 3: install udf \\");
-        ASSERT_STREQ(l[2], "line 5: alias fs-udf off");
-        strv_free(l);
-        /* A continued line goes whole; a last line without newline keeps its place. */
-        c = fsg_override_content("/usr/lib/modprobe.d/x.conf", "install udf \\\n /bin/false\nblacklist jfs", NULL, strip);
-        ASSERT(c && strstr(c, "\nblacklist jfs\n") && !strstr(c, "/bin/false"));
-        free(c);
+TEST_SETUP(open_kernel_root) {
+        kernel_root_open(&root, &ctx);
 }
 
-int main(void) {
-        FsgError e = {};
-
-        RUN(test_sha256);
-        RUN(test_lines_naming);
-        root = scratch_root_new(true);
-        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
-        ASSERT(ctx->kver);
-        RUN(test_allow_one_module_of_a_vendor_file);
-        RUN(test_stale);
-        RUN(test_admin_file_is_never_rewritten);
-        fsg_context_free(ctx);
-        scratch_root_free(root);
-        return 0;
+TEST_TEARDOWN(close_kernel_root) {
+        kernel_root_close(root, ctx);
 }

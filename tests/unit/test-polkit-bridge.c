@@ -124,21 +124,14 @@ static void check_failure_answered(Step step) {
         ASSERT(m.n_pending == 0 && !m.polkit_queries);
 }
 
-TEST(test_alloc_failure_answered) {
+TEST(alloc_failure_answered) {
         check_failure_answered(STEP_ALLOC);
 }
 
-TEST(test_message_failure_answered) {
+TEST(message_failure_answered) {
         check_failure_answered(STEP_NEW_CALL);
 }
 
-TEST(test_send_failure_answered) {
+TEST(send_failure_answered) {
         check_failure_answered(STEP_SEND);
-}
-
-int main(void) {
-        RUN(test_alloc_failure_answered);
-        RUN(test_message_failure_answered);
-        RUN(test_send_failure_answered);
-        return EXIT_SUCCESS;
 }

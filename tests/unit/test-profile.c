@@ -26,20 +26,20 @@ static FsgState *state(void) {
         FsgState *s = NULL;
         FsgError e = {};
 
-        ASSERT(fsg_state_build(ctx, NULL, &s, &e) == 0);
+        ASSERT_OK_E(fsg_state_build(ctx, NULL, &s, &e), &e);
         return s;
 }
 
-TEST(test_read) {
+TEST(read) {
         _cleanup_strv_free_ char **names = NULL;
         FsgState *s = state();
         FsgProfile *p = NULL;
         FsgError e = {};
 
-        ASSERT(fsg_profile_list(&names, &e) == 0);
+        ASSERT_OK_E(fsg_profile_list(&names, &e), &e);
         ASSERT(strv_length(names) == 4);
         ASSERT_STREQ(names[0], "bad");
-        ASSERT(fsg_profile_load(ctx, s, "two", &p, &e) == 0);
+        ASSERT_OK_E(fsg_profile_load(ctx, s, "two", &p, &e), &e);
         ASSERT(p->hard && !p->compute);
         ASSERT(strv_length(p->modules) == 2);
         ASSERT_STREQ(p->modules[0], "hfs");
@@ -47,10 +47,10 @@ TEST(test_read) {
         ASSERT_STREQ(p->description, "two of them");
         p = fsg_profile_free(p);
 
-        ASSERT(fsg_profile_load(ctx, s, "nosuch", &p, &e) < 0 && e.code == FSG_ERR_NO_SUCH_PROFILE);
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "nosuch", &p, &e), &e, FSG_ERR_NO_SUCH_PROFILE);
         ASSERT(strstr(e.message, "two"));
-        ASSERT(fsg_profile_load(ctx, s, "../two", &p, &e) < 0 && e.code == FSG_ERR_NO_SUCH_PROFILE);
-        ASSERT(fsg_profile_load(ctx, s, "bad", &p, &e) < 0 && e.code == FSG_ERR_FAILED);
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "../two", &p, &e), &e, FSG_ERR_NO_SUCH_PROFILE);
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "bad", &p, &e), &e, FSG_ERR_FAILED);
         ASSERT(strstr(e.message, "unknown key Colour"));
         fsg_state_free(s);
 }
@@ -62,7 +62,7 @@ static bool has(char **l, const char *prefix) {
         return false;
 }
 
-TEST(test_unused) {
+TEST(unused) {
         _cleanup_strv_free_ char **unused = NULL, **used = NULL;
         FsgState *s;
         FsgError e = {};
@@ -73,7 +73,7 @@ TEST(test_unused) {
         write_file(root, "run/systemd/generator/srv.mount", "[Unit]\nType=udf\n[Mount]\nType=xfs\n");
         write_file(root, "run/udev/data/b8:1", "E:ID_FS_TYPE=hfsplus\n");
         s = state();
-        ASSERT(fsg_profile_unused(ctx, s, &unused, &used, &e) == 0);
+        ASSERT_OK_E(fsg_profile_unused(ctx, s, &unused, &used, &e), &e);
         ASSERT(has(used, "ext4: mounted"));
         ASSERT(has(used, "nfs: mounted"));                     /* fs-nfs4 is nfs */
         ASSERT(has(used, "sunrpc: a dependency of nfs"));      /* rpc_pipefs */
@@ -93,7 +93,7 @@ TEST(test_unused) {
         fsg_state_free(s);
 }
 
-TEST(test_plan_apply_audit) {
+TEST(plan_apply_audit) {
         FsgProfilePlan *pp = NULL;
         FsgAudit *a = NULL;
         FsgError e = {};
@@ -102,26 +102,25 @@ TEST(test_plan_apply_audit) {
         write_file(root, "proc/modules", "minix 16384 0 - Live 0x0\n");
         /* minix is loaded (InUse), hfs decided by a foreign file: both named, nothing planned */
         write_file(root, "etc/modprobe.d/60-blacklist_fs-hfs.conf", "# mine\nblacklist hfs\noptions hfs x=1\n");
-        ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", 0, &pp, &e) < 0 && e.code == FSG_ERR_PROFILE_CONFLICT);
+        ASSERT_ERR_E(fsg_profile_plan(ctx, NULL, NULL, "two", 0, &pp, &e), &e, FSG_ERR_PROFILE_CONFLICT);
         ASSERT(strstr(e.message, "hfs (decided by a file fsgate did not write)") && strstr(e.message, "minix (in use)"));
-        ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_LOAD_NOW, &pp, &e) < 0 &&
-               e.code == FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_LOAD_NOW, &pp, &e), &e, FSG_ERR_INVALID_ARGS);
         {
                 char p[512];
                 snprintf(p, sizeof(p), "%s/etc/modprobe.d/60-blacklist_fs-hfs.conf", root);
                 ASSERT(unlink(p) == 0);
         }
-        ASSERT(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN, &pp, &e) == 0);
+        ASSERT_OK_E(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN, &pp, &e), &e);
         ASSERT(pp->n == 2);
         ASSERT_STREQ(fsg_profile_change_string(&pp->plans[0]), "deny-hard");
         ASSERT(fsg_profile_apply(ctx, pp, &e) == 0);           /* a dry run: nothing */
-        ASSERT(fsg_profile_audit(ctx, NULL, "two", false, &a, &e) == 0);
+        ASSERT_OK_E(fsg_profile_audit(ctx, NULL, "two", false, &a, &e), &e);
         ASSERT(a->n == 2 && a->n_compliant == 0 && a->hard_required);
         a = fsg_audit_free(a);
         pp->flags &= ~FSG_FLAG_DRY_RUN;
-        ASSERT(fsg_profile_apply(ctx, pp, &e) == 0);
+        ASSERT_OK_E(fsg_profile_apply(ctx, pp, &e), &e);
         pp = fsg_profile_plan_free(pp);
-        ASSERT(fsg_profile_audit(ctx, NULL, "two", false, &a, &e) == 0);
+        ASSERT_OK_E(fsg_profile_audit(ctx, NULL, "two", false, &a, &e), &e);
         /* hfs: denied hard; minix: denied hard but loaded now */
         ASSERT(a->n == 2 && a->n_compliant == 1);
         ASSERT(a->items[0].compliant && a->items[0].hard && a->items[0].denied);
@@ -132,27 +131,22 @@ TEST(test_plan_apply_audit) {
         pp = fsg_profile_plan_free(pp);
 }
 
-int main(void) {
-        FsgError e = {};
-
+TEST_SETUP(write_profiles_and_open_kernel_root) {
         ASSERT(mkdtemp(profiles));
-        setenv("FSGATE_PROFILE_DIR", profiles, 1);
+        ASSERT(setenv("FSGATE_PROFILE_DIR", profiles, 1) == 0);
         profile_file("two", "# a comment\nDescription = two of them\nHard=yes\nModules=minix\nModules=hfs minix\n");
         profile_file("bad", "Modules=hfs\nColour=blue\n");
         profile_file("unused", "Compute=unused\n");
         profile_file("empty", "\n");
-        root = scratch_root_new(true);
-        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
-        RUN(test_read);
-        RUN(test_unused);
-        RUN(test_plan_apply_audit);
-        fsg_context_free(ctx);
-        scratch_root_free(root);
+        kernel_root_open(&root, &ctx);
+}
+
+TEST_TEARDOWN(remove_profiles_and_kernel_root) {
+        kernel_root_close(root, ctx);
         for (const char * const *n = (const char * const[]) { "two", "bad", "unused", "empty", NULL }; *n; n++) {
                 char path[256];
                 snprintf(path, sizeof(path), "%s/%s.profile", profiles, *n);
                 (void) unlink(path);
         }
         (void) rmdir(profiles);
-        return 0;
 }

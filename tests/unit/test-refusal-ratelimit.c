@@ -28,7 +28,7 @@ static unsigned admit_n(uid_t uid, unsigned n, RefusalVerdict *ret_first) {
 }
 
 /* One program, one sequence: the counts are the module's own static state. */
-TEST(test_burst_window_and_crowd) {
+TEST(burst_window_and_crowd) {
         RefusalVerdict v = { .unlogged = 99 };
 
         /* The table's users: each gets its burst, no more. */
@@ -59,9 +59,6 @@ TEST(test_burst_window_and_crowd) {
         ASSERT(unsetenv("FSGATE_REFUSAL_LOG_BURST") == 0);
 }
 
-int main(void) {
-        if (setenv("FSGATE_REFUSAL_LOG_WINDOW_SEC", "1", 1) < 0)
-                return EXIT_FAILURE;
-        RUN(test_burst_window_and_crowd);
-        return EXIT_SUCCESS;
+TEST_SETUP(one_second_window) {
+        ASSERT(setenv("FSGATE_REFUSAL_LOG_WINDOW_SEC", "1", 1) == 0);
 }

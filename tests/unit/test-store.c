@@ -22,6 +22,12 @@ static int change(FsgOp op, const char *name, uint64_t flags, FsgError *e) {
         return store_change(ctx, op, name, flags, e);
 }
 
+/* What the root's /proc says is loaded (/proc/modules) and mounted (/proc/mounts). */
+static void set_usage(const char *modules, const char *mounts) {
+        write_file(root, "proc/modules", modules);
+        write_file(root, "proc/mounts", mounts);
+}
+
 static FsgFileKind kind_of(const char *rel, const char *module) {
         char *p;
         FsgFileKind k;
@@ -31,7 +37,7 @@ static FsgFileKind kind_of(const char *rel, const char *module) {
         return k;
 }
 
-TEST(test_tree) {
+TEST(tree) {
         FsgState *s = NULL;
         const FsgEntry *x;
 
@@ -46,19 +52,19 @@ TEST(test_tree) {
         fsg_state_free(s);
 }
 
-TEST(test_resolve_errors) {
+TEST(resolve_errors) {
         FsgState *s = NULL;
         FsgError e = {};
         const FsgEntry *x;
 
-        ASSERT(fsg_state_build(ctx, NULL, &s, &e) == 0);
-        ASSERT(fsg_state_resolve(ctx, s, "a/b", &x, &e) < 0 && e.code == FSG_ERR_INVALID_NAME);
-        ASSERT(fsg_state_resolve(ctx, s, "usb-storage", &x, &e) < 0 && e.code == FSG_ERR_NOT_A_FILESYSTEM);
-        ASSERT(fsg_state_resolve(ctx, s, "nosuchfs", &x, &e) < 0 && e.code == FSG_ERR_NO_SUCH_FILESYSTEM);
+        ASSERT_OK_E(fsg_state_build(ctx, NULL, &s, &e), &e);
+        ASSERT_ERR_E(fsg_state_resolve(ctx, s, "a/b", &x, &e), &e, FSG_ERR_INVALID_NAME);
+        ASSERT_ERR_E(fsg_state_resolve(ctx, s, "usb-storage", &x, &e), &e, FSG_ERR_NOT_A_FILESYSTEM);
+        ASSERT_ERR_E(fsg_state_resolve(ctx, s, "nosuchfs", &x, &e), &e, FSG_ERR_NO_SUCH_FILESYSTEM);
         fsg_state_free(s);
 }
 
-TEST(test_vendor_allow_reset) {
+TEST(vendor_allow_reset) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
@@ -71,9 +77,9 @@ TEST(test_vendor_allow_reset) {
         ASSERT(x->denied && x->origin == FSG_ORIGIN_VENDOR);
         ASSERT_STREQ(x->deciding_file, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf");
 
-        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_MASK && p.action == FSG_ACTION_ALLOW);
-        ASSERT(fsg_apply(ctx, &p, &e) == 0);
+        ASSERT_OK_E(fsg_apply(ctx, &p, &e), &e);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_MASK);
         x = get(&s, "hfs");
         ASSERT(!x->denied && x->origin == FSG_ORIGIN_ADMIN);
@@ -83,89 +89,11 @@ TEST(test_vendor_allow_reset) {
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
 
         /* Reset goes back to the vendor deny, so it needs the deny action. */
-        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "hfs", 0, &p, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_RESET, "hfs", 0, &p, &e), &e);
         ASSERT(p.write == FSG_WRITE_REMOVE && p.action == FSG_ACTION_DENY);
-        ASSERT(fsg_apply(ctx, &p, &e) == 0);
+        ASSERT_OK_E(fsg_apply(ctx, &p, &e), &e);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_ABSENT);
         ASSERT(get(&s, "hfs")->denied);
-        fsg_state_free(s);
-}
-
-TEST(test_deny_and_reset) {
-        FsgState *s = NULL;
-        FsgError e = {};
-        FsgPlan p;
-
-        ASSERT(change(FSG_OP_DENY, "vxfs", 0, &e) == 0);
-        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-freevxfs.conf", "freevxfs") == FSG_FILE_FSGATE);
-        ASSERT(get(&s, "freevxfs")->denied);
-        ASSERT(get(&s, "freevxfs")->origin == FSG_ORIGIN_ADMIN);
-        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "freevxfs", 0, &p, &e) == 0 && p.action == FSG_ACTION_ALLOW);
-        ASSERT(fsg_apply(ctx, &p, &e) == 0);
-        ASSERT(!get(&s, "freevxfs")->denied);
-
-        /* Runtime deny lives in /run; an /etc file of the same name would hide it. */
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_RUNTIME, &e) == 0);
-        ASSERT(kind_of("run/modprobe.d/60-blacklist_fs-minix.conf", "minix") == FSG_FILE_FSGATE);
-        ASSERT(get(&s, "minix")->origin == FSG_ORIGIN_RUNTIME);
-        /* A persistent deny on top of a runtime one is not a no-op: it must outlive reboot. */
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", 0, &p, &e) == 0 && p.write == FSG_WRITE_DENY);
-        ASSERT(change(FSG_OP_ALLOW, "minix", 0, &e) == 0);
-        ASSERT(!get(&s, "minix")->denied);
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_RUNTIME, &e) < 0 && e.code == FSG_ERR_OVERRIDDEN);
-        ASSERT(change(FSG_OP_RESET, "minix", 0, &e) == 0);
-        ASSERT(change(FSG_OP_RESET, "minix", FSG_FLAG_RUNTIME, &e) == 0);
-        ASSERT(!get(&s, "minix")->denied && get(&s, "minix")->origin == FSG_ORIGIN_DEFAULT);
-        fsg_state_free(s);
-}
-
-TEST(test_refusals) {
-        FsgState *s = NULL;
-        FsgError e = {};
-
-        ASSERT(change(FSG_OP_ALLOW, "hfs", 0x8, &e) < 0 && e.code == FSG_ERR_INVALID_ARGS);
-        ASSERT(change(FSG_OP_DENY, "hfs", FSG_FLAG_LOAD_NOW, &e) < 0 && e.code == FSG_ERR_INVALID_ARGS);
-
-        /* A foreign file at our path is never touched. */
-        write_file(root, "etc/modprobe.d/60-blacklist_fs-ufs.conf", "# CIS\ninstall ufs /bin/true\n");
-        ASSERT(get(&s, "ufs")->denied);
-        ASSERT(change(FSG_OP_ALLOW, "ufs", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
-        ASSERT(strstr(e.message, "/etc/modprobe.d/60-blacklist_fs-ufs.conf"));
-        ASSERT(change(FSG_OP_RESET, "ufs", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
-        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-ufs.conf", "ufs") == FSG_FILE_FOREIGN);
-
-        /* A foreign file elsewhere that keeps it denied: named, and nothing written. */
-        write_file(root, "etc/modprobe.d/50-cis.conf", "blacklist jfs\n");
-        ASSERT(change(FSG_OP_ALLOW, "jfs", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
-        ASSERT(strstr(e.message, "/etc/modprobe.d/50-cis.conf"));
-        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-jfs.conf", "jfs") == FSG_FILE_ABSENT);
-
-        /* In use: loaded or mounted. */
-        write_file(root, "proc/modules", "xfs 1 0 - Live 0x0\n");
-        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n/dev/vdb /mnt udf ro 0 0\n");
-        ASSERT(get(&s, "xfs")->loaded && get(&s, "udf")->mounted && get(&s, "ext3")->mounted);
-        ASSERT(change(FSG_OP_DENY, "xfs", 0, &e) < 0 && e.code == FSG_ERR_IN_USE);
-        ASSERT(change(FSG_OP_DENY, "udf", 0, &e) < 0 && e.code == FSG_ERR_IN_USE);
-        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-xfs.conf", "xfs") == FSG_FILE_ABSENT);
-        ASSERT(change(FSG_OP_DENY, "xfs", FSG_FLAG_FORCE, &e) == 0);
-        ASSERT(get(&s, "xfs")->denied);
-
-        /* The update-time exemption allows what a vendor file denies and is in use, and
-         * nothing else: not what is unused, not what an administrator denied (xfs). */
-        char **done = NULL, **failed = NULL;
-        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-udf.conf", "blacklist udf\n");
-        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
-        ASSERT(get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_VENDOR);
-        ASSERT(change(FSG_OP_DENY, "btrfs", 0, &e) == 0);
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, NULL, &e) == 0);
-        ASSERT(strv_length(done) == 1 && streq(done[0], "udf"));
-        ASSERT(!get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_ADMIN);
-        ASSERT(get(&s, "xfs")->denied && get(&s, "xfs")->origin == FSG_ORIGIN_ADMIN);
-        ASSERT(get(&s, "hfs")->denied && get(&s, "btrfs")->denied);
-        strv_free(done);
-        strv_free(failed);
-        write_file(root, "proc/modules", "");
-        write_file(root, "proc/mounts", "");
         fsg_state_free(s);
 }
 
@@ -173,18 +101,17 @@ TEST(test_refusals) {
  * request for fs-hfs comes before the permission check) while the vendor list still lets it,
  * and mounts nothing in the system's namespace. The install's exemption must not make that a
  * permanent allow; a real mount of hfs must. */
-TEST(test_exempt_loaded_is_not_mounted) {
+TEST(exempt_loaded_is_not_mounted) {
         FsgState *s = NULL;
         FsgError e = {};
         char **done = NULL, **failed = NULL, **unmounted = NULL;
 
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
-        write_file(root, "proc/modules", "hfs 65536 0 - Live 0x0\n");
-        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
+        set_usage("hfs 65536 0 - Live 0x0\n", "/dev/vda / ext4 rw 0 0\n");
         ASSERT(get(&s, "hfs")->loaded && !get(&s, "hfs")->mounted && get(&s, "hfs")->denied);
         ASSERT(get(&s, "hfs")->origin == FSG_ORIGIN_VENDOR);
 
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
+        ASSERT_OK_E(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e), &e);
         ASSERT(strv_length(done) == 0 && strv_length(failed) == 0);
         ASSERT(strv_length(unmounted) == 1 && streq(unmounted[0], "hfs"));
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_ABSENT);
@@ -196,7 +123,7 @@ TEST(test_exempt_loaded_is_not_mounted) {
 
         /* Mounted in the system's own namespace: in use, exempted, and not reported. */
         write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n/dev/sdb1 /mnt hfs ro 0 0\n");
-        ASSERT(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e) == 0);
+        ASSERT_OK_E(fsg_exempt_loaded(ctx, &done, &failed, &unmounted, &e), &e);
         ASSERT(strv_length(done) == 1 && streq(done[0], "hfs"));
         ASSERT(strv_length(failed) == 0 && strv_length(unmounted) == 0);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_MASK);
@@ -205,31 +132,106 @@ TEST(test_exempt_loaded_is_not_mounted) {
         strv_free(failed);
         strv_free(unmounted);
 
-        ASSERT(change(FSG_OP_RESET, "hfs", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_RESET, "hfs", 0, &e), &e);
         ASSERT(get(&s, "hfs")->denied);
-        write_file(root, "proc/modules", "");
-        write_file(root, "proc/mounts", "");
+        set_usage("", "");
         fsg_state_free(s);
 }
 
-TEST(test_suse_never_and_cmdline) {
+TEST(deny_and_reset) {
+        FsgState *s = NULL;
+        FsgError e = {};
+        FsgPlan p;
+
+        ASSERT_OK_E(change(FSG_OP_DENY, "vxfs", 0, &e), &e);
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-freevxfs.conf", "freevxfs") == FSG_FILE_FSGATE);
+        ASSERT(get(&s, "freevxfs")->denied);
+        ASSERT(get(&s, "freevxfs")->origin == FSG_ORIGIN_ADMIN);
+        ASSERT(fsg_plan(ctx, FSG_OP_RESET, "freevxfs", 0, &p, &e) == 0 && p.action == FSG_ACTION_ALLOW);
+        ASSERT_OK_E(fsg_apply(ctx, &p, &e), &e);
+        ASSERT(!get(&s, "freevxfs")->denied);
+
+        /* Runtime deny lives in /run; an /etc file of the same name would hide it. */
+        ASSERT_OK_E(change(FSG_OP_DENY, "minix", FSG_FLAG_RUNTIME, &e), &e);
+        ASSERT(kind_of("run/modprobe.d/60-blacklist_fs-minix.conf", "minix") == FSG_FILE_FSGATE);
+        ASSERT(get(&s, "minix")->origin == FSG_ORIGIN_RUNTIME);
+        /* A persistent deny on top of a runtime one is not a no-op: it must outlive reboot. */
+        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", 0, &p, &e) == 0 && p.write == FSG_WRITE_DENY);
+        ASSERT_OK_E(change(FSG_OP_ALLOW, "minix", 0, &e), &e);
+        ASSERT(!get(&s, "minix")->denied);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "minix", FSG_FLAG_RUNTIME, &e), &e, FSG_ERR_OVERRIDDEN);
+        ASSERT_OK_E(change(FSG_OP_RESET, "minix", 0, &e), &e);
+        ASSERT_OK_E(change(FSG_OP_RESET, "minix", FSG_FLAG_RUNTIME, &e), &e);
+        ASSERT(!get(&s, "minix")->denied && get(&s, "minix")->origin == FSG_ORIGIN_DEFAULT);
+        fsg_state_free(s);
+}
+
+TEST(refusals) {
+        FsgState *s = NULL;
+        FsgError e = {};
+
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "hfs", 0x8, &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "hfs", FSG_FLAG_LOAD_NOW, &e), &e, FSG_ERR_INVALID_ARGS);
+
+        /* A foreign file at our path is never touched. */
+        write_file(root, "etc/modprobe.d/60-blacklist_fs-ufs.conf", "# CIS\ninstall ufs /bin/true\n");
+        ASSERT(get(&s, "ufs")->denied);
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "ufs", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
+        ASSERT(strstr(e.message, "/etc/modprobe.d/60-blacklist_fs-ufs.conf"));
+        ASSERT_ERR_E(change(FSG_OP_RESET, "ufs", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-ufs.conf", "ufs") == FSG_FILE_FOREIGN);
+
+        /* A foreign file elsewhere that keeps it denied: named, and nothing written. */
+        write_file(root, "etc/modprobe.d/50-cis.conf", "blacklist jfs\n");
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "jfs", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
+        ASSERT(strstr(e.message, "/etc/modprobe.d/50-cis.conf"));
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-jfs.conf", "jfs") == FSG_FILE_ABSENT);
+
+        /* In use: loaded or mounted. */
+        set_usage("xfs 1 0 - Live 0x0\n", "/dev/vda / ext4 rw 0 0\n/dev/vdb /mnt udf ro 0 0\n");
+        ASSERT(get(&s, "xfs")->loaded && get(&s, "udf")->mounted && get(&s, "ext3")->mounted);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "xfs", 0, &e), &e, FSG_ERR_IN_USE);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "udf", 0, &e), &e, FSG_ERR_IN_USE);
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-xfs.conf", "xfs") == FSG_FILE_ABSENT);
+        ASSERT_OK_E(change(FSG_OP_DENY, "xfs", FSG_FLAG_FORCE, &e), &e);
+        ASSERT(get(&s, "xfs")->denied);
+
+        /* The update-time exemption allows what a vendor file denies and is in use, and
+         * nothing else: not what is unused, not what an administrator denied (xfs). */
+        char **done = NULL, **failed = NULL;
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-udf.conf", "blacklist udf\n");
+        write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs\n");
+        ASSERT(get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_VENDOR);
+        ASSERT_OK_E(change(FSG_OP_DENY, "btrfs", 0, &e), &e);
+        ASSERT_OK_E(fsg_exempt_loaded(ctx, &done, &failed, NULL, &e), &e);
+        ASSERT(strv_length(done) == 1 && streq(done[0], "udf"));
+        ASSERT(!get(&s, "udf")->denied && get(&s, "udf")->origin == FSG_ORIGIN_ADMIN);
+        ASSERT(get(&s, "xfs")->denied && get(&s, "xfs")->origin == FSG_ORIGIN_ADMIN);
+        ASSERT(get(&s, "hfs")->denied && get(&s, "btrfs")->denied);
+        strv_free(done);
+        strv_free(failed);
+        set_usage("", "");
+        fsg_state_free(s);
+}
+
+TEST(suse_never_and_cmdline) {
         FsgState *s = NULL;
         FsgError e = {};
 
         write_file(root, "etc/modprobe.d/60-blacklist_fs-qnx4.conf", "blacklist qnx4\n");
         ASSERT(get(&s, "qnx4")->denied);
-        ASSERT(change(FSG_OP_ALLOW, "qnx4", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_ALLOW, "qnx4", 0, &e), &e);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-qnx4.conf", "qnx4") == FSG_FILE_MASK);
 
         write_file(root, "proc/cmdline", "quiet modprobe.blacklist=qnx6\n");
         ASSERT(get(&s, "qnx6")->denied && get(&s, "qnx6")->origin == FSG_ORIGIN_CMDLINE);
-        ASSERT(change(FSG_OP_ALLOW, "qnx6", 0, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "qnx6", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "kernel command line"));
         write_file(root, "proc/cmdline", "quiet\n");
         fsg_state_free(s);
 }
 
-TEST(test_missing_module_named_by_rule) {
+TEST(missing_module_named_by_rule) {
         FsgState *s = NULL;
         const FsgEntry *x;
 
@@ -241,7 +243,7 @@ TEST(test_missing_module_named_by_rule) {
 
 /* libkmod names module files below the directory fsgate made for it (kmod-view.h): fsgate
  * names them as the image does, and looks them up inside the image. */
-TEST(test_module_files_inside_image) {
+TEST(module_files_inside_image) {
         char *want, *tree, *dir, *moved, *host, *ko;
         struct kmod_module *m = NULL;
         struct kmod_list *deps, *l;
@@ -251,7 +253,7 @@ TEST(test_module_files_inside_image) {
         FsgError e = {};
         char *p;
 
-        ASSERT(fsg_kmod_new_plain(ctx, &k, &e) == 0);
+        ASSERT_OK_E(fsg_kmod_new_plain(ctx, &k, &e), &e);
         ASSERT(kmod_module_new_from_name(k, "hfs", &m) >= 0);
         p = fsg_kmod_module_path(k, m);
         ASSERT(asprintf(&want, "%s/kernel/fs/hfs/hfs.ko", ctx->moddir_in_root) > 0);
@@ -287,22 +289,10 @@ TEST(test_module_files_inside_image) {
         free(want), free(tree), free(dir), free(moved), free(ko);
 }
 
-int main(void) {
-        FsgError e = {};
+TEST_SETUP(open_kernel_root) {
+        kernel_root_open(&root, &ctx);
+}
 
-        root = scratch_root_new(true);
-        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
-        ASSERT(ctx->kver);
-        RUN(test_tree);
-        RUN(test_resolve_errors);
-        RUN(test_vendor_allow_reset);
-        RUN(test_exempt_loaded_is_not_mounted);
-        RUN(test_deny_and_reset);
-        RUN(test_refusals);
-        RUN(test_suse_never_and_cmdline);
-        RUN(test_missing_module_named_by_rule);
-        RUN(test_module_files_inside_image);
-        fsg_context_free(ctx);
-        scratch_root_free(root);
-        return 0;
+TEST_TEARDOWN(close_kernel_root) {
+        kernel_root_close(root, ctx);
 }

@@ -77,14 +77,27 @@ void make_symlink(const char *root, const char *rel, const char *target) {
         free(p);
 }
 
+void kernel_root_open(char **ret_root, FsgContext **ret_ctx) {
+        FsgError e = {};
+
+        *ret_root = scratch_root_new(true);
+        ASSERT_OK_E(fsg_context_new(*ret_root, NULL, ret_ctx, &e), &e);
+        ASSERT((*ret_ctx)->kver);
+}
+
+void kernel_root_close(char *root, FsgContext *ctx) {
+        fsg_context_free(ctx);
+        scratch_root_free(root);
+}
+
 const FsgEntry *state_entry(FsgContext *c, FsgState **s, const char *name) {
         FsgError e = {};
         const FsgEntry *x = NULL;
 
         fsg_state_free(*s);
         *s = NULL;
-        ASSERT(fsg_state_build(c, NULL, s, &e) == 0);
-        ASSERT(fsg_state_resolve(c, *s, name, &x, &e) == 0);
+        ASSERT_OK_E(fsg_state_build(c, NULL, s, &e), &e);
+        ASSERT_OK_E(fsg_state_resolve(c, *s, name, &x, &e), &e);
         return x;
 }
 

@@ -24,8 +24,8 @@ exited: any memory error or definite leak fails the test, as does a SIGTERM that
 lead to exit status 0. Waits are then scaled by FSGATE_TIMEOUT_MULTIPLIER (default 5 with
 a wrapper, 1 without).
 
-Modules: util (CONFIG, timeouts, processes), names (bus names, errors, actions, flags),
-bus (private dbus-daemons), polkit (the MOCK polkit), fsgated (the daemon under test),
+Modules: util (CONFIG, timeouts, processes, python-dbusmock's mocks), names (bus names, errors,
+actions, flags), bus (private dbus-daemons), polkit (the MOCK polkit), fsgated (the daemon under test),
 clients (busctl, dbus-send, gdbus, fsgatectl; signal monitors), root (scratch roots),
 stack (all of them together), case (BusTestCase, main). What the tests use is here.
 """
@@ -41,7 +41,7 @@ from .root import (DEFAULT_PROC, MODPROBE_DIRS, SUSE_VENDOR_FILE, TEMP_PREFIX, a
                    reset_root, snapshot, symlink, target_state, write)
 from .stack import Stack
 from .util import (CONFIG, DAEMON_WRAPPER, NOBODY, PYTHON, TIMEOUT, TIMEOUT_MULTIPLIER, die_with_parent, log,
-                   percentile, read_text, stop_process, wait_until)
+                   percentile, read_text, start_dbusmock, stop_dbusmock, stop_process, wait_until)
 
 __all__ = ['ACTION_ALLOW', 'ACTION_DENY', 'ACTION_LOAD', 'BUS_NAME', 'CONFIG', 'DAEMON_WRAPPER',
            'DEFAULT_PROC', 'E_ACCESS_DENIED', 'E_INTERACTIVE', 'E_INVALID_ARGS', 'E_LIMITS_EXCEEDED', 'ERR', 'FORCE', 'HARD', 'SOFT', 'IFACE',
@@ -50,5 +50,5 @@ __all__ = ['ACTION_ALLOW', 'ACTION_DENY', 'ACTION_LOAD', 'BUS_NAME', 'CONFIG', '
            'assert_memory_back', 'BlockedMonitor', 'BusTestCase', 'conf_name', 'daemon_is_sanitized',
            'die_with_parent', 'Entry', 'expected_from_files', 'last_change', 'log', 'main',
            'make_scratch_root', 'modprobe_files', 'percentile', 'PrivateBus', 'proc_modules_line',
-           'read_text', 'Reply', 'reset_root', 'SignalMonitor', 'snapshot', 'Stack', 'stop_process',
-           'symlink', 'system_bus_config', 'target_state', 'Typed', 'wait_until', 'write']
+           'read_text', 'Reply', 'reset_root', 'SignalMonitor', 'snapshot', 'Stack', 'start_dbusmock',
+           'stop_dbusmock', 'stop_process', 'symlink', 'system_bus_config', 'target_state', 'Typed', 'wait_until', 'write']

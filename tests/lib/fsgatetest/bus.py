@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Private dbus-daemons: a system-like bus rendered from tools/private-bus.conf.in (the
-template tools/private-fsgated uses) and, for fsgate-notify's test, a session bus."""
+"""Private dbus-daemons: a system-like bus rendered from tools/private-bus.conf.in (for
+tools/private-fsgated too, through `python3 -m fsgatetest bus-config`) and, for
+fsgate-notify's test, a session bus."""
 
 import os
 import re
@@ -12,8 +13,8 @@ from xml.sax.saxutils import escape
 from .names import POLKIT_NAME
 from .util import CONFIG, TIMEOUT, die_with_parent, read_text, stop_process
 
-# What tools/private-fsgated's --allow-monitoring and --mock-polkit put at @EXTRA@, the
-# same lines: the tests watch signals with dbus-monitor as root, and run the MOCK polkit
+# What --allow-monitoring and --mock-polkit (tools/private-fsgated's options) put at @EXTRA@;
+# the tests have both: they watch signals with dbus-monitor as root, and run the MOCK polkit
 # as root (real polkitd's policy gives its name to user polkitd).
 ALLOW_MONITORING = ('<policy user="root"><allow send_destination="org.freedesktop.DBus" '
                     'send_interface="org.freedesktop.DBus.Monitoring"/></policy>')
@@ -45,8 +46,8 @@ def project_policy_file():
 
 
 def system_bus_config(socket, extra=ALLOW_MONITORING + ALLOW_MOCK_POLKIT, policy=None):
-    """tools/private-bus.conf.in filled in as tools/private-fsgated fills it: the system
-    bus's default policy, EXTRA, then the project's own policy file (or the file POLICY)."""
+    """tools/private-bus.conf.in filled in: the system bus's default policy, EXTRA, then the
+    project's own policy file (or the file POLICY)."""
     template = os.path.join(CONFIG.source_root, 'tools', 'private-bus.conf.in')
     with open(template) as f:
         text = f.read()

@@ -4,10 +4,9 @@ answers CheckAuthorization from a list set with SetAllowed() and records every c
 polkitd (with the project's .policy and rules) only runs in the VM suite."""
 
 import os
-import subprocess
 
 from .names import MOCK_IFACE, POLKIT_IFACE, POLKIT_NAME, POLKIT_PATH
-from .util import PYTHON, die_with_parent, read_text, stop_process, wait_until
+from .util import start_dbusmock, stop_dbusmock
 
 
 class MockPolkit:
@@ -15,23 +14,14 @@ class MockPolkit:
     the stack provides workdir, env, has_owner() and bus_call()."""
 
     def start_mock_polkit(self, allowed=()):
-        log_path = os.path.join(self.workdir, 'polkit-mock.log')
-        with open(log_path, 'a') as logf:
-            self.polkit = subprocess.Popen([PYTHON, '-m', 'dbusmock', '--system', '--template', 'polkitd'],
-                                           stdout=subprocess.DEVNULL, stderr=logf, env=self.env,
-                                           preexec_fn=die_with_parent)
-
-        def up():
-            if self.polkit.poll() is not None:
-                raise RuntimeError(f'mock polkitd exited: {read_text(log_path)}')
-            return self.has_owner(POLKIT_NAME)
-        wait_until(up, what='mock polkitd on the bus')
+        self.polkit = start_dbusmock(['--system', '--template', 'polkitd'], self.env,
+                                     os.path.join(self.workdir, 'polkit-mock.log'), POLKIT_NAME, self.has_owner,
+                                     'the MOCK polkit')
         self.mock_polkit_allow(allowed)
 
     def stop_mock_polkit(self):
-        stop_process(self.polkit)
+        stop_dbusmock(self.polkit, POLKIT_NAME, self.has_owner, 'the MOCK polkit')
         self.polkit = None
-        wait_until(lambda: not self.has_owner(POLKIT_NAME), what='mock polkitd to leave the bus')
 
     def mock_polkit(self, method, sig='', args=()):
         return self.bus_call(POLKIT_NAME, POLKIT_PATH, MOCK_IFACE, method, sig, args)

@@ -88,3 +88,25 @@ def stop_process(p, sig=signal.SIGTERM, timeout=5):
         p.wait(timeout)
     except ProcessLookupError:
         pass
+
+
+def start_dbusmock(args, env, log_path, name, has_owner, what):
+    """python-dbusmock, `python3 -m dbusmock ARGS` (its stderr appended to log_path), waited
+    for until it owns name on its bus (has_owner: that bus's); its process, which dies with
+    the test. what names it in a failure (e.g. 'the MOCK polkit')."""
+    with open(log_path, 'a') as logf:
+        p = subprocess.Popen([PYTHON, '-m', 'dbusmock'] + list(args), stdout=subprocess.DEVNULL, stderr=logf,
+                             env=env, preexec_fn=die_with_parent)
+
+    def up():
+        if p.poll() is not None:
+            raise RuntimeError(f'{what} exited: {read_text(log_path)}')
+        return has_owner(name)
+    wait_until(up, what=f'{what} to own {name}')
+    return p
+
+
+def stop_dbusmock(p, name, has_owner, what):
+    """Stops what start_dbusmock() started and waits until name has left its bus."""
+    stop_process(p)
+    wait_until(lambda: not has_owner(name), what=f'{what} to leave the bus')

@@ -39,7 +39,7 @@ chroot "$root" systemctl mask serial-getty@ttyS0.service getty@tty1.service \
 install -m 0644 "$files/fsgate-system.service" "$root/etc/systemd/system/fsgate-system.service"
 chroot "$root" systemctl enable fsgate-system.service >/dev/null
 
-# desktop.sh runs its session once in German (issue 15): the locale is compiled here, once,
+# desktop.sh runs its session once in German: the locale is compiled here, once,
 # not at every run (localedef takes a while under TCG).
 sed -i 's/^# *\(de_DE.UTF-8 UTF-8\)/\1/' "$root/etc/locale.gen"
 grep -q '^de_DE.UTF-8 UTF-8' "$root/etc/locale.gen" || echo 'de_DE.UTF-8 UTF-8' >>"$root/etc/locale.gen"

@@ -1,18 +1,18 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 13, items 2 and 3: the udev device hook during a real boot, and a disk with a denied
-# filesystem that is present at boot. On 3c75a4e udevd killed the hook (its own alarm) in 2
-# of 3 boots and the disk was never reported. Every check records its failure and goes on,
+# The udev device hook during a real boot, and a disk with a denied filesystem that is
+# present at boot. On 3c75a4e udevd killed the hook (its own alarm) in 2 of 3 boots and the
+# disk was never reported. Every check records its failure and goes on,
 # so one run shows all of them.
 # Boot 1: `apt install ./...` of every .deb on a fresh system (the HFS disk "BOOTDISK" is
 #   attached, fsgate is not installed yet: nothing to report), then a reboot.
 # Boot 2, with fsgate installed and the HFS disk present from the start:
-#   item 3: without any client calling fsgated, within 90 s of the scenario's start the
+#   reported at boot: without any client calling fsgated, within 90 s of the scenario's start the
 #     journal holds fsgated's Blocked entry (MESSAGE_ID f300f0bf..., FSGATE_DEVICE = the
 #     disk, FSGATE_TYPE=hfs), exactly one for the boot; still one after fsgated's restart and
 #     another udev "add" for the disk (once per medium)
-#   item 2: udevd never killed or timed out the hook this boot (its journal has no
+#   the hook at boot: udevd never killed or timed out the hook this boot (its journal has no
 #     "fsgate-blocked ... terminated by signal" / "timed out" / "killed" line); the hook for
 #     an allowed type (the ext4 disks), run with the device's udev properties as udevd runs
 #     it, costs next to nothing: its median over 5 runs is at most 0.15 s more than that of
@@ -54,27 +54,27 @@ boot1() {
 
 boot2() {
         disk=$FSGATE_HFS_DISK
-        step "Item 3: the HFS disk present at boot is reported once the bus is up"
+        step "Reported at boot: the HFS disk present at boot is reported once the bus is up"
         info "fsgated.service: $(systemctl is-active fsgated.service || true); scenario started at $(cut -d' ' -f1 /proc/uptime) s"
         if wait_blocked_journal 90 FSGATE_DEVICE="$disk"; then
                 pass "reported at boot: $BLOCKED_JOURNAL"
                 journalctl --no-pager -q -b -o short-monotonic MESSAGE_ID=$MSG_BLOCKED FSGATE_DEVICE="$disk" | sed 's/^/    /'
                 assert_eq "$(blocked_journal_count FSGATE_DEVICE="$disk" FSGATE_TYPE=hfs)" 1 "Blocked entries for $disk (type hfs)"
         else
-                check_failed "item 3: no Blocked entry for $disk (hfs, present at boot) in the journal within 90 s; fsgated's journal: $(fsgated_journal -o cat | tail -n 5 | paste -sd'|')"
+                check_failed "reported at boot: no Blocked entry for $disk (hfs, present at boot) in the journal within 90 s; fsgated's journal: $(fsgated_journal -o cat | tail -n 5 | paste -sd'|')"
         fi
 
-        step "Item 2: udevd never killed or timed out the device hook during this boot"
+        step "The hook at boot: udevd never killed or timed out the device hook during this boot"
         journalctl --no-pager -q -b -u systemd-udevd.service >"$FSGATE_RESULTS/udevd.journal" || true
         bad=$(grep -E 'fsgate-blocked.*(terminated by signal|timed out|[Kk]illing|killed|failed with exit code)' \
                 "$FSGATE_RESULTS/udevd.journal" || true)
         if [ -n "$bad" ]; then
-                check_failed "item 2: udevd and the hook: $bad"
+                check_failed "the hook at boot: udevd and the hook: $bad"
         else
                 pass "no kill, timeout or failure of fsgate-blocked in udevd's journal ($(grep -c fsgate-blocked "$FSGATE_RESULTS/udevd.journal" || true) lines mention it)"
         fi
 
-        step "Item 2: the hook's cost for an allowed type, and for a denied one"
+        step "The hook at boot: the hook's cost for an allowed type, and for a denied one"
         # As udev runs it: the device's properties in the environment (ID_FS_TYPE, ...).
         # The baseline is /usr/bin/true started the same way (udevadm info included).
         for d in /dev/vda "$(readlink -f /dev/disk/by-label/fsgate-payload)"; do
@@ -84,7 +84,7 @@ boot2() {
                 if awk -v t="$t" -v b="$base" 'BEGIN {exit !(t <= b + 0.15 || t - b <= b)}'; then
                         pass "allowed type on $d: $t s (a process start costs $base s here)"
                 else
-                        check_failed "item 2: the hook takes $t s for $d, an allowed type ($base s for /usr/bin/true; at most 0.15 s or twice that more)"
+                        check_failed "the hook at boot: the hook takes $t s for $d, an allowed type ($base s for /usr/bin/true; at most 0.15 s or twice that more)"
                 fi
         done
         systemctl stop fsgated.service
@@ -100,10 +100,10 @@ boot2() {
         if [ "$rc" = 0 ] && awk -v t="$t" -v m="$bound" 'BEGIN {exit !(t < m)}'; then
                 pass "denied type with fsgated stopped: done in $t s, within the hook's 2.5 s timer plus process starts ($bound s)"
         else
-                check_failed "item 2: the hook for $disk with fsgated stopped: exit status $rc after $t s (expected 0, under $bound s)"
+                check_failed "the hook at boot: the hook for $disk with fsgated stopped: exit status $rc after $t s (expected 0, under $bound s)"
         fi
 
-        step "Item 3: once per medium, across a restart of fsgated and another add event"
+        step "Reported at boot: once per medium, across a restart of fsgated and another add event"
         systemctl stop fsgated.service
         udev_add "$disk"
         fsg_call GetFilesystem s hfs >/dev/null || fail "fsgated does not answer"
@@ -112,7 +112,7 @@ boot2() {
         if [ "$n" = 1 ]; then
                 pass "still one Blocked entry for $disk this boot"
         else
-                check_failed "item 3: $n Blocked entries for $disk this boot, expected 1"
+                check_failed "reported at boot: $n Blocked entries for $disk this boot, expected 1"
         fi
 
         step "A USB stick with HFS plugged in while fsgated is stopped and slow to start: reported once, with its label, vendor and model"

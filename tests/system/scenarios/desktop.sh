@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 15: a desktop user's minute, for real. An unprivileged user (alice, an admin for
+# A desktop user's minute, for real. An unprivileged user (alice, an admin for
 # polkit through group sudo, as Debian's installer makes the first user) logs in on tty1 by
 # autologin; her ~/.profile starts sway (headless backend, pixman: no GPU under QEMU), whose
 # config starts lxpolkit (the session's polkit agent) and the user's graphical-session.target,
@@ -348,7 +348,7 @@ boot1() {
         plug_stick
         # A file on the stick, written with hfsutils (user space, no kernel module): what
         # the stick brings along, to be read back through the kernel's hfs after the Allow.
-        printf 'Hello from the stick, issue 15\n' >/tmp/hello.txt
+        printf 'Hello from the stick\n' >/tmp/hello.txt
         { hmount "$USB_DISK_1" && hcopy -r /tmp/hello.txt :hello.txt && humount; } >/tmp/hcopy.out 2>&1 ||
                 fail "hcopy to the stick: $(cat /tmp/hcopy.out)"
         udevadm settle --timeout=60 || true
@@ -430,7 +430,7 @@ boot1() {
         expect_state hfs allowed admin
         info "fsgated: $(fsgated_journal -o cat --since="$JOURNAL_SINCE" | tail -n 3 | paste -sd'|')"
 
-        # The issue's promise: no second step for the person. (Fails until fsgate-notify mounts
+        # The promise: no second step for the person. (Fails until fsgate-notify mounts
         # after an Allow; then there is no mount and no "is mounted" notification.)
         if wait_for 60 findmnt -n -S "$USB_DISK_1"; then
                 WHERE1=$(findmnt -n -o TARGET -S "$USB_DISK_1")
@@ -440,7 +440,7 @@ boot1() {
                 *) check_failed "mounted at $WHERE1, not under /media/alice (udisks2 for alice)" ;;
                 esac
                 got=$(as_alice cat "$WHERE1/hello.txt" 2>&1) || true
-                assert_eq "$got" "Hello from the stick, issue 15" "hello.txt read back by alice"
+                assert_eq "$got" "Hello from the stick" "hello.txt read back by alice"
         else
                 check_failed "the stick $USB_DISK_1 was not mounted within 60 s of the Allow (fsgate-notify: $(journal_since_mark -t fsgate-notify -o cat | tail -n 6 | paste -sd'|'))"
         fi
@@ -535,7 +535,7 @@ boot2() {
                 WHERE1=$(findmnt -n -o TARGET -S "$USB_DISK_1")
                 pass "the stick is mounted at $WHERE1"
                 got=$(as_alice cat "$WHERE1/hello.txt" 2>&1) || true
-                assert_eq "$got" "Hello from the stick, issue 15" "hello.txt read back"
+                assert_eq "$got" "Hello from the stick" "hello.txt read back"
         else
                 check_failed "the stick was not mounted within 60 s of Allow once"
         fi

@@ -1,13 +1,13 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 13: fsgate's .deb files on a real Debian 12 system (systemd as PID 1), installed the
+# fsgate's .deb files on a real Debian 12 system (systemd as PID 1), installed the
 # way many people install local packages, and used through the real unit.
 # Boot 1:
 #   - minix mounted, and hfs loaded by alice (unprivileged) with `unshare -Urm mount -t hfs`
-#     (issue 23 C: the kernel loads hfs before it refuses her the mount); then ONE `dpkg -i`
+#     (the kernel loads hfs before it refuses her the mount); then ONE `dpkg -i`
 #     of every .deb (fsgate, fsgate-vendor-blacklist, fsgate-notify, cockpit-fsgate,
-#     -dbgsym): it must succeed (item 1: no Pre-Depends that one dpkg call cannot meet),
+#     -dbgsym): it must succeed (no Pre-Depends that one dpkg call cannot meet),
 #     exempt minix (mounted) and not hfs (only loaded: named in dpkg's output instead)
 #   - activation through systemd: fsgated.service inactive, the first call starts it
 #     (dbus-daemon: "Activating via systemd"), sandboxed; idle exit back to inactive
@@ -44,7 +44,7 @@ boot1() {
         mkfs.minix "$FSGATE_SCRATCH_DISK" >/dev/null
         mkdir -p /mnt/minix
         mount -t minix "$FSGATE_SCRATCH_DISK" /mnt/minix
-        # The attacker of issue 23 C: any user who may create a user namespace. The kernel
+        # The attacker: any user who may create a user namespace. The kernel
         # asks modprobe for fs-hfs (nothing denies it yet) before it finds that hfs may not be
         # mounted in her namespace; hfs stays loaded, and nothing is mounted in the system's.
         is_loaded hfs && fail "hfs is loaded already"
@@ -60,7 +60,7 @@ boot1() {
         is_loaded minix || fail "minix should be loaded"
         pass "minix mounted on /mnt/minix ($FSGATE_SCRATCH_DISK); hfs loaded by alice, mounted nowhere here"
 
-        step "Item 1: dpkg -i of every .deb at once"
+        step "One dpkg -i of every .deb at once"
         # shellcheck disable=SC2046
         run_logged "dpkg -i $(debs_of "$FSGATE_DEBS" | sed 's|.*/||' | paste -sd' ')" \
                 dpkg -i $(debs_of "$FSGATE_DEBS")

@@ -1,14 +1,14 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# Issue 13: the life of fsgate's packages on a real Debian 12 system, through apt.
+# The life of fsgate's packages on a real Debian 12 system, through apt.
 #   - `apt install ./...` of the previous build's packages (tests/system/build-prev-debs)
 #   - hfs loaded by root although the vendor list denies it (nothing mounted with it),
 #     minix mounted; an administrator's own files in /etc/modprobe.d (one of them at a path fsgate
 #     would write); fsgated running
 #   - `apt install ./...` of the current packages, an upgrade: minix exempted (README:
 #     "Installing or upgrading the deny list first exempts every filesystem mounted at that
-#     moment"), hfs not (loaded is not in use, issue 23 C: named in apt's output instead),
+#     moment"), hfs not (loaded is not in use: named in apt's output instead),
 #     everything else as before, fsgated restarted on the new binary
 #   - `apt remove` of the deny list, then of the rest, then `apt purge`: what stays (the
 #     allows and denies written through fsgate: the administrator's configuration) and what

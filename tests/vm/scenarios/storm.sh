@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# The security finding "unprivileged users can make the hook spawn root processes without
+# The attack "unprivileged users can make the hook spawn root processes without
 # limit", in one boot. alice (unprivileged) mounts hfs (vendor-denied) from user namespaces
 # of her own: `unshare -Urm mount -t hfs DEV DIR`. The kernel asks modprobe for fs-hfs before
 # it checks anything about the device, and modprobe runs fsgate's hook as root each time.

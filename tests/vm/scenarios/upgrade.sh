@@ -8,7 +8,7 @@
 #     preinst install, unpack, postinst configure ""
 # Before: no vendor files; fsgated running; hfs mounted (the scratch disk), minix loaded,
 # and qnx4 loaded by alice (unprivileged) with `unshare -Urm mount -t qnx4`: the kernel loads
-# it before it refuses her the mount (issue 23 C).
+# it before it refuses her the mount (loaded is not in use).
 # Between unpack and configure hfs is unmounted and unloaded, as if the machine had rebooted
 # there, and the scratch disk is mounted as minix instead.
 # After: hfs (preinst saw it mounted) and minix (mounted at configure) are exempted

@@ -12,7 +12,7 @@
 static char *root;
 static FsgContext *ctx;
 
-TEST(test_install_command_loads) {
+TEST(install_command_loads) {
         /* What hardening tools write: nothing loads. */
         ASSERT(!fsg_install_command_loads("/bin/false", "cramfs"));
         ASSERT(!fsg_install_command_loads("/bin/true", "cramfs"));
@@ -31,7 +31,7 @@ TEST(test_install_command_loads) {
         ASSERT(fsg_install_command_loads("/sbin/insmod /lib/modules/6.1/hfs.ko", "hfs"));
 }
 
-TEST(test_deny_file_content) {
+TEST(deny_file_content) {
         char *soft = fsg_deny_file_content("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/hook");
         char *hard = fsg_deny_file_content_mode("hfs", "hfs", "/etc/modprobe.d/60-blacklist_fs-hfs.conf", "/hook", true);
 
@@ -64,7 +64,7 @@ static bool mentions(const FsgEntry *x, const char *path, const char *line) {
         return false;
 }
 
-TEST(test_hard_deny_state) {
+TEST(hard_deny_state) {
         FsgState *s = NULL;
         FsgError e = {};
         const FsgEntry *x;
@@ -76,7 +76,7 @@ TEST(test_hard_deny_state) {
         ASSERT_STREQ(x->install_command, "");
         ASSERT(!x->mentions);
 
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e), &e);
         x = get(&s, "minix");
         ASSERT(x->denied && x->hard && !x->explicit_load && x->blocks_reported);
         ASSERT_STREQ(x->install_command, "/bin/false");
@@ -86,39 +86,39 @@ TEST(test_hard_deny_state) {
         ASSERT(mentions(x, "/etc/modprobe.d/60-blacklist_fs-minix.conf", "alias fs-minix fsgate_blocked_minix"));
 
         /* Load refuses it, with the error a client can act on; LOAD_NOW too, writing nothing. */
-        ASSERT(fsg_load(ctx, "minix", &load, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        ASSERT_ERR_E(fsg_load(ctx, "minix", &load, &e), &e, FSG_ERR_HARD_DENIED);
         ASSERT(strstr(e.message, "/etc/modprobe.d/60-blacklist_fs-minix.conf") && strstr(e.message, "/bin/false"));
         free(load);
 
         /* A plain deny keeps the hard deny (a soft profile, a button, Ansible's "denied"). */
         ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", 0, &plan, &e) == 0 && plan.write == FSG_WRITE_NOTHING);
-        ASSERT(change(FSG_OP_DENY, "minix", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "minix", 0, &e), &e);
         ASSERT(get(&s, "minix")->hard && get(&s, "minix")->denied);
         /* Only SOFT weakens it, and it needs what allowing needs: explicit loads work again. */
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &plan, &e) == 0);
+        ASSERT_OK_E(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &plan, &e), &e);
         ASSERT(plan.write == FSG_WRITE_DENY && plan.action == FSG_ACTION_ALLOW);
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT | FSG_FLAG_HARD, &plan, &e) < 0 &&
-               e.code == FSG_ERR_INVALID_ARGS);
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e) == 0);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_DENY, "minix", FSG_FLAG_SOFT | FSG_FLAG_HARD, &plan, &e),
+                     &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_OK_E(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e), &e);
         ASSERT(!get(&s, "minix")->hard && get(&s, "minix")->denied);
         /* Reset of a hard deny to the vendor's soft one: a weakening too. */
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e), &e);
         ASSERT(fsg_plan(ctx, FSG_OP_RESET, "minix", 0, &plan, &e) == 0 && plan.action == FSG_ACTION_ALLOW);
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e) == 0);
-        ASSERT(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e) == 0);
-        ASSERT(change(FSG_OP_ALLOW, "minix", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "minix", FSG_FLAG_SOFT, &e), &e);
+        ASSERT_OK_E(change(FSG_OP_DENY, "minix", FSG_FLAG_HARD, &e), &e);
+        ASSERT_OK_E(change(FSG_OP_ALLOW, "minix", 0, &e), &e);
         x = get(&s, "minix");
         ASSERT(!x->denied && !x->hard);
         ASSERT(mentions(x, "/etc/modprobe.d/60-blacklist_fs-minix.conf", "(mask: empty or a link to /dev/null)"));
-        ASSERT(change(FSG_OP_RESET, "minix", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_RESET, "minix", 0, &e), &e);
 
         /* HARD belongs to Deny only. */
-        ASSERT(change(FSG_OP_ALLOW, "minix", FSG_FLAG_HARD, &e) < 0 && e.code == FSG_ERR_INVALID_ARGS);
-        ASSERT(change(FSG_OP_RESET, "minix", FSG_FLAG_HARD, &e) < 0 && e.code == FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(change(FSG_OP_ALLOW, "minix", FSG_FLAG_HARD, &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(change(FSG_OP_RESET, "minix", FSG_FLAG_HARD, &e), &e, FSG_ERR_INVALID_ARGS);
         fsg_state_free(s);
 }
 
-TEST(test_foreign_hard_deny_decides) {
+TEST(foreign_hard_deny_decides) {
         FsgState *s = NULL;
         FsgError e = {};
         const FsgEntry *x;
@@ -133,7 +133,7 @@ TEST(test_foreign_hard_deny_decides) {
         ASSERT_STREQ(x->deciding_file, "/etc/modprobe.d/hardening.conf");
         ASSERT(x->origin == FSG_ORIGIN_ADMIN);
         ASSERT(mentions(x, "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf", "blacklist hfs"));
-        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_ALLOW, "hfs", 0, &p, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "/etc/modprobe.d/hardening.conf"));
         /* Already hard: a hard deny has nothing to add. */
         ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_HARD, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
@@ -157,11 +157,11 @@ TEST(test_foreign_hard_deny_decides) {
         /* ... so a hard deny of it is refused, not written and reported done; --soft cannot
          * weaken someone else's hard deny either. */
         ASSERT(x->install_ignored);
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e) < 0 &&
-               e.code == FSG_ERR_HARD_DENY_IGNORED);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e),
+                     &e, FSG_ERR_HARD_DENY_IGNORED);
         ASSERT(strstr(e.message, "soft dependencies"));
         write_file(root, "etc/modprobe.d/hardening.conf", "install hfs /bin/false\n");
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_SOFT, &p, &e) < 0 && e.code == FSG_ERR_FOREIGN_CONFIG);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_DENY, "hfs", FSG_FLAG_SOFT, &p, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "/etc/modprobe.d/hardening.conf"));
 
         {
@@ -189,10 +189,10 @@ static void assert_load_refused(const char *name, const char *dep, const char *f
         FsgError e = {};
         FsgPlan p;
 
-        ASSERT(fsg_load(ctx, name, NULL, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        ASSERT_ERR_E(fsg_load(ctx, name, NULL, &e), &e, FSG_ERR_HARD_DENIED);
         ASSERT(strstr(e.message, dep) && strstr(e.message, file));
         e = (FsgError) {};
-        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, name, FSG_FLAG_LOAD_NOW, &p, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_ALLOW, name, FSG_FLAG_LOAD_NOW, &p, &e), &e, FSG_ERR_HARD_DENIED);
         ASSERT(strstr(e.message, dep) && strstr(e.message, file));
 }
 
@@ -205,7 +205,7 @@ static void assert_blocked_by(FsgState **s, const char *name, const char *dep, c
         ASSERT_STREQ(d->module, dep);
         ASSERT_STREQ(d->install_file, file);
         ASSERT(!x->hard && x->explicit_load && !fsg_entry_explicit_load(x));
-        ASSERT(fsg_load_refused(x, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        ASSERT_ERR_E(fsg_load_refused(x, &e), &e, FSG_ERR_HARD_DENIED);
         assert_load_refused(name, dep, file);
 }
 
@@ -217,11 +217,11 @@ static void assert_not_blocked(FsgState **s, const char *name) {
         FsgPlan p;
 
         ASSERT(!fsg_entry_load_blocker(x) && fsg_entry_explicit_load(x));
-        ASSERT(fsg_load_refused(x, &e) == 0);
+        ASSERT_OK_E(fsg_load_refused(x, &e), &e);
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, name, FSG_FLAG_LOAD_NOW, &p, &e) == 0 && p.write == FSG_WRITE_NOTHING);
 }
 
-TEST(test_hard_deny_of_a_dependency) {
+TEST(hard_deny_of_a_dependency) {
         static const char fuse_file[] = "/etc/modprobe.d/60-blacklist_fs-fuse.conf";
         FsgState *s = NULL;
         FsgError e = {};
@@ -230,19 +230,19 @@ TEST(test_hard_deny_of_a_dependency) {
         /* The attack: root's "modprobe virtiofs" is refused (kmod loads fuse by name and runs
          * its install command), Load must not insert fuse.ko past the hard deny either. */
         assert_not_blocked(&s, "virtiofs");
-        ASSERT(change(FSG_OP_DENY, "fuse", FSG_FLAG_HARD, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "fuse", FSG_FLAG_HARD, &e), &e);
         assert_blocked_by(&s, "virtiofs", "fuse", fuse_file);
         /* By type too, and fuse itself as before. */
         assert_load_refused("virtiofs", "fuse", fuse_file);
-        ASSERT(fsg_load(ctx, "fuseblk", NULL, &e) < 0 && e.code == FSG_ERR_HARD_DENIED);
+        ASSERT_ERR_E(fsg_load(ctx, "fuseblk", NULL, &e), &e, FSG_ERR_HARD_DENIED);
 
         /* Allow with LOAD_NOW of a denied virtiofs: the allow would stand, the load could not
          * follow: refused before anything is written (the plan says what Allow writes). */
-        ASSERT(change(FSG_OP_DENY, "virtiofs", 0, &e) == 0);
-        ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "virtiofs", FSG_FLAG_LOAD_NOW, &p, &e) < 0 &&
-               e.code == FSG_ERR_HARD_DENIED && strstr(e.message, "fuse"));
+        ASSERT_OK_E(change(FSG_OP_DENY, "virtiofs", 0, &e), &e);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_ALLOW, "virtiofs", FSG_FLAG_LOAD_NOW, &p, &e), &e, FSG_ERR_HARD_DENIED);
+        ASSERT(strstr(e.message, "fuse"));
         ASSERT(fsg_plan(ctx, FSG_OP_ALLOW, "virtiofs", 0, &p, &e) == 0 && p.write == FSG_WRITE_MASK);
-        ASSERT(change(FSG_OP_RESET, "virtiofs", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_RESET, "virtiofs", 0, &e), &e);
 
         /* fuse loaded already: kmod leaves it alone, nothing past its deny is inserted. Half
          * loaded or half unloaded, kmod would insert it again: still refused. */
@@ -254,18 +254,18 @@ TEST(test_hard_deny_of_a_dependency) {
 
         /* A soft deny of fuse (SOFT: a plain deny keeps the hard one) stops its autoload only:
          * the load goes on. */
-        ASSERT(change(FSG_OP_DENY, "fuse", FSG_FLAG_SOFT, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "fuse", FSG_FLAG_SOFT, &e), &e);
         assert_not_blocked(&s, "virtiofs");
-        ASSERT(change(FSG_OP_RESET, "fuse", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_RESET, "fuse", 0, &e), &e);
 
         /* The Debian 6.1 tree's other chains: configfs under gfs2, ocfs2 and ocfs2_dlmfs (two
          * levels down for ocfs2_dlmfs: through ocfs2_nodemanager), sunrpc (no filesystem: a
          * CIS-style line of the admin's) under nfs and nfsd. */
-        ASSERT(change(FSG_OP_DENY, "configfs", FSG_FLAG_HARD, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_DENY, "configfs", FSG_FLAG_HARD, &e), &e);
         assert_blocked_by(&s, "gfs2", "configfs", "/etc/modprobe.d/60-blacklist_fs-configfs.conf");
         assert_blocked_by(&s, "ocfs2", "configfs", "/etc/modprobe.d/60-blacklist_fs-configfs.conf");
         assert_blocked_by(&s, "ocfs2_dlmfs", "configfs", "/etc/modprobe.d/60-blacklist_fs-configfs.conf");
-        ASSERT(change(FSG_OP_RESET, "configfs", 0, &e) == 0);
+        ASSERT_OK_E(change(FSG_OP_RESET, "configfs", 0, &e), &e);
         assert_not_blocked(&s, "gfs2");
         write_file(root, "etc/modprobe.d/cis.conf", "install sunrpc /bin/true\n");
         assert_blocked_by(&s, "nfs", "sunrpc", "/etc/modprobe.d/cis.conf");
@@ -296,32 +296,23 @@ TEST(test_hard_deny_of_a_dependency) {
 
 /* ext4 has "softdep ext4 pre: crc32c" in Debian's modules.softdep: an install line for it
  * does nothing (seen in the VM: ../shared/facts/kmod.md). */
-TEST(test_softdep_module_of_the_tree) {
+TEST(softdep_module_of_the_tree) {
         FsgState *s = NULL;
         FsgError e = {};
         FsgPlan p;
 
         ASSERT(get(&s, "ext4")->install_ignored);
         ASSERT(!get(&s, "minix")->install_ignored);
-        ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e) < 0 &&
-               e.code == FSG_ERR_HARD_DENY_IGNORED);
+        ASSERT_ERR_E(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_HARD | FSG_FLAG_FORCE, &p, &e),
+                     &e, FSG_ERR_HARD_DENY_IGNORED);
         ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_FORCE, &p, &e) == 0 && p.write == FSG_WRITE_DENY);
         fsg_state_free(s);
 }
 
-int main(void) {
-        FsgError e = {};
+TEST_SETUP(open_kernel_root) {
+        kernel_root_open(&root, &ctx);
+}
 
-        RUN(test_install_command_loads);
-        RUN(test_deny_file_content);
-        root = scratch_root_new(true);
-        ASSERT(fsg_context_new(root, NULL, &ctx, &e) == 0);
-        ASSERT(ctx->kver);
-        RUN(test_hard_deny_state);
-        RUN(test_foreign_hard_deny_decides);
-        RUN(test_hard_deny_of_a_dependency);
-        RUN(test_softdep_module_of_the_tree);
-        fsg_context_free(ctx);
-        scratch_root_free(root);
-        return 0;
+TEST_TEARDOWN(close_kernel_root) {
+        kernel_root_close(root, ctx);
 }

@@ -8,13 +8,6 @@
 #include "profile.h"
 #include "strv.h"
 
-static void bus_unrefp(sd_bus **b) {
-        sd_bus_flush_close_unref(*b);
-}
-static void message_unrefp(sd_bus_message **m) {
-        sd_bus_message_unref(*m);
-}
-
 static int connect_bus(const CtlOptions *o, sd_bus **ret, FsgError *e) {
         int r = sd_bus_open_system(ret);
         if (r < 0)
@@ -33,7 +26,7 @@ static int bus_failed(const sd_bus_error *error, int r, FsgError *e) {
 static int call(const CtlOptions *o, sd_bus **bus, sd_bus_message **reply, FsgError *e, const char *method,
                 const char *types, ...) {
         sd_bus_error error = SD_BUS_ERROR_NULL;
-        _cleanup_(message_unrefp) sd_bus_message *m = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         va_list ap;
         int r;
 
@@ -142,8 +135,8 @@ static void read_unreadable(sd_bus *bus, FsgState *s) {
 }
 
 static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         size_t cap = 64;
         int r;
@@ -180,8 +173,8 @@ static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
  * read the entry. */
 static int bus_one(const CtlOptions *o, const char *method, const char *name,
                    int (*read)(sd_bus_message *m, FsgEntry *x), FsgState **ret, FsgError *e) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         int r;
 
@@ -253,20 +246,20 @@ static int bus_describe(const CtlOptions *o, const char *name, FsgState **ret, F
 
 static int bus_change(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e) {
         static const char * const methods[] = { [FSG_OP_ALLOW] = "Allow", [FSG_OP_DENY] = "Deny", [FSG_OP_RESET] = "Reset" };
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         return call(o, &bus, &reply, e, methods[op], "st", name, flags);
 }
 
 static int bus_load(const CtlOptions *o, const char *name, FsgError *e) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         return call(o, &bus, &reply, e, "Load", "s", name);
 }
 
 static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         int r;
 
         r = call(o, &bus, &reply, e, "ExemptLoaded", "");
@@ -280,8 +273,8 @@ static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
 
 /* sbba(sbbbs): the audit as the core's type, so that both backends print alike. */
 static int bus_audit_profile(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
         const char *profile, *module, *why;
         int compliant, denied, is_hard, hard_required, all;
@@ -324,8 +317,8 @@ static int bus_audit_profile(const CtlOptions *o, const char *name, bool hard, F
 /* a(sss): module, change, file; read back into plans so that both backends print alike. */
 static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
                              FsgError *e) {
-        _cleanup_(bus_unrefp) sd_bus *bus = NULL;
-        _cleanup_(message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         const char *module, *change, *file;
         size_t cap = 0;

@@ -81,6 +81,19 @@ void ctl_print_json(const FsgState *s, bool single) {
         putchar('\n');
 }
 
+void ctl_print_json_states(FsgState * const *states, size_t n, bool single) {
+        JsonWriter w = JSON_WRITER(stdout);
+
+        if (!single)
+                json_array_begin(&w);
+        for (size_t i = 0; i < n; i++)
+                if (states[i]->n > 0)
+                        json_entry(&w, &states[i]->entries[0]);
+        if (!single)
+                json_array_end(&w);
+        putchar('\n');
+}
+
 int ctl_fail(const CtlOptions *o, const FsgError *e) {
         if (o->json) {
                 /* On stderr like the plain text, so that stdout holds only results; one line,

@@ -61,6 +61,8 @@ const char *ctl_command(const CtlOptions *o);
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
+/* The first entry of each of n states (one per name of a change): one object if single, else an array. */
+void ctl_print_json_states(FsgState * const *states, size_t n, bool single);
 /* An entry's fields (core/entry-fields.h) under their D-Bus names, as members of the object
  * w is in: the entry's always, the description's when x is described. */
 void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x);

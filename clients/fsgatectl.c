@@ -22,7 +22,11 @@ typedef enum VerbFlags {
         VERB_ARG_DEVICE = 1 << 1,       /* ... or a device: completion offers both */
         VERB_HIDDEN     = 1 << 2,       /* for the completion scripts, not for people */
         VERB_ARG_PROFILE = 1 << 3,      /* its argument is a profile (apply, audit) */
+        VERB_ARG_NAMES  = VERB_ARG_NAME | 1 << 4, /* one or more names, all changed or none */
 } VerbFlags;
+
+/* Names one change verb takes at once: a command line's worth, bounded like any input. */
+#define MAX_NAMES 64
 
 /* One row per verb, as systemd's dispatch_verb() has them. --help, --list-verbs and so the
  * shell completions are printed from this table: a verb added here is offered everywhere.
@@ -82,20 +86,9 @@ static const char *own_file_dir(const FsgEntry *x) {
         return NULL;
 }
 
-static int change(Ctl *c, FsgOp op, const char *name) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        FsgError e = {};
-
-        if (c->be->change(&c->o, op, name, c->flags, &e) < 0)
-                return ctl_fail(&c->o, &e);
-
-        /* Say where things stand now, so a no-op is visible as such. */
-        if (c->be->describe(&c->o, name, &s, &e) < 0)
-                return ctl_fail(&c->o, &e);
-        ctl_warn_unreadable(s);
-        if (c->o.json)
-                ctl_print_json(s, true);
-        else {
+/* After a change, where things stand now, so that a no-op is visible as such. */
+static void print_changed(Ctl *c, FsgOp op, const FsgState *s) {
+        if (!c->o.json) {
                 const FsgEntry *x = &s->entries[0];
 
                 /* TRANSLATORS: after a change: "MODULE: STATE (ORIGIN FILE)"; the second form
@@ -111,19 +104,65 @@ static int change(Ctl *c, FsgOp op, const char *name) {
                                ctl_command(&c->o), streq(own_file_dir(x), "/run/modprobe.d") ? "--runtime " : "",
                                x->module);
         }
-        return 0;
+}
+
+/* Several names: each is first asked as a dry run (would it be done?), so that a name that
+ * would fail changes nothing at all; then each is changed. Only someone else's change in
+ * between can stop it midway, and then what was changed is said. */
+static int change_names(Ctl *c, FsgOp op, char **names, size_t n) {
+        FsgState **after = NULL;
+        FsgError e = {};
+        size_t done = 0;
+        int r = 0;
+
+        for (size_t i = 0; n > 1 && i < n; i++)
+                if (c->be->change(&c->o, op, names[i], c->flags | FSG_FLAG_DRY_RUN, &e) < 0) {
+                        r = ctl_fail(&c->o, &e);
+                        if (!c->o.json)
+                                /* TRANSLATORS: after the error of one of several names. */
+                                fprintf(stderr, _("Nothing was changed (%s would fail).\n"), ctl_esc(names[i]));
+                        return r;
+                }
+        after = calloc(n, sizeof(FsgState *));
+        if (!after) {
+                fsg_error(&e, FSG_ERR_FAILED, "Out of memory");
+                return ctl_fail(&c->o, &e);
+        }
+        for (; done < n; done++)
+                if (c->be->change(&c->o, op, names[done], c->flags, &e) < 0 ||
+                    c->be->describe(&c->o, names[done], &after[done], &e) < 0) {
+                        r = ctl_fail(&c->o, &e);
+                        break;
+                }
+        if (r != 0 && done > 0 && !c->o.json) {
+                fprintf(stderr, "%s", _("Changed before that failure:"));
+                for (size_t i = 0; i < done; i++)
+                        fprintf(stderr, " %s", ctl_esc(names[i]));
+                fputc('\n', stderr);
+        }
+        if (r == 0 && c->o.json)
+                ctl_print_json_states(after, n, n == 1);
+        for (size_t i = 0; i < n; i++) {
+                if (r == 0) {
+                        ctl_warn_unreadable(after[i]);
+                        print_changed(c, op, after[i]);
+                }
+                fsg_state_free(after[i]);
+        }
+        free(after);
+        return r;
 }
 
 static int verb_allow(int argc, char *argv[], Ctl *c) {
-        return change(c, FSG_OP_ALLOW, argv[1]);
+        return change_names(c, FSG_OP_ALLOW, argv + 1, argc - 1);
 }
 
 static int verb_deny(int argc, char *argv[], Ctl *c) {
-        return change(c, FSG_OP_DENY, argv[1]);
+        return change_names(c, FSG_OP_DENY, argv + 1, argc - 1);
 }
 
 static int verb_reset(int argc, char *argv[], Ctl *c) {
-        return change(c, FSG_OP_RESET, argv[1]);
+        return change_names(c, FSG_OP_RESET, argv + 1, argc - 1);
 }
 
 static int verb_load(int argc, char *argv[], Ctl *c) {
@@ -210,9 +249,9 @@ static const Verb verbs[] = {
         { "list",          1, 1, 0,               0,                      verb_list,          N_("List every filesystem module and whether it may autoload") },
         { "status",        2, 2, VERB_ARG_NAME,   0,                      verb_status,        N_("Show one module (NAME may be a filesystem type, e.g. vxfs)") },
         { "why",           2, 2, VERB_ARG_DEVICE, 0,                      verb_why,           N_("Can this device or filesystem type be mounted here, and if not, why") },
-        { "allow",         2, 2, VERB_ARG_NAME,   ALLOW_OPTIONS,          verb_allow,         N_("Let the kernel load it on demand") },
-        { "deny",          2, 2, VERB_ARG_NAME,   DENY_OPTIONS,           verb_deny,          N_("Stop the kernel from loading it on demand") },
-        { "reset",         2, 2, VERB_ARG_NAME,   FSG_FLAG_RUNTIME,       verb_reset,         N_("Drop fsgate's override, back to the vendor default") },
+        { "allow",         2, MAX_NAMES + 1, VERB_ARG_NAMES, ALLOW_OPTIONS,  verb_allow,         N_("Let the kernel load it on demand") },
+        { "deny",          2, MAX_NAMES + 1, VERB_ARG_NAMES, DENY_OPTIONS,   verb_deny,          N_("Stop the kernel from loading it on demand") },
+        { "reset",         2, MAX_NAMES + 1, VERB_ARG_NAMES, FSG_FLAG_RUNTIME, verb_reset,       N_("Drop fsgate's override, back to the vendor default") },
         { "load",          2, 2, VERB_ARG_NAME,   0,                      verb_load,          N_("Load it now, this boot only, changing no configuration") },
         { "exempt-loaded", 1, 1, 0,               0,                      verb_exempt_loaded, N_("Allow every denied filesystem that is mounted now") },
         { "apply",         2, 2, VERB_ARG_PROFILE, APPLY_OPTIONS,         verb_apply,         N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
@@ -223,7 +262,7 @@ static const Verb verbs[] = {
 
 static const char *verb_arg(const Verb *v) {
         return v->flags & VERB_ARG_PROFILE ? "PROFILE" : v->flags & VERB_ARG_DEVICE ? "DEVICE|TYPE" :
-               v->flags & VERB_ARG_NAME ? "NAME" : NULL;
+               (v->flags & VERB_ARG_NAMES) == VERB_ARG_NAMES ? "NAME..." : v->flags & VERB_ARG_NAME ? "NAME" : NULL;
 }
 
 enum {

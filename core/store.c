@@ -584,9 +584,10 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
                     uint64_t flags, FsgPlan *p, FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *built = NULL;
         _cleanup_(fsg_what_if_memo_clear) FsgWhatIfMemo own = {};
-        uint64_t valid = op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
-                         op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT :
-                         FSG_FLAG_RUNTIME;
+        uint64_t valid = FSG_FLAG_DRY_RUN |
+                         (op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
+                          op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT :
+                          FSG_FLAG_RUNTIME);
         Planning pl = { .c = c, .memo = memo ?: &own, .flags = flags, .p = p };
         int r;
 
@@ -686,7 +687,7 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
         FsgPlan now;
         int r;
 
-        if (authorized->write == FSG_WRITE_NOTHING)
+        if (authorized->write == FSG_WRITE_NOTHING || (authorized->flags & FSG_FLAG_DRY_RUN))
                 return 0;
         r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
         if (r < 0)

@@ -404,6 +404,9 @@ static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
                 return r;
         if (manager_plan(m, op, name, flags, &req.plan, &e) < 0)
                 return manager_reply_error(call, &e);
+        /* A dry run is a question (would this be done?): nothing to authorize, write or load. */
+        if (flags & FSG_FLAG_DRY_RUN)
+                return sd_bus_reply_method_return(call, NULL);
         snprintf(req.module, sizeof(req.module), "%s", req.plan.module);
         if (req.plan.write != FSG_WRITE_NOTHING)
                 request_need(&req, req.plan.action,

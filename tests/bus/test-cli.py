@@ -14,6 +14,7 @@ import threading
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
+from fsgatetest.names import DRY_RUN  # noqa: E402
 from fsgatetest import (ACTION_ALLOW, ACTION_DENY, CONFIG, NOBODY, BusTestCase, add_builtin, conf_name,  # noqa: E402
                         make_scratch_root, proc_modules_line, reset_root, snapshot, write)
 
@@ -170,6 +171,38 @@ class CliBusTest(BusTestCase):
         self.assertMask(self.etc(module='hfs'))
         # load of a built-in: nothing to do.
         self.assertExit(0, 'load', 'fsgtestfs')
+
+    def test_several_names_all_or_nothing(self):
+        st = self.stack
+        self.vendor('hfs')
+        write(self.root, 'etc/modprobe.d/' + conf_name('ufs'), '# by hand\nblacklist ufs\n')
+        before = snapshot(self.root)
+        # One name would fail: its error, and not one name changed (asked as dry runs first).
+        for args, rc, culprit in ((('deny', 'minix', 'nosuchfs', 'jfs'), 3, 'nosuchfs'),
+                                  (('allow', 'hfs', 'ufs'), 5, 'ufs'),
+                                  (('deny', 'minix', 'ext2'), 5, 'ext2'),      # ext4 is mounted as /
+                                  (('deny', 'minix', 'vxfs'), 4, 'minix')):    # the MOCK polkit refuses
+            r = self.assertExit(rc, *args, uid=NOBODY if rc == 4 else None)
+            self.assertEqual(snapshot(self.root), before, args)
+            if rc != 4:
+                self.assertIn(f'Nothing was changed ({culprit} would fail).', r.err)
+        # A dry run asks polkit nothing and changes nothing, whoever asks.
+        st.mock_polkit_clear()
+        self.assertReplyOk(st.send('Deny', 'minix', DRY_RUN, uid=NOBODY))
+        self.assertEqual(st.mock_polkit_calls(), [])
+        self.assertEqual(snapshot(self.root), before)
+        r = st.send('Allow', 'ufs', DRY_RUN, uid=NOBODY)
+        self.assertError(r, fb.ERR + 'ForeignConfig', re.escape('/etc/modprobe.d/' + conf_name('ufs')))
+        # All of them: each changed, one JSON object a name, in the order given.
+        got = self.ctl_json('deny', 'minix', 'vxfs', 'jfs')
+        self.assertEqual([(e['module'], e['state']) for e in got],
+                         [('minix', 'denied'), ('freevxfs', 'denied'), ('jfs', 'denied')])
+        for m in ('minix', 'freevxfs', 'jfs'):
+            self.assertDenyFile(self.etc(module=m), m)
+        r = self.assertExit(0, 'reset', 'minix', 'vxfs', 'jfs', 'hfs')
+        self.assertEqual(len(r.out.splitlines()), 4, r.out)
+        self.assertEqual(snapshot(self.root), before)
+        self.assertExit(2, 'deny', *(['minix'] * 65))
 
     def test_exit_codes(self):
         st = self.stack
@@ -582,6 +615,8 @@ class CliOfflineTest(BusTestCase):
         self.assertEqual(self.offline('deny', 'ext4').returncode, 5)        # mounted in the image
         self.assertEqual(self.offline('load', 'hfs').returncode, 2)         # needs the running system
         self.assertEqual(self.offline('--load', 'allow', 'hfs').returncode, 2)
+        # Several names offline: the dry runs stop it before minix is written.
+        self.assertEqual(self.offline('deny', 'minix', 'ext4').returncode, 5)
         self.assertEqual(snapshot(self.image), img)
         # 6: the image's /etc/modprobe.d is read-only (a bind mount in a private namespace).
         etc = os.path.join(self.image, 'etc/modprobe.d')

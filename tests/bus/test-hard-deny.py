@@ -401,7 +401,7 @@ class HardDenyTest(BusTestCase):
             self.assertError(self.stack.send('Describe', name), E_INVALID_NAME)
             self.assertError(self.stack.send('Deny', name, HARD), E_INVALID_NAME)
         self.assertError(self.stack.send('Describe', 'nosuchfs'), E_NO_SUCH)
-        for method, flags in (('Allow', HARD), ('Reset', HARD), ('Deny', HARD | LOAD_NOW), ('Deny', 0x10)):
+        for method, flags in (('Allow', HARD), ('Reset', HARD), ('Deny', HARD | LOAD_NOW), ('Deny', 0x40)):
             self.assertError(self.stack.send(method, 'hfs', flags), E_INVALID_ARGS)
         self.assertError(self.stack.send('Deny', 'fsgtestfs', HARD), ERR + 'Builtin')
         self.assertEqual(snapshot(self.root), before)

@@ -156,7 +156,8 @@ class ManagerTest(BusTestCase):
         before = snapshot(self.root)
         bad = {
             'Allow': [FORCE, 0x8, RUNTIME | 0x8, LOAD_NOW | FORCE, 1 << 63, 0xffffffffffffffff],
-            'Deny': [LOAD_NOW, 0x10, RUNTIME | 0x10, FORCE | LOAD_NOW, HARD | LOAD_NOW, 1 << 63],   # 0x8 is HARD
+            # 0x8 is HARD, 0x10 DRY_RUN (a question, valid for every change), 0x20 SOFT.
+            'Deny': [LOAD_NOW, 0x40, RUNTIME | 0x40, FORCE | LOAD_NOW, HARD | LOAD_NOW, 1 << 63],
             'Reset': [LOAD_NOW, FORCE, 0x8, RUNTIME | FORCE, 1 << 63],
         }
         for method, flag_list in bad.items():

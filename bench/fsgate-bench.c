@@ -420,66 +420,106 @@ static void print_cpu_per_call(const char *key, uint64_t ns, size_t calls, bool 
 
 /* The methods are measured in rounds, each round running every method in turn, so that a
  * slow moment of a shared machine hits all of them alike. */
+/* One method's figures over every round of cmd_latency. */
+typedef struct LatencyTotals {
+        PhaseResult res;
+        uint64_t wall;
+        CpuSnap cpu;
+        /* The quietest round: on a shared machine the least disturbed figure; -1 until seen. */
+        double best_p50, best_cpu[3];
+} LatencyTotals;
+
+static uint64_t cpu_sum(uint64_t a, uint64_t b) {
+        return a == UINT64_MAX || b == UINT64_MAX ? UINT64_MAX : a + b;
+}
+
+/* Adds one round's phase to t (r: how the phase ended; its errors count either way). The
+ * caller frees one's samples. */
+static int latency_add_round(LatencyTotals *t, PhaseResult *one, int r) {
+        uint64_t per[3] = { one->cpu.service, one->cpu.bus, one->cpu.client };
+
+        if (r >= 0 && samples_merge(&t->res.samples, &one->samples) < 0)
+                r = fail("out of memory");
+        t->res.errors += one->errors;
+        t->wall += one->wall_ns;
+        t->cpu.service = cpu_sum(t->cpu.service, one->cpu.service);
+        t->cpu.bus = cpu_sum(t->cpu.bus, one->cpu.bus);
+        t->cpu.client += one->cpu.client;
+        if (r >= 0 && one->samples.n > 0) {
+                double p50;
+                samples_sort(&one->samples);
+                p50 = samples_pct(&one->samples, 50);
+                if (t->best_p50 < 0 || p50 < t->best_p50)
+                        t->best_p50 = p50;
+                for (int k = 0; k < 3; k++) {
+                        double v = per[k] == UINT64_MAX ? -1 : per[k] / 1e3 / (double) one->samples.n;
+                        if (v >= 0 && (t->best_cpu[k] < 0 || v < t->best_cpu[k]))
+                                t->best_cpu[k] = v;
+                }
+        }
+        if (!t->res.first_error[0])
+                memcpy(t->res.first_error, one->first_error, sizeof(one->first_error));
+        return r;
+}
+
+static void latency_print_method(const Options *o, Method m, LatencyTotals *t, bool first) {
+        static const char * const names[3] = { "service", "bus", "client" };
+
+        samples_sort(&t->res.samples);
+        printf("%s{\"method\":\"%s\",\"clients\":%u,", first ? "" : ",", method_names[m], o->clients);
+        print_latency_fields(&t->res.samples);
+        printf(",\"seconds\":%.3f,\"calls_per_s\":%.0f,\"errors\":%" PRIu64 ",\"first_error\":",
+               t->wall / 1e9, t->wall ? t->res.samples.n / (t->wall / 1e9) : 0.0, t->res.errors);
+        print_json_string(t->res.first_error);
+        printf(",\"best_round_p50_us\":%.1f", t->best_p50 / 1e3);
+        for (int k = 0; k < 3; k++)
+                if (t->best_cpu[k] < 0)
+                        printf(",\"best_round_cpu_%s_us\":null", names[k]);
+                else
+                        printf(",\"best_round_cpu_%s_us\":%.1f", names[k], t->best_cpu[k]);
+        printf(",\"cpu_us_per_call\":{");
+        print_cpu_per_call("service", t->cpu.service, t->res.samples.n, true);
+        print_cpu_per_call("bus", t->cpu.bus, t->res.samples.n, true);
+        print_cpu_per_call("client", t->cpu.client, t->res.samples.n, false);
+        printf("}}");
+        if (t->res.errors)
+                fprintf(stderr, "fsgate-bench: %s: %" PRIu64 " failed calls, first: %s\n", method_names[m],
+                        t->res.errors, t->res.first_error);
+}
+
+/* Each method's reply checked once before measuring; *entries: ListFilesystems' length. */
+static int latency_check_replies(const Options *o, size_t *entries) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+
+        if (open_bus(&bus) < 0)
+                return -1;
+        for (Method m = 0; m < _METHOD_MAX; m++) {
+                size_t n = 0;
+                if (o->methods[m] && m != METHOD_MIX && check_reply(bus, m, o->get_name, &n) < 0)
+                        return -1;
+                if (m == METHOD_LIST && o->methods[m])
+                        *entries = n;
+        }
+        return 0;
+}
+
 static int cmd_latency(const Options *o) {
-        PhaseResult res[_METHOD_MAX] = {};
-        uint64_t wall[_METHOD_MAX] = {};
-        CpuSnap cpu[_METHOD_MAX] = {};
-        /* The quietest round of each method: on a shared machine the least disturbed figure. */
-        double best_p50[_METHOD_MAX], best_cpu[_METHOD_MAX][3];
+        LatencyTotals t[_METHOD_MAX] = {};
         size_t entries = 0;
         bool first = true;
         int r = 0;
 
-        {
-                _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-                if (open_bus(&bus) < 0)
-                        return -1;
-                for (Method m = 0; m < _METHOD_MAX; m++) {
-                        size_t n = 0;
-                        if (o->methods[m] && m != METHOD_MIX && check_reply(bus, m, o->get_name, &n) < 0)
-                                return -1;
-                        if (m == METHOD_LIST && o->methods[m])
-                                entries = n;
-                }
-        }
-
-        for (Method m = 0; m < _METHOD_MAX; m++) {
-                best_p50[m] = -1;
-                best_cpu[m][0] = best_cpu[m][1] = best_cpu[m][2] = -1;
-        }
+        if (latency_check_replies(o, &entries) < 0)
+                return -1;
+        for (Method m = 0; m < _METHOD_MAX; m++)
+                t[m].best_p50 = t[m].best_cpu[0] = t[m].best_cpu[1] = t[m].best_cpu[2] = -1;
         for (unsigned round = 0; round < o->rounds && r >= 0; round++)
                 for (Method m = 0; m < _METHOD_MAX && r >= 0; m++) {
                         PhaseResult one = {};
-                        uint64_t per[3];
                         if (!o->methods[m])
                                 continue;
                         r = run_phase(o, m, o->clients, o->calls / o->rounds, o->seconds / o->rounds, &one);
-                        if (r >= 0 && samples_merge(&res[m].samples, &one.samples) < 0)
-                                r = fail("out of memory");
-                        res[m].errors += one.errors;
-                        wall[m] += one.wall_ns;
-                        cpu[m].service = cpu[m].service == UINT64_MAX || one.cpu.service == UINT64_MAX ?
-                                         UINT64_MAX : cpu[m].service + one.cpu.service;
-                        cpu[m].bus = cpu[m].bus == UINT64_MAX || one.cpu.bus == UINT64_MAX ?
-                                     UINT64_MAX : cpu[m].bus + one.cpu.bus;
-                        cpu[m].client += one.cpu.client;
-                        if (r >= 0 && one.samples.n > 0) {
-                                double p50;
-                                samples_sort(&one.samples);
-                                p50 = samples_pct(&one.samples, 50);
-                                if (best_p50[m] < 0 || p50 < best_p50[m])
-                                        best_p50[m] = p50;
-                                per[0] = one.cpu.service;
-                                per[1] = one.cpu.bus;
-                                per[2] = one.cpu.client;
-                                for (int k = 0; k < 3; k++) {
-                                        double v = per[k] == UINT64_MAX ? -1 : per[k] / 1e3 / (double) one.samples.n;
-                                        if (v >= 0 && (best_cpu[m][k] < 0 || v < best_cpu[m][k]))
-                                                best_cpu[m][k] = v;
-                                }
-                        }
-                        if (!res[m].first_error[0])
-                                memcpy(res[m].first_error, one.first_error, sizeof(one.first_error));
+                        r = latency_add_round(&t[m], &one, r);
                         samples_done(&one.samples);
                 }
 
@@ -488,30 +528,9 @@ static int cmd_latency(const Options *o) {
         for (Method m = 0; m < _METHOD_MAX; m++) {
                 if (!o->methods[m])
                         continue;
-                samples_sort(&res[m].samples);
-                printf("%s{\"method\":\"%s\",\"clients\":%u,", first ? "" : ",", method_names[m], o->clients);
-                print_latency_fields(&res[m].samples);
-                printf(",\"seconds\":%.3f,\"calls_per_s\":%.0f,\"errors\":%" PRIu64 ",\"first_error\":",
-                       wall[m] / 1e9, wall[m] ? res[m].samples.n / (wall[m] / 1e9) : 0.0, res[m].errors);
-                print_json_string(res[m].first_error);
-                printf(",\"best_round_p50_us\":%.1f", best_p50[m] / 1e3);
-                for (int k = 0; k < 3; k++) {
-                        static const char * const names[3] = { "service", "bus", "client" };
-                        if (best_cpu[m][k] < 0)
-                                printf(",\"best_round_cpu_%s_us\":null", names[k]);
-                        else
-                                printf(",\"best_round_cpu_%s_us\":%.1f", names[k], best_cpu[m][k]);
-                }
-                printf(",\"cpu_us_per_call\":{");
-                print_cpu_per_call("service", cpu[m].service, res[m].samples.n, true);
-                print_cpu_per_call("bus", cpu[m].bus, res[m].samples.n, true);
-                print_cpu_per_call("client", cpu[m].client, res[m].samples.n, false);
-                printf("}}");
+                latency_print_method(o, m, &t[m], first);
                 first = false;
-                if (res[m].errors)
-                        fprintf(stderr, "fsgate-bench: %s: %" PRIu64 " failed calls, first: %s\n", method_names[m],
-                                res[m].errors, res[m].first_error);
-                samples_done(&res[m].samples);
+                samples_done(&t[m].res.samples);
         }
         printf("]}\n");
         return r;

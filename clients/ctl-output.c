@@ -346,8 +346,8 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                 /* The service's own answer: it reads the system's files. */
                 vtable_row(t, ROW_BLOCKED, "%s\n",
                            x->blocks_reported ? _("reported (kernel log, journal, Blocked signal)") :
-                           _("not reported: decided by a plain blacklist, an install command or the kernel "
-                             "command line"));
+                           _("not every blocked mount is reported: a plain blacklist, an install command "
+                             "or the kernel command line decides for some type"));
         for (char **p = x->mentions; p && p[0] && p[1]; p += 2)
                 vtable_row(t, p == x->mentions ? ROW_FILES : SIZE_MAX, "%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
 }

@@ -106,13 +106,27 @@ static void print_changed(Ctl *c, FsgOp op, const FsgState *s) {
         }
 }
 
+/* The names changed before a failure, at the end of its message (text and --json alike). */
+static void error_add_changed(FsgError *e, char **names, size_t n) {
+        size_t l = strlen(e->message);
+
+        if (n == 0)
+                return;
+        /* TRANSLATORS: after the message of a failure, before the names changed until then. */
+        l += snprintf(e->message + l, l < sizeof(e->message) ? sizeof(e->message) - l : 0, " %s",
+                      _("Changed before this failure:"));
+        for (size_t i = 0; i < n && l < sizeof(e->message); i++)
+                l += snprintf(e->message + l, sizeof(e->message) - l, " %s", names[i]);
+}
+
 /* Several names: each is first asked as a dry run (would it be done?), so that a name that
- * would fail changes nothing at all; then each is changed. Only someone else's change in
- * between can stop it midway, and then what was changed is said. */
+ * would fail changes nothing at all; then each is changed. A dry run asks polkit nothing: a
+ * refusal by polkit (it is asked name by name), a held lock or a failed write can still stop it
+ * midway, and then the error names what was changed. */
 static int change_names(Ctl *c, FsgOp op, char **names, size_t n) {
         FsgState **after = NULL;
         FsgError e = {};
-        size_t done = 0;
+        size_t changed = 0;
         int r = 0;
 
         for (size_t i = 0; n > 1 && i < n; i++)
@@ -128,17 +142,16 @@ static int change_names(Ctl *c, FsgOp op, char **names, size_t n) {
                 fsg_error(&e, FSG_ERR_FAILED, "Out of memory");
                 return ctl_fail(&c->o, &e);
         }
-        for (; done < n; done++)
-                if (c->be->change(&c->o, op, names[done], c->flags, &e) < 0 ||
-                    c->be->describe(&c->o, names[done], &after[done], &e) < 0) {
-                        r = ctl_fail(&c->o, &e);
-                        break;
+        for (size_t i = 0; i < n && r == 0; i++) {
+                if (c->be->change(&c->o, op, names[i], c->flags, &e) >= 0) {
+                        changed++;
+                        if (c->be->describe(&c->o, names[i], &after[i], &e) >= 0)
+                                continue;
                 }
-        if (r != 0 && done > 0 && !c->o.json) {
-                fprintf(stderr, "%s", _("Changed before that failure:"));
-                for (size_t i = 0; i < done; i++)
-                        fprintf(stderr, " %s", ctl_esc(names[i]));
-                fputc('\n', stderr);
+                /* A change that failed after writing (Allow's load) counts as not made: the
+                 * error says what happened to it. */
+                error_add_changed(&e, names, n > 1 ? changed : 0);
+                r = ctl_fail(&c->o, &e);
         }
         if (r == 0 && c->o.json)
                 ctl_print_json_states(after, n, n == 1);
@@ -342,8 +355,8 @@ static void help(void) {
         printf("\n%s\n", _("See fsgatectl(1) for exit codes."));
 }
 
-/* One verb a line: name, what its argument is ("name", "device", "profile" or "-"), and its help, tab
- * separated. */
+/* One verb a line: name, what its argument is ("name", "names" for one or more, "device",
+ * "profile" or "-"), and its help, tab separated. */
 static void list_verbs(void) {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
                 const Verb *v = &verbs[i];
@@ -352,6 +365,7 @@ static void list_verbs(void) {
                         continue;
                 printf("%s\t%s\t%s\n", v->name,
                        v->flags & VERB_ARG_PROFILE ? "profile" : v->flags & VERB_ARG_DEVICE ? "device" :
+                       (v->flags & VERB_ARG_NAMES) == VERB_ARG_NAMES ? "names" :
                        v->flags & VERB_ARG_NAME ? "name" : "-", v->help);
         }
 }

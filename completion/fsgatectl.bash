@@ -82,8 +82,8 @@ _fsgatectl() {
                 return
         fi
 
-        # Every verb takes at most one argument.
-        ((nargs == 0)) || return
+        # Every verb takes at most one argument, but those of kind "names" (allow, deny, reset).
+        ((nargs == 0)) || [[ ${kind[$verb]-} == names ]] || return
         case ${kind[$verb]-} in
         device)
                 # why: a device path, or else a filesystem type.
@@ -92,7 +92,7 @@ _fsgatectl() {
                         return
                 fi
                 ;&
-        name)
+        name | names)
                 mapfile -t COMPREPLY < <(compgen -W "$("$ctl" "${offline[@]}" list-names 2>/dev/null)" -- "$cur")
                 ;;
         profile)

@@ -127,16 +127,24 @@ int fsg_entry_field_set_string(FsgEntry *x, const FsgEntryField *f, const char *
         return 0;
 }
 
+/* Out of memory for a hard dependency's row (field_to() NULL), a value is dropped: a reader
+ * then finds the field missing, as from an older service. */
 void fsg_entry_field_set_bool(FsgEntry *x, const FsgEntryField *f, bool value) {
+        bool *to;
+
         if (f->set_bool)
                 f->set_bool(x, value);
-        else
-                *(bool *) field_to(x, f) = value;
+        else if ((to = field_to(x, f)))
+                *to = value;
 }
 
 void fsg_entry_field_take_strv(FsgEntry *x, const FsgEntryField *f, char **value) {
         char ***to = field_to(x, f);
 
+        if (!to) {
+                strv_free(value);
+                return;
+        }
         strv_free(*to);
         /* No list and an empty one say the same: none (a module this kernel lacks). */
         if (value && !value[0])

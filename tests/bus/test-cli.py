@@ -203,6 +203,20 @@ class CliBusTest(BusTestCase):
         self.assertEqual(len(r.out.splitlines()), 4, r.out)
         self.assertEqual(snapshot(self.root), before)
         self.assertExit(2, 'deny', *(['minix'] * 65))
+        # What a dry run cannot foresee: polkit, asked name by name. Reset of hfs (allowed over
+        # its vendor file) ends denied and needs the deny action, which the MOCK polkit grants;
+        # Reset of minix ends allowed and needs allow, which it refuses: hfs is reset, and
+        # the error says so.
+        self.assertReplyOk(st.send('Allow', 'hfs', 0))
+        self.assertReplyOk(st.send('Deny', 'minix', 0))
+        st.mock_polkit_allow([ACTION_DENY])
+        r = self.assertExit(4, 'reset', 'hfs', 'minix', uid=NOBODY)
+        self.assertIn('Changed before this failure: hfs', r.err)
+        self.assertAbsent(self.etc(module='hfs'))
+        self.assertDenyFile(self.etc(module='minix'), 'minix')
+        r = self.assertExit(4, '--json', 'reset', 'minix', 'hfs', uid=NOBODY)
+        self.assertEqual(json.loads(r.err)['error'], 'org.freedesktop.DBus.Error.AccessDenied', r)
+        self.assertNotIn('Changed before', r.err)
 
     def test_exit_codes(self):
         st = self.stack

@@ -184,8 +184,9 @@ class CompletionTest(BusTestCase):
         # why: a type, or a device path.
         self.assertEqual(self.bash(f'fsgatectl --root={self.image} why vx', bus=False), ['vxfs'])
         self.assertEqual(self.bash(f'fsgatectl --root={self.image} why /dev/nul', bus=False), ['/dev/null'])
-        # One argument only; none for list.
-        self.assertEqual(self.bash(f'fsgatectl --root={self.image} deny hfs ', bus=False), [])
+        # One argument only, but several names for allow, deny and reset; none for list.
+        self.assertEqual(self.bash(f'fsgatectl --root={self.image} status hfs ', bus=False), [])
+        self.assertEqual(self.bash(f'fsgatectl --root={self.image} deny hfs h', bus=False), want)
         self.assertEqual(self.bash(f'fsgatectl --root={self.image} list ', bus=False), [])
 
     def test_bash_names_from_the_service(self):
@@ -231,6 +232,8 @@ class CompletionTest(BusTestCase):
                          self.names('h', '--root=' + self.image, bus=False))
         self.assertEqual(self.zsh(f'fsgatectl --root={self.image} --kernel-release='), [self.kver])
         self.assertEqual(self.zsh('fsgatectl status hfss'), ['hfsserviceonly'])
+        self.assertEqual(self.zsh('fsgatectl deny minix hfss'), ['hfsserviceonly'])
+        self.assertEqual(self.zsh('fsgatectl status minix hfss'), [])
 
 
 if __name__ == '__main__':

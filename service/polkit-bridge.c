@@ -87,12 +87,37 @@ static int on_caller_checked(sd_bus_message *reply, void *userdata, sd_bus_error
         Query *q = userdata;
         int present = 0;
 
-        if (sd_bus_message_is_method_error(reply, NULL) || sd_bus_message_read(reply, "b", &present) < 0 || !present)
+        if (sd_bus_message_is_method_error(reply, NULL)) {
+                /* No answer is not "gone": say what it was (a timeout, when fsgated itself was
+                 * too busy to read the bus's answer in time). */
+                const sd_bus_error *e = sd_bus_message_get_error(reply);
+                refuse(q, "Could not check that the caller asking to %s is still connected (%s); nothing was changed",
+                       action_words(q->action_id), e && e->message ? e->message : "no answer from the bus");
+        } else if (sd_bus_message_read(reply, "b", &present) < 0 || !present)
                 refuse(q, "The caller %s left the bus while being authorized to %s; nothing was changed",
                        sd_bus_message_get_sender(q->call) ?: "?", action_words(q->action_id));
         else
                 query_finish(q, true, NULL);
         return 0;
+}
+
+/* The bus answers NameHasOwner at once; the timeout only guards against a bus that is gone.
+ * It is long because the answer waits in fsgated's own queue behind every other message when
+ * many grants come at once (64 released together under valgrind took over 25 s, sd-bus's
+ * default, and a granted change was refused for it). */
+#define CALLER_CHECK_TIMEOUT_USEC (120 * UINT64_C(1000000))
+
+static int check_caller(Query *q) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        int r;
+
+        r = sd_bus_message_new_method_call(q->manager->bus, &m, "org.freedesktop.DBus", "/org/freedesktop/DBus",
+                                           "org.freedesktop.DBus", "NameHasOwner");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "s", sd_bus_message_get_sender(q->call));
+        if (r >= 0)
+                r = sd_bus_call_async(q->manager->bus, &q->slot, m, on_caller_checked, q, CALLER_CHECK_TIMEOUT_USEC);
+        return r;
 }
 
 /* polkit's detail for a dialog the user closed: not a "no" from the rules, so say so. */
@@ -138,9 +163,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
         }
         if (authorized) {
                 q->slot = sd_bus_slot_unref(q->slot);
-                r = sd_bus_call_method_async(q->manager->bus, &q->slot, "org.freedesktop.DBus", "/org/freedesktop/DBus",
-                                             "org.freedesktop.DBus", "NameHasOwner", on_caller_checked, q, "s",
-                                             sd_bus_message_get_sender(q->call));
+                r = check_caller(q);
                 if (r < 0)
                         refuse(q, "Could not check that the caller asking to %s is still connected (%s); refusing",
                                action_words(q->action_id), strerror(-r));

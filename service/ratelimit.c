@@ -7,8 +7,15 @@
 bool ratelimit_window_over(const RateLimit *rl, const RateLimitCount *c, uint64_t now) {
         uint64_t begin = __atomic_load_n(&c->begin, __ATOMIC_ACQUIRE);
 
-        /* A begin in the future comes from a clock this one cannot be compared with. */
-        return begin == 0 || now < begin || now - begin >= rl->interval;
+        if (begin == 0)
+                return true;
+        /* A begin a little after now: another process opened the window after this event
+         * read its clock (hooks race at a window's end): the window is current, and reopening
+         * it would reset its count and let a second burst through. Further in the future: a
+         * clock this one cannot be compared with. */
+        if (now < begin)
+                return begin - now > rl->interval;
+        return now - begin >= rl->interval;
 }
 
 /* One event opens the next window; one that finds the lock taken counts itself in whichever

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "ratelimit.h"
 #include "refusal-ratelimit.h"
 #include "test-util.h"
 
@@ -61,4 +62,30 @@ TEST(burst_window_and_crowd) {
 
 TEST_SETUP(one_second_window) {
         ASSERT(setenv("FSGATE_REFUSAL_LOG_WINDOW_SEC", "1", 1) == 0);
+}
+
+/* The limiter under the refusal lines is the hook's too, where processes race at a window's
+ * end: an event whose clock was read just before another opened the window counts in that
+ * window (reopening it would let a second burst through); a begin far in the future is from a
+ * clock that cannot be compared and gives way. */
+TEST(event_read_before_the_window_opened) {
+        const RateLimit rl = { .interval = 60, .burst = 3 };
+        RateLimitCount c = {};
+        unsigned dropped;
+
+        ASSERT(ratelimit_below(&rl, &c, -1, 100, &dropped));
+        ASSERT(c.begin == 100);
+        ASSERT(ratelimit_below(&rl, &c, -1, 99, &dropped));
+        ASSERT(ratelimit_below(&rl, &c, -1, 98, &dropped));
+        ASSERT(!ratelimit_below(&rl, &c, -1, 99, &dropped));
+        ASSERT(c.begin == 100 && c.num == 3 && c.dropped == 1);
+        ASSERT(!ratelimit_window_over(&rl, &c, 41));
+        ASSERT(ratelimit_window_over(&rl, &c, 39));
+        ASSERT(ratelimit_window_over(&rl, &c, 160));
+        /* The next window: the dropped one is handed to its first line. */
+        ASSERT(ratelimit_below(&rl, &c, -1, 160, &dropped));
+        ASSERT(dropped == 1 && c.begin == 160 && c.num == 1);
+        c.begin = 100000;
+        ASSERT(ratelimit_below(&rl, &c, -1, 200, &dropped));
+        ASSERT(c.begin == 200 && c.num == 1);
 }

@@ -37,12 +37,7 @@ class OpenSuseTest(BusTestCase):
     def modprobe_dry_run(self, module):
         """kmod's own `modprobe -n -v MODULE` over the root's configuration and module tree:
         the command it would run, which shows whether root would meet the prompt."""
-        inner = (f'mount --bind "$1/etc/modprobe.d" /etc/modprobe.d && '
-                 f'mount --bind "$1/usr/lib/modprobe.d" /usr/lib/modprobe.d && '
-                 f'exec modprobe -n -v -d "$1" -S "$2" "$3"')
-        p = subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', inner, 'sh',
-                            self.root, self.kver, module], capture_output=True, text=True, timeout=60)
-        return p.returncode, p.stdout + p.stderr
+        return suse.run_with_root_config(self.root, ['modprobe', '-n', '-v', '-d', self.root, '-S', self.kver, module])
 
     def test_a_stick_of_a_type_openSUSE_denies_is_reported(self):
         """The udev path judges by the state, whoever wrote the deny: a new hfs medium is

@@ -66,22 +66,29 @@ def install_layout(root):
     os.chmod(helper, 0o755)
 
 
+def run_with_root_config(root, argv, input=None, timeout=60):
+    """Runs ARGV (as root) in a private mount namespace where ROOT's etc/modprobe.d and
+    usr/lib/modprobe.d stand at /etc/modprobe.d and /usr/lib/modprobe.d, the directories
+    openSUSE's helper and kmod read: the host's /etc is never touched. Returns (exit status,
+    stdout and stderr)."""
+    if not shutil.which('unshare'):
+        raise RuntimeError('unshare is needed to put a scratch root\'s modprobe.d in place')
+    inner = ('set -e; mount --bind "$1/etc/modprobe.d" /etc/modprobe.d; '
+             'mount --bind "$1/usr/lib/modprobe.d" /usr/lib/modprobe.d; shift; exec "$@"')
+    p = subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', inner, 'sh', root, *argv],
+                       input=input, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout + p.stderr
+
+
 def unblacklist(root, module, answer, timeout=60):
     """Runs ROOT's unblacklist helper for MODULE as root on a terminal (util-linux `script`),
-    answering ANSWER ("y", "n", "e") at its prompt, as `modprobe MODULE` on a terminal would.
-    The helper reads /etc/modprobe.d and /usr/lib/modprobe.d: a private mount namespace puts
-    ROOT's there, so the host's /etc is never touched. bash, not dash: the helper tests $UID.
+    answering ANSWER ("y", "n", "e") at its prompt, as `modprobe MODULE` on a terminal would,
+    over ROOT's configuration (run_with_root_config()). bash, not dash: the helper tests $UID.
     Returns (exit status, what the terminal showed)."""
-    for need in ('unshare', 'script'):
-        if not shutil.which(need):
-            raise RuntimeError(f'{need} is needed to run openSUSE\'s unblacklist on a terminal')
+    if not shutil.which('script'):
+        raise RuntimeError('script is needed to run openSUSE\'s unblacklist on a terminal')
     helper = os.path.join(root, UNBLACKLIST.lstrip('/'))
     # bash -c TEXT NAME: the helper's $0 is its installed path, as in the comment it writes.
     on_terminal = f'bash -c "$(cat {shlex.quote(helper)})" {UNBLACKLIST} {shlex.quote(module)}'
-    inner = ('set -e; '
-             f'mount --bind {shlex.quote(root)}/etc/modprobe.d /etc/modprobe.d; '
-             f'mount --bind {shlex.quote(root)}/usr/lib/modprobe.d /usr/lib/modprobe.d; '
-             f'exec script -qec {shlex.quote(on_terminal)} /dev/null')
-    p = subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', inner],
-                       input=answer + '\n', capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout + p.stderr
+    return run_with_root_config(root, ['script', '-qec', on_terminal, '/dev/null'], input=answer + '\n',
+                                timeout=timeout)

@@ -83,6 +83,13 @@ _printf_(2, 3) static void refuse(Query *q, const char *fmt, ...) {
  * make the outcome depend on a race, so a vanished caller is refused like anyone polkit
  * refuses (fail closed). The bus is asked after the grant, so that a caller who left at any
  * moment before then is noticed. */
+/* The check could not be made (why: the bus's error, or sd-bus's): refused, but not said to be
+ * gone. */
+static void refuse_unchecked(Query *q, const char *why) {
+        refuse(q, "Could not check that the caller asking to %s is still connected (%s); nothing was changed",
+               action_words(q->action_id), why);
+}
+
 static int on_caller_checked(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         Query *q = userdata;
         int present = 0;
@@ -91,8 +98,7 @@ static int on_caller_checked(sd_bus_message *reply, void *userdata, sd_bus_error
                 /* No answer is not "gone": say what it was (a timeout, when fsgated itself was
                  * too busy to read the bus's answer in time). */
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
-                refuse(q, "Could not check that the caller asking to %s is still connected (%s); nothing was changed",
-                       action_words(q->action_id), e && e->message ? e->message : "no answer from the bus");
+                refuse_unchecked(q, e && e->message ? e->message : "no answer from the bus");
         } else if (sd_bus_message_read(reply, "b", &present) < 0 || !present)
                 refuse(q, "The caller %s left the bus while being authorized to %s; nothing was changed",
                        sd_bus_message_get_sender(q->call) ?: "?", action_words(q->action_id));
@@ -165,8 +171,7 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                 q->slot = sd_bus_slot_unref(q->slot);
                 r = check_caller(q);
                 if (r < 0)
-                        refuse(q, "Could not check that the caller asking to %s is still connected (%s); refusing",
-                               action_words(q->action_id), strerror(-r));
+                        refuse_unchecked(q, strerror(-r));
                 return 0;
         }
         if (dismissed)

@@ -8,6 +8,7 @@
 #include "alloc-util.h"
 #include "confscan.h"
 #include "override.h"
+#include "routes.h"
 #include "name.h"
 #include "strv.h"
 #include "utf8.h"
@@ -178,6 +179,27 @@ static int note_unreadable(FsgConfig *cfg, const char *sys) {
 }
 
 /* dfd: the directory, resolved inside the root. */
+/* The routes file (routes.h) in effect: the types it sends to the hook. kmod would read it,
+ * but the model must not, or a route fsgate wrote would decide the very state it reports. */
+static int note_routes(FsgConfig *cfg, const FsgContext *c, const char *sys) {
+        FsgRule *rules = NULL;
+        size_t n = 0;
+        int r;
+
+        r = fsg_conf_parse_at(c, sys, 0, &rules, &n);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                const char *t;
+                /* Names as kmod keeps them, '-' made '_': fs_TYPE, and TYPE so normalized. */
+                if (rules[i].kind != FSG_RULE_ALIAS || strncmp(rules[i].name, "fs_", 3) != 0)
+                        continue;
+                t = rules[i].name + 3;
+                if (fsg_routes_target_is(rules[i].value, t))
+                        r = strv_extend_unique(&cfg->routed_types, t);
+        }
+        fsg_rules_free(rules, n);
+        return r == -ENOENT ? 0 : r;
+}
+
 static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const FsgConfDir *d, int dfd,
                     const FsgOverride *ov) {
         _cleanup_free_ char *full = fsg_path(c, d->path);
@@ -237,6 +259,14 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                 }
 
                 seen = find_file(cfg, ix, de->d_name);
+                if (!seen && d->origin == FSG_ORIGIN_RUNTIME && streq(de->d_name, FSG_ROUTES_NAME)) {
+                        r = mask ? 0 : note_routes(cfg, c, sys);
+                        if (r == -EACCES || r == -EPERM)
+                                r = note_unreadable(cfg, sys);
+                        if (r < 0)
+                                return r;
+                        continue;
+                }
                 if (seen) {
                         if (!seen->shadowed && !(seen->shadowed = fsg_path(c, sys)))
                                 return -errno;
@@ -547,6 +577,7 @@ FsgConfig *fsg_config_free(FsgConfig *cfg) {
         fsg_rules_free(cfg->rules, cfg->n_rules);
         strv_free(cfg->cmdline_blacklist);
         strv_free(cfg->named_modules);
+        strv_free(cfg->routed_types);
         strv_free(cfg->unreadable);
         free(cfg->kmod_text);
         free(cfg->by_name);

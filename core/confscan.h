@@ -44,6 +44,9 @@ typedef struct FsgConfig {
         char **cmdline_blacklist; /* modprobe.blacklist= on ROOT/proc/cmdline */
         char **named_modules;     /* M from every 60-blacklist_fs-M.conf in any directory, sorted */
         size_t *by_name;          /* indexes into rules, sorted by name, then in read order */
+        /* The types fsgate's routes file (routes.h) sends to its hook (normalized, name.h). That file is not among
+         * files: what it says is fsgate's report, not a decision, so it never decides a state. */
+        char **routed_types;
         char **unreadable;        /* system paths that could not be read (EACCES): skipped, so the
                                    * answer may be incomplete, and callers must say so */
         /* In an image, the bytes of the files parsed, in order, as one text kmod reads as it

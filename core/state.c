@@ -78,6 +78,47 @@ static int hard_deps_fill(FsgEntry *x, struct kmod_ctx *k, struct kmod_ctx *plai
         return 0;
 }
 
+static bool type_is_aliased(const FsgConfig *cfg, const char *type) {
+        _cleanup_free_ char *alias = NULL;
+        const size_t *ix;
+        size_t n;
+
+        if (asprintf(&alias, "fs-%s", type) < 0)
+                return true; /* out of memory: claim nothing */
+        fsg_name_normalize(alias);
+        n = fsg_config_rules_named(cfg, alias, &ix);
+        for (size_t i = 0; i < n; i++)
+                if (cfg->rules[ix[i]].kind == FSG_RULE_ALIAS)
+                        return true;
+        return false;
+}
+
+static bool type_is_routed(const FsgConfig *cfg, const char *type) {
+        char t[FSG_NAME_MAX + 1];
+
+        if (strlen(type) > FSG_NAME_MAX)
+                return false;
+        strcpy(t, type);
+        fsg_name_normalize(t);
+        return strv_contains(cfg->routed_types, t);
+}
+
+/* Reported when every type whose request is blocked runs the hook: through a deny of
+ * fsgate's, or through its routes file. A blocked type whose request nothing of that kind
+ * catches is silent, and the routes file's to catch, unless an alias of some file already
+ * sends the request elsewhere (a second alias would run both). */
+static int silent_types_fill(FsgEntry *x, struct kmod_ctx *k, const FsgConfig *cfg, char * const *denied_types) {
+        x->blocks_reported = denied_types != NULL;
+        for (char * const *ty = denied_types; ty && *ty; ty++) {
+                if (fsg_type_block_is_reported_in(k, cfg, *ty))
+                        continue;
+                if (x->available && !type_is_aliased(cfg, *ty) && strv_extend(&x->silent_types, *ty) < 0)
+                        return -ENOMEM;
+                x->blocks_reported = x->blocks_reported && type_is_routed(cfg, *ty);
+        }
+        return 0;
+}
+
 /* One entry: its types from the tree, the kernel's answer for each (autoload.h), then the
  * file that decides it (attribution.h). */
 static int entry_fill(FsgEntry *x, struct kmod_ctx *k, struct kmod_ctx *plain, const FsgConfig *cfg,
@@ -130,10 +171,9 @@ static int entry_fill(FsgEntry *x, struct kmod_ctx *k, struct kmod_ctx *plain, c
                                 return -ENOMEM;
                 x->denied = denied_types != NULL;
         }
-        /* Reported when every type whose request is blocked runs the hook. */
-        x->blocks_reported = denied_types != NULL;
-        for (char **ty = denied_types; ty && *ty; ty++)
-                x->blocks_reported = x->blocks_reported && fsg_type_block_is_reported_in(k, cfg, *ty);
+        r = silent_types_fill(x, k, cfg, denied_types);
+        if (r < 0)
+                return r;
         return fsg_entry_attribute(x, cfg, denied_types);
 }
 
@@ -409,6 +449,7 @@ void fsg_entry_done(FsgEntry *x) {
         free(x->install_command);
         free(x->install_file);
         strv_free(x->mentions);
+        strv_free(x->silent_types);
         fsg_entry_done_hard_deps(x);
         *x = (FsgEntry) {};
 }

@@ -42,6 +42,10 @@ typedef struct FsgEntry {
         bool hard;              /* the install command kmod runs for "modprobe MODULE" loads nothing */
         bool explicit_load;     /* "modprobe MODULE" by root would put it into the kernel */
         bool blocks_reported;   /* every blocked request for its types runs fsgate's hook */
+        /* Its types whose request is blocked and reaches no hook through the files that decide
+         * (fsgate's routes, routes.h, are not among them), and that no alias of a file claims:
+         * what the routes file routes. Not on the bus. */
+        char **silent_types;
         bool install_ignored;   /* it has soft dependencies, so kmod 30 ignores any install
                                  * command for it: no hard deny can take effect (not on the bus) */
         char *install_command;  /* what kmod runs instead of loading it, "" if nothing */

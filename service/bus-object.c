@@ -11,6 +11,7 @@
 #include "manager.h"
 #include "polkit-bridge.h"
 #include "profile.h"
+#include "routes.h"
 #include "state-cache.h"
 #include "state.h"
 #include "store.h"
@@ -101,6 +102,16 @@ static int emit_changed(Manager *m, const char *module) {
                 return -EIO;
         return sd_bus_emit_signal(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "FilesystemChanged", "sss",
                                   x->module, fsg_entry_state_string(x), fsg_origin_to_string(x->origin));
+}
+
+/* After a change of fsgate's: a deny of its own now reports what a route did (two aliases
+ * would run the hook twice), a reset may leave another file's deny silent again. */
+static void update_routes(Manager *m) {
+        const FsgState *s;
+        FsgError e = {};
+
+        if (manager_state(m, &s, &e) < 0 || fsg_routes_write(m->ctx, s, NULL, &e) < 0)
+                log_plain(LOG_WARNING, "Could not update %s%s: %s", m->ctx->root, FSG_ROUTES_PATH, e.message);
 }
 
 /* Every entry of the state, each appended by append into an array of signature "a" type. */
@@ -374,6 +385,7 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, req->module, "%s %s",
                             req->plan.target, done[req->plan.write]);
                 (void) emit_changed(m, req->module);
+                update_routes(m);
         }
         /* Only with the load authorization: a module that was loaded when the request came
          * (so none was asked for) stays unloaded if it went away. */
@@ -447,6 +459,8 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
                             "%s is in use: allowed so that it keeps working", *d);
                 (void) emit_changed(m, *d);
         }
+        if (done)
+                update_routes(m);
         for (char **f = failed; f && *f; f++) {
                 /* "MODULE: reason" (fsg_exempt_loaded()); names never contain ':'. */
                 char module[64];
@@ -529,6 +543,7 @@ static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
                             p->target, fsg_profile_change_string(p), req->profile->profile);
                 (void) emit_changed(m, p->module);
         }
+        update_routes(m);
         return reply_profile(call, req->profile);
 }
 

@@ -15,6 +15,8 @@
  *   fsgate-blocked --device DEVNODE       from the udev rule; the type is udev's ID_FS_TYPE
  *   fsgate-blocked --report DEVNODE       from fsgate-report-device@.service; type from udev's database
  *   fsgate-blocked --boot                 from fsgate-boot-report.service
+ *   fsgate-blocked --route TYPE MODULE    from fsgate's routes file (routes.h): a block by another's file
+ *   fsgate-blocked --refresh-routes       from fsgate-routes.service: rebuilds that file
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -29,7 +31,9 @@
 #include "hook-ratelimit.h"
 #include "macro.h"
 #include "name.h"
+#include "routes.h"
 #include "state.h"
+#include "strv.h"
 #include "time-util.h"
 #include "unit-name.h"
 #include "utf8.h"
@@ -204,6 +208,50 @@ static int blocked_mode(const char *type, const char *module, const char *source
         return 0;
 }
 
+/* A request the routes file sent here. The route was written when another file's deny
+ * blocked the type and nothing reported it; the configuration may have changed since, and
+ * fsgate-routes.path catches up only a moment later. So the state is read again: still
+ * silently blocked, the block is reported as any other; reported by a deny of fsgate's now
+ * (whose own alias runs the hook as well), nothing more; not blocked any more, the module is
+ * loaded by name, as the request would have done without the route. A configuration that
+ * cannot be read loads nothing: the route exists because the type was denied. */
+static int route_mode(const char *type, const char *module) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        const char *modprobe = secure_getenv("FSGATE_MODPROBE") ?: "/sbin/modprobe";
+        const FsgEntry *x;
+
+        if (fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0 ||
+            fsg_state_build_one(c, module, &s, NULL) < 0 || !(x = fsg_state_find(s, module))) {
+                kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s): the configuration could not be read\n",
+                     type, module);
+                return 0;
+        }
+        if (strv_contains(x->silent_types, type))
+                return blocked_mode(type, module, *x->deciding_file ? x->deciding_file : "the kernel command line");
+        if (x->denied && x->blocks_reported)
+                return 0;
+        /* exec keeps a pending alarm: modprobe gets the time it needs. */
+        alarm(0);
+        execl(modprobe, "modprobe", "-q", "--", module, (char *) NULL);
+        kmsg("<4>fsgate: could not run %s for filesystem %s (module %s): %m\n", modprobe, type, module);
+        return 0;
+}
+
+static int refresh_routes_mode(void) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        FsgError e = {};
+        bool changed;
+
+        if (fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, &e) < 0 ||
+            fsg_routes_refresh(c, &changed, &e) < 0) {
+                fprintf(stderr, "fsgate-blocked: %s\n", e.message);
+                return 1;
+        }
+        printf("%s%s %s\n", c->root, FSG_ROUTES_PATH, changed ? "rebuilt" : "unchanged");
+        return 0;
+}
+
 /* The kernel starts modprobe, and so the hook, without standard input, output or error
  * (kernel/umh.c). Left free, those numbers would go to the files opened next, the reporter
  * locks among them, and the reporting child's dup2() of /dev/null onto them would close
@@ -290,12 +338,19 @@ int main(int argc, char *argv[]) {
                 (void) setitimer(ITIMER_REAL, &budget, NULL);
                 return device_mode(argv[2]);
         }
+        if (argc == 2 && streq(argv[1], "--refresh-routes")) {
+                alarm(0); /* a unit's job, with the unit's timeout; it may wait for the lock */
+                return refresh_routes_mode();
+        }
+        if (argc == 4 && streq(argv[1], "--route") && fsg_name_is_valid(argv[2]) && fsg_name_is_valid(argv[3]))
+                return route_mode(argv[2], argv[3]);
         if (argc == 3 && streq(argv[1], "--report"))
                 return report_mode(argv[2]);
         if (argc == 2 && streq(argv[1], "--boot"))
                 return boot_mode();
         if (argc != 4 || !fsg_name_is_valid(argv[1]) || !fsg_name_is_valid(argv[2])) {
-                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --report DEVNODE | --boot\n");
+                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --report DEVNODE | --boot |\n"
+                                "                      --route TYPE MODULE | --refresh-routes\n");
                 return 0; /* still a block: modprobe must not load anything either way */
         }
         return blocked_mode(argv[1], argv[2], argv[3]);

@@ -10,6 +10,7 @@ host loads no module; the VM suite's interop scenario does the kernel's part).""
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
@@ -143,6 +144,140 @@ class OpenSuseTest(BusTestCase):
         rc, out = suse.unblacklist(self.root, 'hfs', 'e')
         self.assertEqual((rc, os.readlink(self.etc_file('hfs'))), (0, '/dev/null'), out)
         self.assertNotIn('Do you want', out)
+
+
+@unittest.skipUnless(suse.available(), f'no suse-module-tools sources at {suse.TOOLS_TARBALL}')
+class RoutesTest(BusTestCase):
+    """Finding 3 of issue 28: with openSUSE's files alone, the kernel's fs-hfs request met a
+    plain blacklist and the mount failed without a word. fsgate's routes file sends such a
+    request to its hook; kmod's own dry run shows it, and the hook reports the block (kernel
+    log line, Blocked) while it still loads nothing a deny refuses."""
+
+    ROUTES = fb.ROUTES
+
+    def setUp(self):
+        super().setUp()
+        suse.install_layout(self.root)
+        scratch = tempfile.mkdtemp(dir=self.workdir)   # per test: the class shares its workdir
+        self.kmsg = os.path.join(scratch, 'kmsg')
+        open(self.kmsg, 'w').close()    # the hook appends to it, as to /dev/kmsg; it creates nothing
+        self.modprobe_log = os.path.join(scratch, 'modprobe.log')
+        # A stand-in for /sbin/modprobe: the host loads no module. It records what the hook
+        # asked, which is the hook's whole part of a load.
+        self.modprobe = os.path.join(scratch, 'modprobe')
+        with open(self.modprobe, 'w') as f:
+            f.write(f'#!/bin/sh\necho "$@" >> {self.modprobe_log}\n')
+        os.chmod(self.modprobe, 0o755)
+
+    def hook(self, *args):
+        env = dict(self.stack.env, FSGATE_ROOT=self.root, FSGATE_KMSG=self.kmsg, FSGATE_MODPROBE=self.modprobe)
+        p = subprocess.run([CONFIG.hook, *args], env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 0, p)
+        return p.stdout
+
+    def routes(self):
+        try:
+            with open(os.path.join(self.root, self.ROUTES)) as f:
+                return f.read()
+        except FileNotFoundError:
+            return None
+
+    def read_log(self, path):
+        try:
+            with open(path) as f:
+                return f.read()
+        except FileNotFoundError:
+            return ''
+
+    def dry_run(self, name):
+        rc, out = suse.run_with_root_config(self.root, ['modprobe', '-n', '-v', '-d', self.root, '-S', self.kver, name])
+        return out
+
+    def reported(self, name):
+        r = self.stack.busctl('Describe', 's', name)
+        self.assertTrue(r.ok, r)
+        return r.data[0]['blocks_reported']['data']
+
+    def test_a_silent_block_is_routed_reported_and_still_loads_nothing(self):
+        self.assertFalse(self.reported('hfs'))
+        before = self.dry_run('fs-hfs')
+        self.assertNotIn('fsgate-blocked', before)
+        self.assertIn('/run/modprobe.d/fsgate-routes.conf rebuilt', self.hook('--refresh-routes'))
+        text = self.routes()
+        self.assertIn('alias fs-hfs fsgate_blocked_hfs\n', text)
+        self.assertIn(' --route hfs hfs\n', text)
+        # Only denied, loadable modules: not ext4 (allowed), not pstore (built in).
+        self.assertNotIn('fs-ext4 ', text)
+        self.assertNotIn('fs-pstore ', text)
+        # The state is the vendor file's, as before; the block is now reported.
+        self.assertState('hfs', 'denied', 'vendor', '/usr/lib/modprobe.d/' + conf_name('hfs'))
+        self.assertTrue(self.reported('hfs'))
+        # kmod itself agrees: the request runs the hook, "modprobe hfs" by name still the prompt.
+        self.assertIn('--route hfs hfs', self.dry_run('fs-hfs'))
+        self.assertIn(suse.UNBLACKLIST + ' hfs', self.dry_run('hfs'))
+        # Refreshing again changes nothing (and so does not wake the path unit again).
+        self.assertIn('unchanged', self.hook('--refresh-routes'))
+
+        mon = BlockedMonitor(self.stack)
+        self.addCleanup(mon.stop)
+        self.hook('--route', 'hfs', 'hfs')
+        self.assertIn('blocked autoload of filesystem hfs (module hfs, denied by /usr/lib/modprobe.d/'
+                      + conf_name('hfs') + ')', self.read_log(self.kmsg))
+        sig = mon.wait(1, timeout=10)
+        self.assertEqual([s[:2] for s in sig], [('hfs', 'hfs')], sig)
+        self.assertEqual(self.read_log(self.modprobe_log), '')
+
+    def test_a_route_older_than_an_allow_loads_the_module(self):
+        """"yes" at openSUSE's prompt allows hfs; until the path unit rebuilds the routes the
+        route is stale, and the hook loads hfs by name as the request would have."""
+        self.hook('--refresh-routes')
+        rc, out = suse.unblacklist(self.root, 'hfs', 'y')
+        self.assertEqual(rc, 0, out)
+        self.hook('--route', 'hfs', 'hfs')
+        self.assertEqual(self.read_log(self.modprobe_log), '-q -- hfs\n')
+        self.assertNotIn('hfs', self.read_log(self.kmsg))
+        self.hook('--refresh-routes')
+        self.assertNotIn('fs-hfs ', self.routes())
+        self.assertIn('--route minix minix', self.dry_run('fs-minix'))
+        self.assertNotIn('fsgate-blocked', self.dry_run('fs-hfs'))
+
+    def test_fsgates_own_deny_and_reset_keep_one_route_per_type(self):
+        """The service updates the routes with each change of its own: after its deny the type
+        has exactly one alias (two would run the hook twice), after a reset the vendor file's
+        deny is routed again."""
+        self.hook('--refresh-routes')
+        self.assertReplyOk(self.stack.send('Allow', 'hfs', 0))
+        self.assertReplyOk(self.stack.send('Deny', 'hfs', 0))
+        self.assertNotIn('fs-hfs ', self.routes())
+        self.assertEqual(self.dry_run('fs-hfs').count('install '), 1, self.dry_run('fs-hfs'))
+        self.assertTrue(self.reported('hfs'))
+        self.assertReplyOk(self.stack.send('Reset', 'hfs', 0))
+        self.assertIn('alias fs-hfs fsgate_blocked_hfs\n', self.routes())
+        self.assertState('hfs', 'denied', 'vendor', '/usr/lib/modprobe.d/' + conf_name('hfs'))
+        self.assertTrue(self.reported('hfs'))
+
+    def test_a_route_kept_after_fsgates_deny_reports_nothing_twice(self):
+        """A deny written offline (no service to update the routes; --hard, as a plain deny
+        of what the vendor file denies writes nothing): until the routes are rebuilt the type
+        has two aliases, and the route's run of the hook says nothing."""
+        self.hook('--refresh-routes')
+        r = self.stack.ctl('--root', self.root, 'deny', '--hard', 'hfs')
+        self.assertEqual(r.rc, 0, r)
+        self.assertState('hfs', 'denied', 'admin', '/etc/modprobe.d/' + conf_name('hfs'))
+        self.assertIn('alias fs-hfs fsgate_blocked_hfs\n', self.routes())
+        self.hook('--route', 'hfs', 'hfs')
+        self.assertEqual(self.read_log(self.kmsg), '')
+        self.assertEqual(self.read_log(self.modprobe_log), '')
+
+    def test_a_file_fsgate_did_not_write_under_the_routes_name_is_left_alone(self):
+        path = os.path.join(self.root, self.ROUTES)
+        write(self.root, self.ROUTES, 'alias fs-hfs hfs\n')
+        env = dict(self.stack.env, FSGATE_ROOT=self.root)
+        p = subprocess.run([CONFIG.hook, '--refresh-routes'], env=env, capture_output=True, text=True, timeout=30)
+        self.assertEqual(p.returncode, 1, p)
+        self.assertIn('was not written by fsgate', p.stderr)
+        with open(path) as f:
+            self.assertEqual(f.read(), 'alias fs-hfs hfs\n')
 
 
 if __name__ == '__main__':

@@ -52,6 +52,9 @@ class StressBase(BusTestCase):
                     self.assertTrue(temps_allowed, f'{d}/{name} remains after the restart')
                     temps.append(f'{d}/{name}')
                     continue
+                if f'{d}/{name}' == fb.ROUTES:
+                    self.check_routes(p)
+                    continue
                 owner = [m for m in modules if name == conf_name(m)]
                 self.assertEqual(len(owner), 1, f'unexpected file {d}/{name}')
                 if os.path.islink(p):
@@ -63,6 +66,15 @@ class StressBase(BusTestCase):
                     with open(p) as f:
                         self.assertEqual(f.read(), want, f'{d}/{name} is not a complete deny file')
         return temps
+
+    def check_routes(self, path):
+        """The routes file, rebuilt after each change: whole, from some moment (it may be a
+        change behind the configuration when the kill came between the two writes)."""
+        with open(path) as f:
+            text = f.read()
+        self.assertTrue(text.startswith('# Written by fsgate: routes') and text.endswith('\n'), text)
+        for line in text.splitlines():
+            self.assertRegex(line, r'^(#.*|alias fs-\S+ fsgate_blocked_\S+|install fsgate_blocked_\S+ \S+ --route \S+ \S+)$')
 
     def check_agreement(self, modules):
         for m in modules:

@@ -36,7 +36,7 @@ from .clients import BlockedMonitor, Entry, Reply, SignalMonitor, Typed
 from .fsgated import daemon_is_sanitized
 from .names import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, BUS_NAME, E_ACCESS_DENIED, E_INTERACTIVE,
                     E_INVALID_ARGS, E_LIMITS_EXCEEDED, ERR, FORCE, HARD, SOFT, IFACE, LOAD_NOW, MOCK_IFACE, OBJ_PATH, POLKIT_NAME, RUNTIME)
-from .root import (DEFAULT_PROC, MODPROBE_DIRS, SUSE_VENDOR_FILE, TEMP_PREFIX, add_builtin, conf_name,
+from .root import (DEFAULT_PROC, MODPROBE_DIRS, ROUTES, SUSE_VENDOR_FILE, TEMP_PREFIX, add_builtin, conf_name,
                    expected_from_files, last_change, make_scratch_root, modprobe_files, proc_modules_line,
                    reset_root, snapshot, symlink, target_state, write)
 from .stack import Stack
@@ -46,7 +46,7 @@ from .util import (CONFIG, DAEMON_WRAPPER, NOBODY, PYTHON, TIMEOUT, TIMEOUT_MULT
 __all__ = ['ACTION_ALLOW', 'ACTION_DENY', 'ACTION_LOAD', 'BUS_NAME', 'CONFIG', 'DAEMON_WRAPPER',
            'DEFAULT_PROC', 'E_ACCESS_DENIED', 'E_INTERACTIVE', 'E_INVALID_ARGS', 'E_LIMITS_EXCEEDED', 'ERR', 'FORCE', 'HARD', 'SOFT', 'IFACE',
            'LOAD_NOW', 'MOCK_IFACE', 'MODPROBE_DIRS', 'NOBODY', 'OBJ_PATH', 'POLKIT_NAME', 'PYTHON',
-           'RUNTIME', 'SUSE_VENDOR_FILE', 'TEMP_PREFIX', 'TIMEOUT', 'TIMEOUT_MULTIPLIER', 'add_builtin',
+           'ROUTES', 'RUNTIME', 'SUSE_VENDOR_FILE', 'TEMP_PREFIX', 'TIMEOUT', 'TIMEOUT_MULTIPLIER', 'add_builtin',
            'assert_memory_back', 'BlockedMonitor', 'BusTestCase', 'conf_name', 'daemon_is_sanitized',
            'die_with_parent', 'Entry', 'expected_from_files', 'last_change', 'log', 'main',
            'make_scratch_root', 'modprobe_files', 'percentile', 'PrivateBus', 'proc_modules_line',

@@ -68,13 +68,16 @@ def install_layout(root):
 
 def run_with_root_config(root, argv, input=None, timeout=60):
     """Runs ARGV (as root) in a private mount namespace where ROOT's etc/modprobe.d and
-    usr/lib/modprobe.d stand at /etc/modprobe.d and /usr/lib/modprobe.d, the directories
-    openSUSE's helper and kmod read: the host's /etc is never touched. Returns (exit status,
-    stdout and stderr)."""
+    usr/lib/modprobe.d stand at /etc/modprobe.d and /usr/lib/modprobe.d, and ROOT's run at /run
+    (for run/modprobe.d, which the host may not have), the directories openSUSE's helper and
+    kmod read: the host's /etc and /run are never touched. Returns (exit status, stdout and
+    stderr)."""
     if not shutil.which('unshare'):
         raise RuntimeError('unshare is needed to put a scratch root\'s modprobe.d in place')
+    os.makedirs(os.path.join(root, 'run', 'modprobe.d'), exist_ok=True)
     inner = ('set -e; mount --bind "$1/etc/modprobe.d" /etc/modprobe.d; '
-             'mount --bind "$1/usr/lib/modprobe.d" /usr/lib/modprobe.d; shift; exec "$@"')
+             'mount --bind "$1/usr/lib/modprobe.d" /usr/lib/modprobe.d; '
+             'mount --bind "$1/run" /run; shift; exec "$@"')
     p = subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', inner, 'sh', root, *argv],
                        input=input, capture_output=True, text=True, timeout=timeout)
     return p.returncode, p.stdout + p.stderr

@@ -7,7 +7,9 @@
 #      the unblacklist helper's own results (mask, "never" file) are understood; files
 #      written by someone else (a hardening role) give ForeignConfig and stay untouched;
 #      root's `modprobe hfs` on a terminal meets openSUSE's real prompt, and fsgate agrees
-#      with each answer; no prompt over fsgate's deny, and a hard deny is never lifted.
+#      with each answer; no prompt over fsgate's deny, and a hard deny is never lifted;
+#      a block by openSUSE's files alone is reported through fsgate's routes (kernel log
+#      line, Blocked), and an allowed type's request does not change.
 #   9  fsgatectl --root on a second system image (its own modprobe.d and module tree, on the
 #      scratch disk) changes that image only.
 # vm-boots: 1
@@ -64,18 +66,53 @@ done
 pass "modules of the openSUSE list checked against ListFilesystems"
 expect_state hfs denied vendor "$(conf_of $V hfs)"
 expect_blocked hfs
+assert_eq "$(dmesg | grep -c 'fsgate: blocked autoload of filesystem hfs' || true)" 0 \
+        "kernel log lines for that block without fsgate's routes"
+
+step "8: a block by openSUSE's files alone is reported (fsgate's routes)"
+R=/run/modprobe.d/fsgate-routes.conf
+HOOK=/usr/libexec/fsgate-blocked
+modprobe -n -v fs-vfat >/tmp/vfat.before 2>&1 || true
+# What fsgate-routes.service runs at boot and on every change to modprobe.d (no systemd here).
+assert_contains "$($HOOK --refresh-routes)" "$R rebuilt" "fsgate-blocked --refresh-routes"
+grep -qx 'alias fs-hfs fsgate_blocked_hfs' $R || fail "no route for hfs in $R: $(cat $R)"
+grep -q '^alias fs-vfat ' $R && fail "a route for vfat, which nothing denies: $(cat $R)"
+assert_contains "$(modprobe -n -v fs-hfs 2>&1)" "$HOOK --route hfs hfs" "modprobe -n -v fs-hfs (kmod runs the hook)"
+assert_contains "$(modprobe -n -v hfs 2>&1)" "/usr/lib/module-init-tools/unblacklist hfs" \
+        "modprobe -n -v hfs (by name: openSUSE's install line, as before)"
+modprobe -n -v fs-vfat >/tmp/vfat.after 2>&1 || true
+cmp -s /tmp/vfat.before /tmp/vfat.after || fail "fs-vfat's request changed with the routes: $(cat /tmp/vfat.after)"
+pass "an allowed type's request is what it was: $(tr '\n' ' ' </tmp/vfat.after)"
+# What a route adds to an allowed type's autoload: kmod reads one more file. Figures only.
+_t0=$(date +%s%N); for _i in $(seq 50); do modprobe -n -q fs-vfat; done; _t1=$(date +%s%N)
+mv $R /tmp/routes.aside
+_t2=$(date +%s%N); for _i in $(seq 50); do modprobe -n -q fs-vfat; done; _t3=$(date +%s%N)
+mv /tmp/routes.aside $R
+info "modprobe -n fs-vfat: $(( (_t1 - _t0) / 50000 )) us with the routes ($(wc -l <$R) lines), $(( (_t3 - _t2) / 50000 )) us without (TCG; mean of 50)"
+expect_state hfs denied vendor "$(conf_of $V hfs)"
+assert_contains "$(fsgatectl --json status hfs)" '"blocks_reported":true' "fsgatectl status hfs"
+blocked_watch_start
+expect_blocked hfs
+expect_blocked_signal "'hfs'"
+assert_contains "$(dmesg | grep 'fsgate: blocked autoload of filesystem hfs')" \
+        "(module hfs, denied by $(conf_of $V hfs)); allow with: fsgatectl allow hfs" "the kernel log line"
+blocked_watch_stop
+# fsgate's own change updates the routes at once: its allow ends the route (below, the mount
+# then loads hfs), its reset brings it back.
 
 step "8: Allow masks openSUSE's file, Reset removes the mask"
 config_snapshot | grep " $V/" >/tmp/vendor.before
 fsg_call_ok Allow st hfs 0
 assert_mask "$(conf_of $E hfs)"
 expect_state hfs allowed admin "$(conf_of $E hfs)"
+grep -q '^alias fs-hfs ' $R && fail "the route for hfs outlived fsgate's Allow: $(cat $R)"
 assert_contains "$(modprobe -n -v fs-hfs 2>&1)" "insmod /lib/modules/$(uname -r)/kernel/fs/hfs/hfs.ko" "modprobe -n -v fs-hfs"
 expect_autoloads hfs hfs
 unload hfs
 fsg_call_ok Reset st hfs 0
 assert_absent "$(conf_of $E hfs)"
 expect_state hfs denied vendor "$(conf_of $V hfs)"
+grep -qx 'alias fs-hfs fsgate_blocked_hfs' $R || fail "Reset did not bring back the route for hfs: $(cat $R)"
 expect_blocked hfs
 config_snapshot | grep " $V/" >/tmp/vendor.after
 cmp -s /tmp/vendor.before /tmp/vendor.after || fail "fsgate changed a vendor file"

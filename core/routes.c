@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc-util.h"
+#include "config.h"
+#include "conffile.h"
+#include "lock.h"
+#include "macro.h"
+#include "name.h"
+#include "routes.h"
+
+bool fsg_routes_target_is(const char *target, const char *type) {
+        _cleanup_free_ char *want = NULL;
+
+        if (asprintf(&want, FSG_BLOCKED_PREFIX "%s", type) < 0)
+                return false;
+        fsg_name_normalize(want);
+        return streq(target, want);
+}
+
+char *fsg_routes_content(const FsgState *s, const char *hook) {
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        bool any = false;
+
+        if (!f)
+                return NULL;
+        fputs(FSG_HEADER ": routes for blocked filesystem autoloads that no deny of fsgate's reports.\n"
+              "# The denies are other files' (openSUSE's vendor files, say); these lines only make\n"
+              "# their blocks visible (kernel log, the Blocked signal, the desktop notification),\n"
+              "# and fsgate's hook loads nothing a deny still refuses. Rebuilt from modprobe.d\n"
+              "# whenever it changes (fsgate-routes.path); edits here are lost. To stop it:\n"
+              "# systemctl mask fsgate-routes.service fsgate-routes.path\n", f);
+        for (size_t i = 0; i < s->n; i++) {
+                const FsgEntry *x = &s->entries[i];
+                if (!x->denied || x->builtin || !x->available)
+                        continue;
+                for (char **t = x->silent_types; t && *t; t++) {
+                        fprintf(f, "alias fs-%s " FSG_BLOCKED_PREFIX "%s\n"
+                                   "install " FSG_BLOCKED_PREFIX "%s %s --route %s %s\n",
+                                *t, *t, *t, hook, *t, x->module);
+                        any = true;
+                }
+        }
+        if (fclose(f) == EOF)
+                return NULL;
+        if (!any)
+                text[0] = 0;
+        return TAKE_PTR(text);
+}
+
+static int routes_write(const FsgContext *c, const char *content, bool *ret_changed, FsgError *e) {
+        _cleanup_free_ char *old = NULL, *dir = NULL;
+        _cleanup_close_ int dfd = -1;
+        FsgFileId id;
+        FsgFileKind kind;
+
+        if (asprintf(&dir, "%s" FSG_ROUTES_DIR, c->root) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        dfd = fsg_open_dir(c, FSG_ROUTES_DIR, *content != 0);
+        if (dfd == -ENOENT && *content == 0)
+                return 0;
+        if (dfd < 0)
+                return fsg_error_errno(e, -dfd, "Failed to open %s", dir);
+        fsg_clean_temp_files_at(dfd);
+        kind = fsg_file_classify_at(dfd, FSG_ROUTES_NAME, NULL, &id);
+        /* Absent with nothing to route, or masked by an admin: no routes wanted. */
+        if ((kind == FSG_FILE_ABSENT && *content == 0) || kind == FSG_FILE_MASK)
+                return 0;
+        if (kind != FSG_FILE_ABSENT && kind != FSG_FILE_FSGATE)
+                return fsg_error(e, FSG_ERR_FOREIGN_CONFIG, "%s/%s was not written by fsgate; left alone",
+                                 dir, FSG_ROUTES_NAME);
+        /* Unchanged, it is not written: a write would wake fsgate-routes.path again. */
+        if (kind == FSG_FILE_FSGATE && fsg_read_regular(c, FSG_ROUTES_PATH, 1 << 20, &old, NULL) >= 0 &&
+            streq(old, content))
+                return 0;
+        if (ret_changed)
+                *ret_changed = true;
+        if (*content == 0)
+                return fsg_durable_unlink(dfd, dir, FSG_ROUTES_NAME, &id, e);
+        return fsg_atomic_write(dfd, dir, FSG_ROUTES_NAME, content, &id, e);
+}
+
+int fsg_routes_write(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e) {
+        _cleanup_free_ char *content = fsg_routes_content(s, FSGATE_BLOCKED_HOOK);
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        if (ret_changed)
+                *ret_changed = false;
+        if (!content)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        if (r < 0)
+                return r;
+        return routes_write(c, content, ret_changed, e);
+}
+
+int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
+        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        int r;
+
+        if (ret_changed)
+                *ret_changed = false;
+        r = fsg_state_build(c, NULL, &s, e);
+        if (r < 0)
+                return r;
+        return fsg_routes_write(c, s, ret_changed, e);
+}

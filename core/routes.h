@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+
+#include "fsg-error.h"
+#include "state.h"
+
+/* Routes for blocks nobody reports. A deny fsgate wrote routes the kernel's fs-TYPE request
+ * to fsgate's hook; a plain "blacklist hfs" written by someone else (openSUSE's vendor files,
+ * a hardening role) does not, and the mount fails without a word. For each type whose
+ * request is blocked that way, fsgate keeps one alias to its hook in a file of its own in
+ * /run, read by kmod and skipped by fsgate's own model (confscan.h): it reports blocks, it
+ * never decides one. The hook checks the state again before it reports (a route can be a
+ * moment older than the configuration): for a module allowed meanwhile it loads the module
+ * as the request would have. */
+#define FSG_ROUTES_DIR "/run/modprobe.d"
+#define FSG_ROUTES_NAME "fsgate-routes.conf"
+#define FSG_ROUTES_PATH FSG_ROUTES_DIR "/" FSG_ROUTES_NAME
+
+/* Whether an alias for fs-type with this (normalized) target is fsgate's route. */
+bool fsg_routes_target_is(const char *target, const char *type);
+
+/* The file's content for state s: "" when no block needs a route. NULL: out of memory. */
+char *fsg_routes_content(const FsgState *s, const char *hook);
+
+/* Makes ROOT/run/modprobe.d/fsgate-routes.conf what the configuration asks now (removed when
+ * empty; the hook is FSGATE_BLOCKED_HOOK), under fsgate's lock. *ret_changed (may be NULL): whether the file changed. A file
+ * of that name fsgate did not write is left alone (FSG_ERR_FOREIGN_CONFIG). */
+int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e);
+/* The same for a state the caller built from the configuration just now (the service's). */
+int fsg_routes_write(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e);

@@ -20,6 +20,12 @@ Hard denies: for every module an install line of the configuration names,
 ones the generator writes (/bin/false, /bin/true, the Kicksecure script); openSUSE's
 unblacklist line loads the module, so it is not hard.
 
+--routes HOOK: before each comparison, HOOK --refresh-routes (fsgate-blocked, as
+fsgate-routes.service runs it) writes fsgate's routes for the blocks no deny of fsgate's
+reports; kmod reads them, fsgate's model does not. The comparison is then also the proof
+that a route never stands between kmod and a module fsgate calls allowed, nor lets through
+one it calls denied; at least one route must have been written.
+
 --self-check additionally flips the state of one entry per configuration in fsgate's output
 and verifies that the comparison reports exactly that extra mismatch, proving the check is
 live. Run with /usr/bin/python3; needs root (chroot).
@@ -542,6 +548,19 @@ REQUIRED_KEYS = {'module': str, 'types': list, 'state': str, 'origin': (str, typ
                  'loaded': bool, 'mounted': bool}
 
 
+def write_routes(hook, root):
+    """fsgate's routes for ROOT's configuration; how many types they route."""
+    p = subprocess.run([hook, '--refresh-routes'], env=dict(os.environ, FSGATE_ROOT=root),
+                       capture_output=True, text=True, timeout=60)
+    if p.returncode != 0:
+        raise RuntimeError(f'{hook} --refresh-routes exited {p.returncode}: {p.stderr.strip()[:500]}')
+    try:
+        with open(os.path.join(root, 'run/modprobe.d/fsgate-routes.conf')) as f:
+            return sum(1 for ln in f if ln.startswith('alias '))
+    except FileNotFoundError:
+        return 0
+
+
 def fsgate_list(fsgatectl, root):
     p = subprocess.run([fsgatectl, f'--root={root}', '--json', 'list'],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=120)
@@ -605,6 +624,7 @@ def main():
                     help='also flip one fsgate state per configuration and verify it is caught')
     ap.add_argument('--show', action='store_true', help='print every configuration')
     ap.add_argument('--keep', action='store_true', help='keep the scratch root (path is printed)')
+    ap.add_argument('--routes', metavar='HOOK', help='write fsgate\'s routes with HOOK --refresh-routes first')
     ap.add_argument('--base-dir', help='copy the *.conf files of this directory into usr/lib/modprobe.d first')
     a = ap.parse_args()
     global BASE_DIR
@@ -647,6 +667,7 @@ def main():
         n_flips = n_flips_caught = 0
         n_hard_checks = n_hard = 0
         kmod_allowed = kmod_denied = 0
+        n_routes = 0
         seen_features = set()
         seen_types = set()
         for i in indices:
@@ -659,6 +680,8 @@ def main():
                 log(header)
             n_configs += 1
             try:
+                if a.routes:
+                    n_routes += write_routes(a.routes, root)
                 entries = fsgate_list(fsgatectl, root)
             except (RuntimeError, subprocess.TimeoutExpired) as ex:
                 log(f'ERROR in {header}\n  {ex}')
@@ -745,6 +768,11 @@ def main():
             f'(kmod: {kmod_allowed} loads, {kmod_denied} blocked; {oracle.calls} modprobe runs; '
             f'{time.monotonic() - t0:.1f} s)')
         failed = n_mismatch > 0 or n_errors > 0
+        if a.routes:
+            log(f'routes: {n_routes} written in all')
+            if n_configs >= 5 and not a.only and n_routes == 0:
+                log('FAIL: no route was written: the routes were not put to the test')
+                failed = True
         if n_configs >= 5 and n_checks and not a.only and (kmod_allowed == 0 or kmod_denied == 0):
             log('FAIL: kmod never ' + ('loaded' if kmod_allowed == 0 else 'blocked') +
                 ' anything: the oracle or the generator is broken')

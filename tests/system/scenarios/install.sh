@@ -17,6 +17,8 @@
 #     journal, not exempted), polkit's refusals and a rules.d rule
 #   - `systemd-analyze security fsgated.service` on the real system: exposure <= 2.0
 #   - Blocked through a real mount (signal, kernel line, catalog text in journalctl -x)
+#   - a plain blacklist line fsgate did not write: fsgate-routes.path/.service route it, a
+#     mount is reported; the route goes with the line
 #   - a USB stick (QEMU usb-storage on xhci, hot-plugged through the monitor) with HFS:
 #     `udisksctl mount` fails and is reported; after `fsgatectl allow hfs` it mounts
 #   - no journal line from fsgated at warning level or above but the Blocked and refused
@@ -203,6 +205,38 @@ boot1() {
         x=$(journal_wait 10 -x MESSAGE_ID=$MSG_BLOCKED FSGATE_TYPE=ufs)
         assert_contains "$x" "Automatic loading of the ufs filesystem module was blocked" "journalctl -x"
         assert_contains "$x" "fsgatectl allow ufs" "journalctl -x"
+
+        step "A deny fsgate did not write, reported through the real routes units"
+        # A hardening role's plain blacklist line (as openSUSE's vendor files are): without a
+        # route the kernel's request would end there without a word. fsgate-routes.path sees
+        # the new file and fsgate-routes.service writes the route.
+        assert_eq "$(systemctl is-enabled fsgate-routes.path fsgate-routes.service | tr '\n' ' ')" \
+                "enabled enabled " "the routes units after dpkg -i"
+        expect_unit_active fsgate-routes.path active
+        is_loaded exfat && fail "exfat is loaded already"
+        printf '# site hardening\nblacklist exfat\n' >$E/hardening.conf
+        i=0
+        until grep -qx 'alias fs-exfat fsgate_blocked_exfat' $R/fsgate-routes.conf 2>/dev/null; do
+                i=$((i + 1))
+                [ $i -le 100 ] || fail "no route for exfat within 10 s: $(systemctl status fsgate-routes.service 2>&1 | tail -n 5)"
+                sleep 0.1
+        done
+        pass "fsgate-routes.path and .service routed exfat ($(unit_prop fsgate-routes.service Result))"
+        expect_state exfat denied admin $E/hardening.conf
+        expect_blocked exfat
+        expect_blocked_signal "'exfat', 'exfat', ''" 30
+        assert_contains "$(dmesg | grep 'fsgate: ')" \
+                "fsgate: blocked autoload of filesystem exfat (module exfat, denied by $E/hardening.conf)" "the kernel log"
+        rm $E/hardening.conf
+        i=0
+        while grep -q 'fs-exfat' $R/fsgate-routes.conf 2>/dev/null; do
+                i=$((i + 1))
+                [ $i -le 100 ] || fail "the route for exfat outlived the deny by 10 s: $(cat $R/fsgate-routes.conf)"
+                sleep 0.1
+        done
+        pass "the route went with the deny"
+        expect_autoloads exfat exfat
+        unload exfat
 
         step "udisksctl mount of a USB stick with HFS"
         # hfs is still denied by the vendor list (alice's namespace mount before the install

@@ -24,7 +24,10 @@
 #   - no journal line from fsgated at warning level or above but the Blocked and refused
 #     ones this boot provoked
 # Boot 2 (a real reboot): persistent changes kept, RUNTIME ones and Load gone; a clean run
-# with no journal line from fsgated at warning level or above.
+# with no journal line from fsgated at warning level or above; then openSUSE's layout
+# (suse-module-tools' 29 vendor files and unblacklist helper in place of fsgate's deny list):
+# a mount of hfs reported through the routes, root's `modprobe hfs` on a terminal answered
+# "yes" at openSUSE's prompt: allowed, the route gone, hfs autoloads.
 # system-boots: 2
 # system-timeout: 900
 # system-usb-stick: FSGATE STICK
@@ -38,6 +41,21 @@ E=/etc/modprobe.d
 R=/run/modprobe.d
 IAR=org.freedesktop.DBus.Error.InteractiveAuthorizationRequired
 DENIED=org.freedesktop.DBus.Error.AccessDenied
+
+# wait_route TYPE present|absent — until fsgate-routes.path and .service have made
+# /run/modprobe.d/fsgate-routes.conf route TYPE, or not (10 s at most).
+wait_route() {
+        _i=0
+        while :; do
+                _has=absent
+                grep -qx "alias fs-$1 fsgate_blocked_$1" $R/fsgate-routes.conf 2>/dev/null && _has=present
+                [ "$_has" != "$2" ] || break
+                _i=$((_i + 1))
+                [ $_i -le 100 ] || fail "the route for $1 is not $2 after 10 s: $(cat $R/fsgate-routes.conf 2>&1)"
+                sleep 0.1
+        done
+        pass "the route for $1: $2 ($(unit_prop fsgate-routes.service Result))"
+}
 
 boot1() {
         step "A Debian system without fsgate, using minix; alice makes the kernel load hfs"
@@ -215,26 +233,14 @@ boot1() {
         expect_unit_active fsgate-routes.path active
         is_loaded exfat && fail "exfat is loaded already"
         printf '# site hardening\nblacklist exfat\n' >$E/hardening.conf
-        i=0
-        until grep -qx 'alias fs-exfat fsgate_blocked_exfat' $R/fsgate-routes.conf 2>/dev/null; do
-                i=$((i + 1))
-                [ $i -le 100 ] || fail "no route for exfat within 10 s: $(systemctl status fsgate-routes.service 2>&1 | tail -n 5)"
-                sleep 0.1
-        done
-        pass "fsgate-routes.path and .service routed exfat ($(unit_prop fsgate-routes.service Result))"
+        wait_route exfat present
         expect_state exfat denied admin $E/hardening.conf
         expect_blocked exfat
         expect_blocked_signal "'exfat', 'exfat', ''" 30
         assert_contains "$(dmesg | grep 'fsgate: ')" \
                 "fsgate: blocked autoload of filesystem exfat (module exfat, denied by $E/hardening.conf)" "the kernel log"
         rm $E/hardening.conf
-        i=0
-        while grep -q 'fs-exfat' $R/fsgate-routes.conf 2>/dev/null; do
-                i=$((i + 1))
-                [ $i -le 100 ] || fail "the route for exfat outlived the deny by 10 s: $(cat $R/fsgate-routes.conf)"
-                sleep 0.1
-        done
-        pass "the route went with the deny"
+        wait_route exfat absent
         expect_autoloads exfat exfat
         unload exfat
 
@@ -307,6 +313,41 @@ boot2() {
 
         step "Load was for one boot: qnx4 is blocked again"
         expect_blocked qnx4
+
+        step "openSUSE's layout: suse-module-tools' files instead of fsgate's deny list"
+        if [ ! -d /fsgate/suse ]; then
+                info "no suse-module-tools sources beside the repository: not tried"
+                checks_done
+                return
+        fi
+        fsg_call_ok Reset st hfs 0 # boot 1's allow
+        run_logged "dpkg -r fsgate-vendor-blacklist" dpkg -r fsgate-vendor-blacklist
+        cp -a /fsgate/suse/usr/lib/modprobe.d/. $V/
+        mkdir -p /usr/lib/module-init-tools
+        cp /fsgate/suse/usr/lib/module-init-tools/unblacklist /usr/lib/module-init-tools/
+        assert_eq "$(ls $V | grep -c '^60-blacklist_fs-')" 29 "openSUSE's vendor files"
+        wait_route hfs present
+        expect_state hfs denied vendor "$V/60-blacklist_fs-hfs.conf"
+        blocked_watch_start
+        journal_mark
+        unload hfs
+        expect_blocked hfs
+        expect_blocked_signal "'hfs', 'hfs', ''" 30
+        assert_contains "$(dmesg | grep 'fsgate: ')" \
+                "fsgate: blocked autoload of filesystem hfs (module hfs, denied by $V/60-blacklist_fs-hfs.conf)" "the kernel log"
+        journal_wait 10 MESSAGE_ID=$MSG_BLOCKED FSGATE_TYPE=hfs >/dev/null
+        pass "the block is in the journal"
+        blocked_watch_stop
+        # Root's explicit modprobe on a terminal meets openSUSE's prompt; "yes" allows hfs
+        # with openSUSE's mask, and the route goes with the deny.
+        out=$(printf 'y\n' | script -qec "modprobe hfs" /dev/null 2>&1 || true)
+        assert_contains "$out" "un-blacklist hfs permanently" "modprobe hfs on a terminal"
+        is_loaded hfs || fail "hfs not loaded after \"yes\" at the prompt: $out"
+        assert_mask "$(conf_of $E hfs)"
+        expect_state hfs allowed admin "$(conf_of $E hfs)"
+        wait_route hfs absent
+        expect_autoloads hfs hfs
+        unload hfs
         checks_done
 }
 

@@ -9,10 +9,11 @@
 #   - `apt install ./...` of the current packages, an upgrade: minix exempted (README:
 #     "Installing or upgrading the deny list first exempts every filesystem mounted at that
 #     moment"), hfs not (loaded is not in use: named in apt's output instead),
-#     everything else as before, fsgated restarted on the new binary
+#     everything else as before, fsgated restarted on the new binary; the routes' units
+#     started, the hardening role's silent deny of udf routed and reported
 #   - `apt remove` of the deny list, then of the rest, then `apt purge`: what stays (the
 #     allows and denies written through fsgate: the administrator's configuration) and what
-#     goes (the packages' files, the notifier's conffile, the exemption's state); a purge
+#     goes (the packages' files, the notifier's conffile, the exemption's state, the routes); a purge
 #     never deletes a file fsgate did not write
 #   - no journal line from fsgated at warning level or above
 # system-boots: 1
@@ -103,6 +104,15 @@ new_pid=$(fsgated_pid)
 [ -n "$new_pid" ] && [ "$new_pid" != "$old_pid" ] || fail "fsgated was not restarted by the upgrade (pid $old_pid, now '$new_pid')"
 assert_eq "$(readlink /proc/$new_pid/exe)" /usr/libexec/fsgated "the running executable (not the deleted old one)"
 expect_blocked ufs
+# The new postinst starts the routes' units (dh_installsystemd only enables them), and
+# the hardening role's plain deny of udf, silent in the old version, is reported.
+assert_eq "$(systemctl is-active fsgate-routes.path || true)" active "fsgate-routes.path after the upgrade"
+grep -qx 'alias fs-udf fsgate_blocked_udf' /run/modprobe.d/fsgate-routes.conf ||
+        fail "no route for udf after the upgrade: $(cat /run/modprobe.d/fsgate-routes.conf 2>&1)"
+pass "udf, denied by the hardening role's file, is routed to fsgate's hook"
+expect_blocked udf
+assert_contains "$(dmesg | grep 'fsgate: ')" \
+        "blocked autoload of filesystem udf (module udf, denied by $(conf_of $E udf))" "the kernel log"
 
 step "apt remove fsgate-vendor-blacklist: the deny list goes, the exemptions stay"
 run_logged "apt remove fsgate-vendor-blacklist" apt-get remove -y fsgate-vendor-blacklist
@@ -119,6 +129,9 @@ run_logged "apt remove" apt-get remove -y $(packages_of "$FSGATE_DEBS" | grep -v
 [ ! -e /usr/libexec/fsgated ] && [ ! -e /usr/bin/fsgatectl ] || fail "fsgate's programs are still there"
 fsgated_running && fail "fsgated still owns org.fsgate.fsgate1 after the removal"
 pass "fsgated is gone from the bus, its programs from the disk"
+# The routes name the hook that went with the package: they go too, and nothing rebuilds them.
+assert_absent /run/modprobe.d/fsgate-routes.conf
+assert_eq "$(systemctl is-active fsgate-routes.path || true)" inactive "fsgate-routes.path after the removal"
 assert_eq "$(package_status fsgate-notify)" config-files "fsgate-notify's status (its conffile stays until the purge)"
 [ -f /etc/xdg/autostart/fsgate-notify.desktop ] || fail "fsgate-notify's conffile is gone after a remove"
 assert_mask "$(conf_of $E minix)"

@@ -34,13 +34,17 @@ char *fsg_routes_content(const FsgState *s, const char *hook) {
               "# The denies are other files' (openSUSE's vendor files, say); these lines only make\n"
               "# their blocks visible (kernel log, the Blocked signal, the desktop notification),\n"
               "# and fsgate's hook loads nothing a deny still refuses. Rebuilt from modprobe.d\n"
-              "# whenever it changes (fsgate-routes.path); edits here are lost. To stop it:\n"
-              "# systemctl mask fsgate-routes.service fsgate-routes.path\n", f);
+              "# whenever it changes (fsgate-routes.path); edits here are lost. A file of this\n"
+              "# name in /etc/modprobe.d hides it from kmod (and fsgate), for good.\n"
+              "# To keep none: ln -s /dev/null " FSG_ROUTES_OFF_PATH "\n", f);
         for (size_t i = 0; i < s->n; i++) {
                 const FsgEntry *x = &s->entries[i];
                 if (!x->denied || x->builtin || !x->available)
                         continue;
                 for (char **t = x->silent_types; t && *t; t++) {
+                        /* The line runs through /bin/sh: only names that need no quoting. */
+                        if (!fsg_name_is_valid(*t) || !fsg_name_is_valid(x->module))
+                                continue;
                         fprintf(f, "alias fs-%s " FSG_BLOCKED_PREFIX "%s\n"
                                    "install " FSG_BLOCKED_PREFIX "%s %s --route %s %s\n",
                                 *t, *t, *t, hook, *t, x->module);

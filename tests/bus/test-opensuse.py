@@ -269,6 +269,23 @@ class RoutesTest(BusTestCase):
         self.assertEqual(self.read_log(self.kmsg), '')
         self.assertEqual(self.read_log(self.modprobe_log), '')
 
+    def test_the_files_own_hint_turns_the_routes_off(self):
+        """"To keep none: ln -s /dev/null /etc/modprobe.d/fsgate-routes.conf", run as
+        written (inside the root): kmod then skips the routes in /run, and fsgate knows."""
+        self.hook('--refresh-routes')
+        hint = [ln for ln in self.routes().splitlines() if ln.startswith('# To keep none: ')]
+        self.assertEqual(hint, ['# To keep none: ln -s /dev/null /etc/modprobe.d/fsgate-routes.conf'])
+        argv = hint[0][len('# To keep none: '):].split()
+        argv[-1] = os.path.join(self.root, argv[-1].lstrip('/'))
+        subprocess.run(argv, check=True)
+        self.assertFalse(self.reported('hfs'))
+        self.assertNotIn('fsgate-blocked', self.dry_run('fs-hfs'))
+        # Still written (the writer does not care), never read.
+        self.assertIn('unchanged', self.hook('--refresh-routes'))
+        os.unlink(argv[-1])
+        self.assertTrue(self.reported('hfs'))
+        self.assertIn('--route hfs hfs', self.dry_run('fs-hfs'))
+
     def test_a_file_fsgate_did_not_write_under_the_routes_name_is_left_alone(self):
         path = os.path.join(self.root, self.ROUTES)
         write(self.root, self.ROUTES, 'alias fs-hfs hfs\n')

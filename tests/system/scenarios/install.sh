@@ -348,6 +348,27 @@ boot2() {
         wait_route hfs absent
         expect_autoloads hfs hfs
         unload hfs
+
+        step "No routes wanted: the routes file's own hint, then the README's line for presets"
+        # The file says how to keep none; run that line as written.
+        hint=$(sed -n 's/^# To keep none: //p' $R/fsgate-routes.conf)
+        assert_eq "$hint" "ln -s /dev/null $E/fsgate-routes.conf" "the routes file's hint"
+        run_logged "$hint" sh -c "$hint"
+        printf '# site hardening\nblacklist exfat\n' >$E/hardening.conf
+        expect_state exfat denied admin $E/hardening.conf
+        case $(modprobe -n -v fs-exfat 2>&1) in
+        *fsgate-blocked*) fail "kmod still runs a route with $E/fsgate-routes.conf masking it" ;;
+        esac
+        assert_contains "$(fsgatectl --json status exfat)" '"blocks_reported":false' "fsgatectl status exfat (routes off)"
+        rm $E/fsgate-routes.conf
+        wait_route exfat present
+        assert_contains "$(modprobe -n -v fs-exfat 2>&1)" "fsgate-blocked --route exfat exfat" "modprobe -n -v fs-exfat (routes on)"
+        systemctl disable --now fsgate-routes.path fsgate-routes.service >/dev/null 2>&1
+        run_logged "systemctl enable --now fsgate-routes.path fsgate-routes.service (README)" \
+                systemctl enable --now fsgate-routes.path fsgate-routes.service
+        expect_unit_active fsgate-routes.path active
+        rm $E/hardening.conf
+        wait_route exfat absent
         checks_done
 }
 

@@ -16,7 +16,7 @@
 bool fsg_routes_target_is(const char *target, const char *type) {
         _cleanup_free_ char *want = NULL;
 
-        if (asprintf(&want, FSG_BLOCKED_PREFIX "%s", type) < 0)
+        if (asprintf(&want, FSG_ROUTED_PREFIX "%s", type) < 0)
                 return false;
         fsg_name_normalize(want);
         return streq(target, want);
@@ -45,8 +45,8 @@ char *fsg_routes_content(const FsgState *s, const char *hook) {
                         /* The line runs through /bin/sh: only names that need no quoting. */
                         if (!fsg_name_is_valid(*t) || !fsg_name_is_valid(x->module))
                                 continue;
-                        fprintf(f, "alias fs-%s " FSG_BLOCKED_PREFIX "%s\n"
-                                   "install " FSG_BLOCKED_PREFIX "%s %s --route %s %s\n",
+                        fprintf(f, "alias fs-%s " FSG_ROUTED_PREFIX "%s\n"
+                                   "install " FSG_ROUTED_PREFIX "%s %s --route %s %s\n",
                                 *t, *t, *t, hook, *t, x->module);
                         any = true;
                 }
@@ -90,29 +90,39 @@ static int routes_write(const FsgContext *c, const char *content, bool *ret_chan
         return fsg_atomic_write(dfd, dir, FSG_ROUTES_NAME, content, &id, e);
 }
 
-int fsg_routes_write(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e) {
+int fsg_routes_write_locked(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e) {
         _cleanup_free_ char *content = fsg_routes_content(s, FSGATE_BLOCKED_HOOK);
-        _cleanup_close_ int lock = -1;
-        int r;
 
         if (ret_changed)
                 *ret_changed = false;
         if (!content)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
-        if (r < 0)
-                return r;
         return routes_write(c, content, ret_changed, e);
 }
 
 int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_close_ int lock = -1;
+        bool changed = true;
         int r;
 
         if (ret_changed)
                 *ret_changed = false;
-        r = fsg_state_build(c, NULL, &s, e);
+        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
         if (r < 0)
                 return r;
-        return fsg_routes_write(c, s, ret_changed, e);
+        /* A pass that changes nothing shows the file matches a configuration read after the
+         * last write; five passes bound a configuration that keeps changing. */
+        for (unsigned pass = 0; changed && pass < 5; pass++) {
+                _cleanup_(fsg_state_freep) FsgState *s = NULL;
+
+                r = fsg_state_build(c, NULL, &s, e);
+                if (r < 0)
+                        return r;
+                r = fsg_routes_write_locked(c, s, &changed, e);
+                if (r < 0)
+                        return r;
+                if (changed && ret_changed)
+                        *ret_changed = true;
+        }
+        return 0;
 }

@@ -21,6 +21,11 @@
  * a /dev/null link there turns the routes off for good, whoever writes them. */
 #define FSG_ROUTES_OFF_PATH "/etc/modprobe.d/" FSG_ROUTES_NAME
 
+/* The name a route sends a type's request to: not FSG_BLOCKED_PREFIX, so that where a deny
+ * of fsgate's and a route (a moment older than it) both alias a type, kmod runs each one's
+ * own install line, and the route's run can stay quiet. */
+#define FSG_ROUTED_PREFIX "fsgate_routed_"
+
 /* Whether an alias for fs-type with this (normalized) target is fsgate's route. */
 bool fsg_routes_target_is(const char *target, const char *type);
 
@@ -28,8 +33,13 @@ bool fsg_routes_target_is(const char *target, const char *type);
 char *fsg_routes_content(const FsgState *s, const char *hook);
 
 /* Makes ROOT/run/modprobe.d/fsgate-routes.conf what the configuration asks now (removed when
- * empty; the hook is FSGATE_BLOCKED_HOOK), under fsgate's lock. *ret_changed (may be NULL): whether the file changed. A file
- * of that name fsgate did not write is left alone (FSG_ERR_FOREIGN_CONFIG). */
+ * empty; the hook is FSGATE_BLOCKED_HOOK): under fsgate's lock, the state read after taking
+ * it, so that of two writers the later one writes what the later configuration asks. Read
+ * again after the write, until two reads agree (a few times at most): a change made while it
+ * ran may have come while nothing watched (fsgate-routes.path does not while its service
+ * runs). *ret_changed (may be NULL): whether the file changed. A file of that name fsgate did
+ * not write is left alone (FSG_ERR_FOREIGN_CONFIG). */
 int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e);
-/* The same for a state the caller built from the configuration just now (the service's). */
-int fsg_routes_write(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e);
+/* One write, with fsgate's lock held, for a state built under it (the service's). */
+int fsg_routes_write_locked(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e);
+

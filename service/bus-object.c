@@ -7,6 +7,7 @@
 #include "bus-object.h"
 #include "config.h"
 #include "entry-fields.h"
+#include "lock.h"
 #include "log.h"
 #include "manager.h"
 #include "polkit-bridge.h"
@@ -107,10 +108,14 @@ static int emit_changed(Manager *m, const char *module) {
 /* After a change of fsgate's: a deny of its own now reports what a route did (two aliases
  * would run the hook twice), a reset may leave another file's deny silent again. */
 static void update_routes(Manager *m) {
+        _cleanup_close_ int lock = -1;
         const FsgState *s;
         FsgError e = {};
 
-        if (manager_state(m, &s, &e) < 0 || fsg_routes_write(m->ctx, s, NULL, &e) < 0)
+        /* The state is asked for with the lock held: inotify has queued every change made
+         * before it, so the cache is rebuilt if one came since (fsg_routes_refresh()). */
+        if (fsg_lock(m->ctx, m->ctx->lock_timeout_usec, &lock, &e) < 0 || manager_state(m, &s, &e) < 0 ||
+            fsg_routes_write_locked(m->ctx, s, NULL, &e) < 0)
                 log_plain(LOG_WARNING, "Could not update %s%s: %s", m->ctx->root, FSG_ROUTES_PATH, e.message);
 }
 

@@ -211,10 +211,12 @@ static int blocked_mode(const char *type, const char *module, const char *source
 /* A request the routes file sent here. The route was written when another file's deny
  * blocked the type and nothing reported it; the configuration may have changed since, and
  * fsgate-routes.path catches up only a moment later. So the state is read again: still
- * silently blocked, the block is reported as any other; reported by a deny of fsgate's now
- * (whose own alias runs the hook as well), nothing more; not blocked any more, the module is
- * loaded by name, as the request would have done without the route. A configuration that
- * cannot be read loads nothing: the route exists because the type was denied. */
+ * silently blocked, the block is reported as any other; denied in any other way (a deny of
+ * fsgate's now, whose own line runs the hook as well; an alias some file added), nothing
+ * more, and never a load: a load by name would pass the blacklist; not denied any more, the
+ * module is loaded by name, as the request would have done without the route. A
+ * configuration that cannot be read loads nothing: the route exists because the type was
+ * denied. */
 static int route_mode(const char *type, const char *module) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
@@ -229,7 +231,7 @@ static int route_mode(const char *type, const char *module) {
         }
         if (strv_contains(x->silent_types, type))
                 return blocked_mode(type, module, *x->deciding_file ? x->deciding_file : "the kernel command line");
-        if (x->denied && x->blocks_reported)
+        if (x->denied)
                 return 0;
         /* exec keeps a pending alarm: modprobe gets the time it needs. */
         alarm(0);

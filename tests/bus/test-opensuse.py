@@ -204,7 +204,7 @@ class RoutesTest(BusTestCase):
         self.assertNotIn('fsgate-blocked', before)
         self.assertIn('/run/modprobe.d/fsgate-routes.conf rebuilt', self.hook('--refresh-routes'))
         text = self.routes()
-        self.assertIn('alias fs-hfs fsgate_blocked_hfs\n', text)
+        self.assertIn('alias fs-hfs fsgate_routed_hfs\n', text)
         self.assertIn(' --route hfs hfs\n', text)
         # Only denied, loadable modules: not ext4 (allowed), not pstore (built in).
         self.assertNotIn('fs-ext4 ', text)
@@ -252,7 +252,7 @@ class RoutesTest(BusTestCase):
         self.assertEqual(self.dry_run('fs-hfs').count('install '), 1, self.dry_run('fs-hfs'))
         self.assertTrue(self.reported('hfs'))
         self.assertReplyOk(self.stack.send('Reset', 'hfs', 0))
-        self.assertIn('alias fs-hfs fsgate_blocked_hfs\n', self.routes())
+        self.assertIn('alias fs-hfs fsgate_routed_hfs\n', self.routes())
         self.assertState('hfs', 'denied', 'vendor', '/usr/lib/modprobe.d/' + conf_name('hfs'))
         self.assertTrue(self.reported('hfs'))
 
@@ -264,10 +264,27 @@ class RoutesTest(BusTestCase):
         r = self.stack.ctl('--root', self.root, 'deny', '--hard', 'hfs')
         self.assertEqual(r.rc, 0, r)
         self.assertState('hfs', 'denied', 'admin', '/etc/modprobe.d/' + conf_name('hfs'))
-        self.assertIn('alias fs-hfs fsgate_blocked_hfs\n', self.routes())
+        self.assertIn('alias fs-hfs fsgate_routed_hfs\n', self.routes())
+        # kmod runs both aliases' lines: the deny's own hook (which reports) and the route's.
+        out = self.dry_run('fs-hfs')
+        self.assertIn('--route hfs hfs', out)
+        self.assertIn('fsgate-blocked hfs hfs /etc/modprobe.d/' + conf_name('hfs'), out)
         self.hook('--route', 'hfs', 'hfs')
         self.assertEqual(self.read_log(self.kmsg), '')
         self.assertEqual(self.read_log(self.modprobe_log), '')
+
+    def test_a_route_older_than_another_alias_loads_nothing(self):
+        """Review finding: a hardening file adds "alias fs-hfs off" after the route was
+        written; hfs is still denied (now by that alias too), and the route's run of the hook
+        must not load it by name (which would pass the blacklist)."""
+        self.hook('--refresh-routes')
+        write(self.root, 'etc/modprobe.d/zz-harden.conf', 'alias fs-hfs off\n')
+        self.assertState('hfs', 'denied', 'vendor', '/usr/lib/modprobe.d/' + conf_name('hfs'))
+        self.hook('--route', 'hfs', 'hfs')
+        self.assertEqual(self.read_log(self.modprobe_log), '')
+        # Rebuilt, the routes leave the type to that alias: two would run both.
+        self.hook('--refresh-routes')
+        self.assertNotIn('fs-hfs ', self.routes())
 
     def test_the_files_own_hint_turns_the_routes_off(self):
         """"To keep none: ln -s /dev/null /etc/modprobe.d/fsgate-routes.conf", run as

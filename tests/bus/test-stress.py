@@ -74,7 +74,7 @@ class StressBase(BusTestCase):
             text = f.read()
         self.assertTrue(text.startswith('# Written by fsgate: routes') and text.endswith('\n'), text)
         for line in text.splitlines():
-            self.assertRegex(line, r'^(#.*|alias fs-\S+ fsgate_blocked_\S+|install fsgate_blocked_\S+ \S+ --route \S+ \S+)$')
+            self.assertRegex(line, r'^(#.*|alias fs-\S+ fsgate_routed_\S+|install fsgate_routed_\S+ \S+ --route \S+ \S+)$')
 
     def check_agreement(self, modules):
         for m in modules:

@@ -22,9 +22,11 @@ unblacklist line loads the module, so it is not hard.
 
 --routes HOOK: before each comparison, HOOK --refresh-routes (fsgate-blocked, as
 fsgate-routes.service runs it) writes fsgate's routes for the blocks no deny of fsgate's
-reports; kmod reads them, fsgate's model does not. The comparison is then also the proof
-that a route never stands between kmod and a module fsgate calls allowed, nor lets through
-one it calls denied; at least one route must have been written.
+reports; kmod reads them, fsgate's model does not. The comparison then also shows that a
+fresh route never stands between kmod and a module fsgate calls allowed (its dry run would
+print the hook instead of the insmod), nor changes another type's answer; at least one route
+must have been written. (A dry run does not run the hook: what the hook decides for a stale
+route is bus-opensuse's to check.)
 
 --self-check additionally flips the state of one entry per configuration in fsgate's output
 and verifies that the comparison reports exactly that extra mismatch, proving the check is

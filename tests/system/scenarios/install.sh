@@ -48,7 +48,7 @@ wait_route() {
         _i=0
         while :; do
                 _has=absent
-                grep -qx "alias fs-$1 fsgate_blocked_$1" $R/fsgate-routes.conf 2>/dev/null && _has=present
+                grep -qx "alias fs-$1 fsgate_routed_$1" $R/fsgate-routes.conf 2>/dev/null && _has=present
                 [ "$_has" != "$2" ] || break
                 _i=$((_i + 1))
                 [ $_i -le 100 ] || fail "the route for $1 is not $2 after 10 s: $(cat $R/fsgate-routes.conf 2>&1)"

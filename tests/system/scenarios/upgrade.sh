@@ -107,7 +107,7 @@ expect_blocked ufs
 # The new postinst starts the routes' units (dh_installsystemd only enables them), and
 # the hardening role's plain deny of udf, silent in the old version, is reported.
 assert_eq "$(systemctl is-active fsgate-routes.path || true)" active "fsgate-routes.path after the upgrade"
-grep -qx 'alias fs-udf fsgate_blocked_udf' /run/modprobe.d/fsgate-routes.conf ||
+grep -qx 'alias fs-udf fsgate_routed_udf' /run/modprobe.d/fsgate-routes.conf ||
         fail "no route for udf after the upgrade: $(cat /run/modprobe.d/fsgate-routes.conf 2>&1)"
 pass "udf, denied by the hardening role's file, is routed to fsgate's hook"
 expect_blocked udf

@@ -75,7 +75,7 @@ HOOK=/usr/libexec/fsgate-blocked
 modprobe -n -v fs-vfat >/tmp/vfat.before 2>&1 || true
 # What fsgate-routes.service runs at boot and on every change to modprobe.d (no systemd here).
 assert_contains "$($HOOK --refresh-routes)" "$R rebuilt" "fsgate-blocked --refresh-routes"
-grep -qx 'alias fs-hfs fsgate_blocked_hfs' $R || fail "no route for hfs in $R: $(cat $R)"
+grep -qx 'alias fs-hfs fsgate_routed_hfs' $R || fail "no route for hfs in $R: $(cat $R)"
 grep -q '^alias fs-vfat ' $R && fail "a route for vfat, which nothing denies: $(cat $R)"
 assert_contains "$(modprobe -n -v fs-hfs 2>&1)" "$HOOK --route hfs hfs" "modprobe -n -v fs-hfs (kmod runs the hook)"
 assert_contains "$(modprobe -n -v hfs 2>&1)" "/usr/lib/module-init-tools/unblacklist hfs" \
@@ -112,7 +112,7 @@ unload hfs
 fsg_call_ok Reset st hfs 0
 assert_absent "$(conf_of $E hfs)"
 expect_state hfs denied vendor "$(conf_of $V hfs)"
-grep -qx 'alias fs-hfs fsgate_blocked_hfs' $R || fail "Reset did not bring back the route for hfs: $(cat $R)"
+grep -qx 'alias fs-hfs fsgate_routed_hfs' $R || fail "Reset did not bring back the route for hfs: $(cat $R)"
 expect_blocked hfs
 config_snapshot | grep " $V/" >/tmp/vendor.after
 cmp -s /tmp/vendor.before /tmp/vendor.after || fail "fsgate changed a vendor file"

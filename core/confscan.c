@@ -259,7 +259,11 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                 }
 
                 seen = find_file(cfg, ix, de->d_name);
+                /* Kept out of the files, yet it hides the same name further down, as for kmod. */
+                if (!seen && cfg->routes_seen && streq(de->d_name, FSG_ROUTES_NAME))
+                        continue;
                 if (!seen && d->origin == FSG_ORIGIN_RUNTIME && streq(de->d_name, FSG_ROUTES_NAME)) {
+                        cfg->routes_seen = true;
                         r = mask ? 0 : note_routes(cfg, c, sys);
                         if (r == -EACCES || r == -EPERM)
                                 r = note_unreadable(cfg, sys);

@@ -47,6 +47,7 @@ typedef struct FsgConfig {
         /* The types fsgate's routes file (routes.h) sends to its hook (normalized, name.h). That file is not among
          * files: what it says is fsgate's report, not a decision, so it never decides a state. */
         char **routed_types;
+        bool routes_seen;         /* that file (or a mask) was in /run: it hides the name below */
         char **unreadable;        /* system paths that could not be read (EACCES): skipped, so the
                                    * answer may be incomplete, and callers must say so */
         /* In an image, the bytes of the files parsed, in order, as one text kmod reads as it

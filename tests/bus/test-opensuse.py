@@ -303,6 +303,16 @@ class RoutesTest(BusTestCase):
         self.assertTrue(self.reported('hfs'))
         self.assertIn('--route hfs hfs', self.dry_run('fs-hfs'))
 
+    def test_the_routes_file_hides_its_name_further_down_as_for_kmod(self):
+        """A vendor file that happens to have the routes' name is read only while /run has
+        none (kmod's precedence); fsgate's model, which skips the routes, agrees."""
+        write(self.root, 'usr/lib/modprobe.d/fsgate-routes.conf', 'blacklist ext4\n')
+        self.assertEqual(self.stack.get('ext4').state, 'denied')
+        self.hook('--refresh-routes')
+        self.assertIsNotNone(self.routes())
+        self.assertEqual(self.stack.get('ext4').state, 'allowed')
+        self.assertIn('ext4.ko', self.dry_run('fs-ext4'))
+
     def test_a_file_fsgate_did_not_write_under_the_routes_name_is_left_alone(self):
         path = os.path.join(self.root, self.ROUTES)
         write(self.root, self.ROUTES, 'alias fs-hfs hfs\n')

@@ -178,7 +178,6 @@ static int note_unreadable(FsgConfig *cfg, const char *sys) {
         return p ? strv_push(&cfg->unreadable, TAKE_PTR(p)) : -ENOMEM;
 }
 
-/* dfd: the directory, resolved inside the root. */
 /* The routes file (routes.h) in effect: the types it sends to the hook. kmod would read it,
  * but the model must not, or a route fsgate wrote would decide the very state it reports. */
 static int note_routes(FsgConfig *cfg, const FsgContext *c, const char *sys) {
@@ -200,6 +199,7 @@ static int note_routes(FsgConfig *cfg, const FsgContext *c, const char *sys) {
         return r == -ENOENT ? 0 : r;
 }
 
+/* dfd: the directory, resolved inside the root. */
 static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const FsgConfDir *d, int dfd,
                     const FsgOverride *ov) {
         _cleanup_free_ char *full = fsg_path(c, d->path);

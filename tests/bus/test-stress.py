@@ -53,7 +53,7 @@ class StressBase(BusTestCase):
                     temps.append(f'{d}/{name}')
                     continue
                 if f'{d}/{name}' == fb.ROUTES:
-                    self.check_routes(p)
+                    self.assertRoutesFile(p)
                     continue
                 owner = [m for m in modules if name == conf_name(m)]
                 self.assertEqual(len(owner), 1, f'unexpected file {d}/{name}')
@@ -66,15 +66,6 @@ class StressBase(BusTestCase):
                     with open(p) as f:
                         self.assertEqual(f.read(), want, f'{d}/{name} is not a complete deny file')
         return temps
-
-    def check_routes(self, path):
-        """The routes file, rebuilt after each change: whole, from some moment (it may be a
-        change behind the configuration when the kill came between the two writes)."""
-        with open(path) as f:
-            text = f.read()
-        self.assertTrue(text.startswith('# Written by fsgate: routes') and text.endswith('\n'), text)
-        for line in text.splitlines():
-            self.assertRegex(line, r'^(#.*|alias fs-\S+ fsgate_routed_\S+|install fsgate_routed_\S+ \S+ --route \S+ \S+)$')
 
     def check_agreement(self, modules):
         for m in modules:

@@ -63,12 +63,15 @@ class LoadTest(BusTestCase):
     RUNTIME_MODULES = ['udf']               # changed in /run only (so never Overridden)
 
     def check_files(self, modules):
-        """Every file is fsgate's deny file or a /dev/null mask of one of the modules."""
+        """Every file is fsgate's deny file or a /dev/null mask of one of the modules, or its routes."""
         for d in ('etc/modprobe.d', 'run/modprobe.d'):
             full = os.path.join(self.root, d)
             for name in sorted(os.listdir(full)):
                 p = os.path.join(full, name)
                 self.assertFalse(name.startswith(TEMP_PREFIX), f'temp file {d}/{name} left behind')
+                if f'{d}/{name}' == fb.ROUTES:
+                    self.assertRoutesFile(p)
+                    continue
                 owner = [m for m in modules if name == conf_name(m)]
                 self.assertEqual(len(owner), 1, f'unexpected file {d}/{name}')
                 if os.path.islink(p):
@@ -182,6 +185,7 @@ class LoadTest(BusTestCase):
         # -- files and final state --------------------------------------------------------
         self.assertNoTempFiles()
         self.check_files(modules)
+        self.assertRoutesCurrent()
         decided = 0
         last_signal = {}
         for sig in signals:

@@ -6,6 +6,7 @@ import argparse
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -140,6 +141,22 @@ class BusTestCase(unittest.TestCase):
         self.assertIn(f'blacklist {module}', text.splitlines())
         self.assertTrue(text.endswith('\n'))
         return text
+
+    def assertRoutesFile(self, path):
+        """fsgate's routes file (core/routes.h), rebuilt after each change: whole, from some
+        moment (after a kill -9 it may be a change behind the configuration)."""
+        with open(path) as f:
+            text = f.read()
+        self.assertTrue(text.startswith('# Written by fsgate: routes') and text.endswith('\n'), text)
+        for line in text.splitlines():
+            self.assertRegex(line, r'^(#.*|alias fs-\S+ fsgate_routed_\S+|install fsgate_routed_\S+ \S+ --route \S+ \S+)$')
+
+    def assertRoutesCurrent(self):
+        """What the service left in the routes is what a rebuild from the files makes now."""
+        p = subprocess.run([CONFIG.hook, '--refresh-routes'], env=dict(self.stack.env, FSGATE_ROOT=self.root),
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p)
+        self.assertIn(' unchanged', p.stdout, 'the service left routes that the files no longer ask for')
 
     def assertAbsent(self, path):
         self.assertFalse(os.path.lexists(path), f'{path} exists')

@@ -226,6 +226,13 @@ class RoutesTest(BusTestCase):
         sig = mon.wait(1, timeout=10)
         self.assertEqual([s[:2] for s in sig], [('hfs', 'hfs')], sig)
         self.assertEqual(self.read_log(self.modprobe_log), '')
+        # The line's "allow with: ..." run as written: openSUSE's deny is masked, hfs allowed.
+        hint = self.read_log(self.kmsg).rstrip('\n').split('; allow with: ')[1]
+        self.assertEqual(hint, 'fsgatectl allow hfs')
+        r = self.stack.run_hint(hint)
+        self.assertEqual(r.rc, 0, r)
+        self.assertState('hfs', 'allowed', 'admin', '/etc/modprobe.d/' + conf_name('hfs'))
+        self.assertNotIn('fs-hfs ', self.routes())     # the service's allow ended the route
 
     def test_a_route_older_than_an_allow_loads_the_module(self):
         """"yes" at openSUSE's prompt allows hfs; until the path unit rebuilds the routes the

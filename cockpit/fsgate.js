@@ -97,6 +97,7 @@ function describeError(ex) {
 const ERROR_TITLES = {
     "org.fsgate.fsgate1.Error.ForeignConfig": () => _("Decided by a file fsgate did not write"),
     "org.fsgate.fsgate1.Error.InUse": () => _("In use now"),
+    "org.fsgate.fsgate1.Error.NeededForBoot": () => _("The system boots from it"),
     "org.fsgate.fsgate1.Error.ProfileConflict": () => _("Some modules of the profile cannot be denied"),
     "org.fsgate.fsgate1.Error.HardDenied": () => _("Denied hard: loading it is refused"),
     "org.fsgate.fsgate1.Error.HardDenyIgnored": () => _("A hard deny could not take effect"),

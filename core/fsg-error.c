@@ -33,6 +33,7 @@ static const struct {
         [FSG_ERR_UNREACHABLE]        = { "org.freedesktop.DBus.Error.ServiceUnknown",  8, EHOSTUNREACH  },
         [FSG_ERR_NO_KERNEL]          = { "org.fsgate.fsgate1.Error.NoKernel",          10, ENOPKG       },
         [FSG_ERR_HARD_DENY_IGNORED]  = { "org.fsgate.fsgate1.Error.HardDenyIgnored",   5, EOPNOTSUPP    },
+        [FSG_ERR_NEEDED_FOR_BOOT]    = { "org.fsgate.fsgate1.Error.NeededForBoot",     5, EBUSY         },
 };
 
 static int error_to_errno(FsgErrorCode code) {

@@ -69,6 +69,7 @@ static const char *refusal_words(FsgErrorCode code) {
         case FSG_ERR_OVERRIDDEN:        return "overridden by /etc";
         case FSG_ERR_HARD_DENY_IGNORED: return "a hard deny cannot take effect";
         case FSG_ERR_BUILTIN:           return "built in";
+        case FSG_ERR_NEEDED_FOR_BOOT:   return "needed to boot";
         case FSG_ERR_NO_SUCH_FILESYSTEM:
         case FSG_ERR_NOT_A_FILESYSTEM:  return "no such filesystem";
         default:                        return "refused";

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "bootfs.h"
 #include "config.h"
 #include "lock.h"
 #include "name.h"
@@ -502,6 +503,25 @@ static int plan_deny_over_existing(const Planning *pl, FsgError *e) {
         return 0;
 }
 
+/* No flag lifts this refusal: what the next boot needs to mount is not the admin's to
+ * trade for a smaller attack surface by accident, and --force means "in use now, I know". */
+static int refuse_boot_filesystem(const Planning *pl, FsgError *e) {
+        FsgBootFs b;
+        int r = fsg_boot_filesystem_of(pl->c, pl->current, pl->x, &b);
+
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED,
+                                 "Cannot tell which filesystems the system boots from (%s/proc/mounts, %s/etc/fstab: %s); "
+                                 "%s was not denied", pl->c->root, pl->c->root, fsg_strerror(-r), pl->x->module);
+        if (r == 0)
+                return 0;
+        return fsg_error(e, FSG_ERR_NEEDED_FOR_BOOT,
+                         "%s cannot be denied: %s is on %s (by %s), which the next boot must mount; "
+                         "with a deny, the next boot or a regenerated initramfs could fail. "
+                         "fsgate refuses this even with --force; nothing was changed",
+                         pl->x->module, b.mount_point, b.type, b.table);
+}
+
 static int plan_deny(const Planning *pl, FsgError *e) {
         const FsgEntry *x = pl->x;
         int r;
@@ -511,6 +531,12 @@ static int plan_deny(const Planning *pl, FsgError *e) {
                                  pl->c->kver);
         if (pl->kind == FSG_FILE_FOREIGN)
                 return refuse_foreign_target(pl->p, e);
+        r = plan_deny_over_existing(pl, e);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = refuse_boot_filesystem(pl, e);
+        if (r < 0)
+                return r;
         /* Written, "modprobe MODULE" would load it all the same: a compliance request that
          * cannot take effect is refused, not reported done. */
         if ((pl->flags & FSG_FLAG_HARD) && x->install_ignored)
@@ -519,9 +545,6 @@ static int plan_deny(const Planning *pl, FsgError *e) {
                                  "ignores install commands for such a module, so \"modprobe %s\" would still "
                                  "load it. A soft deny still stops the kernel from loading it on its own",
                                  x->module, x->module, x->module);
-        r = plan_deny_over_existing(pl, e);
-        if (r != 0)
-                return r < 0 ? r : 0;
         if (pl->etc_kind != FSG_FILE_ABSENT)
                 return refuse_overridden(x, e);
         if (!(pl->flags & FSG_FLAG_FORCE) && (x->loaded || x->mounted))

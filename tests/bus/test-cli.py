@@ -252,7 +252,13 @@ class CliBusTest(BusTestCase):
         # 7: load failed (no module file for exofs in this kernel)
         self.assertExit(7, 'load', 'exofs')
         self.assertEqual(snapshot(self.root), before)
-        # 0 with --force
+        # 5 even with --force: / is on ext4 (the message says why).
+        r = self.assertExit(5, '--force', 'deny', 'ext2')
+        self.assertIn('/ is on ext4', r.err)
+        self.assertEqual(snapshot(self.root), before)
+        self.assertEqual(self.ctl_json('status', 'ext2')['state'], 'allowed')
+        # 0 with --force where ext4 is only in use
+        write(self.root, 'proc/mounts', '/dev/vda / xfs rw 0 0\n/dev/vdb /srv ext4 rw 0 0\n')
         self.assertExit(0, '--force', 'deny', 'ext2')
         self.assertDenyFile(self.etc(module='ext4'), 'ext4')
 

@@ -280,7 +280,15 @@ class ManagerTest(BusTestCase):
         self.assertState('freevxfs', 'denied', 'admin')
         self.assertReplyOk(st.send('Reset', 'vxfs', 0))
         self.assertAbsent(self.etc(module='freevxfs'))
-        # ext2 is served by ext4 (mounted as / in this root): InUse names ext4's state.
+        # ext2 is served by ext4, which / is on in this root: never denied, not with FORCE,
+        # and nothing is written.
+        before = snapshot(self.root)
+        for flags in (0, FORCE, FORCE | HARD, FORCE | RUNTIME):
+            r = st.send('Deny', 'ext2', flags)
+            self.assertError(r, ERR + 'NeededForBoot', r'ext4 cannot be denied: / is on ext4 \(by /proc/mounts\)')
+        self.assertEqual(snapshot(self.root), before)
+        # Mounted elsewhere: only in use, InUse names ext4's state, and FORCE denies it.
+        write(self.root, 'proc/mounts', '/dev/vda / xfs rw 0 0\n/dev/vdb /srv ext4 rw 0 0\n')
         r = st.send('Deny', 'ext2', 0)
         self.assertError(r, ERR + 'InUse', 'ext4')
         self.assertReplyOk(st.send('Deny', 'ext2', FORCE))

@@ -239,6 +239,8 @@ class MockPolkitTest(BusTestCase):
         st = self.stack
         st.mock_polkit_allow([ACTION_DENY])
         self.assertReplyOk(self.nobody('Deny', 'vxfs', 0))
+        # ext4 in use but not what / is on, so FORCE (0x4) may deny it.
+        write(self.root, 'proc/mounts', '/dev/vda / xfs rw 0 0\n/dev/vdb /srv ext4 rw 0 0\n')
         r = st.gdbus('Deny', 'ext2', 0x4, uid=NOBODY, interactive=True)
         self.assertReplyOk(r)
         calls = st.mock_polkit_calls()

@@ -110,6 +110,12 @@ TEST(plan_apply_audit) {
                 snprintf(p, sizeof(p), "%s/etc/modprobe.d/60-blacklist_fs-hfs.conf", root);
                 ASSERT(unlink(p) == 0);
         }
+        /* What the next boot mounts: no --force lifts it, and nothing of the profile is planned. */
+        write_file(root, "etc/fstab", "LABEL=root / minix defaults 0 1\n");
+        ASSERT_ERR_E(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN, &pp, &e), &e,
+                     FSG_ERR_PROFILE_CONFLICT);
+        ASSERT(strstr(e.message, "minix (needed to boot)") && !strstr(e.message, "hfs"));
+        write_file(root, "etc/fstab", "");
         ASSERT_OK_E(fsg_profile_plan(ctx, NULL, NULL, "two", FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN, &pp, &e), &e);
         ASSERT(pp->n == 2);
         ASSERT_STREQ(fsg_profile_change_string(&pp->plans[0]), "deny-hard");

@@ -289,6 +289,65 @@ TEST(module_files_inside_image) {
         free(want), free(tree), free(dir), free(moved), free(ko);
 }
 
+/* What the next boot must mount is never denied, whatever the flags: / and /usr by what is
+ * mounted now, /boot and the ESP also by fstab (an image has only fstab; the ESP may be
+ * mounted on demand). Nothing is written for any of them. */
+TEST(boot_filesystems_are_never_denied) {
+        static const uint64_t flag_sets[] = {
+                0, FSG_FLAG_FORCE, FSG_FLAG_HARD | FSG_FLAG_FORCE, FSG_FLAG_SOFT | FSG_FLAG_FORCE,
+                FSG_FLAG_RUNTIME | FSG_FLAG_FORCE,
+        };
+        FsgState *s = NULL;
+        FsgError e = {};
+        char fstab[PATH_MAX];
+
+        set_usage("", "rootfs / rootfs rw 0 0\n/dev/vda / reiserfs rw 0 0\n/dev/vdb /srv befs ro 0 0\n");
+        write_file(root, "etc/fstab",
+                   "# /dev/sda1 /usr minix defaults 0 0\n"      /* a comment names nothing */
+                   "UUID=1 / reiserfs defaults 0 1\n"
+                   "UUID=2 /boot/efi/ vfat umask=0077 0 1\n"    /* trailing '/', as some installers write */
+                   "UUID=3 /usr nilfs2,gfs2 defaults 0 2\n"       /* a list: mount tries each */
+                   "sshfs#x: /efi fuse.sshfs noauto 0 0\n"       /* a subtype: fuse's */
+                   "UUID=4 /home omfs noauto 0 0\n"              /* not needed to boot */
+                   "UUID=5 /boot auto defaults 0 0\n");         /* names no module */
+        for (size_t i = 0; i < ELEMENTSOF(flag_sets); i++) {
+                ASSERT_ERR_E(change(FSG_OP_DENY, "reiserfs", flag_sets[i], &e), &e, FSG_ERR_NEEDED_FOR_BOOT);
+                ASSERT(strstr(e.message, "/ is on reiserfs (by /proc/mounts)"));
+                ASSERT_ERR_E(change(FSG_OP_DENY, "vfat", flag_sets[i], &e), &e, FSG_ERR_NEEDED_FOR_BOOT);
+                ASSERT(strstr(e.message, "/boot/efi is on vfat (by /etc/fstab)"));
+                ASSERT_ERR_E(change(FSG_OP_DENY, "gfs2", flag_sets[i], &e), &e, FSG_ERR_NEEDED_FOR_BOOT);
+                ASSERT_ERR_E(change(FSG_OP_DENY, "nilfs2", flag_sets[i], &e), &e, FSG_ERR_NEEDED_FOR_BOOT);
+                ASSERT_ERR_E(change(FSG_OP_DENY, "fuse", flag_sets[i], &e), &e, FSG_ERR_NEEDED_FOR_BOOT);
+        }
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-reiserfs.conf", "reiserfs") == FSG_FILE_ABSENT);
+        ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-vfat.conf", "vfat") == FSG_FILE_ABSENT);
+        ASSERT(kind_of("run/modprobe.d/60-blacklist_fs-fuse.conf", "fuse") == FSG_FILE_ABSENT);
+        ASSERT(!get(&s, "reiserfs")->denied && !get(&s, "vfat")->denied && !get(&s, "gfs2")->denied);
+
+        /* Not needed to boot: a mount elsewhere is only in use, the comment and /home name
+         * nothing, "auto" no module. */
+        ASSERT_ERR_E(change(FSG_OP_DENY, "befs", 0, &e), &e, FSG_ERR_IN_USE);
+        ASSERT_OK_E(change(FSG_OP_DENY, "befs", FSG_FLAG_FORCE, &e), &e);
+        ASSERT_OK_E(change(FSG_OP_DENY, "hpfs", 0, &e), &e);
+        ASSERT_OK_E(change(FSG_OP_DENY, "omfs", 0, &e), &e);
+
+        /* A denied one that becomes the root's (an image being prepared): allowing is never
+         * refused, and a deny that changes nothing stays a no-op. */
+        write_file(root, "etc/fstab", "UUID=1 / omfs defaults 0 1\n");
+        ASSERT_OK_E(change(FSG_OP_DENY, "omfs", 0, &e), &e);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "omfs", FSG_FLAG_HARD, &e), &e, FSG_ERR_NEEDED_FOR_BOOT);
+        ASSERT_OK_E(change(FSG_OP_ALLOW, "omfs", 0, &e), &e);
+        ASSERT(!get(&s, "omfs")->denied);
+
+        /* A table that cannot be read promises nothing: refused, not passed. */
+        snprintf(fstab, sizeof(fstab), "%s/etc/fstab", root);
+        ASSERT(unlink(fstab) == 0 && mkfifo(fstab, 0644) == 0);
+        ASSERT_ERR_E(change(FSG_OP_DENY, "squashfs", 0, &e), &e, FSG_ERR_FAILED);
+        ASSERT(strstr(e.message, "squashfs was not denied"));
+        ASSERT(!get(&s, "squashfs")->denied);
+        fsg_state_free(s);
+}
+
 TEST_SETUP(open_kernel_root) {
         kernel_root_open(&root, &ctx);
 }

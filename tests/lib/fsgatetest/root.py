@@ -70,7 +70,7 @@ ROUTES = 'run/modprobe.d/fsgate-routes.conf'
 
 
 def reset_root(root):
-    """Empties every modprobe.d directory and restores the default /proc files."""
+    """Empties every modprobe.d directory, restores the default /proc files, removes fstab."""
     for d in MODPROBE_DIRS:
         full = os.path.join(root, d)
         if os.path.islink(full):
@@ -81,6 +81,8 @@ def reset_root(root):
         os.chmod(full, 0o755)
     for rel, content in DEFAULT_PROC.items():
         write(root, rel, content)
+    if os.path.lexists(os.path.join(root, 'etc/fstab')):
+        os.unlink(os.path.join(root, 'etc/fstab'))
 
 
 def write(root, rel, content, mode=0o644):

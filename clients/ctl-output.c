@@ -8,6 +8,7 @@
 #include "ctl.h"
 #include "entry-fields.h"
 #include "json-writer.h"
+#include "risk.h"
 #include "strv.h"
 #include "utf8.h"
 
@@ -57,7 +58,7 @@ static void json_field_value(JsonWriter *w, const FsgEntry *x, const FsgEntryFie
 
 void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x) {
         for (size_t i = 0; i < fsg_entry_fields_n; i++)
-                if (x->described || (fsg_entry_fields[i].flags & FSG_FIELD_ENTRY))
+                if (x->described || (fsg_entry_fields[i].flags & (FSG_FIELD_ENTRY | FSG_FIELD_STATIC)))
                         json_field_value(w, x, &fsg_entry_fields[i]);
 }
 
@@ -203,6 +204,44 @@ void ctl_print_table(const FsgState *s) {
         printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", s->n), s->n);
 }
 
+void ctl_print_risk_table(const FsgState *s) {
+        /* TRANSLATORS: the column headers of `fsgatectl list --risk`, in capitals. */
+        const char *head[] = { _("MODULE"), _("STATE"), _("MAINTAINERS"), _("USERNS"), _("NOTABLE") };
+        size_t w[] = { 12, 8, 11, 6 }, notable = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(w); i++) {
+                w[i] = ctl_max_width(w[i], head[i]);
+                ctl_pad(head[i], w[i]);
+                putchar(' ');
+        }
+        printf("%s\n", head[ELEMENTSOF(w)]);
+        for (size_t i = 0; i < s->n; i++) {
+                const FsgEntry *x = &s->entries[i];
+                const FsgRisk *r = fsg_risk_find(x->module);
+                char phrase[256];
+                /* Single words where scripts may split: "Odd Fixes" is one column as "Odd_Fixes". */
+                char status[32];
+
+                snprintf(status, sizeof(status), "%s", !r ? "?" : *r->maintainers ? r->maintainers : "-");
+                for (char *p = status; *p; p++)
+                        if (*p == ' ')
+                                *p = '_';
+                fsg_risk_phrase(r, phrase, sizeof(phrase));
+                notable += fsg_risk_is_notable(r);
+                const char *cells[] = { ctl_esc(x->module), x->builtin ? "builtin" : fsg_entry_state_string(x), status,
+                                        !r ? "?" : r->userns_mount ? "yes" : "no" };
+                for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
+                        ctl_pad(cells[k], w[k]);
+                        putchar(' ');
+                }
+                printf("%s\n", !r ? _("(not in the kernel source the facts were read from)") : *phrase ? phrase : "-");
+        }
+        putchar('\n');
+        /* TRANSLATORS: %1$zu modules of %2$zu; %3$s is the kernel source. */
+        printf(_("%1$zu of %2$zu modules have a notable fact. Facts from Linux %3$s.\n"), notable, s->n,
+               fsg_risk_source);
+}
+
 /* A word as a shell reads it back: quoted unless it is plain. */
 static char *shell_word(const char *w) {
         size_t n = 3;
@@ -249,7 +288,8 @@ const char *ctl_command(const CtlOptions *o) {
 /* The rows of `status`. */
 enum {
         ROW_MODULE, ROW_TYPES, ROW_STATE, ROW_DECIDED, ROW_OVERRIDE, ROW_HARD, ROW_MODPROBE, ROW_INSTALL,
-        ROW_LOAD_REFUSED, ROW_AVAILABLE, ROW_LOADED, ROW_MOUNTED, ROW_BLOCKED, ROW_FILES, _ROW_MAX
+        ROW_LOAD_REFUSED, ROW_AVAILABLE, ROW_LOADED, ROW_MOUNTED, ROW_BLOCKED, ROW_FILES, ROW_RISK_WHAT,
+        ROW_RISK_CODE, ROW_RISK_DEPRECATED, ROW_RISK_UPSTREAM, ROW_RISK_USERNS, ROW_RISK_SOURCE, _ROW_MAX
 };
 
 /* A vertical table: "label: value" rows, the labels right-aligned one under the other, as
@@ -352,6 +392,29 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                 vtable_row(t, p == x->mentions ? ROW_FILES : SIZE_MAX, "%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
 }
 
+/* What the kernel source says of it (core/risk.h): nothing for a module it did not have. */
+static void status_rows_risk(const VTable *t, const FsgEntry *x) {
+        const FsgRisk *r = fsg_risk_find(x->module);
+
+        if (!r)
+                return;
+        vtable_row(t, ROW_RISK_WHAT, "%s\n", r->title);
+        if (*r->maintainers)
+                /* TRANSLATORS: %1$s is MAINTAINERS' status word (Maintained, Orphan, ...), %2$s its section. */
+                vtable_row(t, ROW_RISK_CODE, _("%1$s (MAINTAINERS: %2$s)\n"), r->maintainers, r->section);
+        else
+                vtable_row(t, ROW_RISK_CODE, "%s\n", _("no maintainer of its own in MAINTAINERS"));
+        if (*r->deprecated)
+                vtable_row(t, ROW_RISK_DEPRECATED, "%s\n", r->deprecated);
+        if (*r->upstream)
+                vtable_row(t, ROW_RISK_UPSTREAM, "%s   (%s)\n", r->upstream, r->upstream_source);
+        vtable_row(t, ROW_RISK_USERNS, "%s\n",
+                   r->userns_mount ? _("yes: any user can mount it in a user namespace") :
+                                     _("no"));
+        /* TRANSLATORS: %s is the kernel source: "6.1.192 (Debian linux-source-6.1 6.1.192-3)". */
+        vtable_row(t, ROW_RISK_SOURCE, _("Linux %s\n"), fsg_risk_source);
+}
+
 /* The way to change what status shows, if there is one that works. */
 static void status_advice(const CtlOptions *o, const FsgEntry *x, const FsgHardDep *dep) {
         const char *ctl = ctl_command(o);
@@ -391,7 +454,10 @@ void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x)
                 [ROW_DECIDED] = _("Decided by"), [ROW_OVERRIDE] = _("Override of"), [ROW_HARD] = _("Hard deny"),
                 [ROW_MODPROBE] = "modprobe", [ROW_INSTALL] = _("Install"), [ROW_LOAD_REFUSED] = _("Load refused"),
                 [ROW_AVAILABLE] = _("Available"), [ROW_LOADED] = _("Loaded"), [ROW_MOUNTED] = _("Mounted"),
-                [ROW_BLOCKED] = _("Blocked"), [ROW_FILES] = _("Files"),
+                [ROW_BLOCKED] = _("Blocked"), [ROW_FILES] = _("Files"), [ROW_RISK_WHAT] = _("Kernel calls it"),
+                [ROW_RISK_CODE] = _("Kernel code"), [ROW_RISK_DEPRECATED] = _("Deprecated"),
+                [ROW_RISK_UPSTREAM] = _("Upstream"), [ROW_RISK_USERNS] = _("User namespaces"),
+                [ROW_RISK_SOURCE] = _("Facts from"),
         };
         VTable t = vtable_new(labels, ELEMENTSOF(labels));
         /* A hard deny on a module the load would insert along (fsg_entry_load_blocker()). */
@@ -400,5 +466,6 @@ void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x)
         status_rows_entry(&t, x);
         status_rows_explicit_load(&t, s, x, dep);
         status_rows_usage(&t, s, x);
+        status_rows_risk(&t, x);
         status_advice(o, x, dep);
 }

@@ -11,6 +11,7 @@ typedef struct CtlOptions {
         const char *root;            /* offline when set */
         const char *kernel_release;
         bool json;
+        bool risk;                   /* list: the risk facts' columns */
         bool ask_password;
 } CtlOptions;
 
@@ -60,6 +61,8 @@ const char *ctl_command(const CtlOptions *o);
 /* Names the configuration files the answer had to skip (on stderr). */
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
+/* list --risk: the risk facts (core/risk.h) of every module, one row each. */
+void ctl_print_risk_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);
 /* The first entry of each of n states (one per name of a change): one object if single, else an array. */
 void ctl_print_json_states(FsgState * const *states, size_t n, bool single);

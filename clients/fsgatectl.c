@@ -49,6 +49,8 @@ static int verb_list(int argc, char *argv[], Ctl *c) {
         ctl_warn_unreadable(s);
         if (c->o.json)
                 ctl_print_json(s, false);
+        else if (c->o.risk)
+                ctl_print_risk_table(s);
         else
                 ctl_print_table(s);
         return 0;
@@ -289,6 +291,7 @@ enum {
         ARG_SOFT,
         ARG_DRY_RUN,
         ARG_JSON,
+        ARG_RISK,
         ARG_NO_ASK,
         ARG_LIST_VERBS,
         ARG_LIST_OPTIONS,
@@ -306,6 +309,7 @@ static const struct option options[] = {
         { "soft",            no_argument,       NULL, ARG_SOFT         },
         { "dry-run",         no_argument,       NULL, ARG_DRY_RUN      },
         { "json",            no_argument,       NULL, ARG_JSON         },
+        { "risk",            no_argument,       NULL, ARG_RISK         },
         { "no-ask-password", no_argument,       NULL, ARG_NO_ASK       },
         /* Hidden: what the shell completions ask, so they cannot drift from this file. */
         { "list-verbs",      no_argument,       NULL, ARG_LIST_VERBS   },
@@ -329,6 +333,7 @@ static const struct {
         { "   --soft",          N_("deny: make a hard deny soft again (a plain deny keeps it hard)") },
         { "   --dry-run",       N_("apply: print the changes, write nothing") },
         { "   --json",          N_("Print JSON") },
+        { "   --risk",          N_("list: what the kernel source says of each module (maintained, deprecated, ...)") },
         { "   --no-ask-password", N_("Do not let polkit ask for a password") },
 };
 
@@ -409,6 +414,11 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                           fsg_flags_to_string(c->flags & ~v->options, true), v->name);
                 return ctl_fail(&c->o, &e);
         }
+        if (c->o.risk && v->run != verb_list) {
+                /* TRANSLATORS: "--risk does not apply to status". */
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--risk", v->name);
+                return ctl_fail(&c->o, &e);
+        }
         if ((c->flags & FSG_FLAG_HARD) && (c->flags & FSG_FLAG_SOFT)) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("--hard and --soft exclude each other"));
                 return ctl_fail(&c->o, &e);
@@ -444,6 +454,7 @@ int main(int argc, char *argv[]) {
                 case ARG_SOFT: c.flags |= FSG_FLAG_SOFT; break;
                 case ARG_DRY_RUN: c.flags |= FSG_FLAG_DRY_RUN; break;
                 case ARG_JSON: c.o.json = true; break;
+                case ARG_RISK: c.o.risk = true; break;
                 case ARG_NO_ASK: c.o.ask_password = false; break;
                 case ARG_LIST_VERBS: list_verbs(); return 0;
                 case ARG_LIST_OPTIONS: list_options(); return 0;

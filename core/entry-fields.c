@@ -2,6 +2,7 @@
 #include <stddef.h>
 
 #include "entry-fields.h"
+#include "risk.h"
 #include "strv.h"
 
 static const char *state_get(const FsgEntry *x) {
@@ -26,6 +27,48 @@ static int origin_set(FsgEntry *x, const char *value) {
  * already, and a dependency it names refuses the load again (fsg_entry_explicit_load()). */
 static void explicit_load_set(FsgEntry *x, bool value) {
         x->explicit_load = value;
+}
+
+/* The risk facts are compiled into the service and every reader alike: a reader finds them
+ * again from the module's name, so what the service sends is not stored. */
+static int risk_set(FsgEntry *x, const char *value) {
+        (void) x;
+        (void) value;
+        return 0;
+}
+
+static void risk_set_bool(FsgEntry *x, bool value) {
+        (void) x;
+        (void) value;
+}
+
+#define RISK_STRING(name, member)                                       \
+        static const char *name(const FsgEntry *x) {                    \
+                const FsgRisk *r = fsg_risk_find(x->module);            \
+                return r ? r->member : "";                              \
+        }
+RISK_STRING(risk_title_get, title)
+RISK_STRING(risk_maintainers_get, maintainers)
+RISK_STRING(risk_section_get, section)
+RISK_STRING(risk_deprecated_get, deprecated)
+RISK_STRING(risk_upstream_get, upstream)
+RISK_STRING(risk_upstream_source_get, upstream_source)
+
+static bool risk_userns_get(const FsgEntry *x) {
+        const FsgRisk *r = fsg_risk_find(x->module);
+        return r && r->userns_mount;
+}
+
+/* Valid until the next call: every walker of the table uses a value before it asks the next. */
+static const char *risk_summary_get(const FsgEntry *x) {
+        static char buf[256];
+
+        fsg_risk_phrase(fsg_risk_find(x->module), buf, sizeof(buf));
+        return buf;
+}
+
+static const char *risk_source_get(const FsgEntry *x) {
+        return fsg_risk_find(x->module) ? fsg_risk_source : "";
 }
 
 #define STORED(k, sig, member, fl) { .key = k, .signature = sig, .flags = fl, .offset = offsetof(FsgEntry, member) }
@@ -57,6 +100,17 @@ const FsgEntryField fsg_entry_fields[] = {
         /* Describe only: it costs a plan (DescribeAll would pay one per module). */
         STORED("allow_refused", "s", allow_refused, FSG_FIELD_OPTIONAL),
         STORED("files", "a(ss)", mentions, 0),
+        /* What the kernel source says of the module (core/risk.h); "" for one it did not have. */
+        COMPUTED_STRING("risk_summary", risk_summary_get, risk_set, FSG_FIELD_STATIC),
+        COMPUTED_STRING("risk_title", risk_title_get, risk_set, FSG_FIELD_STATIC),
+        COMPUTED_STRING("risk_maintainers", risk_maintainers_get, risk_set, FSG_FIELD_STATIC),
+        COMPUTED_STRING("risk_maintainers_section", risk_section_get, risk_set, FSG_FIELD_STATIC),
+        { .key = "risk_userns_mount", .signature = "b", .get_bool = risk_userns_get, .set_bool = risk_set_bool,
+          .flags = FSG_FIELD_STATIC },
+        COMPUTED_STRING("risk_deprecated", risk_deprecated_get, risk_set, FSG_FIELD_STATIC),
+        COMPUTED_STRING("risk_upstream", risk_upstream_get, risk_set, FSG_FIELD_STATIC),
+        COMPUTED_STRING("risk_upstream_source", risk_upstream_source_get, risk_set, FSG_FIELD_STATIC),
+        COMPUTED_STRING("risk_facts_source", risk_source_get, risk_set, FSG_FIELD_STATIC),
 };
 
 const size_t fsg_entry_fields_n = ELEMENTSOF(fsg_entry_fields);

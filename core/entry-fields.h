@@ -18,6 +18,9 @@ typedef enum FsgEntryFieldFlags {
         /* Of the dependency whose hard deny refuses a load now ("" when none does): offset is
          * into that FsgHardDep. */
         FSG_FIELD_HARD_DEP = 1 << 2,
+        /* Known to every reader from the module's name alone (compiled in): in fsgatectl's
+         * list --json too, which has no description. */
+        FSG_FIELD_STATIC   = 1 << 3,
 } FsgEntryFieldFlags;
 
 typedef struct FsgEntryField {

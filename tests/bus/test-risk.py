@@ -1,0 +1,131 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""The risk facts over the bus and in fsgatectl: Describe and DescribeAll send them, list --risk,
+status and --json show them, for every module, compared with data/risk's two files as this
+test reads them itself (not through the C table the build generates from them)."""
+
+import json
+import os
+import sys
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+from fsgatetest import CONFIG, BusTestCase  # noqa: E402
+
+KEYS = ('risk_title', 'risk_maintainers', 'risk_maintainers_section', 'risk_userns_mount', 'risk_deprecated',
+        'risk_upstream', 'risk_upstream_source', 'risk_facts_source')
+
+
+def read_tsv(name):
+    with open(os.path.join(CONFIG.source_root, 'data', 'risk', name)) as f:
+        return [line.rstrip('\n').split('\t') for line in f if line.strip()]
+
+
+def expected_facts():
+    """{module: {key: value}} from kernel-facts.tsv and curated.tsv."""
+    rows = read_tsv('kernel-facts.tsv')
+    src = next(r for r in rows if r[0] == '#source')
+    source = f'{src[1]} (Debian {src[2]} {src[3]})'
+    facts = {}
+    for r in rows:
+        if r[0].startswith('#'):
+            continue
+        module, title, maintainers, section, userns, deprecated = (('' if v == '-' else v) for v in r)
+        facts[module] = dict(risk_title=title, risk_maintainers=maintainers, risk_maintainers_section=section,
+                             risk_userns_mount=userns == 'yes', risk_deprecated=deprecated, risk_upstream='',
+                             risk_upstream_source='', risk_facts_source=source)
+    for r in read_tsv('curated.tsv'):
+        if not r[0].startswith('#'):
+            facts[r[0]].update(risk_upstream=r[1], risk_upstream_source=r[2])
+    return facts
+
+
+def unpack(v):
+    """busctl --json=short's variant {'type': T, 'data': D} to D, recursively for a{sv}."""
+    if isinstance(v, dict) and set(v) == {'type', 'data'}:
+        return unpack(v['data']) if v['type'] == 'a{sv}' else v['data']
+    if isinstance(v, dict):
+        return {k: unpack(x) for k, x in v.items()}
+    return v
+
+
+class RiskTest(BusTestCase):
+
+    def setUp(self):
+        super().setUp()
+        self.facts = expected_facts()
+        self.assertGreater(len(self.facts), 40)
+
+    def ctl(self, *args, want=0):
+        r = self.stack.ctl(*args)
+        self.assertEqual(r.rc, want, r)
+        return r
+
+    def test_describe_all_sends_every_fact_as_the_data_says(self):
+        r = self.stack.busctl('DescribeAll')
+        self.assertTrue(r.ok, r)
+        described = {m: unpack(d) for m, d in r.data[0].items()}
+        seen = 0
+        for module, d in described.items():
+            want = self.facts.get(module)
+            if want is None:
+                # Not in the kernel source the facts were read from (sunrpc's rpc_pipefs, ...).
+                self.assertEqual([d[k] for k in KEYS], ['', '', '', False, '', '', '', ''], module)
+                self.assertEqual(d['risk_summary'], '', module)
+                continue
+            seen += 1
+            self.assertEqual({k: d[k] for k in KEYS}, want, module)
+            # The summary says each notable fact, and nothing for a maintained module.
+            notable = (want['risk_maintainers'] in ('', 'Orphan', 'Odd Fixes') or want['risk_deprecated'] or
+                       want['risk_upstream'] or want['risk_userns_mount'])
+            self.assertEqual(bool(d['risk_summary']), bool(notable), (module, d['risk_summary']))
+            if want['risk_upstream']:
+                self.assertIn(want['risk_upstream'], d['risk_summary'])
+        self.assertGreater(seen, 40)
+        hfs = unpack(self.stack.busctl('Describe', 's', 'hfs').data[0])
+        self.assertEqual((hfs['risk_maintainers'], hfs['risk_maintainers_section']), ('Orphan', 'HFS FILESYSTEM'))
+        self.assertTrue(hfs['risk_summary'].startswith('orphaned upstream'), hfs)
+        self.assertTrue(unpack(self.stack.busctl('Describe', 's', 'fuse').data[0])['risk_userns_mount'])
+
+    def test_list_risk_rows_follow_the_data(self):
+        out = self.ctl('list', '--risk').out.splitlines()
+        self.assertEqual(out[0].split(), ['MODULE', 'STATE', 'MAINTAINERS', 'USERNS', 'NOTABLE'])
+        rows = {}
+        for line in out[1:]:
+            if not line.strip():
+                break
+            w = line.split(None, 4)
+            rows[w[0]] = w
+        listed = {e['module'] for e in json.loads(self.ctl('--json', 'list').out)}
+        self.assertEqual(set(rows), listed)
+        for module, w in rows.items():
+            want = self.facts.get(module)
+            if want is None:
+                self.assertEqual(w[2:4], ['?', '?'], w)
+                continue
+            self.assertEqual(w[2], (want['risk_maintainers'] or '-').replace(' ', '_'), w)
+            self.assertEqual(w[3], 'yes' if want['risk_userns_mount'] else 'no', w)
+        self.assertIn('removed in Linux 6.13', rows['reiserfs'][4])
+        self.assertEqual(rows['ext4'][4], '-')
+        self.assertIn(self.facts['hfs']['risk_facts_source'], out[-1])
+        # The facts in list --json too, the same as Describe's.
+        for e in json.loads(self.ctl('--json', 'list').out):
+            if e['module'] in self.facts:
+                self.assertEqual({k: e[k] for k in KEYS}, self.facts[e['module']], e['module'])
+
+    def test_status_shows_the_card_with_its_sources(self):
+        out = self.ctl('status', 'hfs').out
+        self.assertRegex(out, r'\n +Kernel calls it: Apple Macintosh file system support\n')
+        self.assertRegex(out, r'\n +Kernel code: Orphan \(MAINTAINERS: HFS FILESYSTEM\)\n')
+        self.assertIn(self.facts['hfs']['risk_upstream_source'], out)
+        self.assertRegex(out, r'\n +Facts from: Linux 6\.1\.\d+ \(Debian linux-source-6\.1 ')
+        self.assertRegex(self.ctl('status', 'overlay').out, r'\n +User namespaces: yes')
+        self.assertRegex(self.ctl('status', 'reiserfs').out, r'\n +Deprecated: ')
+        self.assertNotIn('Kernel code', self.ctl('status', 'sunrpc').out)
+        # --risk is list's only: refused elsewhere, with the reason.
+        r = self.ctl('status', '--risk', 'hfs', want=2)
+        self.assertIn('--risk does not apply to status', r.err)
+
+
+if __name__ == '__main__':
+    from fsgatetest import main
+    main()

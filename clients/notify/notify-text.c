@@ -6,6 +6,7 @@
 
 #include "macro.h"
 #include "notify-text.h"
+#include "risk.h"
 #include "utf8.h"
 
 void notify_blocked_done(NotifyBlocked *b) {
@@ -300,6 +301,23 @@ static int finish(FILE *f, char **buf, char **ret) {
         return 0;
 }
 
+/* One sentence of what the kernel source says of the module, when it says something worth a
+ * second thought: the person deciding on Allow should know "orphaned upstream". The facts
+ * themselves stay in English, as the kernel's MAINTAINERS has them. */
+static void put_risk(FILE *f, const NotifyBlocked *b, const char *before) {
+        const FsgRisk *r = fsg_risk_find(b->module);
+        char phrase[256];
+
+        if (!fsg_risk_is_notable(r))
+                return;
+        fsg_risk_phrase(r, phrase, sizeof(phrase));
+        /* TRANSLATORS: %1$s the module, %2$s its Kconfig title ("Apple Macintosh file system support"),
+         * %3$s the notable facts in English ("orphaned upstream; deprecated"). */
+        fputs(before, f);
+        fprintf(f, _("%1$s (%2$s): %3$s."), b->module, r->title, phrase);
+        fputs(*before ? "" : "\n", f);
+}
+
 #define OPEN_MEMSTREAM(f, buf, size)                    \
         FILE *f = open_memstream(&(buf), &(size));      \
         if (!(f))                                       \
@@ -354,6 +372,7 @@ int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_action
                  * computer"). */
                 fprintf(f, _("A filesystem of type %1$s could not be mounted because it %2$s."), b->type,
                         why_phrase(b));
+        put_risk(f, b, " ");
         fputc('\n', f);
         if (!ask)
                 /* TRANSLATORS: a block fsgate cannot attribute (a mount request, maybe from a
@@ -411,6 +430,7 @@ int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_s
                 fprintf(f, _("Also not mounted: %s\n"), b[k].device);
         fprintf(f, _("Filesystem type: %s\n"), b->type);
         fprintf(f, _("Kernel module: %s\n"), b->module);
+        put_risk(f, b, "");
         fputs(_("Why: "), f);
         put_denied_by(f, b);
         fputc('\n', f);

@@ -124,7 +124,7 @@ TEST(clean_cap) {
 TEST(blocked_hostile_label) {
         NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
         char *summary, *body, *markup;
-        const char *want;
+        const char *want, *risk;
 
         free(b.label);
         b.label = notify_clean("<b>X</b>\u2029Allowed\u202e\u200b", 64);
@@ -135,6 +135,9 @@ TEST(blocked_hostile_label) {
         want = "“<b>X</b> Allowed” (Evil Corp, /dev/sdb1) was not mounted because";
         ASSERT(strncmp(body, want, strlen(want)) == 0);
         ASSERT(strchr(body, '\n') == strrchr(body, '\n'));   /* the one line break is ours */
+        /* The kernel source's word on hfs, in the same first line. */
+        risk = strstr(body, ". hfs (Apple Macintosh file system support): orphaned upstream");
+        ASSERT(risk && risk < strchr(body, '\n'));
         markup = notify_markup_escape(body);
         ASSERT(strstr(markup, "“&lt;b&gt;X&lt;/b&gt; Allowed” (Evil Corp, /dev/sdb1)"));
         free(markup);
@@ -169,7 +172,8 @@ TEST(blocked_device) {
         ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "“BACKUP” was not mounted");
         ASSERT_STREQ(body, "“BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1) was not mounted because its filesystem, "
-                     "hfs, is turned off on this computer.\n"
+                     "hfs, is turned off on this computer. hfs (Apple Macintosh file system support): orphaned "
+                     "upstream; removal proposed, then withdrawn (2025).\n"
                      "Allow turns hfs on from now on and mounts the drive; Allow once does the same until the "
                      "computer restarts. Both ask for an administrator's password.");
         ASSERT(!strstr(body, "button"));
@@ -199,7 +203,7 @@ TEST(blocked_device) {
         ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "The drive /dev/sdc1 was not mounted");
         ASSERT(strstr(body, "The drive /dev/sdc1 (2.0 MB) was not mounted because its filesystem, hfs, was turned "
-                      "off by an administrator.\n"));
+                      "off by an administrator. hfs (Apple Macintosh file system support): orphaned upstream"));
         free(summary);
         free(body);
         notify_blocked_done(&b);
@@ -216,7 +220,8 @@ TEST(blocked_no_device) {
         ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
         ASSERT_STREQ(body, "A filesystem of type hfs could not be mounted because it is turned off on the kernel "
-                     "command line.\n"
+                     "command line. hfs (Apple Macintosh file system support): orphaned upstream; removal "
+                     "proposed, then withdrawn (2025).\n"
                      "Allow turns hfs on from now on, Allow once until the computer restarts; then mount it again. "
                      "Both ask for an administrator's password.");
         free(summary);
@@ -285,7 +290,8 @@ TEST(blocked_information) {
                 ASSERT(notify_text_blocked(&b, false, actions, &summary, &body) == 0);
                 ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
                 ASSERT_STREQ(body, "A filesystem of type hfs could not be mounted because it is turned off on this "
-                             "computer.\n"
+                             "computer. hfs (Apple Macintosh file system support): orphaned upstream; removal "
+                             "proposed, then withdrawn (2025).\n"
                              "It may have been caused by another user or by a program in a user namespace: fsgate "
                              "cannot tell who, so it offers no Allow here. If you need hfs, an administrator can "
                              "turn it on with the command: fsgatectl allow hfs");

@@ -351,7 +351,7 @@ class NotifyTest(BusTestCase):
             # No udev database for a scratch device: the node is all that names it.
             self.assertEqual(n['summary'], f'The drive {device} was not mounted')
             self.assertEqual(n['body'], f'The drive {device} was not mounted because its filesystem, {fstype}, is '
-                             'turned off on this computer.\n'
+                             f'turned off on this computer.{fb.notify_risk_sentence(fstype)}\n'
                              f'Allow turns {fstype} on from now on and mounts the drive; Allow once does the same '
                              "until the computer restarts. Both ask for an administrator's password.")
             self.assertEqual(n['actions'], ACTIONS_BLOCKED)
@@ -359,8 +359,8 @@ class NotifyTest(BusTestCase):
             # A mount request: anyone's, so information only, and it may expire.
             self.assertEqual(n['summary'], f'A filesystem of type {fstype} was not mounted')
             self.assertTrue(n['body'].startswith(f'A filesystem of type {fstype} could not be mounted because it is '
-                                                 'turned off on this computer.\nIt may have been caused by another '
-                                                 'user'), n['body'])
+                                                 f'turned off on this computer.{fb.notify_risk_sentence(fstype)}\n'
+                                                 'It may have been caused by another user'), n['body'])
             self.assertEqual(n['actions'], ACTIONS_INFO)
         h = n['hints']
         self.assertEqual((int(h['urgency']), type(h['urgency']).__name__), (1, 'Byte'))
@@ -742,7 +742,7 @@ class NotifyTest(BusTestCase):
         n = s.wait_notifications(1)
         self.assertEqual(n[0]['summary'], 'Das Laufwerk /dev/sdd1 wurde nicht eingehängt')
         self.assertEqual(n[0]['body'], 'Das Laufwerk /dev/sdd1 wurde nicht eingehängt, weil sein Dateisystem, hfs, '
-                         'auf diesem Computer abgeschaltet ist.\n'
+                         f'auf diesem Computer abgeschaltet ist.{fb.notify_risk_sentence("hfs")}\n'
                          '„Erlauben“ schaltet hfs ab jetzt ein und hängt das Laufwerk ein; „Einmal erlauben“ tut '
                          'dasselbe bis zum Neustart des Computers. Beides fragt nach dem Passwort eines '
                          'Administrators.')

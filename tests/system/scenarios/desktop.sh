@@ -357,6 +357,8 @@ boot1() {
         FIRST_ID=$NOTE_ID
         assert_contains "$NOTE_SUMMARY" '“FSGATE STICK” was not mounted' "the summary"
         assert_contains "$NOTE_BODY" "hfs" "the body"
+        # The kernel source's word on hfs (data/risk), as mako shows it.
+        assert_contains "$NOTE_BODY" "hfs (Apple Macintosh file system support): orphaned upstream" "the body's risk phrase"
         for a in allow allow-once; do
                 case ",$NOTE_ACTIONS," in
                 *",$a,"*) pass "the notification offers the action $a" ;;

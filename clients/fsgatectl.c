@@ -15,6 +15,9 @@ typedef struct Ctl {
         const CtlBackend *be;
         uint64_t flags;                 /* FSG_FLAG_*: --runtime, --force, --load, --hard, --soft, --dry-run */
         char *root_abs;                 /* a relative --root made absolute */
+        uint64_t since_usec;            /* log --since */
+        unsigned lines;                 /* log --lines */
+        bool log_options;               /* --since or --lines given: log's only */
 } Ctl;
 
 typedef enum VerbFlags {
@@ -54,6 +57,10 @@ static int verb_list(int argc, char *argv[], Ctl *c) {
         else
                 ctl_print_table(s);
         return 0;
+}
+
+static int verb_log(int argc, char *argv[], Ctl *c) {
+        return ctl_log(&c->o, c->since_usec, c->lines);
 }
 
 static int verb_status(int argc, char *argv[], Ctl *c) {
@@ -271,6 +278,7 @@ static const Verb verbs[] = {
         { "exempt-loaded", 1, 1, 0,               0,                      verb_exempt_loaded, N_("Allow every denied filesystem that is mounted now") },
         { "apply",         2, 2, VERB_ARG_PROFILE, APPLY_OPTIONS,         verb_apply,         N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
         { "audit",         2, 2, VERB_ARG_PROFILE, FSG_FLAG_HARD,         verb_audit,         N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
+        { "log",           1, 1, 0,               0,                      verb_log,           N_("Show the blocks the journal holds, and what was done afterwards") },
         { "list-names",    1, 1, VERB_HIDDEN,     0,                      verb_list_names,    NULL },
         { "list-profiles", 1, 1, VERB_HIDDEN,     0,                      verb_list_profiles, NULL },
 };
@@ -292,6 +300,8 @@ enum {
         ARG_DRY_RUN,
         ARG_JSON,
         ARG_RISK,
+        ARG_SINCE,
+        ARG_LINES,
         ARG_NO_ASK,
         ARG_LIST_VERBS,
         ARG_LIST_OPTIONS,
@@ -310,6 +320,8 @@ static const struct option options[] = {
         { "dry-run",         no_argument,       NULL, ARG_DRY_RUN      },
         { "json",            no_argument,       NULL, ARG_JSON         },
         { "risk",            no_argument,       NULL, ARG_RISK         },
+        { "since",           required_argument, NULL, ARG_SINCE        },
+        { "lines",           required_argument, NULL, ARG_LINES        },
         { "no-ask-password", no_argument,       NULL, ARG_NO_ASK       },
         /* Hidden: what the shell completions ask, so they cannot drift from this file. */
         { "list-verbs",      no_argument,       NULL, ARG_LIST_VERBS   },
@@ -333,6 +345,8 @@ static const struct {
         { "   --soft",          N_("deny: make a hard deny soft again (a plain deny keeps it hard)") },
         { "   --dry-run",       N_("apply: print the changes, write nothing") },
         { "   --json",          N_("Print JSON") },
+        { "   --since=WHEN",    N_("log: since a date (2026-12-06 [10:30]) or a span ago (90min, 12h, 7d)") },
+        { "   --lines=N",       N_("log: show at most the newest N blocks (default 100, at most 10000)") },
         { "   --risk",          N_("list: what the kernel source says of each module (maintained, deprecated, ...)") },
         { "   --no-ask-password", N_("Do not let polkit ask for a password") },
 };
@@ -414,6 +428,10 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                           fsg_flags_to_string(c->flags & ~v->options, true), v->name);
                 return ctl_fail(&c->o, &e);
         }
+        if (c->log_options && v->run != verb_log) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--since/--lines", v->name);
+                return ctl_fail(&c->o, &e);
+        }
         if (c->o.risk && v->run != verb_list) {
                 /* TRANSLATORS: "--risk does not apply to status". */
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--risk", v->name);
@@ -427,7 +445,7 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
 }
 
 int main(int argc, char *argv[]) {
-        Ctl c = { .o.ask_password = true };
+        Ctl c = { .o.ask_password = true, .lines = 100 };
         FsgError e = {};
         int r;
 
@@ -455,6 +473,25 @@ int main(int argc, char *argv[]) {
                 case ARG_DRY_RUN: c.flags |= FSG_FLAG_DRY_RUN; break;
                 case ARG_JSON: c.o.json = true; break;
                 case ARG_RISK: c.o.risk = true; break;
+                case ARG_SINCE:
+                        if (ctl_parse_since(optarg, &c.since_usec) < 0) {
+                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --since: %s (a date such as 2026-12-06 "
+                                          "10:30, or a span such as 90min, 12h, 7d)"), optarg);
+                                return ctl_fail(&c.o, &e);
+                        }
+                        c.log_options = true;
+                        break;
+                case ARG_LINES: {
+                        char *end;
+                        unsigned long n = strtoul(optarg, &end, 10);
+                        if (!*optarg || *end || *optarg == '-' || n < 1 || n > 10000) {
+                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --lines: %s (1 to 10000)"), optarg);
+                                return ctl_fail(&c.o, &e);
+                        }
+                        c.lines = (unsigned) n;
+                        c.log_options = true;
+                        break;
+                }
                 case ARG_NO_ASK: c.o.ask_password = false; break;
                 case ARG_LIST_VERBS: list_verbs(); return 0;
                 case ARG_LIST_OPTIONS: list_options(); return 0;

@@ -7,6 +7,7 @@
 #include <syslog.h>
 #include <systemd/sd-device.h>
 #include <systemd/sd-journal.h>
+#include <systemd/sd-login.h>
 
 #include "block-reports.h"
 #include "bus-object.h"
@@ -110,6 +111,48 @@ static int append_cause(sd_bus_message *m, const char *device, sd_device *d) {
         return sd_bus_message_append(m, "{sv}", "seat", "s", seat);
 }
 
+/* What `fsgatectl log` tells of a block besides the signal's arguments: the medium's label
+ * (decoded, valid UTF-8, as the signal has it), where it appeared and who was at that seat
+ * (logind's active session), or that the kernel asked with nobody to name. */
+typedef struct BlockJournalFields {
+        char *label;            /* "" when none */
+        const char *cause;      /* "device" or "kernel" */
+        const char *seat;       /* "" for the kernel's */
+        char *session;          /* "" when nobody is at the seat */
+        uid_t uid;              /* (uid_t) -1 with no session */
+} BlockJournalFields;
+
+static void block_journal_fields_clear(BlockJournalFields *f) {
+        free(f->label);
+        free(f->session);
+}
+
+static int block_journal_fields(const char *device, sd_device *d, BlockJournalFields *ret) {
+        const char *v = NULL;
+
+        *ret = (BlockJournalFields) { .cause = *device ? "device" : "kernel", .seat = "", .uid = (uid_t) -1 };
+        if (d && sd_device_get_property_value(d, "ID_FS_LABEL_ENC", &v) >= 0)
+                ret->label = udev_decode(v);
+        else if (d && sd_device_get_property_value(d, "ID_FS_LABEL", &v) >= 0)
+                ret->label = strdup(v);
+        else
+                ret->label = strdup("");
+        if (ret->label && !fsg_utf8_is_valid(ret->label))
+                ret->label[0] = 0;
+        if (*device) {
+                if (!d || sd_device_get_property_value(d, "ID_SEAT", &ret->seat) < 0 || !ret->seat || !*ret->seat ||
+                    !fsg_utf8_is_valid(ret->seat))
+                        ret->seat = "seat0";
+                if (sd_seat_get_active(ret->seat, &ret->session, &ret->uid) < 0) {
+                        ret->session = NULL;
+                        ret->uid = (uid_t) -1;
+                }
+        }
+        if (!ret->session)
+                ret->session = strdup("");
+        return ret->label && ret->session ? 0 : -ENOMEM;
+}
+
 static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const char *device, sd_device *d) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *sig = NULL;
         int r;
@@ -132,6 +175,9 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
         if (r >= 0)
                 r = sd_bus_send(m->bus, sig, NULL);
 
+        _cleanup_(block_journal_fields_clear) BlockJournalFields f = {};
+        if (block_journal_fields(device, d, &f) < 0)
+                return r < 0 ? r : -ENOMEM;
         (void) sd_journal_send("MESSAGE=Blocked autoload of filesystem %s (module %s%s%s), denied by %s; "
                                "allow with: fsgatectl allow %s",
                                type, x->module, *device ? ", device " : "", device,
@@ -143,6 +189,12 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
                                "FSGATE_MODULE=%s", x->module,
                                "FSGATE_DEVICE=%s", device,
                                "FSGATE_SOURCE=%s", x->deciding_file,
+                               "FSGATE_ORIGIN=%s", fsg_origin_to_string(x->origin),
+                               "FSGATE_LABEL=%s", f.label,
+                               "FSGATE_CAUSE=%s", f.cause,
+                               "FSGATE_SEAT=%s", f.seat,
+                               "FSGATE_SESSION=%s", f.session,
+                               "FSGATE_SESSION_UID=%d", f.uid == (uid_t) -1 ? -1 : (int) f.uid,
                                NULL);
         return r;
 }

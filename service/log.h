@@ -3,13 +3,8 @@
 
 #include <systemd/sd-bus.h>
 
+#include "journal-ids.h"
 #include "macro.h"
-
-/* Journal catalog ids: one per kind of event, so `journalctl MESSAGE_ID=...` finds them all. */
-#define FSGATE_MESSAGE_CONFIG_CHANGED "efb905bbe1504e55b29815e87e6c0f5a"
-#define FSGATE_MESSAGE_MODULE_LOADED  "8320ed33661a44c3985de4e3bbfdd10d"
-#define FSGATE_MESSAGE_REFUSED        "d97d19d74e8c4d338aeeb7ba7ea1c3f0"
-#define FSGATE_MESSAGE_BLOCKED        "f300f0bf231648efbb9c6d79d5d67564"
 
 /* Records who (uid, pid of the D-Bus caller) did what to which module (NULL or "": none). */
 void log_request(sd_bus_message *call, const char *message_id, int priority, const char *module,

@@ -147,7 +147,7 @@ class CompletionTest(BusTestCase):
         self.assertIn('exempt-loaded', verbs)
         self.assertEqual(self.bash('fsgatectl '), verbs)
         self.assertEqual(self.bash('fsgatectl de'), ['deny'])
-        self.assertEqual(self.bash('fsgatectl --json --root=/ l'), ['list', 'load'])
+        self.assertEqual(self.bash('fsgatectl --json --root=/ l'), ['list', 'load', 'log'])
         # The verb comes after options with a value in either spelling.
         self.assertEqual(self.bash(f'fsgatectl --root {self.image} --kernel-release {self.kver} re'), ['reset'])
         # Typed as a path, that very program is asked.

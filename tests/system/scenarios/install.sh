@@ -274,6 +274,34 @@ boot1() {
         usb_unplug
         blocked_watch_stop
 
+        step "fsgatectl log: this boot's blocks from the real journal, by who may read it"
+        out=$(fsgatectl log) || fail "fsgatectl log: $out"
+        info "fsgatectl log:
+$out"
+        assert_contains "$out" "ufs (module ufs) blocked" "fsgatectl log"
+        assert_contains "$out" "denied by $V/60-blacklist_fs-ufs.conf" "fsgatectl log"
+        assert_contains "$out" "exfat (module exfat) blocked" "fsgatectl log (a routed block)"
+        assert_contains "$out" "denied by $E/hardening.conf" "fsgatectl log (a routed block)"
+        j=$(fsgatectl --json log) || fail "fsgatectl --json log: $j"
+        # The stick's block, then root's `fsgatectl allow hfs`.
+        assert_eq "$(echo "$j" | jq -r '[.[] | select(.module == "hfs")] | last | "\(.afterwards) \(.afterwards_uid)"')" \
+                "changed 0" "the last hfs block's afterwards (fsgatectl --json log)"
+        assert_eq "$(echo "$j" | jq -r '[.[] | select(.module == "exfat")] | last | .deciding_file')" \
+                "$E/hardening.conf" "the exfat block's deciding file"
+        # journalctl's rule: root, systemd-journal and adm read the system journal; alice is
+        # in neither and is told so (exit 4), not shown an empty history.
+        rc=0
+        out=$(runuser -u alice -- fsgatectl log 2>&1) || rc=$?
+        assert_eq "$rc" 4 "alice's fsgatectl log exit status"
+        assert_contains "$out" "Cannot read the system journal" "alice's fsgatectl log"
+        usermod -a -G systemd-journal bob
+        out=$(runuser -u bob -- fsgatectl log 2>&1) || fail "bob (systemd-journal) fsgatectl log: $out"
+        assert_contains "$out" "ufs (module ufs) blocked" "bob's fsgatectl log (group systemd-journal)"
+        gpasswd -q -d bob systemd-journal
+        # The README's example, as written.
+        out=$(fsgatectl log --since=1h) || fail "fsgatectl log --since=1h: $out"
+        assert_contains "$out" "exfat (module exfat) blocked" "fsgatectl log --since=1h"
+
         step "Idle exit"
         wait_unit_inactive fsgated.service 120
         assert_eq "$(unit_prop fsgated.service Result)" success "fsgated.service's result"

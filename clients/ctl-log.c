@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdint.h>
+#include <systemd/sd-id128.h>
+#include <systemd/sd-journal.h>
+#include <time.h>
+
+#include "ctl.h"
+#include "journal-ids.h"
+#include "json-writer.h"
+#include "strv.h"
+
+/* fsgatectl log: the blocks fsgated wrote to the journal (MESSAGE_ID BLOCKED), newest last, and
+ * what fsgate changed or loaded for the module afterwards. Read from the system journal with
+ * the reader's own rights, as journalctl would. */
+
+/* What one run reads at most, whatever the journal holds: the blocks shown, and the entries
+ * walked to find them (changes included), so that a journal full of fsgate's lines costs a
+ * bounded time. */
+#define LOG_LINES_MAX     10000
+#define LOG_WALK_MAX      200000
+
+typedef struct Block {
+        uint64_t usec;
+        char *type, *module, *device, *label, *source, *cause, *seat, *session;
+        int session_uid;
+        /* The first change or load of the module fsgate logged after the block, if any. */
+        uint64_t after_usec;
+        const char *after_what;         /* "changed" or "loaded" */
+        int after_uid;
+} Block;
+
+static void block_clear(Block *b) {
+        free(b->type);
+        free(b->module);
+        free(b->device);
+        free(b->label);
+        free(b->source);
+        free(b->cause);
+        free(b->seat);
+        free(b->session);
+}
+
+/* The value of FIELD in the current entry, "" when it has none; NULL only when out of memory. */
+static char *field(sd_journal *j, const char *name) {
+        const void *data;
+        size_t len, nl = strlen(name);
+
+        if (sd_journal_get_data(j, name, &data, &len) < 0 || len <= nl || ((const char *) data)[nl] != '=')
+                return strdup("");
+        return strndup((const char *) data + nl + 1, len - nl - 1);
+}
+
+static int field_int(sd_journal *j, const char *name, int fallback) {
+        _cleanup_free_ char *v = field(j, name);
+        char *end;
+        long n;
+
+        if (!v || !*v)
+                return fallback;
+        n = strtol(v, &end, 10);
+        return *end || n < -1 || n > INT32_MAX ? fallback : (int) n;
+}
+
+/* The module's latest change seen so far, walking back from the newest entry: for a block,
+ * the first one after it. */
+typedef struct Later {
+        char *module;
+        uint64_t usec;
+        const char *what;
+        int uid;
+} Later;
+
+typedef struct LogRun {
+        Block *blocks;          /* newest first while walking */
+        size_t n_blocks, size_blocks, max_blocks;
+        Later *later;
+        size_t n_later;
+        size_t walked;
+        bool cut;               /* more blocks than max_blocks, or the walk stopped at LOG_WALK_MAX */
+} LogRun;
+
+static void log_run_clear(LogRun *run) {
+        for (size_t i = 0; i < run->n_blocks; i++)
+                block_clear(&run->blocks[i]);
+        free(run->blocks);
+        for (size_t i = 0; i < run->n_later; i++)
+                free(run->later[i].module);
+        free(run->later);
+}
+
+static Later *later_find(LogRun *run, const char *module) {
+        for (size_t i = 0; i < run->n_later; i++)
+                if (streq(run->later[i].module, module))
+                        return &run->later[i];
+        return NULL;
+}
+
+static int note_change(LogRun *run, sd_journal *j, uint64_t usec, const char *what) {
+        _cleanup_free_ char *module = field(j, "FSGATE_MODULE");
+        Later *l;
+
+        if (!module)
+                return -ENOMEM;
+        if (!*module)
+                return 0;
+        l = later_find(run, module);
+        if (!l) {
+                Later *v = reallocarray(run->later, run->n_later + 1, sizeof(Later));
+                if (!v)
+                        return -ENOMEM;
+                run->later = v;
+                l = &run->later[run->n_later++];
+                l->module = TAKE_PTR(module);
+        }
+        l->usec = usec;
+        l->what = what;
+        l->uid = field_int(j, "FSGATE_REQUEST_UID", -1);
+        return 0;
+}
+
+static int note_block(LogRun *run, sd_journal *j, uint64_t usec) {
+        Block b = { .usec = usec, .after_uid = -1 };
+        const Later *l;
+
+        if (run->n_blocks == run->max_blocks) {
+                run->cut = true;
+                return 0;
+        }
+        b.type = field(j, "FSGATE_TYPE");
+        b.module = field(j, "FSGATE_MODULE");
+        b.device = field(j, "FSGATE_DEVICE");
+        b.label = field(j, "FSGATE_LABEL");
+        b.source = field(j, "FSGATE_SOURCE");
+        b.cause = field(j, "FSGATE_CAUSE");
+        b.seat = field(j, "FSGATE_SEAT");
+        b.session = field(j, "FSGATE_SESSION");
+        b.session_uid = field_int(j, "FSGATE_SESSION_UID", -1);
+        if (!b.type || !b.module || !b.device || !b.label || !b.source || !b.cause || !b.seat || !b.session) {
+                block_clear(&b);
+                return -ENOMEM;
+        }
+        if ((l = later_find(run, b.module))) {
+                b.after_usec = l->usec;
+                b.after_what = l->what;
+                b.after_uid = l->uid;
+        }
+        if (run->n_blocks == run->size_blocks) {
+                size_t size = run->size_blocks ? run->size_blocks * 2 : 16;
+                Block *v = reallocarray(run->blocks, size, sizeof(Block));
+                if (!v) {
+                        block_clear(&b);
+                        return -ENOMEM;
+                }
+                run->blocks = v;
+                run->size_blocks = size;
+        }
+        run->blocks[run->n_blocks++] = b;
+        return 0;
+}
+
+/* Without read access to the system journal, sd-journal opens nothing and says nothing: an
+ * empty answer would read as "nothing was blocked". Refused instead, with the reason. */
+static int check_journal_readable(FsgError *e) {
+        static const char * const dirs[] = { "/var/log/journal", "/run/log/journal" };
+        sd_id128_t mid;
+        bool seen = false;
+
+        if (geteuid() == 0)
+                return 0;
+        if (sd_id128_get_machine(&mid) < 0)
+                return 0;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                char path[128];
+                int fd;
+
+                snprintf(path, sizeof(path), "%s/" SD_ID128_FORMAT_STR "/system.journal", dirs[i],
+                         SD_ID128_FORMAT_VAL(mid));
+                fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+                if (fd >= 0) {
+                        close(fd);
+                        return 0;
+                }
+                seen = seen || errno != ENOENT;
+        }
+        if (!seen)
+                return 0;       /* no system journal at all: an empty answer is the truth */
+        return fsg_error(e, FSG_ERR_ACCESS_DENIED, "%s",
+                         _("Cannot read the system journal: only root and the members of the groups "
+                           "systemd-journal and adm may (journalctl's rule). Nothing is shown"));
+}
+
+static int walk(sd_journal *j, uint64_t since_usec, LogRun *run, FsgError *e) {
+        int r;
+
+        if ((r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_BLOCKED, 0)) < 0 ||
+            (r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_CONFIG_CHANGED, 0)) < 0 ||
+            (r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_MODULE_LOADED, 0)) < 0 ||
+            (r = sd_journal_seek_tail(j)) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, _("Failed to read the journal: %s"), strerror(-r));
+        while ((r = sd_journal_previous(j)) > 0) {
+                _cleanup_free_ char *id = NULL;
+                uint64_t usec;
+
+                if (++run->walked > LOG_WALK_MAX) {
+                        run->cut = true;
+                        break;
+                }
+                if (sd_journal_get_realtime_usec(j, &usec) < 0)
+                        continue;
+                if (usec < since_usec)
+                        break;
+                id = field(j, "MESSAGE_ID");
+                if (!id)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                r = streq(id, FSGATE_MESSAGE_BLOCKED) ? note_block(run, j, usec) :
+                    note_change(run, j, usec, streq(id, FSGATE_MESSAGE_MODULE_LOADED) ? "loaded" : "changed");
+                if (r < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        }
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, _("Failed to read the journal: %s"), strerror(-r));
+        return 0;
+}
+
+static void format_time(uint64_t usec, char buf[static 32]) {
+        time_t t = (time_t) (usec / 1000000);
+        struct tm tm;
+
+        if (!localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                snprintf(buf, 32, "@%llu", (unsigned long long) (usec / 1000000));
+}
+
+static void print_json(const LogRun *run) {
+        JsonWriter w = JSON_WRITER(stdout);
+
+        json_array_begin(&w);
+        for (size_t i = run->n_blocks; i-- > 0;) {
+                const Block *b = &run->blocks[i];
+
+                json_object_begin(&w);
+                json_key(&w, "realtime_usec");
+                json_int(&w, (int64_t) b->usec);
+                json_field_string(&w, "type", b->type);
+                json_field_string(&w, "module", b->module);
+                json_field_string(&w, "device", b->device);
+                json_field_string(&w, "label", b->label);
+                json_field_string(&w, "deciding_file", b->source);
+                json_field_string(&w, "cause", b->cause);
+                json_field_string(&w, "seat", b->seat);
+                json_field_string(&w, "session", b->session);
+                json_key(&w, "session_uid");
+                json_int(&w, b->session_uid);
+                json_field_string(&w, "afterwards", b->after_what ?: "");
+                json_key(&w, "afterwards_usec");
+                json_int(&w, (int64_t) b->after_usec);
+                json_key(&w, "afterwards_uid");
+                json_int(&w, b->after_uid);
+                json_object_end(&w);
+        }
+        json_array_end(&w);
+        putchar('\n');
+}
+
+static void print_text(const LogRun *run) {
+        for (size_t i = run->n_blocks; i-- > 0;) {
+                const Block *b = &run->blocks[i];
+                char when[32], after[32];
+
+                format_time(b->usec, when);
+                /* TRANSLATORS: %1$s a time, %2$s a filesystem type, %3$s its module. */
+                printf(_("%1$s  %2$s (module %3$s) blocked"), when, ctl_esc(b->type), ctl_esc(b->module));
+                if (*b->device)
+                        /* TRANSLATORS: %s is a device node such as /dev/sdb1. */
+                        printf(_(" on %s"), ctl_esc(b->device));
+                if (*b->label)
+                        printf(" “%s”", ctl_esc(b->label));
+                if (*b->session)
+                        /* TRANSLATORS: %1$s a seat, %2$d a user id, %3$s a logind session. */
+                        printf(_(", at %1$s (uid %2$d, session %3$s)"), ctl_esc(b->seat), b->session_uid,
+                               ctl_esc(b->session));
+                else if (streq(b->cause, "kernel"))
+                        fputs(_(", a mount request (any user, fsgate cannot tell who)"), stdout);
+                putchar('\n');
+                /* TRANSLATORS: %s is the file (or origin) that denies the module. */
+                printf(_("    denied by %s\n"), ctl_esc(*b->source ? b->source : _("the configuration")));
+                if (b->after_what) {
+                        format_time(b->after_usec, after);
+                        /* TRANSLATORS: %1$s "changed" or "loaded" (in English), %2$s a time, %3$d a user id. */
+                        printf(_("    afterwards: %1$s by fsgate at %2$s (requested by uid %3$d)\n"), b->after_what,
+                               after, b->after_uid);
+                }
+        }
+}
+
+/* "2026-12-06", "2026-12-06 10:30[:00]" (local time), or a span back from now: "90min",
+ * "12h", "7d". */
+int ctl_parse_since(const char *s, uint64_t *ret) {
+        static const struct {
+                const char *suffix;
+                uint64_t usec;
+        } units[] = { { "min", 60 * UINT64_C(1000000) }, { "h", 3600 * UINT64_C(1000000) },
+                      { "d", 86400 * UINT64_C(1000000) } };
+        static const char * const formats[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
+        char *num_end;
+
+        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                unsigned long long n = strtoull(s, &num_end, 10);
+                if (num_end != s && *s != '-' && streq(num_end, units[i].suffix)) {
+                        struct timespec ts;
+                        uint64_t now;
+
+                        (void) clock_gettime(CLOCK_REALTIME, &ts);
+                        now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+                        if (n > 36500ULL * 86400 * 1000000 / units[i].usec)
+                                return -ERANGE;
+                        *ret = now > n * units[i].usec ? now - n * units[i].usec : 0;
+                        return 0;
+                }
+        }
+        for (size_t i = 0; i < ELEMENTSOF(formats); i++) {
+                struct tm tm = { .tm_isdst = -1 };
+                const char *end = strptime(s, formats[i], &tm);
+                time_t t;
+
+                if (!end || *end)
+                        continue;
+                t = mktime(&tm);
+                if (t < 0)
+                        return -EINVAL;
+                *ret = (uint64_t) t * 1000000;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines) {
+        _cleanup_(log_run_clear) LogRun run = { .max_blocks = lines };
+        sd_journal *j = NULL;
+        FsgError e = {};
+        int r;
+
+        if (o->root)
+                return ctl_fail(o, &(FsgError) { .code = FSG_ERR_INVALID_ARGS,
+                                                 .message = "log reads the running system's journal; --root does not apply" });
+        /* FSGATE_JOURNAL_DIR: tests read journal files they made (docs/ENVIRONMENT.md). */
+        const char *dir = secure_getenv("FSGATE_JOURNAL_DIR");
+        if (!dir && check_journal_readable(&e) < 0)
+                return ctl_fail(o, &e);
+        r = dir ? sd_journal_open_directory(&j, dir, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM);
+        if (r < 0) {
+                fsg_error(&e, FSG_ERR_FAILED, _("Failed to open the journal: %s"), strerror(-r));
+                return ctl_fail(o, &e);
+        }
+        r = walk(j, since_usec, &run, &e);
+        sd_journal_close(j);
+        if (r < 0)
+                return ctl_fail(o, &e);
+        if (o->json)
+                print_json(&run);
+        else
+                print_text(&run);
+        if (run.cut)
+                /* TRANSLATORS: %zu blocks shown; --lines and --since are options. */
+                fprintf(stderr, _("Only the newest %zu blocks are shown; more are in the journal (see --lines, --since).\n"),
+                        run.n_blocks);
+        else if (!o->json && run.n_blocks == 0)
+                puts(_("No blocked filesystem in the journal."));
+        return 0;
+}

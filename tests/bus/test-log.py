@@ -1,0 +1,165 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""fsgatectl log over journal files made here by systemd's own writer (systemd-journal-remote
+from export format: the host runs no journald; FSGATE_JOURNAL_DIR points fsgatectl at them).
+The entries carry the fields fsgated writes (service/block-reports.c, service/log.c). What a
+real journald and its group rules give: tests/system/scenarios/install.sh."""
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+from fsgatetest import CONFIG  # noqa: E402
+
+JOURNAL_REMOTE = '/lib/systemd/systemd-journal-remote'
+BLOCKED = 'f300f0bf231648efbb9c6d79d5d67564'
+CHANGED = 'efb905bbe1504e55b29815e87e6c0f5a'
+LOADED = '8320ed33661a44c3985de4e3bbfdd10d'
+REFUSED = 'd97d19d74e8c4d338aeeb7ba7ea1c3f0'
+NOW = int(time.time() * 1e6)
+MIN = 60 * 1000000
+
+
+def export_entry(fields, usec):
+    """One entry in the journal export format; a value with a newline or control byte binary."""
+    out = [f'__REALTIME_TIMESTAMP={usec}\n'.encode(), f'__MONOTONIC_TIMESTAMP={usec}\n'.encode(),
+           b'_BOOT_ID=0123456789abcdef0123456789abcdef\n']
+    for k, v in fields.items():
+        b = v.encode() if isinstance(v, str) else v
+        if any(c < 32 for c in b):
+            out.append(k.encode() + b'\n' + struct.pack('<Q', len(b)) + b + b'\n')
+        else:
+            out.append(k.encode() + b'=' + b + b'\n')
+    return b''.join(out) + b'\n'
+
+
+def blocked(module, usec, **extra):
+    f = {'MESSAGE': f'Blocked autoload of filesystem {module}', 'MESSAGE_ID': BLOCKED, 'PRIORITY': '4',
+         'SYSLOG_IDENTIFIER': 'fsgated', 'FSGATE_TYPE': module, 'FSGATE_MODULE': module, 'FSGATE_DEVICE': '',
+         'FSGATE_SOURCE': f'/usr/lib/modprobe.d/60-blacklist_fs-{module}.conf', 'FSGATE_ORIGIN': 'vendor',
+         'FSGATE_LABEL': '', 'FSGATE_CAUSE': 'kernel', 'FSGATE_SEAT': '', 'FSGATE_SESSION': '',
+         'FSGATE_SESSION_UID': '-1'}
+    f.update(extra)
+    return export_entry(f, usec)
+
+
+def request(message_id, module, usec, uid=0):
+    return export_entry({'MESSAGE': 'a request', 'MESSAGE_ID': message_id, 'SYSLOG_IDENTIFIER': 'fsgated',
+                         'FSGATE_REQUEST_UID': str(uid), 'FSGATE_REQUEST_PID': '42', 'FSGATE_MODULE': module},
+                        usec)
+
+
+class LogTest(unittest.TestCase):
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix='fsgate-log.')
+        self.addCleanup(shutil.rmtree, self.dir)
+
+    def write_journal(self, *entries):
+        p = subprocess.run([JOURNAL_REMOTE, '-o', os.path.join(self.dir, 'system.journal'), '-'],
+                           input=b''.join(entries), capture_output=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+    def ctl(self, *args, want=0, env_extra=None):
+        env = dict(os.environ, FSGATE_JOURNAL_DIR=self.dir, TZ='UTC', LC_ALL='C.UTF-8')
+        env.update(env_extra or {})
+        p = subprocess.run([CONFIG.fsgatectl, *args], capture_output=True, text=True, env=env, timeout=60)
+        self.assertEqual(p.returncode, want, p)
+        return p
+
+    def test_blocks_and_what_came_after(self):
+        self.write_journal(
+            request(CHANGED, 'hfs', NOW - 50 * MIN),                  # before the block: not "afterwards"
+            blocked('hfs', NOW - 40 * MIN, FSGATE_DEVICE='/dev/sdb1', FSGATE_LABEL='FSGATE STICK',
+                    FSGATE_CAUSE='device', FSGATE_SEAT='seat0', FSGATE_SESSION='3', FSGATE_SESSION_UID='1000'),
+            request(REFUSED, 'hfs', NOW - 35 * MIN, uid=1000),        # refused: nothing was done
+            request(CHANGED, 'minix', NOW - 33 * MIN),                # another module's change
+            request(CHANGED, 'hfs', NOW - 30 * MIN, uid=1000),        # the allow
+            request(LOADED, 'hfs', NOW - 20 * MIN, uid=1000),
+            blocked('minix', NOW - 10 * MIN),                         # nothing after it
+        )
+        j = json.loads(self.ctl('--json', 'log').stdout)
+        self.assertEqual([b['module'] for b in j], ['hfs', 'minix'], 'oldest first')
+        hfs, minix = j
+        self.assertEqual((hfs['device'], hfs['label'], hfs['cause'], hfs['seat'], hfs['session'], hfs['session_uid']),
+                         ('/dev/sdb1', 'FSGATE STICK', 'device', 'seat0', '3', 1000))
+        self.assertEqual(hfs['deciding_file'], '/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf')
+        self.assertEqual((hfs['afterwards'], hfs['afterwards_usec'], hfs['afterwards_uid']),
+                         ('changed', NOW - 30 * MIN, 1000))
+        self.assertEqual((minix['afterwards'], minix['afterwards_usec'], minix['cause']), ('', 0, 'kernel'))
+        text = self.ctl('log').stdout
+        when = time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime((NOW - 40 * MIN) // 1000000))
+        self.assertIn(f'{when}  hfs (module hfs) blocked on /dev/sdb1 “FSGATE STICK”, at seat0 (uid 1000, session 3)\n'
+                      '    denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf\n'
+                      '    afterwards: changed by fsgate at ', text)
+        self.assertIn('minix (module minix) blocked, a mount request (any user, fsgate cannot tell who)\n'
+                      '    denied by /usr/lib/modprobe.d/60-blacklist_fs-minix.conf\n', text)
+        self.assertEqual(text.count('afterwards'), 1, text)
+
+    def test_since_and_lines_bound_the_answer(self):
+        self.write_journal(*(blocked('hfs' if i % 2 else 'ufs', NOW - (100 - i) * MIN) for i in range(100)))
+        self.assertEqual(len(json.loads(self.ctl('--json', 'log').stdout)), 100)
+        p = self.ctl('--json', '--lines=7', 'log')
+        j = json.loads(p.stdout)
+        self.assertEqual(len(j), 7)
+        self.assertEqual(j[-1]['realtime_usec'], NOW - 1 * MIN, 'the newest ones')
+        self.assertIn('Only the newest 7 blocks are shown', p.stderr)
+        j = json.loads(self.ctl('--json', '--since=30min', 'log').stdout)
+        self.assertTrue(25 <= len(j) <= 30, len(j))
+        self.assertTrue(all(b['realtime_usec'] >= NOW - 31 * MIN for b in j))
+        since = time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime((NOW - 10 * MIN) // 1000000 + 1))
+        self.assertEqual(len(json.loads(self.ctl('--json', f'--since={since}', 'log').stdout)), 9)
+        # Default: the newest 100.
+        self.write_journal(*(blocked('hfs', NOW - 200 * MIN + i) for i in range(50)))
+        p = self.ctl('--json', 'log')
+        self.assertEqual(len(json.loads(p.stdout)), 100)
+        self.assertIn('Only the newest 100', p.stderr)
+
+    def test_hostile_fields_are_escaped(self):
+        """A stick's label and a device node come from the medium and udev: a terminal escape or a
+        newline in them must not reach the terminal raw, nor break the JSON."""
+        evil = 'X\x1b]0;owned\x07\nFAKE LINE\u202e'
+        self.write_journal(blocked('hfs', NOW - MIN, FSGATE_LABEL=evil, FSGATE_DEVICE='/dev/sdb1\r',
+                                   FSGATE_CAUSE='device'),
+                           blocked('ufs', NOW, FSGATE_SESSION_UID='99999999999999'))
+        text = self.ctl('log').stdout
+        self.assertNotIn('\x1b', text)
+        self.assertNotIn('\r', text)
+        self.assertNotIn('\nFAKE LINE', text)
+        self.assertIn('\\x1b', text)
+        j = json.loads(self.ctl('--json', 'log').stdout)
+        self.assertEqual(j[0]['label'], evil)
+        self.assertEqual(j[1]['session_uid'], -1, 'a value out of range is none')
+
+    def test_empty_and_refusals(self):
+        self.write_journal(request(CHANGED, 'hfs', NOW))
+        self.assertEqual(self.ctl('log').stdout, 'No blocked filesystem in the journal.\n')
+        self.assertEqual(json.loads(self.ctl('--json', 'log').stdout), [])
+        for args in (['--since=yesterday', 'log'], ['--since=-3h', 'log'], ['--lines=0', 'log'],
+                     ['--lines=10001', 'log'], ['--lines=x', 'log'], ['--since=1h', 'list'],
+                     ['--root=/tmp', 'log'], ['log', 'hfs']):
+            p = self.ctl(*args, want=2)
+            self.assertTrue(p.stderr.strip(), args)
+            self.assertEqual(p.stdout, '', args)
+
+
+def main():
+    if not os.access(JOURNAL_REMOTE, os.X_OK):
+        print(f'SKIP: no {JOURNAL_REMOTE} (package systemd-journal-remote)', file=sys.stderr)
+        sys.exit(77)
+    here = os.path.dirname(os.path.abspath(__file__))
+    args = sys.argv[1:]
+    CONFIG.fsgatectl = os.path.abspath(args[args.index('--fsgatectl') + 1]) if '--fsgatectl' in args else \
+        os.path.join(here, '..', '..', 'build', 'clients', 'fsgatectl')
+    unittest.main(argv=[sys.argv[0], '-v'])
+
+
+if __name__ == '__main__':
+    main()

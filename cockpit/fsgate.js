@@ -145,10 +145,16 @@ function showPageError(prefix, ex) {
     box.hidden = false;
 }
 
-/* What the entry cannot carry, from Describe's a{sv} (variants as { t, v }): hard or soft. */
+/* What the entry cannot carry, from Describe's a{sv} (variants as { t, v }): hard or soft,
+ * and what the kernel source says of the module (the risk facts, in English as MAINTAINERS
+ * has them). */
 function withDescription(e, d) {
+    const str = key => (d && d[key] && typeof d[key].v === "string") ? d[key].v : "";
     e.hard = !!(d && d.hard && d.hard.v);
     e.explicitLoad = !!(d && d.explicit_load_possible && d.explicit_load_possible.v);
+    e.risk = str("risk_summary");
+    e.riskTitle = str("risk_title");
+    e.riskSource = str("risk_facts_source");
     return e;
 }
 
@@ -443,7 +449,9 @@ function moduleBody(e) {
     const tbody = el("tbody", { "data-module": e.module, "data-state": e.state });
     tbody.append(el("tr", { class: "module-row" },
                     el("th", { scope: "row", class: "module-name" }, e.module,
-                       e.available ? null : el("small", { class: "hint" }, _("not in this kernel"))),
+                       e.available ? null : el("small", { class: "hint" }, _("not in this kernel")),
+                       e.risk ? el("small", { class: "risk", title: format(_("$0; facts from Linux $1"), e.riskTitle, e.riskSource) },
+                                   e.risk) : null),
                     el("td", { class: "types" }, e.types.join(", ")),
                     el("td", { class: "state" }, stateBadge(e)),
                     el("td", null, decidedBy(e)),
@@ -468,7 +476,7 @@ function matches(e, words, state) {
     /* The service's words and the words shown, so that a filter typed in either matches. */
     const hay = [e.module, e.state, STATE_LABELS[e.state] || "", e.origin, e.source, ORIGIN_LABELS[e.origin] || "",
         ...e.types, e.loaded ? "loaded " + _("loaded") : "", e.mounted ? "mounted " + _("mounted") : "",
-        e.builtin ? "builtin built-in " + _("built in") : ""]
+        e.builtin ? "builtin built-in " + _("built in") : "", e.risk || ""]
             .join(" ").toLowerCase();
     return words.every(w => hay.includes(w));
 }

@@ -125,6 +125,11 @@ await step('the page loads the table of every filesystem module', async () => {
     check(await rowText('ext4', '.badge') === 'allowed', 'ext4 state');
     check(await rowText('ufs', '.source') === '/etc/modprobe.d/60-blacklist_fs-ufs.conf', 'ufs source');
     check(await rowText('hfs', '.loaded') === 'No' && await rowText('hfs', '.mounted') === 'No', 'hfs loaded/mounted');
+    // The kernel source's word (Describe's risk_summary), under the name; none for a maintained one.
+    check((await rowText('hfs', '.risk')).startsWith('orphaned upstream'), 'hfs has no risk line');
+    check(/Apple Macintosh file system support; facts from Linux 6\.1\./.test(
+        await row('hfs').locator('.risk').getAttribute('title')), 'the risk line names its source');
+    check(await row('ext4').locator('.risk').count() === 0, 'ext4 has a risk line');
     check(/Kernel \S+ · fsgate \S+/.test(await page.locator('#service-info').textContent()), 'service info');
     // The admin's form: buttons that apply are enabled, the others say why not.
     await row('hfs').locator('button[data-action="allow"]:enabled').waitFor();
@@ -144,6 +149,10 @@ await step('the filter box narrows the table (by type, by state)', async () => {
     await page.fill('#filter', 'vxfs');
     await page.locator('#count', { hasText: /^1 of / }).waitFor();
     check(await row('freevxfs').isVisible() && !await row('hfs').isVisible(), 'filter by type "vxfs"');
+    await page.fill('#filter', 'orphaned');
+    await page.locator('#count', { hasText: /^3 of / }).waitFor();
+    check(await row('hfs').isVisible() && await row('hfsplus').isVisible() && !await row('ext4').isVisible(),
+          'filter by the risk line "orphaned"');
     await page.fill('#filter', '');
     await page.selectOption('#state-filter', 'denied');
     check(await row('hfs').isVisible() && !await row('ext4').isVisible(), 'filter by state');

@@ -297,7 +297,7 @@ $out"
         usermod -a -G systemd-journal bob
         out=$(runuser -u bob -- fsgatectl log 2>&1) || fail "bob (systemd-journal) fsgatectl log: $out"
         assert_contains "$out" "ufs (module ufs) blocked" "bob's fsgatectl log (group systemd-journal)"
-        gpasswd -q -d bob systemd-journal
+        gpasswd -d bob systemd-journal >/dev/null
         # The README's example, as written.
         out=$(fsgatectl log --since=1h) || fail "fsgatectl log --since=1h: $out"
         assert_contains "$out" "exfat (module exfat) blocked" "fsgatectl log --since=1h"

@@ -18,8 +18,9 @@
 /* What one run reads at most, whatever the journal holds: the blocks shown, and the entries
  * walked to find them (changes included), so that a journal full of fsgate's lines costs a
  * bounded time. */
-#define LOG_LINES_MAX     10000
 #define LOG_WALK_MAX      200000
+/* Modules remembered for "afterwards": more than any kernel has filesystem modules. */
+#define LOG_MODULES_MAX   1024
 
 typedef struct Block {
         uint64_t usec;
@@ -78,7 +79,8 @@ typedef struct LogRun {
         Later *later;
         size_t n_later;
         size_t walked;
-        bool cut;               /* more blocks than max_blocks, or the walk stopped at LOG_WALK_MAX */
+        bool cut;               /* more blocks than max_blocks */
+        bool walk_limit;        /* the walk stopped at LOG_WALK_MAX */
 } LogRun;
 
 static void log_run_clear(LogRun *run) {
@@ -107,6 +109,8 @@ static int note_change(LogRun *run, sd_journal *j, uint64_t usec, const char *wh
                 return 0;
         l = later_find(run, module);
         if (!l) {
+                if (run->n_later >= LOG_MODULES_MAX)
+                        return 0;
                 Later *v = reallocarray(run->later, run->n_later + 1, sizeof(Later));
                 if (!v)
                         return -ENOMEM;
@@ -194,23 +198,28 @@ static int check_journal_readable(FsgError *e) {
 static int walk(sd_journal *j, uint64_t since_usec, LogRun *run, FsgError *e) {
         int r;
 
+        /* Any process may send these message ids: only root's entries are fsgated's (_UID is
+         * journald's own, not the sender's word). One id or another, and root's. */
         if ((r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_BLOCKED, 0)) < 0 ||
             (r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_CONFIG_CHANGED, 0)) < 0 ||
             (r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_MODULE_LOADED, 0)) < 0 ||
+            (r = sd_journal_add_match(j, "_UID=0", 0)) < 0 ||
             (r = sd_journal_seek_tail(j)) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, _("Failed to read the journal: %s"), strerror(-r));
         while ((r = sd_journal_previous(j)) > 0) {
                 _cleanup_free_ char *id = NULL;
                 uint64_t usec;
 
+                if (run->cut)
+                        break;
                 if (++run->walked > LOG_WALK_MAX) {
-                        run->cut = true;
+                        run->walk_limit = true;
                         break;
                 }
-                if (sd_journal_get_realtime_usec(j, &usec) < 0)
+                /* Not a break: a clock set back (no RTC before NTP) leaves older times between
+                 * newer ones, and the walk is bounded anyway. */
+                if (sd_journal_get_realtime_usec(j, &usec) < 0 || usec < since_usec)
                         continue;
-                if (usec < since_usec)
-                        break;
                 id = field(j, "MESSAGE_ID");
                 if (!id)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
@@ -341,9 +350,10 @@ int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines) {
         FsgError e = {};
         int r;
 
-        if (o->root)
-                return ctl_fail(o, &(FsgError) { .code = FSG_ERR_INVALID_ARGS,
-                                                 .message = "log reads the running system's journal; --root does not apply" });
+        if (o->root) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("log reads the running system's journal; --root does not apply"));
+                return ctl_fail(o, &e);
+        }
         /* FSGATE_JOURNAL_DIR: tests read journal files they made (docs/ENVIRONMENT.md). */
         const char *dir = secure_getenv("FSGATE_JOURNAL_DIR");
         if (!dir && check_journal_readable(&e) < 0)
@@ -365,6 +375,10 @@ int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines) {
                 /* TRANSLATORS: %zu blocks shown; --lines and --since are options. */
                 fprintf(stderr, _("Only the newest %zu blocks are shown; more are in the journal (see --lines, --since).\n"),
                         run.n_blocks);
+        else if (run.walk_limit)
+                /* TRANSLATORS: %d entries read; --since is an option. */
+                fprintf(stderr, _("Stopped after reading fsgate's newest %d journal entries; older blocks are not shown "
+                                  "(see --since).\n"), LOG_WALK_MAX);
         else if (!o->json && run.n_blocks == 0)
                 puts(_("No blocked filesystem in the journal."));
         return 0;

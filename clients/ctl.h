@@ -61,8 +61,11 @@ const char *ctl_command(const CtlOptions *o);
 /* Names the configuration files the answer had to skip (on stderr). */
 void ctl_warn_unreadable(const FsgState *s);
 void ctl_print_table(const FsgState *s);
+#define CTL_LOG_LINES_MAX 10000
 /* fsgatectl log: the blocks fsgated logged since since_usec (0: all), at most lines of them. */
 int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines);
+/* fsgatectl initramfs: 0 when the initramfs agrees with the configuration, 9 when not. */
+int ctl_initramfs(const CtlOptions *o);
 /* --since's argument: 0 and *ret (microseconds since the epoch), or -EINVAL, -ERANGE. */
 int ctl_parse_since(const char *s, uint64_t *ret);
 /* list --risk: the risk facts (core/risk.h) of every module, one row each. */

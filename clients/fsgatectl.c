@@ -63,6 +63,10 @@ static int verb_log(int argc, char *argv[], Ctl *c) {
         return ctl_log(&c->o, c->since_usec, c->lines);
 }
 
+static int verb_initramfs(int argc, char *argv[], Ctl *c) {
+        return ctl_initramfs(&c->o);
+}
+
 static int verb_status(int argc, char *argv[], Ctl *c) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         FsgError e = {};
@@ -279,6 +283,7 @@ static const Verb verbs[] = {
         { "apply",         2, 2, VERB_ARG_PROFILE, APPLY_OPTIONS,         verb_apply,         N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
         { "audit",         2, 2, VERB_ARG_PROFILE, FSG_FLAG_HARD,         verb_audit,         N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
         { "log",           1, 1, 0,               0,                      verb_log,           N_("Show the blocks the journal holds, and what was done afterwards") },
+        { "initramfs",     1, 1, 0,               0,                      verb_initramfs,     N_("Does the initramfs deny what this system denies? Exit 0 only if so") },
         { "list-names",    1, 1, VERB_HIDDEN,     0,                      verb_list_names,    NULL },
         { "list-profiles", 1, 1, VERB_HIDDEN,     0,                      verb_list_profiles, NULL },
 };
@@ -484,8 +489,9 @@ int main(int argc, char *argv[]) {
                 case ARG_LINES: {
                         char *end;
                         unsigned long n = strtoul(optarg, &end, 10);
-                        if (!*optarg || *end || *optarg == '-' || n < 1 || n > 10000) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --lines: %s (1 to 10000)"), optarg);
+                        if (!*optarg || *end || *optarg == '-' || n < 1 || n > CTL_LOG_LINES_MAX) {
+                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --lines: %s (1 to %d)"), optarg,
+                                          CTL_LOG_LINES_MAX);
                                 return ctl_fail(&c.o, &e);
                         }
                         c.lines = (unsigned) n;

@@ -18,5 +18,5 @@ typedef struct FsgBootFs {
 /* Whether one of those mount points is on a filesystem x's module serves, by ROOT/proc/mounts
  * (what is mounted now) or ROOT/etc/fstab (what the next boot mounts; an image has only
  * that): 1 and *ret, 0, or a negative errno when a table cannot be read (then nothing can be
- * promised about the next boot). */
+ * promised about the next boot), the running system's /proc/mounts missing included. */
 int fsg_boot_filesystem_of(const FsgContext *c, const FsgState *s, const FsgEntry *x, FsgBootFs *ret);

@@ -512,7 +512,7 @@ static int refuse_boot_filesystem(const Planning *pl, FsgError *e) {
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED,
                                  "Cannot tell which filesystems the system boots from (%s/proc/mounts, %s/etc/fstab: %s); "
-                                 "%s was not denied", pl->c->root, pl->c->root, fsg_strerror(-r), pl->x->module);
+                                 "nothing was changed for %s", pl->c->root, pl->c->root, fsg_strerror(-r), pl->x->module);
         if (r == 0)
                 return 0;
         return fsg_error(e, FSG_ERR_NEEDED_FOR_BOOT,
@@ -531,12 +531,6 @@ static int plan_deny(const Planning *pl, FsgError *e) {
                                  pl->c->kver);
         if (pl->kind == FSG_FILE_FOREIGN)
                 return refuse_foreign_target(pl->p, e);
-        r = plan_deny_over_existing(pl, e);
-        if (r != 0)
-                return r < 0 ? r : 0;
-        r = refuse_boot_filesystem(pl, e);
-        if (r < 0)
-                return r;
         /* Written, "modprobe MODULE" would load it all the same: a compliance request that
          * cannot take effect is refused, not reported done. */
         if ((pl->flags & FSG_FLAG_HARD) && x->install_ignored)
@@ -545,6 +539,12 @@ static int plan_deny(const Planning *pl, FsgError *e) {
                                  "ignores install commands for such a module, so \"modprobe %s\" would still "
                                  "load it. A soft deny still stops the kernel from loading it on its own",
                                  x->module, x->module, x->module);
+        r = plan_deny_over_existing(pl, e);
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = refuse_boot_filesystem(pl, e);
+        if (r < 0)
+                return r;
         if (pl->etc_kind != FSG_FILE_ABSENT)
                 return refuse_overridden(x, e);
         if (!(pl->flags & FSG_FLAG_FORCE) && (x->loaded || x->mounted))
@@ -564,14 +564,19 @@ static int plan_reset(const Planning *pl, FsgError *e) {
 
         /* Our override allows it: its lines go back in (the file goes with the last module it
          * allows). */
-        if (pl->kind == FSG_FILE_ABSENT && !(pl->flags & FSG_FLAG_RUNTIME) && allowed_by_override(x))
-                return plan_override_again(pl->c, pl->current, pl->memo, x, true, pl->p, e);
+        if (pl->kind == FSG_FILE_ABSENT && !(pl->flags & FSG_FLAG_RUNTIME) && allowed_by_override(x)) {
+                r = refuse_boot_filesystem(pl, e);
+                return r < 0 ? r : plan_override_again(pl->c, pl->current, pl->memo, x, true, pl->p, e);
+        }
         if (pl->kind == FSG_FILE_ABSENT)
                 return 0;
         if (pl->kind == FSG_FILE_FOREIGN)
                 return refuse_foreign_target(pl->p, e);
         r = what_if(pl->c, pl->memo, pl->p->target, false, NULL, x->module, &y, e);
         if (r < 0)
+                return r;
+        /* The deny it would bring back is a deny like any other. */
+        if (y.denied && !x->denied && (r = refuse_boot_filesystem(pl, e)) < 0)
                 return r;
         pl->p->write = FSG_WRITE_REMOVE;
         /* Weakening a hard deny, even to a soft one, needs what allowing needs. */

@@ -150,7 +150,7 @@ static int block_journal_fields(const char *device, sd_device *d, BlockJournalFi
         }
         if (!ret->session)
                 ret->session = strdup("");
-        return ret->label && ret->session ? 0 : -ENOMEM;
+        return ret->label && ret->session ? 0 : -ENOMEM;     /* either NULL: written as "" */
 }
 
 static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const char *device, sd_device *d) {
@@ -175,9 +175,9 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
         if (r >= 0)
                 r = sd_bus_send(m->bus, sig, NULL);
 
+        /* Out of memory for the details, the entry is written all the same, without them. */
         _cleanup_(block_journal_fields_clear) BlockJournalFields f = {};
-        if (block_journal_fields(device, d, &f) < 0)
-                return r < 0 ? r : -ENOMEM;
+        (void) block_journal_fields(device, d, &f);
         (void) sd_journal_send("MESSAGE=Blocked autoload of filesystem %s (module %s%s%s), denied by %s; "
                                "allow with: fsgatectl allow %s",
                                type, x->module, *device ? ", device " : "", device,
@@ -190,10 +190,10 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
                                "FSGATE_DEVICE=%s", device,
                                "FSGATE_SOURCE=%s", x->deciding_file,
                                "FSGATE_ORIGIN=%s", fsg_origin_to_string(x->origin),
-                               "FSGATE_LABEL=%s", f.label,
+                               "FSGATE_LABEL=%s", f.label ?: "",
                                "FSGATE_CAUSE=%s", f.cause,
                                "FSGATE_SEAT=%s", f.seat,
-                               "FSGATE_SESSION=%s", f.session,
+                               "FSGATE_SESSION=%s", f.session ?: "",
                                "FSGATE_SESSION_UID=%d", f.uid == (uid_t) -1 ? -1 : (int) f.uid,
                                NULL);
         return r;

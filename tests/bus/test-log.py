@@ -30,8 +30,11 @@ MIN = 60 * 1000000
 def export_entry(fields, usec):
     """One entry in the journal export format; a value with a newline or control byte binary."""
     out = [f'__REALTIME_TIMESTAMP={usec}\n'.encode(), f'__MONOTONIC_TIMESTAMP={usec}\n'.encode(),
-           b'_BOOT_ID=0123456789abcdef0123456789abcdef\n']
+           b'_BOOT_ID=0123456789abcdef0123456789abcdef\n', b'_UID=0\n']
     for k, v in fields.items():
+        if k == '_UID':
+            out[3] = f'_UID={v}\n'.encode()
+            continue
         b = v.encode() if isinstance(v, str) else v
         if any(c < 32 for c in b):
             out.append(k.encode() + b'\n' + struct.pack('<Q', len(b)) + b + b'\n')
@@ -62,8 +65,8 @@ class LogTest(unittest.TestCase):
         self.dir = tempfile.mkdtemp(prefix='fsgate-log.')
         self.addCleanup(shutil.rmtree, self.dir)
 
-    def write_journal(self, *entries):
-        p = subprocess.run([JOURNAL_REMOTE, '-o', os.path.join(self.dir, 'system.journal'), '-'],
+    def write_journal(self, *entries, name='system.journal'):
+        p = subprocess.run([JOURNAL_REMOTE, '-o', os.path.join(self.dir, name), '-'],
                            input=b''.join(entries), capture_output=True, timeout=60)
         self.assertEqual(p.returncode, 0, p.stderr)
 
@@ -116,11 +119,22 @@ class LogTest(unittest.TestCase):
         self.assertTrue(all(b['realtime_usec'] >= NOW - 31 * MIN for b in j))
         since = time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime((NOW - 10 * MIN) // 1000000 + 1))
         self.assertEqual(len(json.loads(self.ctl('--json', f'--since={since}', 'log').stdout)), 9)
-        # Default: the newest 100.
-        self.write_journal(*(blocked('hfs', NOW - 200 * MIN + i) for i in range(50)))
+        # Default: the newest 100, by time across files (older ones in a second file).
+        self.write_journal(*(blocked('minix', NOW - 200 * MIN + i) for i in range(50)), name='system@older.journal')
         p = self.ctl('--json', 'log')
-        self.assertEqual(len(json.loads(p.stdout)), 100)
+        j = json.loads(p.stdout)
+        self.assertEqual(len(j), 100)
+        self.assertEqual({b['module'] for b in j}, {'hfs', 'ufs'}, 'not the newest 100')
         self.assertIn('Only the newest 100', p.stderr)
+
+    def test_only_roots_entries_count(self):
+        """Anyone may send fsgate's message ids; only entries journald records for uid 0 are fsgated's."""
+        self.write_journal(blocked('hfs', NOW - 2 * MIN),
+                           blocked('minix', NOW - MIN, _UID='1000', FSGATE_SOURCE='/etc/forged.conf'),
+                           request(CHANGED, 'hfs', NOW, uid=0) .replace(b'_UID=0\n', b'_UID=1000\n'))
+        j = json.loads(self.ctl('--json', 'log').stdout)
+        self.assertEqual([b['module'] for b in j], ['hfs'])
+        self.assertEqual(j[0]['afterwards'], '', 'a forged change counted')
 
     def test_hostile_fields_are_escaped(self):
         """A stick's label and a device node come from the medium and udev: a terminal escape or a

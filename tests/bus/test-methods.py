@@ -283,9 +283,11 @@ class ManagerTest(BusTestCase):
         # ext2 is served by ext4, which / is on in this root: never denied, not with FORCE,
         # and nothing is written.
         before = snapshot(self.root)
-        for flags in (0, FORCE, FORCE | HARD, FORCE | RUNTIME):
+        for flags in (0, FORCE, FORCE | RUNTIME):
             r = st.send('Deny', 'ext2', flags)
             self.assertError(r, ERR + 'NeededForBoot', r'ext4 cannot be denied: / is on ext4 \(by /proc/mounts\)')
+        # A hard deny kmod would ignore is refused first, as before.
+        self.assertError(st.send('Deny', 'ext2', FORCE | HARD), ERR + 'HardDenyIgnored')
         self.assertEqual(snapshot(self.root), before)
         # Mounted elsewhere: only in use, InUse names ext4's state, and FORCE denies it.
         write(self.root, 'proc/mounts', '/dev/vda / xfs rw 0 0\n/dev/vdb /srv ext4 rw 0 0\n')

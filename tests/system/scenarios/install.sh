@@ -302,6 +302,35 @@ $out"
         out=$(fsgatectl log --since=1h) || fail "fsgatectl log --since=1h: $out"
         assert_contains "$out" "exfat (module exfat) blocked" "fsgatectl log --since=1h"
 
+        step "fsgatectl initramfs against the real initramfs-tools"
+        # The image's initramfs (virtio and ext4, made before fsgate came) holds no module
+        # fsgate judges otherwise: it agrees.
+        out=$(fsgatectl initramfs) || fail "fsgatectl initramfs: $out"
+        assert_contains "$out" "It agrees" "fsgatectl initramfs"
+        # minix into it, as a site would (initramfs-tools' modules file), made again:
+        # allowed here by the install's exemption (a /dev/null mask), which initramfs-tools
+        # does not copy, so the vendor list's deny stands inside.
+        cp /etc/initramfs-tools/modules /tmp/initramfs-modules
+        echo minix >>/etc/initramfs-tools/modules
+        t0=$(date +%s)
+        update-initramfs -u -k "$(uname -r)" >/tmp/update-initramfs.log 2>&1 || fail "update-initramfs: $(tail -n 3 /tmp/update-initramfs.log)"
+        info "update-initramfs -u took $(($(date +%s) - t0)) s"
+        rc=0
+        out=$(fsgatectl initramfs) || rc=$?
+        info "fsgatectl initramfs:
+$out"
+        assert_eq "$rc" 9 "fsgatectl initramfs exit status (disagrees)"
+        assert_contains "$out" "  minix: allowed here ($E/60-blacklist_fs-minix.conf), denied in the initramfs" "fsgatectl initramfs"
+        assert_contains "$out" "An allow by a /dev/null mask never reaches it" "fsgatectl initramfs"
+        assert_contains "$out" "update-initramfs -u -k $(uname -r)" "fsgatectl initramfs's command"
+        assert_eq "$(fsgatectl --json initramfs | jq -r '.disagreements[] | "\(.module) \(.mask_not_copied)"')" "minix true" \
+                "fsgatectl --json initramfs"
+        # Back as it was, with the command it printed.
+        cp /tmp/initramfs-modules /etc/initramfs-tools/modules
+        update-initramfs -u -k "$(uname -r)" >/tmp/update-initramfs.log 2>&1 || fail "update-initramfs: $(tail -n 3 /tmp/update-initramfs.log)"
+        out=$(fsgatectl initramfs) || fail "fsgatectl initramfs after making it again: $out"
+        assert_contains "$out" "It agrees" "fsgatectl initramfs after making it again"
+
         step "Idle exit"
         wait_unit_inactive fsgated.service 120
         assert_eq "$(unit_prop fsgated.service Result)" success "fsgated.service's result"

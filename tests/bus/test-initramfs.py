@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""fsgatectl initramfs on a scratch root (--root) with the real Debian module tree: an
+initramfs made here the way initramfs-tools makes one (a newc cpio, zstd, the regular files
+of modprobe.d only, the modules it was asked for and their depmod output), unpacked by the
+real unmkinitramfs. What a real update-initramfs gives: tests/system/scenarios/install.sh."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+from fsgatetest import CONFIG, make_scratch_root  # noqa: E402
+
+UNMKINITRAMFS = '/usr/bin/unmkinitramfs'
+VENDOR = 'usr/lib/modprobe.d'
+ETC = 'etc/modprobe.d'
+
+
+def write(root, rel, text):
+    path = os.path.join(root, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, 'w') as f:
+        f.write(text)
+
+
+class InitramfsTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.base = tempfile.mkdtemp(prefix='fsgate-initramfs-test.')
+        cls.template = os.path.join(cls.base, 'template')
+        cls.kver = make_scratch_root(cls.template)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.base)
+
+    def setUp(self):
+        self.root = tempfile.mkdtemp(dir=self.base)
+        shutil.rmtree(self.root)
+        shutil.copytree(self.template, self.root, symlinks=True)
+        # initramfs-tools is what the root has: its update-initramfs (never run) says so.
+        write(self.root, 'usr/sbin/update-initramfs', '#!/bin/sh\nexit 1\n')
+        write(self.root, f'{VENDOR}/60-blacklist_fs-hfs.conf', 'blacklist hfs\n')
+        write(self.root, f'{VENDOR}/60-blacklist_fs-minix.conf', 'blacklist minix\n')
+
+    def make_initramfs(self, modules):
+        """As mkinitramfs: the modules (and modules.*, then depmod), modprobe.d's regular files."""
+        tree = tempfile.mkdtemp(dir=self.base)
+        moddir = f'lib/modules/{self.kver}'
+        src = os.path.join(self.root, moddir)
+        os.makedirs(os.path.join(tree, moddir))
+        for f in ('modules.order', 'modules.builtin', 'modules.builtin.modinfo'):
+            if os.path.exists(os.path.join(src, f)):
+                shutil.copy(os.path.join(src, f), os.path.join(tree, moddir, f))
+        for m in modules:
+            rel = f'kernel/fs/{m}/{m}.ko'
+            os.makedirs(os.path.dirname(os.path.join(tree, moddir, rel)), exist_ok=True)
+            shutil.copy(os.path.join(src, rel), os.path.join(tree, moddir, rel))
+        subprocess.run(['depmod', '-b', tree, self.kver], check=True)
+        for d in (ETC, VENDOR):
+            full = os.path.join(self.root, d)
+            for name in os.listdir(full) if os.path.isdir(full) else []:
+                path = os.path.join(full, name)
+                # initramfs-tools' copy_file: a regular file only, so a /dev/null mask stays out.
+                if os.path.isfile(path) and not os.path.islink(path):
+                    os.makedirs(os.path.join(tree, d), exist_ok=True)
+                    shutil.copy(path, os.path.join(tree, d, name))
+        image = os.path.join(self.root, 'boot', f'initrd.img-{self.kver}')
+        os.makedirs(os.path.dirname(image), exist_ok=True)
+        subprocess.run(f'cd {tree} && find . | cpio -o -H newc --quiet | zstd -q -f -o {image}', shell=True, check=True)
+        shutil.rmtree(tree)
+
+    def ctl(self, *args, want=0):
+        p = subprocess.run([CONFIG.fsgatectl, f'--root={self.root}', *args], capture_output=True, text=True,
+                           timeout=120, env=dict(os.environ, LC_ALL='C.UTF-8'))
+        self.assertEqual(p.returncode, want, p)
+        return p
+
+    def temp_dirs_left(self):
+        return [d for d in os.listdir('/tmp') if d.startswith('fsgate-initramfs.') and
+                os.path.join('/tmp', d) != self.base]
+
+    def test_agrees_then_a_mask_and_a_deny_disagree(self):
+        before = self.temp_dirs_left()
+        self.make_initramfs(['hfs', 'minix', 'ufs'])
+        out = self.ctl('initramfs').stdout
+        self.assertIn(f'Initramfs: {self.root}/boot/initrd.img-{self.kver} (initramfs-tools)', out)
+        self.assertIn('It agrees', out)
+        # Allowed by fsgate's mask: outside allowed, inside the vendor deny still stands, and
+        # making the initramfs again (regular files only) does not carry the mask.
+        self.ctl('allow', 'hfs')
+        for regenerate in (False, True):
+            if regenerate:
+                self.make_initramfs(['hfs', 'minix', 'ufs'])
+            out = self.ctl('initramfs', want=9).stdout
+            self.assertIn(f'  hfs: allowed here (/etc/modprobe.d/60-blacklist_fs-hfs.conf), denied in the initramfs '
+                          f'(/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)', out)
+            self.assertIn('An allow by a /dev/null mask never reaches it', out)
+            self.assertIn(f'To make it again from the configuration as it is now: update-initramfs -u -k {self.kver}',
+                          out)
+        # Denied here after the initramfs was made: shipped and allowed inside.
+        self.ctl('deny', 'ufs')
+        j = json.loads(self.ctl('--json', 'initramfs', want=9).stdout)
+        self.assertFalse(j['agrees'])
+        self.assertEqual(j['generator'], 'initramfs-tools')
+        self.assertEqual(j['command'], f'update-initramfs -u -k {self.kver}')
+        got = {d['module']: (d['state'], d['state_inside'], d['mask_not_copied']) for d in j['disagreements']}
+        self.assertEqual(got, {'hfs': ('allowed', 'denied', True), 'ufs': ('denied', 'allowed', False)})
+        # The printed command's effect (made the way it would make it): ufs agrees, hfs not.
+        self.make_initramfs(['hfs', 'minix', 'ufs'])
+        j = json.loads(self.ctl('--json', 'initramfs', want=9).stdout)
+        self.assertEqual([d['module'] for d in j['disagreements']], ['hfs'])
+        # A module the initramfs does not hold cannot load from it: no disagreement.
+        self.make_initramfs(['minix', 'ufs'])
+        self.assertIn('It agrees', self.ctl('initramfs').stdout)
+        self.assertEqual(self.temp_dirs_left(), before, 'the unpacked initramfs was left behind')
+
+    def test_no_generator_no_image_and_a_hostile_archive(self):
+        os.unlink(os.path.join(self.root, 'usr/sbin/update-initramfs'))
+        self.assertIn('No initramfs generator', self.ctl('initramfs').stdout)
+        write(self.root, 'usr/sbin/update-initramfs', '')
+        p = self.ctl('initramfs', want=1)
+        self.assertIn(f'Cannot read the initramfs {self.root}/boot/initrd.img-{self.kver}', p.stderr)
+        # An image's archive naming a path outside: unpacked inside the private directory or
+        # not at all, never next to it.
+        tree = tempfile.mkdtemp(dir=self.base)
+        os.makedirs(os.path.join(tree, 'a'))
+        write(tree, 'escaped-by-fsgate-test', 'x')
+        image = os.path.join(self.root, 'boot', f'initrd.img-{self.kver}')
+        os.makedirs(os.path.dirname(image), exist_ok=True)
+        subprocess.run(f'cd {tree}/a && echo ../escaped-by-fsgate-test | cpio -o -H newc --quiet | zstd -q -o {image}',
+                       shell=True, check=True)
+        self.ctl('initramfs')   # holds no module: agrees
+        self.assertFalse(os.path.exists('/tmp/escaped-by-fsgate-test'))
+        self.assertEqual(self.temp_dirs_left(), [])
+
+
+def main():
+    if not os.access(UNMKINITRAMFS, os.X_OK) or not shutil.which('zstd') or not shutil.which('cpio'):
+        print(f'SKIP: no {UNMKINITRAMFS}, zstd or cpio (packages initramfs-tools-core, zstd, cpio)', file=sys.stderr)
+        sys.exit(77)
+    if os.geteuid() != 0:
+        print('SKIP: root only (the scratch root holds root-owned files)', file=sys.stderr)
+        sys.exit(77)
+    here = os.path.dirname(os.path.abspath(__file__))
+    args = sys.argv[1:]
+    CONFIG.source_root = os.path.abspath(os.path.join(here, '..', '..'))
+    CONFIG.fsgatectl = os.path.abspath(args[args.index('--fsgatectl') + 1]) if '--fsgatectl' in args else \
+        os.path.join(here, '..', '..', 'build', 'clients', 'fsgatectl')
+    unittest.main(argv=[sys.argv[0], '-v'])
+
+
+if __name__ == '__main__':
+    main()

@@ -10,6 +10,7 @@
 #include "ctl.h"
 #include "json-writer.h"
 #include "name.h"
+#include "risk.h"
 
 extern char **environ;
 
@@ -143,6 +144,20 @@ static bool print_verdict(const char *device, const char *type, const FsgEntry *
         return true;
 }
 
+/* Before an allow: what the kernel source says of the code it would let in, when it says
+ * something worth a second thought (core/risk.h). */
+static void print_risk(const FsgEntry *x) {
+        const FsgRisk *r = fsg_risk_find(x->module);
+        char phrase[256];
+
+        if (!fsg_risk_is_notable(r))
+                return;
+        fsg_risk_phrase(r, phrase, sizeof(phrase));
+        /* TRANSLATORS: %1$s the module's Kconfig title, %2$s the facts in English, %3$s the kernel
+         * source they were read from. */
+        printf(_("The kernel source on it: %1$s; %2$s (Linux %3$s).\n"), r->title, phrase, fsg_risk_source);
+}
+
 /* Of a denied module: what decides, whether the deny is hard (explicit loads are refused
  * too: modprobe and Load fail), whether a blocked attempt is seen. */
 static void print_decision(const FsgEntry *x) {
@@ -163,6 +178,7 @@ static void print_decision(const FsgEntry *x) {
         fputs(x->blocks_reported ? _("Blocked attempts are reported (kernel log, journal, desktop notification).\n") :
               _("Blocked attempts are not reported: the kernel's request ends at a plain blacklist (or the "
                 "kernel command\nline), so the mount fails silently.\n"), stdout);
+        print_risk(x);
 }
 
 /* Whether to allow it or to edit the deciding file: only advice that works, since the

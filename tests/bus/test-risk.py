@@ -88,6 +88,12 @@ class RiskTest(BusTestCase):
         self.assertRegex(self.ctl('status', 'overlay').out, r'\n +User namespaces: yes')
         self.assertRegex(self.ctl('status', 'reiserfs').out, r'\n +Deprecated: ')
         self.assertNotIn('Kernel code', self.ctl('status', 'sunrpc').out)
+        # why, before an allow: the notable facts in a line, for a denied module.
+        self.vendor('hfs')
+        out = self.ctl('why', 'hfs').out
+        self.assertIn('\nThe kernel source on it: Apple Macintosh file system support; orphaned upstream; ', out)
+        self.assertIn(self.facts['hfs']['risk_facts_source'], out)
+        self.assertNotIn('kernel source on it', self.ctl('why', 'ext4').out)
         # --risk is list's only: refused elsewhere, with the reason.
         r = self.ctl('status', '--risk', 'hfs', want=2)
         self.assertIn('--risk does not apply to status', r.err)

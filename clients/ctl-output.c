@@ -164,6 +164,17 @@ size_t ctl_max_width(size_t w, const char *s) {
         return n > w ? n : w;
 }
 
+/* A table's header: n padded columns, widened where a translated word is longer, and the
+ * last one as it is. */
+static void print_header(const char * const *head, size_t *w, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                w[i] = ctl_max_width(w[i], head[i]);
+                ctl_pad(head[i], w[i]);
+                putchar(' ');
+        }
+        printf("%s\n", head[n]);
+}
+
 void ctl_print_table(const FsgState *s) {
         /* TRANSLATORS: the column headers of `fsgatectl list`, in capitals. The rows below
          * them are not translated (scripts read them). */
@@ -172,12 +183,7 @@ void ctl_print_table(const FsgState *s) {
         /* The English widths; a translated header that is longer widens its column. */
         size_t w[] = { 12, 20, 8, 8, 6, 7 };
 
-        for (size_t i = 0; i < ELEMENTSOF(w); i++) {
-                w[i] = ctl_max_width(w[i], head[i]);
-                ctl_pad(head[i], w[i]);
-                putchar(' ');
-        }
-        printf("%s\n", head[ELEMENTSOF(w)]);
+        print_header(head, w, ELEMENTSOF(w));
         for (size_t i = 0; i < s->n; i++) {
                 const FsgEntry *x = &s->entries[i];
                 char types[256];
@@ -209,12 +215,7 @@ void ctl_print_risk_table(const FsgState *s) {
         const char *head[] = { _("MODULE"), _("STATE"), _("MAINTAINERS"), _("USERNS"), _("NOTABLE") };
         size_t w[] = { 12, 8, 11, 6 }, notable = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(w); i++) {
-                w[i] = ctl_max_width(w[i], head[i]);
-                ctl_pad(head[i], w[i]);
-                putchar(' ');
-        }
-        printf("%s\n", head[ELEMENTSOF(w)]);
+        print_header(head, w, ELEMENTSOF(w));
         for (size_t i = 0; i < s->n; i++) {
                 const FsgEntry *x = &s->entries[i];
                 const FsgRisk *r = fsg_risk_find(x->module);

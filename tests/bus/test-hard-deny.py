@@ -12,7 +12,7 @@ import sys
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, CONFIG, E_INVALID_ARGS, ERR, FORCE, HARD, LOAD_NOW, NOBODY, RUNTIME, SOFT,  # noqa: E402
-                        BusTestCase, SignalMonitor, conf_name, proc_modules_line, snapshot, write)
+                        BusTestCase, SignalMonitor, conf_name, proc_modules_line, snapshot, unpack, write)
 
 E_HARD = ERR + 'HardDenied'
 E_FOREIGN = ERR + 'ForeignConfig'
@@ -32,15 +32,6 @@ LOADING = [
     'install {m} echo loading >/dev/kmsg; /sbin/modprobe -i $MODPROBE_MODULE\n',
     'install {m} /sbin/insmod /lib/modules/x/{m}.ko\n',
 ]
-
-
-def unpack(v):
-    """busctl --json=short's variant {'type': T, 'data': D} to D, recursively for a{sv}."""
-    if isinstance(v, dict) and set(v) == {'type', 'data'}:
-        return unpack(v['data']) if v['type'] == 'a{sv}' else v['data']
-    if isinstance(v, dict):
-        return {k: unpack(x) for k, x in v.items()}
-    return v
 
 
 class HardDenyTest(BusTestCase):

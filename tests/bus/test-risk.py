@@ -8,16 +8,7 @@ import json
 import sys
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-from fsgatetest import RISK_KEYS as KEYS, BusTestCase, expected_facts, expected_phrase  # noqa: E402
-
-def unpack(v):
-    """busctl --json=short's variant {'type': T, 'data': D} to D, recursively for a{sv}."""
-    if isinstance(v, dict) and set(v) == {'type', 'data'}:
-        return unpack(v['data']) if v['type'] == 'a{sv}' else v['data']
-    if isinstance(v, dict):
-        return {k: unpack(x) for k, x in v.items()}
-    return v
-
+from fsgatetest import RISK_KEYS as KEYS, BusTestCase, expected_facts, expected_phrase, unpack  # noqa: E402
 
 class RiskTest(BusTestCase):
 

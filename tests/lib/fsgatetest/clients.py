@@ -13,6 +13,15 @@ from .names import BUS_NAME, IFACE, OBJ_PATH
 from .util import CONFIG, TIMEOUT, die_with_parent, stop_process
 
 
+def unpack(v):
+    """busctl --json=short's variant {'type': T, 'data': D} to D, recursively for a{sv}."""
+    if isinstance(v, dict) and set(v) == {'type', 'data'}:
+        return unpack(v['data']) if v['type'] == 'a{sv}' else v['data']
+    if isinstance(v, dict):
+        return {k: unpack(x) for k, x in v.items()}
+    return v
+
+
 class Reply:
     """One finished client call: ok, error name and message, parsed data."""
 

@@ -29,8 +29,9 @@ extern const size_t fsg_risk_table_n;
 /* The facts of module (either spelling of '-'/'_'), NULL for one the source did not have. */
 const FsgRisk *fsg_risk_find(const char *module);
 
-/* True for the facts that make a module worth a second thought: unmaintained (Orphan,
- * Obsolete, no section), deprecated, gone or going upstream, or mountable in a user namespace. */
+/* True for the facts that make a module worth a second thought: little or not maintained
+ * (Odd Fixes, Orphan, Obsolete, no section of its own), deprecated, something upstream since
+ * (curated.tsv), or mountable in a user namespace. */
 bool fsg_risk_is_notable(const FsgRisk *r);
 
 /* One short phrase for people, at most size bytes: "orphaned upstream; deprecated";

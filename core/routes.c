@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "alloc-util.h"
+#include "confscan.h"
 #include "config.h"
 #include "conffile.h"
 #include "lock.h"
@@ -100,9 +105,42 @@ int fsg_routes_write_locked(const FsgContext *c, const FsgState *s, bool *ret_ch
         return routes_write(c, content, ret_changed, e);
 }
 
+static uint64_t fnv_mix(uint64_t h, const void *p, size_t n) {
+        for (const unsigned char *b = p; n > 0; n--, b++)
+                h = (h ^ *b) * UINT64_C(1099511628211);
+        return h;
+}
+
+/* What the modprobe.d directories hold, as one number: each directory's and entry's name,
+ * inode, size and change time. Equal before and after a pass: nothing changed while it read. */
+static uint64_t conf_dirs_fingerprint(const FsgContext *c) {
+        uint64_t h = UINT64_C(1469598103934665603);     /* FNV-1a */
+
+        for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
+                _cleanup_closedir_ DIR *d = NULL;
+                struct dirent *de;
+                struct stat st;
+
+                if (fsg_opendir(c, fsg_conf_dirs[i].path, &d) < 0)
+                        continue;
+                if (fstat(dirfd(d), &st) >= 0)
+                        h = fnv_mix(h, &st.st_mtim, sizeof(st.st_mtim));
+                while ((de = readdir(d))) {
+                        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                                continue;
+                        h = fnv_mix(h, de->d_name, strlen(de->d_name) + 1);
+                        h = fnv_mix(h, &st.st_ino, sizeof(st.st_ino));
+                        h = fnv_mix(h, &st.st_size, sizeof(st.st_size));
+                        h = fnv_mix(h, &st.st_ctim, sizeof(st.st_ctim));
+                }
+        }
+        return h;
+}
+
 int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
         _cleanup_close_ int lock = -1;
         bool changed = true;
+        uint64_t before = 0, after = 0;
         int r;
 
         if (ret_changed)
@@ -110,11 +148,14 @@ int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
         r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
         if (r < 0)
                 return r;
-        /* A pass that changes nothing shows the file matches a configuration read after the
-         * last write; five passes bound a configuration that keeps changing. */
-        for (unsigned pass = 0; changed && pass < 5; pass++) {
+        /* A pass that changes nothing, with the directories as they were when it began, shows
+         * the file matches the configuration: systemd does not watch the paths while this runs
+         * (a package's files arriving during a read would be missed). Five passes bound a
+         * configuration that keeps changing. */
+        for (unsigned pass = 0; (changed || before != after) && pass < 5; pass++) {
                 _cleanup_(fsg_state_freep) FsgState *s = NULL;
 
+                before = conf_dirs_fingerprint(c);
                 r = fsg_state_build(c, NULL, &s, e);
                 if (r < 0)
                         return r;
@@ -123,6 +164,7 @@ int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
                         return r;
                 if (changed && ret_changed)
                         *ret_changed = true;
+                after = conf_dirs_fingerprint(c);
         }
         return 0;
 }

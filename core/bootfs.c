@@ -19,25 +19,21 @@ static bool is_boot_mount_point(char *path) {
         return false;
 }
 
-/* A type as a table spells it: a list in fstab ("ext4,btrfs": mount tries each), a subtype
- * ("fuse.sshfs") served by its main type's module. */
-static bool types_served_by(const FsgState *s, const FsgEntry *x, const char *types) {
-        char copy[256];
+typedef struct ServedBy {
+        const FsgState *s;
+        const FsgEntry *x;
+} ServedBy;
 
-        snprintf(copy, sizeof(copy), "%s", types);
-        for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                const FsgEntry *y;
-                char *dot = strchr(t, '.');
+static int type_served_by(const char *type, void *userdata) {
+        const ServedBy *sb = userdata;
+        const FsgEntry *y = fsg_state_find_type(sb->s, type);
 
-                if (dot && dot != t)
-                        *dot = 0;
-                if (!fsg_name_is_valid(t))
-                        continue;
-                y = fsg_state_find_type(s, t);
-                if (y && streq(y->module, x->module))
-                        return true;
-        }
-        return false;
+        return y && streq(y->module, sb->x->module);
+}
+
+/* 1 when x's module serves a type the field names (fsg_name_foreach_type_in_field()), 0, -ENOMEM. */
+static int types_served_by(const FsgState *s, const FsgEntry *x, const char *types) {
+        return fsg_name_foreach_type_in_field(types, type_served_by, &(ServedBy) { .s = s, .x = x });
 }
 
 /* fstab(5) and /proc/mounts share their first columns: "SPEC FILE TYPE ...". */
@@ -61,7 +57,12 @@ static int scan_table(const FsgContext *c, const FsgState *s, const FsgEntry *x,
                         continue;
                 file = strtok_r(NULL, " \t\n", &save);
                 type = file ? strtok_r(NULL, " \t\n", &save) : NULL;
-                if (!type || !is_boot_mount_point(file) || !types_served_by(s, x, type))
+                if (!type || !is_boot_mount_point(file))
+                        continue;
+                r = types_served_by(s, x, type);
+                if (r < 0)
+                        return r;
+                if (r == 0)
                         continue;
                 *ret = (FsgBootFs) {};
                 snprintf(ret->mount_point, sizeof(ret->mount_point), "%s", file);

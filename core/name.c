@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "name.h"
@@ -23,4 +25,22 @@ void fsg_name_normalize(char *s) {
         for (; *s; s++)
                 if (*s == '-')
                         *s = '_';
+}
+
+int fsg_name_foreach_type_in_field(const char *field, int (*fn)(const char *type, void *userdata), void *userdata) {
+        char *copy = strdup(field);
+        int r = 0;
+
+        if (!copy)
+                return -ENOMEM;
+        for (char *save = NULL, *t = strtok_r(copy, ",", &save); t && r == 0; t = strtok_r(NULL, ",", &save)) {
+                char *dot = strchr(t, '.');
+
+                if (dot && dot != t)
+                        *dot = 0;
+                if (fsg_name_is_valid(t))
+                        r = fn(t, userdata);
+        }
+        free(copy);
+        return r;
 }

@@ -36,30 +36,21 @@ static int use_module(UsedSet *u, const char *module, const char *why) {
         return strv_push(&u->used, w);
 }
 
-/* A filesystem type as fstab, a mount unit or udev spells it: "fuse.sshfs" is served by fuse,
- * a list ("ext4,btrfs") by each of its members. */
+typedef struct UseType {
+        UsedSet *u;
+        const char *why;
+} UseType;
+
+static int use_type(const char *type, void *userdata) {
+        const UseType *ut = userdata;
+        const FsgEntry *x = fsg_state_find(ut->u->s, type);
+
+        return x ? use_module(ut->u, x->module, ut->why) : 0;
+}
+
+/* A filesystem type as fstab, a mount unit or udev spells it (fsg_name_foreach_type_in_field()). */
 static int use_types(UsedSet *u, const char *types, const char *why) {
-        _cleanup_free_ char *copy = strdup(types);
-        int r;
-
-        if (!copy)
-                return -ENOMEM;
-        for (char *save = NULL, *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-                const FsgEntry *x;
-                char *dot = strchr(t, '.');
-
-                if (dot && dot != t)
-                        *dot = 0;
-                if (!fsg_name_is_valid(t))
-                        continue;
-                x = fsg_state_find(u->s, t);
-                if (x) {
-                        r = use_module(u, x->module, why);
-                        if (r < 0)
-                                return r;
-                }
-        }
-        return 0;
+        return fsg_name_foreach_type_in_field(types, use_type, &(UseType) { .u = u, .why = why });
 }
 
 typedef int (*LineFn)(UsedSet *u, const char *abs, char *line);

@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-from fsgatetest import CONFIG, make_scratch_root  # noqa: E402
+from fsgatetest import CONFIG, cli_main, make_scratch_root  # noqa: E402
 
 UNMKINITRAMFS = '/usr/bin/unmkinitramfs'
 VENDOR = 'usr/lib/modprobe.d'
@@ -99,8 +99,8 @@ class InitramfsTest(unittest.TestCase):
             if regenerate:
                 self.make_initramfs(['hfs', 'minix', 'ufs'])
             out = self.ctl('initramfs', want=9).stdout
-            self.assertIn(f'  hfs: allowed here (/etc/modprobe.d/60-blacklist_fs-hfs.conf), denied in the initramfs '
-                          f'(/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)', out)
+            self.assertIn('  hfs: allowed here (/etc/modprobe.d/60-blacklist_fs-hfs.conf), denied in the initramfs '
+                          '(/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)', out)
             self.assertIn('An allow by a /dev/null mask never reaches it', out)
             self.assertIn(f'To make it again from the configuration as it is now: update-initramfs -u -k {self.kver}',
                           out)
@@ -141,20 +141,6 @@ class InitramfsTest(unittest.TestCase):
         self.assertEqual(self.temp_dirs_left(), [])
 
 
-def main():
-    if not os.access(UNMKINITRAMFS, os.X_OK) or not shutil.which('zstd') or not shutil.which('cpio'):
-        print(f'SKIP: no {UNMKINITRAMFS}, zstd or cpio (packages initramfs-tools-core, zstd, cpio)', file=sys.stderr)
-        sys.exit(77)
-    if os.geteuid() != 0:
-        print('SKIP: root only (the scratch root holds root-owned files)', file=sys.stderr)
-        sys.exit(77)
-    here = os.path.dirname(os.path.abspath(__file__))
-    args = sys.argv[1:]
-    CONFIG.source_root = os.path.abspath(os.path.join(here, '..', '..'))
-    CONFIG.fsgatectl = os.path.abspath(args[args.index('--fsgatectl') + 1]) if '--fsgatectl' in args else \
-        os.path.join(here, '..', '..', 'build', 'clients', 'fsgatectl')
-    unittest.main(argv=[sys.argv[0], '-v'])
-
-
 if __name__ == '__main__':
-    main()
+    # packages initramfs-tools-core, zstd, cpio; root: the scratch root holds root-owned files
+    cli_main(need=[UNMKINITRAMFS, 'zstd', 'cpio'], root=True)

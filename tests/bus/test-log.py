@@ -16,7 +16,7 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-from fsgatetest import CONFIG  # noqa: E402
+from fsgatetest import CONFIG, cli_main  # noqa: E402
 
 JOURNAL_REMOTE = '/lib/systemd/systemd-journal-remote'
 BLOCKED = 'f300f0bf231648efbb9c6d79d5d67564'
@@ -164,16 +164,5 @@ class LogTest(unittest.TestCase):
             self.assertEqual(p.stdout, '', args)
 
 
-def main():
-    if not os.access(JOURNAL_REMOTE, os.X_OK):
-        print(f'SKIP: no {JOURNAL_REMOTE} (package systemd-journal-remote)', file=sys.stderr)
-        sys.exit(77)
-    here = os.path.dirname(os.path.abspath(__file__))
-    args = sys.argv[1:]
-    CONFIG.fsgatectl = os.path.abspath(args[args.index('--fsgatectl') + 1]) if '--fsgatectl' in args else \
-        os.path.join(here, '..', '..', 'build', 'clients', 'fsgatectl')
-    unittest.main(argv=[sys.argv[0], '-v'])
-
-
 if __name__ == '__main__':
-    main()
+    cli_main(need=[JOURNAL_REMOTE])   # package systemd-journal-remote

@@ -216,3 +216,24 @@ def main():
         raise KeyboardInterrupt(f'signal {signum}')
     signal.signal(signal.SIGTERM, on_term)
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+
+
+def cli_main(need=(), root=False):
+    """For a test of fsgatectl alone, no bus: --fsgatectl (meson passes it; else the build
+    tree's), skipped (77) without a program of need (paths or commands) or, with root, when
+    not root; then the calling script's tests."""
+    here = os.path.dirname(os.path.abspath(__file__))   # SOURCE/tests/lib/fsgatetest
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument('--fsgatectl')
+    opts, rest = ap.parse_known_args()
+    CONFIG.source_root = os.path.abspath(os.path.join(here, '..', '..', '..'))
+    CONFIG.fsgatectl = os.path.abspath(opts.fsgatectl or os.path.join(CONFIG.source_root, 'build', 'clients',
+                                                                       'fsgatectl'))
+    missing = [p for p in need if not (os.access(p, os.X_OK) if os.path.isabs(p) else shutil.which(p))]
+    if missing:
+        print('SKIP: missing ' + ', '.join(missing), file=sys.stderr)
+        sys.exit(77)
+    if root and os.geteuid() != 0:
+        print('SKIP: root only', file=sys.stderr)
+        sys.exit(77)
+    unittest.main(argv=[sys.argv[0], '-v'] + rest)

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "name.h"
 #include "profile.h"
+#include "risk.h"
 #include "strv.h"
 
 #define PROFILE_SUFFIX ".profile"
@@ -154,6 +155,13 @@ static int profile_read(const char *name, FsgProfile **ret, FsgError *e) {
         return 0;
 }
 
+static int compare_notable_first(const void *a, const void *b) {
+        const char *x = *(const char * const *) a, *y = *(const char * const *) b;
+        bool nx = fsg_risk_is_notable(fsg_risk_find(x)), ny = fsg_risk_is_notable(fsg_risk_find(y));
+
+        return nx != ny ? (nx ? -1 : 1) : strcmp(x, y);
+}
+
 int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, FsgProfile **ret, FsgError *e) {
         _cleanup_(fsg_profile_freep) FsgProfile *p = NULL;
         int r;
@@ -165,8 +173,11 @@ int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, F
                 r = fsg_profile_unused(c, s, &p->modules, NULL, e);
                 if (r < 0)
                         return r;
-        }
-        strv_sort(p->modules);
+                /* A computed list is one nobody wrote: who reviews it sees the modules the kernel
+                 * source gives a reason to worry about first. The set is the same. */
+                qsort(p->modules, strv_length(p->modules), sizeof(char *), compare_notable_first);
+        } else
+                strv_sort(p->modules);
         *ret = TAKE_PTR(p);
         return 0;
 }

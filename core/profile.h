@@ -14,7 +14,8 @@ typedef struct FsgProfile {
         char *description;
         bool hard;           /* the profile wants explicit loads refused too */
         char *compute;       /* NULL, or how the modules are computed at each call ("unused") */
-        char **modules;      /* sorted, normalized; for a computed profile, the result */
+        char **modules;      /* sorted, normalized; for a computed profile, the result: the modules
+                              * fsg_risk_is_notable() first, each part sorted */
 } FsgProfile;
 
 /* The directory profiles are read from: $FSGATE_PROFILE_DIR (tests, a build tree) or the

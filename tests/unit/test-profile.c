@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include "profile.h"
+#include "risk.h"
 #include "strv.h"
 #include "test-util.h"
 
@@ -90,6 +91,38 @@ TEST(unused) {
                 const FsgEntry *x = fsg_state_find(s, *m);
                 ASSERT(x && x->available && !x->builtin && !x->loaded && !x->mounted);
         }
+        fsg_state_free(s);
+}
+
+/* The unused profile's list puts what the kernel source worries about first; its set stays the
+ * computation's. */
+TEST(unused_profile_notable_first) {
+        _cleanup_strv_free_ char **unused = NULL;
+        FsgProfile *p = NULL;
+        FsgState *s;
+        FsgError e = {};
+        size_t n, i = 0;
+
+        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
+        s = state();
+        ASSERT_OK_E(fsg_profile_unused(ctx, s, &unused, NULL, &e), &e);
+        ASSERT_OK_E(fsg_profile_load(ctx, s, "unused", &p, &e), &e);
+        n = strv_length(unused);
+        ASSERT(n > 2 && strv_length(p->modules) == n);
+        for (char **m = unused; *m; m++)
+                ASSERT(strv_contains(p->modules, *m));
+        /* hfs (Orphan) and ext4's neighbours of no note must both be there to show an order. */
+        ASSERT(fsg_risk_is_notable(fsg_risk_find("hfs")) && strv_contains(p->modules, "hfs"));
+        ASSERT(!fsg_risk_is_notable(fsg_risk_find("udf")) && strv_contains(p->modules, "udf"));
+        while (i < n && fsg_risk_is_notable(fsg_risk_find(p->modules[i])))
+                i++;
+        ASSERT(i > 0 && i < n);
+        for (size_t j = i; j < n; j++)
+                ASSERT(!fsg_risk_is_notable(fsg_risk_find(p->modules[j])));
+        for (size_t j = 1; j < n; j++)
+                if (j != i)
+                        ASSERT(strcmp(p->modules[j - 1], p->modules[j]) < 0);
+        fsg_profile_free(p);
         fsg_state_free(s);
 }
 

@@ -27,10 +27,17 @@ typedef enum Generator {
         GEN_DRACUT,
 } Generator;
 
-typedef struct Disagreement {
-        const FsgEntry *here, *inside;
-        bool mask;      /* allowed here by a /dev/null mask, which initramfs-tools does not copy */
-} Disagreement;
+typedef CtlInitramfsDisagreement Disagreement;
+
+struct CtlInitramfs {
+        Generator generator;
+        char *image;
+        char command[128];      /* what would make it again: printed, never run */
+        FsgContext *context, *inside_context;
+        FsgState *here, *inside;        /* inside: NULL when it holds no module tree for this kernel */
+        Disagreement *d;
+        size_t n;
+};
 
 static bool exists_in(const FsgContext *c, const char *abs) {
         char path[PATH_MAX];
@@ -234,48 +241,136 @@ static void print_text(Generator g, const char *image, const Disagreement *d, si
         printf(_("To make it again from the configuration as it is now: %s\n"), command);
 }
 
-int ctl_initramfs(const CtlOptions *o) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL, *ci = NULL;
-        _cleanup_(fsg_state_freep) FsgState *here = NULL, *inside = NULL;
-        _cleanup_(remove_tree) char *dir = NULL;
-        _cleanup_free_ char *image = NULL, *tool = NULL, *inside_root = NULL;
-        _cleanup_free_ Disagreement *d = NULL;
-        char command[128];
-        FsgError e = {};
-        Generator g;
-        size_t n;
+CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k) {
+        if (!k)
+                return NULL;
+        free(k->image);
+        free(k->d);
+        fsg_state_free(k->here);
+        fsg_state_free(k->inside);
+        fsg_context_free(k->context);
+        fsg_context_free(k->inside_context);
+        free(k);
+        return NULL;
+}
 
-        if (fsg_context_new(o->root, o->kernel_release, &c, &e) < 0)
-                return ctl_fail(o, &e);
-        if (!c->kver) {
-                fsg_error(&e, FSG_ERR_NO_KERNEL, "%s", _("No kernel module tree: no initramfs to compare with"));
-                return ctl_fail(o, &e);
+int ctl_initramfs_check(const CtlOptions *o, CtlInitramfs **ret, FsgError *e) {
+        _cleanup_(ctl_initramfs_freep) CtlInitramfs *k = NULL;
+        _cleanup_(remove_tree) char *dir = NULL;
+        _cleanup_free_ char *tool = NULL, *inside_root = NULL;
+        FsgError inside_error = {};
+
+        *ret = NULL;
+        k = calloc(1, sizeof(*k));
+        if (!k)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        if (fsg_context_new(o->root, o->kernel_release, &k->context, e) < 0)
+                return -1;
+        if (!k->context->kver)
+                return fsg_error(e, FSG_ERR_NO_KERNEL, "%s", _("No kernel module tree: no initramfs to compare with"));
+        k->generator = detect_generator(k->context);
+        if (k->generator == GEN_NONE)
+                return 0;
+        if (find_image(k->context, k->generator, &k->image, &tool, e) < 0 ||
+            unpack(k->generator, tool, k->image, &dir, &inside_root, e) < 0 ||
+            fsg_state_build(k->context, NULL, &k->here, e) < 0)
+                return -1;
+        /* What the initramfs holds is judged as an image is. One without a module tree for
+         * this kernel (or without /etc and /usr at all) holds no module to load. */
+        if (fsg_context_new(inside_root, k->context->kver, &k->inside_context, &inside_error) < 0 ||
+            fsg_state_build(k->inside_context, NULL, &k->inside, &inside_error) < 0) {
+                if (inside_error.code != FSG_ERR_NO_KERNEL && inside_error.code != FSG_ERR_INVALID_ARGS) {
+                        *e = inside_error;
+                        return -1;
+                }
+                k->inside = fsg_state_free(k->inside);
         }
-        g = detect_generator(c);
-        if (g == GEN_NONE) {
+        k->d = calloc(k->inside ? k->inside->n + 1 : 1, sizeof(Disagreement));
+        if (!k->d)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        k->n = k->inside ? compare(k->context, k->here, k->inside, k->d, k->inside->n) : 0;
+        fix_command(k->generator, k->context, k->command);
+        *ret = TAKE_PTR(k);
+        return 0;
+}
+
+const CtlInitramfsDisagreement *ctl_initramfs_disagreement(const CtlInitramfs *k, const char *module) {
+        for (size_t i = 0; k && i < k->n; i++)
+                if (streq(k->d[i].here->module, module))
+                        return &k->d[i];
+        return NULL;
+}
+
+const char *ctl_initramfs_image(const CtlInitramfs *k) {
+        return k->image;
+}
+
+const char *ctl_initramfs_command(const CtlInitramfs *k) {
+        return k->command;
+}
+
+bool ctl_initramfs_mask_not_copied(const CtlInitramfs *k, const CtlInitramfsDisagreement *d) {
+        return d->mask && k->generator == GEN_INITRAMFS_TOOLS;
+}
+
+/* The entry of module inside, if the initramfs holds its module file (only then can it load
+ * from there). */
+static const FsgEntry *held_inside(const CtlInitramfs *k, const char *module) {
+        const FsgEntry *y = k->inside ? fsg_state_find_module(k->inside, module) : NULL;
+        return y && y->available && !y->builtin ? y : NULL;
+}
+
+int ctl_initramfs_status(const CtlOptions *o, const char *module, char **ret_row, char **ret_advice) {
+        _cleanup_(ctl_initramfs_freep) CtlInitramfs *k = NULL;
+        const Disagreement *d;
+        const FsgEntry *y;
+        FsgError e = {};
+        int r = 0;
+
+        *ret_row = *ret_advice = NULL;
+        if (ctl_initramfs_check(o, &k, &e) < 0) {
+                /* Without a module tree there is no initramfs of it either: nothing to say. */
+                if (e.code == FSG_ERR_NO_KERNEL)
+                        return 0;
+                /* TRANSLATORS: the initramfs row of status; %s says why (an error message). */
+                r = asprintf(ret_row, _("not checked: %s"), ctl_esc(e.message));
+        } else if (!k)
+                return 0;
+        else if ((d = ctl_initramfs_disagreement(k, module))) {
+                /* TRANSLATORS: %1$s "allowed" or "denied", %2$s a file, %3$s the image. */
+                r = asprintf(ret_row, _("%1$s there (%2$s), unlike here   (%3$s)"), ctl_state_word(d->inside),
+                             ctl_esc(*d->inside->deciding_file ? d->inside->deciding_file : "default"),
+                             ctl_esc(k->image));
+                if (r >= 0 && ctl_initramfs_mask_not_copied(k, d))
+                        r = asprintf(ret_advice, "%s", _("An allow by a /dev/null mask never reaches the initramfs: "
+                                     "initramfs-tools copies only regular files of modprobe.d. Regenerating does not "
+                                     "change that; the module autoloads once the real root is mounted."));
+                else if (r >= 0)
+                        /* TRANSLATORS: %s is a command (update-initramfs -u -k KVER). */
+                        r = asprintf(ret_advice, _("To make the initramfs again from the configuration as it is now: %s"),
+                                     k->command);
+        } else if ((y = held_inside(k, module)))
+                /* TRANSLATORS: %1$s "allowed" or "denied", %2$s the image. */
+                r = asprintf(ret_row, _("%1$s there too   (%2$s)"), ctl_state_word(y), ctl_esc(k->image));
+        else
+                /* TRANSLATORS: %s the image. */
+                r = asprintf(ret_row, _("does not hold it   (%s)"), ctl_esc(k->image));
+        return r < 0 ? -ENOMEM : 0;
+}
+
+int ctl_initramfs(const CtlOptions *o) {
+        _cleanup_(ctl_initramfs_freep) CtlInitramfs *k = NULL;
+        FsgError e = {};
+
+        if (ctl_initramfs_check(o, &k, &e) < 0)
+                return ctl_fail(o, &e);
+        if (!k) {
                 puts(_("No initramfs generator (initramfs-tools, dracut) is installed: nothing to compare."));
                 return 0;
         }
-        if (find_image(c, g, &image, &tool, &e) < 0 || unpack(g, tool, image, &dir, &inside_root, &e) < 0 ||
-            fsg_state_build(c, NULL, &here, &e) < 0)
-                return ctl_fail(o, &e);
-        /* What the initramfs holds is judged as an image is. One without a module tree for
-         * this kernel (or without /etc and /usr at all) holds no module to load. */
-        if (fsg_context_new(inside_root, c->kver, &ci, &e) < 0 || fsg_state_build(ci, NULL, &inside, &e) < 0) {
-                if (e.code != FSG_ERR_NO_KERNEL && e.code != FSG_ERR_INVALID_ARGS)
-                        return ctl_fail(o, &e);
-                inside = fsg_state_free(inside);
-        }
-        d = calloc(inside ? inside->n + 1 : 1, sizeof(Disagreement));
-        if (!d) {
-                fsg_error(&e, FSG_ERR_FAILED, "Out of memory");
-                return ctl_fail(o, &e);
-        }
-        n = inside ? compare(c, here, inside, d, inside->n) : 0;
-        fix_command(g, c, command);
         if (o->json)
-                print_json(g, image, d, n, command);
+                print_json(k->generator, k->image, k->d, k->n, k->command);
         else
-                print_text(g, image, d, n, command);
-        return n ? 9 : 0;
+                print_text(k->generator, k->image, k->d, k->n, k->command);
+        return k->n ? 9 : 0;
 }

@@ -50,13 +50,92 @@ int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
         return 0;
 }
 
+/* The profile's modules on which the initramfs disagrees with the configuration: at most
+ * a->n, in out. */
+static size_t initramfs_disagreements(const CtlInitramfs *k, const FsgAudit *a,
+                                      const CtlInitramfsDisagreement **out) {
+        size_t n = 0;
+
+        for (size_t i = 0; k && i < a->n; i++)
+                if ((out[n] = ctl_initramfs_disagreement(k, a->items[i].module)))
+                        n++;
+        return n;
+}
+
+static void initramfs_json(JsonWriter *w, const CtlInitramfs *k, const FsgError *why,
+                           const CtlInitramfsDisagreement * const *d, size_t n) {
+        json_key(w, "initramfs");
+        json_object_begin(w);
+        json_field_bool(w, "checked", k);
+        json_field_string(w, "reason", k ? "" : why->message);
+        json_field_string(w, "image", k ? ctl_initramfs_image(k) : "");
+        json_key(w, "disagreements");
+        json_array_begin(w);
+        for (size_t i = 0; i < n; i++) {
+                json_object_begin(w);
+                json_field_string(w, "module", d[i]->here->module);
+                json_field_string(w, "state", fsg_entry_state_string(d[i]->here));
+                json_field_string(w, "deciding_file", d[i]->here->deciding_file);
+                json_field_string(w, "state_inside", fsg_entry_state_string(d[i]->inside));
+                json_field_string(w, "deciding_file_inside", d[i]->inside->deciding_file);
+                json_field_bool(w, "mask_not_copied", ctl_initramfs_mask_not_copied(k, d[i]));
+                json_object_end(w);
+        }
+        json_array_end(w);
+        json_field_string(w, "command", n ? ctl_initramfs_command(k) : "");
+        json_object_end(w);
+}
+
+static void initramfs_text(const CtlInitramfs *k, const FsgError *why, bool nothing_to_check,
+                           const CtlInitramfsDisagreement * const *d, size_t n) {
+        if (!k) {
+                /* No generator, no module tree: there is nothing it could disagree on. */
+                if (!nothing_to_check)
+                        /* TRANSLATORS: %s says why (an error message). */
+                        printf(_("Warning (not part of the verdict): the initramfs was not checked: %s\n"),
+                               ctl_esc(why->message));
+                return;
+        }
+        if (n == 0)
+                return;
+        /* TRANSLATORS: %1$s the initramfs image; the plural follows %2$zu. */
+        printf(ngettext("Warning (not part of the verdict): the initramfs %1$s disagrees on %2$zu module of the profile:\n",
+                        "Warning (not part of the verdict): the initramfs %1$s disagrees on %2$zu modules of the profile:\n",
+                        n),
+               ctl_esc(ctl_initramfs_image(k)), n);
+        for (size_t i = 0; i < n; i++)
+                /* TRANSLATORS: as in `fsgatectl initramfs`: %1$s a module, %2$s/%4$s "allowed" or "denied", %3$s/%5$s files. */
+                printf(_("  %1$s: %2$s here (%3$s), %4$s in the initramfs (%5$s)\n"), d[i]->here->module,
+                       ctl_state_word(d[i]->here),
+                       ctl_esc(*d[i]->here->deciding_file ? d[i]->here->deciding_file : "default"),
+                       ctl_state_word(d[i]->inside),
+                       ctl_esc(*d[i]->inside->deciding_file ? d[i]->inside->deciding_file : "default"));
+        /* TRANSLATORS: %s is a command (update-initramfs -u -k KVER). */
+        printf(_("To make it again from the configuration as it is now: %s\n"), ctl_initramfs_command(k));
+}
+
 int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard) {
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
-        FsgError e = {};
+        _cleanup_(ctl_initramfs_freep) CtlInitramfs *k = NULL;
+        _cleanup_free_ const CtlInitramfsDisagreement **d = NULL;
+        FsgError e = {}, why = {};
+        bool nothing_to_check;
+        size_t n;
 
         /* A read: no polkit. The service's answer without --root, as for status. */
         if (be->audit_profile(o, name, hard, &a, &e) < 0)
                 return ctl_fail(o, &e);
+        /* What the initramfs holds loads before the real root is mounted: said beside the
+         * verdict, never part of it (CIS audits the configuration). */
+        nothing_to_check = ctl_initramfs_check(o, &k, &why) == 0 ? !k : why.code == FSG_ERR_NO_KERNEL;
+        if (!k && !*why.message)
+                fsg_error(&why, FSG_ERR_FAILED, "%s", _("no initramfs generator (initramfs-tools, dracut) is installed"));
+        d = calloc(a->n + 1, sizeof(*d));
+        if (!d) {
+                fsg_error(&e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+                return ctl_fail(o, &e);
+        }
+        n = initramfs_disagreements(k, a, d);
         if (o->json) {
                 JsonWriter w = JSON_WRITER(stdout);
 
@@ -76,6 +155,7 @@ int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
                         json_object_end(&w);
                 }
                 json_array_end(&w);
+                initramfs_json(&w, k, &why, d, n);
                 json_object_end(&w);
                 putchar('\n');
         } else {
@@ -91,6 +171,7 @@ int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
                 /* TRANSLATORS: "3 of 5 modules compliant"; the plural follows the second number. */
                 printf(ngettext("%zu of %zu module compliant.\n", "%zu of %zu modules compliant.\n", a->n),
                        a->n_compliant, a->n);
+                initramfs_text(k, &why, nothing_to_check, d, n);
         }
         /* Its own status: a script must tell "not compliant" from "could not audit". */
         return a->n_compliant == a->n ? 0 : CTL_EXIT_NOT_COMPLIANT;

@@ -66,6 +66,30 @@ void ctl_print_table(const FsgState *s);
 int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines);
 /* fsgatectl initramfs: 0 when the initramfs agrees with the configuration, 9 when not. */
 int ctl_initramfs(const CtlOptions *o);
+/* The check itself (ctl-initramfs.c), for status and audit too. It reads the system fsgatectl
+ * runs on (or --root), not the service's: on a real system they are one. */
+typedef struct CtlInitramfs CtlInitramfs;
+typedef struct CtlInitramfsDisagreement {
+        const FsgEntry *here, *inside;
+        bool mask;      /* allowed here by a /dev/null mask */
+} CtlInitramfsDisagreement;
+/* 0 and *ret, NULL when no generator is installed (nothing to compare); or an error in e
+ * (FSG_ERR_NO_KERNEL: no module tree, so no initramfs of it). */
+int ctl_initramfs_check(const CtlOptions *o, CtlInitramfs **ret, FsgError *e);
+CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k);
+static inline void ctl_initramfs_freep(CtlInitramfs **k) {
+        ctl_initramfs_free(*k);
+}
+/* module's disagreement, NULL when the initramfs does not hold it or agrees. */
+const CtlInitramfsDisagreement *ctl_initramfs_disagreement(const CtlInitramfs *k, const char *module);
+const char *ctl_initramfs_image(const CtlInitramfs *k);
+/* The command that would make it again (update-initramfs -u -k KVER, dracut -f --kver KVER). */
+const char *ctl_initramfs_command(const CtlInitramfs *k);
+/* d's allow is a mask this generator does not copy: making the initramfs again does not help. */
+bool ctl_initramfs_mask_not_copied(const CtlInitramfs *k, const CtlInitramfsDisagreement *d);
+/* status's initramfs row and advice for module (each NULL when there is nothing to say):
+ * 0, or -ENOMEM. */
+int ctl_initramfs_status(const CtlOptions *o, const char *module, char **ret_row, char **ret_advice);
 /* --since's argument: 0 and *ret (microseconds since the epoch), or -EINVAL, -ERANGE. */
 int ctl_parse_since(const char *s, uint64_t *ret);
 /* list --risk: the risk facts (core/risk.h) of every module, one row each. */
@@ -76,8 +100,10 @@ void ctl_print_json_states(FsgState * const *states, size_t n, bool single);
 /* An entry's fields (core/entry-fields.h) under their D-Bus names, as members of the object
  * w is in: the entry's always, the description's when x is described. */
 void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x);
-/* x as `status` shows it: a described entry (CtlBackend.describe). */
-void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x);
+/* x as `status` shows it: a described entry (CtlBackend.describe), with what
+ * ctl_initramfs_status() said of it (NULL: nothing). */
+void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x, const char *initramfs_row,
+                      const char *initramfs_advice);
 void ctl_print_strv_json(char **l);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
  * returns the exit status fsgatectl(1) documents for it. */

@@ -76,8 +76,17 @@ static int verb_status(int argc, char *argv[], Ctl *c) {
         ctl_warn_unreadable(s);
         if (c->o.json)
                 ctl_print_json(s, true);
-        else
-                ctl_print_status(&c->o, s, &s->entries[0]);
+        else {
+                _cleanup_free_ char *row = NULL, *advice = NULL;
+
+                /* A look into the initramfs (unpacked: a second or so) belongs to the text a
+                 * person reads; scripts have `initramfs --json`. */
+                if (ctl_initramfs_status(&c->o, s->entries[0].module, &row, &advice) < 0) {
+                        fsg_error(&e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+                        return ctl_fail(&c->o, &e);
+                }
+                ctl_print_status(&c->o, s, &s->entries[0], row, advice);
+        }
         return 0;
 }
 

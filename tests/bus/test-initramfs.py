@@ -76,9 +76,9 @@ class InitramfsTest(unittest.TestCase):
         subprocess.run(f'cd {tree} && find . | cpio -o -H newc --quiet | zstd -q -f -o {image}', shell=True, check=True)
         shutil.rmtree(tree)
 
-    def ctl(self, *args, want=0):
+    def ctl(self, *args, want=0, env=None):
         p = subprocess.run([CONFIG.fsgatectl, f'--root={self.root}', *args], capture_output=True, text=True,
-                           timeout=120, env=dict(os.environ, LC_ALL='C.UTF-8'))
+                           timeout=120, env=dict(env or os.environ, LC_ALL='C.UTF-8'))
         self.assertEqual(p.returncode, want, p)
         return p
 
@@ -120,6 +120,67 @@ class InitramfsTest(unittest.TestCase):
         self.make_initramfs(['minix', 'ufs'])
         self.assertIn('It agrees', self.ctl('initramfs').stdout)
         self.assertEqual(self.temp_dirs_left(), before, 'the unpacked initramfs was left behind')
+
+    def test_status_and_audit_say_it(self):
+        build_root = os.path.dirname(os.path.dirname(CONFIG.fsgatectl))     # BUILD/clients/fsgatectl
+        env = dict(os.environ, FSGATE_PROFILE_DIR=os.path.join(build_root, 'data', 'profiles'))
+        self.make_initramfs(['hfs', 'minix'])
+        image = f'{self.root}/boot/initrd.img-{self.kver}'
+        self.assertIn(f'Initramfs: denied there too   ({image})', self.ctl('status', 'hfs').stdout)
+        self.assertIn(f'Initramfs: does not hold it   ({image})', self.ctl('status', 'ufs').stdout)
+        # A CIS audit asks for hfs denied hard: the initramfs made before that keeps the
+        # vendor's soft deny, and before the deny of udf it held udf allowed.
+        self.ctl('deny', '--hard', 'udf')
+        self.ctl('deny', '--hard', 'hfs')
+        p = self.ctl('audit', 'cis', want=9, env=env)      # cramfs & co. are not denied: not compliant
+        self.assertNotIn('Warning', p.stdout)               # udf is not in it, hfs denied in both
+        # Made with udf denied, then udf allowed here: a disagreement of a profile's module.
+        self.make_initramfs(['hfs', 'minix', 'udf'])
+        self.ctl('reset', 'udf')
+        p = self.ctl('audit', 'cis', want=9, env=env)
+        self.assertIn(f'Warning (not part of the verdict): the initramfs {image} disagrees on 1 module of the profile:\n'
+                      '  udf: allowed here (default), denied in the initramfs (/etc/modprobe.d/60-blacklist_fs-udf.conf)\n'
+                      f'To make it again from the configuration as it is now: update-initramfs -u -k {self.kver}\n',
+                      p.stdout)
+        j = json.loads(self.ctl('--json', 'audit', 'cis', want=9, env=env).stdout)
+        self.assertEqual(j['initramfs']['checked'], True)
+        self.assertEqual([(d['module'], d['state'], d['state_inside']) for d in j['initramfs']['disagreements']],
+                         [('udf', 'allowed', 'denied')])
+        out = self.ctl('status', 'udf').stdout
+        self.assertIn(f'Initramfs: denied there (/etc/modprobe.d/60-blacklist_fs-udf.conf), unlike here   ({image})',
+                      out)
+        self.assertIn(f'To make the initramfs again from the configuration as it is now: update-initramfs -u -k '
+                      f'{self.kver}', out)
+        # The other way, what an auditor fears: denied here, shipped allowed in the initramfs.
+        self.make_initramfs(['hfs', 'minix', 'udf'])
+        self.ctl('deny', '--hard', 'udf')
+        self.assertIn('  udf: denied here (/etc/modprobe.d/60-blacklist_fs-udf.conf), allowed in the initramfs (default)\n',
+                      self.ctl('audit', 'cis', want=9, env=env).stdout)
+        # Allowed by a mask: making it again would not help, and status says so instead.
+        self.ctl('allow', 'minix')
+        out = self.ctl('status', 'minix').stdout
+        self.assertIn('Initramfs: denied there (/usr/lib/modprobe.d/60-blacklist_fs-minix.conf), unlike here', out)
+        self.assertIn('An allow by a /dev/null mask never reaches the initramfs', out)
+        self.assertNotIn('To make the initramfs again', out)
+        # An image it cannot read: said, never taken for agreement; the verdict is the same.
+        os.chmod(image, 0)
+        os.chown(image, 0, 0)
+        for d in (self.base, self.root):
+            os.chmod(d, 0o755)      # the rest of the root is readable to the user below
+        p = subprocess.run(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', CONFIG.fsgatectl,
+                            f'--root={self.root}', 'audit', 'cis'], capture_output=True, text=True, env=env,
+                           timeout=120)
+        self.assertEqual(p.returncode, 9, p)
+        self.assertIn(f'Warning (not part of the verdict): the initramfs was not checked: Cannot read the initramfs '
+                      f'{image}', p.stdout)
+        j = json.loads(self.ctl('--json', 'audit', 'cis', want=9, env=env).stdout)   # root reads it
+        self.assertTrue(j['initramfs']['checked'])
+        os.unlink(os.path.join(self.root, 'usr/sbin/update-initramfs'))
+        j = json.loads(self.ctl('--json', 'audit', 'cis', want=9, env=env).stdout)
+        self.assertEqual((j['initramfs']['checked'], j['initramfs']['reason']),
+                         (False, 'no initramfs generator (initramfs-tools, dracut) is installed'))
+        self.assertNotIn('Warning', self.ctl('audit', 'cis', want=9, env=env).stdout)
+        self.assertNotIn('Initramfs', self.ctl('status', 'udf').stdout)
 
     def test_no_generator_no_image_and_a_hostile_archive(self):
         os.unlink(os.path.join(self.root, 'usr/sbin/update-initramfs'))

@@ -193,7 +193,7 @@ static void print_json(Generator g, const char *image, const Disagreement *d, si
         JsonWriter w = JSON_WRITER(stdout);
 
         json_object_begin(&w);
-        json_field_string(&w, "generator", g == GEN_INITRAMFS_TOOLS ? "initramfs-tools" : "dracut");
+        json_field_string(&w, "generator", g == GEN_INITRAMFS_TOOLS ? "initramfs-tools" : g == GEN_DRACUT ? "dracut" : "");
         json_field_string(&w, "image", image);
         json_field_bool(&w, "agrees", n == 0);
         json_key(&w, "disagreements");
@@ -365,7 +365,11 @@ int ctl_initramfs(const CtlOptions *o) {
         if (ctl_initramfs_check(o, &k, &e) < 0)
                 return ctl_fail(o, &e);
         if (!k) {
-                puts(_("No initramfs generator (initramfs-tools, dracut) is installed: nothing to compare."));
+                if (o->json)
+                        /* "generator": "" says it for scripts (and Cockpit, which then shows no card). */
+                        print_json(GEN_NONE, "", NULL, 0, "");
+                else
+                        puts(_("No initramfs generator (initramfs-tools, dracut) is installed: nothing to compare."));
                 return 0;
         }
         if (o->json)

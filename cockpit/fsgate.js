@@ -720,6 +720,123 @@ function runProfile(dryRun) {
             });
 }
 
+/* ---- History and initramfs: fsgatectl, as an admin would run it ---- */
+
+const HISTORY_LINES = 200;
+let history = [];           /* fsgatectl log --json: the newest HISTORY_LINES blocks */
+let initramfsTimer = null;
+
+/* fsgatectl --json reports a failure as {"error", "message"} on stderr (err: "message"). */
+function ctlMessage(ex) {
+    try {
+        const j = JSON.parse(ex.message);
+        if (j && j.message)
+            return j.message;
+    } catch (e) { /* not fsgatectl's JSON: Cockpit's own words */ }
+    return cockpit.message(ex);
+}
+
+function historyText(b) {
+    return [b.type, b.module, b.device, b.label, b.deciding_file, b.session, b.seat,
+        b.session_uid >= 0 ? "uid " + b.session_uid : "", b.afterwards].join(" ").toLowerCase();
+}
+
+function renderHistory() {
+    const words = $("history-filter").value.trim().toLowerCase().split(/\s+/).filter(w => w);
+    const shown = history.filter(b => words.every(w => historyText(b).includes(w)));
+    const rows = shown.map(b => {
+        const medium = b.device
+            ? (b.label ? format(_("$0 “$1”"), b.device, b.label) : b.device)
+            : _("no device (a mount or a request by name)");
+        const session = b.session_uid >= 0
+            ? format(_("uid $0, session $1 on $2"), b.session_uid, b.session || "?", b.seat || "?")
+            : "—";
+        let after = "—";
+        if (b.afterwards)
+            after = format(b.afterwards === "loaded" ? _("loaded at $0 (requested by uid $1)")
+                                                      : _("changed at $0 (requested by uid $1)"),
+                           new Date(b.afterwards_usec / 1000).toLocaleString(), b.afterwards_uid);
+        return el("tr", { class: "history-row", "data-module": b.module },
+                  el("td", null, new Date(b.realtime_usec / 1000).toLocaleString()),
+                  el("td", null, b.type === b.module ? b.type : b.type + " (" + b.module + ")"),
+                  el("td", null, medium),
+                  el("td", { class: "file" }, b.deciding_file),
+                  el("td", null, session),
+                  el("td", { class: "afterwards" }, after));
+    });
+    $("history-rows").replaceChildren(...rows);
+    $("history").hidden = rows.length === 0;
+    if (history.length === 0)
+        $("history-note").textContent = _("No blocked mount in the system journal.");
+    else if (rows.length === 0)
+        $("history-note").textContent = _("No block matches the filter.");
+    else
+        $("history-note").textContent = format(cockpit.ngettext("$0 of $1 block, newest first",
+                                                                "$0 of $1 blocks, newest first", history.length),
+                                               rows.length, history.length);
+}
+
+function loadHistory() {
+    cockpit.spawn(["fsgatectl", "--json", "log", "--lines=" + HISTORY_LINES], { superuser: "try", err: "message" })
+            .then(out => {
+                history = JSON.parse(out).sort((a, b) => b.realtime_usec - a.realtime_usec);
+                renderHistory();
+            })
+            .catch(ex => {
+                /* Exit status 4: this user may not read the system journal; fsgatectl says who may. */
+                history = [];
+                renderHistory();
+                $("history-note").textContent = format(_("The history cannot be shown: $0"), ctlMessage(ex));
+            });
+}
+
+function renderInitramfs(j) {
+    const result = $("initramfs-result");
+
+    $("initramfs-section").hidden = !j.generator;
+    if (!j.generator)
+        return;
+    if (j.agrees) {
+        result.replaceChildren(el("p", { class: "initramfs-agrees" },
+                                  format(_("$0 ($1) agrees: every filesystem module it holds is denied or allowed there as here."),
+                                         j.image, j.generator)));
+        return;
+    }
+    const items = j.disagreements.map(d => el("li", { "data-module": d.module },
+        format(_("$0: $1 here ($2), $3 in the initramfs ($4)"), d.module, STATE_LABELS[d.state] || d.state,
+               d.deciding_file || "default", STATE_LABELS[d.state_inside] || d.state_inside,
+               d.deciding_file_inside || "default")));
+    const masks = j.disagreements.some(d => d.mask_not_copied);
+    result.replaceChildren(
+        el("div", { class: "alert alert-warning", role: "status" },
+           el("p", null, format(_("$0 ($1) disagrees with the configuration:"), j.image, j.generator)),
+           el("ul", { class: "initramfs-disagreements" }, items),
+           masks ? el("p", null, _("An allow by a /dev/null mask never reaches it: initramfs-tools copies only regular files of modprobe.d. Making it again does not change that; the module autoloads once the real root is mounted.")) : null,
+           /* Printed, never run from here: making an initramfs is the admin's decision. */
+           el("p", null, _("To make it again from the configuration as it is now, run as root: "),
+              el("code", { class: "initramfs-command" }, j.command))));
+}
+
+function loadInitramfs() {
+    /* Exit status 9 (it disagrees) is an answer too: its JSON is the output. */
+    cockpit.spawn(["fsgatectl", "--json", "initramfs"], { superuser: "try", err: "message" })
+            .then(out => renderInitramfs(JSON.parse(out)))
+            .catch((ex, out) => {
+                if (ex.exit_status === 9 && out)
+                    return renderInitramfs(JSON.parse(out));
+                $("initramfs-section").hidden = false;
+                $("initramfs-result").replaceChildren(
+                    el("p", { class: "initramfs-unchecked" },
+                       format(_("The initramfs was not checked: $0"), ctlMessage(ex))));
+            });
+}
+
+/* Every change may make the initramfs disagree (or agree again); one look for a burst. */
+function initramfsSoon() {
+    clearTimeout(initramfsTimer);
+    initramfsTimer = setTimeout(loadInitramfs, 1000);
+}
+
 /* ---- start ---- */
 
 /* Follow Cockpit's own light/dark setting ("auto" follows the browser). */
@@ -742,6 +859,8 @@ function init() {
     $("filter").addEventListener("input", applyFilter);
     $("state-filter").addEventListener("change", applyFilter);
     $("refresh").addEventListener("click", () => { loadAll(); loadServiceInfo() });
+    $("history-refresh").addEventListener("click", () => { loadHistory(); loadInitramfs() });
+    $("history-filter").addEventListener("input", renderHistory);
     $("profile").addEventListener("change", updateProfileButtons);
     $("profile-hard").addEventListener("change", updateProfileButtons);
     $("profile-preview").addEventListener("click", () => runProfile(true));
@@ -754,7 +873,7 @@ function init() {
     permission.addEventListener("changed", renderPermission);
 
     client.subscribe({ path: PATH, interface: IFACE, member: "FilesystemChanged" },
-                     (path, iface, signal, [module]) => refreshOne(module));
+                     (path, iface, signal, [module]) => { refreshOne(module); initramfsSoon() });
     client.subscribe({ path: PATH, interface: IFACE, member: "Blocked" },
                      (path, iface, signal, [type, module, device, details]) => onBlocked(type, module, device, details));
     client.addEventListener("close", (ev, options) =>
@@ -770,6 +889,8 @@ function init() {
     renderPermission();
     loadServiceInfo();
     loadAll();
+    loadHistory();
+    loadInitramfs();
 }
 
 init();

@@ -15,10 +15,9 @@ import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import CONFIG, cli_main, make_scratch_root  # noqa: E402
+from fsgatetest.initramfs import VENDOR, make_initramfs  # noqa: E402
 
 UNMKINITRAMFS = '/usr/bin/unmkinitramfs'
-VENDOR = 'usr/lib/modprobe.d'
-ETC = 'etc/modprobe.d'
 
 
 def write(root, rel, text):
@@ -50,31 +49,7 @@ class InitramfsTest(unittest.TestCase):
         write(self.root, f'{VENDOR}/60-blacklist_fs-minix.conf', 'blacklist minix\n')
 
     def make_initramfs(self, modules):
-        """As mkinitramfs: the modules (and modules.*, then depmod), modprobe.d's regular files."""
-        tree = tempfile.mkdtemp(dir=self.base)
-        moddir = f'lib/modules/{self.kver}'
-        src = os.path.join(self.root, moddir)
-        os.makedirs(os.path.join(tree, moddir))
-        for f in ('modules.order', 'modules.builtin', 'modules.builtin.modinfo'):
-            if os.path.exists(os.path.join(src, f)):
-                shutil.copy(os.path.join(src, f), os.path.join(tree, moddir, f))
-        for m in modules:
-            rel = f'kernel/fs/{m}/{m}.ko'
-            os.makedirs(os.path.dirname(os.path.join(tree, moddir, rel)), exist_ok=True)
-            shutil.copy(os.path.join(src, rel), os.path.join(tree, moddir, rel))
-        subprocess.run(['depmod', '-b', tree, self.kver], check=True)
-        for d in (ETC, VENDOR):
-            full = os.path.join(self.root, d)
-            for name in os.listdir(full) if os.path.isdir(full) else []:
-                path = os.path.join(full, name)
-                # initramfs-tools' copy_file: a regular file only, so a /dev/null mask stays out.
-                if os.path.isfile(path) and not os.path.islink(path):
-                    os.makedirs(os.path.join(tree, d), exist_ok=True)
-                    shutil.copy(path, os.path.join(tree, d, name))
-        image = os.path.join(self.root, 'boot', f'initrd.img-{self.kver}')
-        os.makedirs(os.path.dirname(image), exist_ok=True)
-        subprocess.run(f'cd {tree} && find . | cpio -o -H newc --quiet | zstd -q -f -o {image}', shell=True, check=True)
-        shutil.rmtree(tree)
+        make_initramfs(self.root, self.kver, modules, self.base)
 
     def ctl(self, *args, want=0, env=None):
         p = subprocess.run([CONFIG.fsgatectl, f'--root={self.root}', *args], capture_output=True, text=True,
@@ -185,6 +160,8 @@ class InitramfsTest(unittest.TestCase):
     def test_no_generator_no_image_and_a_hostile_archive(self):
         os.unlink(os.path.join(self.root, 'usr/sbin/update-initramfs'))
         self.assertIn('No initramfs generator', self.ctl('initramfs').stdout)
+        self.assertEqual(json.loads(self.ctl('--json', 'initramfs').stdout),
+                         {'generator': '', 'image': '', 'agrees': True, 'disagreements': [], 'command': ''})
         write(self.root, 'usr/sbin/update-initramfs', '')
         p = self.ctl('initramfs', want=1)
         self.assertIn(f'Cannot read the initramfs {self.root}/boot/initrd.img-{self.kver}', p.stderr)

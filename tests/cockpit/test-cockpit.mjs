@@ -17,11 +17,12 @@ const { values: opt } = parseArgs({
         'admin-url': { type: 'string' },
         'user-url': { type: 'string' },
         root: { type: 'string' },
+        kver: { type: 'string' },
         artifacts: { type: 'string' },
         'docs-screenshot': { type: 'string' },
     },
 });
-for (const k of ['admin-url', 'user-url', 'root', 'artifacts'])
+for (const k of ['admin-url', 'user-url', 'root', 'kver', 'artifacts'])
     if (!opt[k])
         throw new Error(`--${k} is required`);
 
@@ -145,6 +146,38 @@ await step('the page loads the table of every filesystem module', async () => {
     check(await page.locator('#readonly-note').isHidden(), 'read-only note shown to root');
 });
 
+// The History card: `fsgatectl log --json` through cockpit.spawn, as root (superuser "try");
+// run-cockpit-test wrote the journal files (hfs from a stick in alice's session, minix changed
+// afterwards, ufs).
+await step('History lists the journal\'s blocks newest first; its filter narrows them', async () => {
+    await page.locator('#history-rows tr.history-row').first().waitFor();
+    const rows = page.locator('#history-rows tr.history-row');
+    check(await rows.count() === 3, `${await rows.count()} history rows`);
+    check((await rows.evaluateAll(r => r.map(x => x.dataset.module))).join() === 'ufs,minix,hfs', 'order');
+    const hfs = await page.locator('#history-rows tr[data-module="hfs"]').textContent();
+    check(hfs.includes('/dev/sdb1 “MAC STICK”') && hfs.includes('uid 1000, session 3 on seat0') &&
+          hfs.includes('/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf'), `hfs row: ${hfs}`);
+    const minix = await page.locator('#history-rows tr[data-module="minix"] .afterwards').textContent();
+    check(/^changed at .* \(requested by uid 0\)$/.test(minix), `minix afterwards: ${minix}`);
+    check(await page.locator('#history-rows tr[data-module="ufs"] .afterwards').textContent() === '—', 'ufs afterwards');
+    check(await page.locator('#history-note').textContent() === '3 of 3 blocks, newest first', 'history count');
+    await page.fill('#history-filter', 'mac stick');
+    await page.locator('#history-note', { hasText: '1 of 3 blocks' }).waitFor();
+    check(await rows.count() === 1 && await rows.first().getAttribute('data-module') === 'hfs', 'filter by label');
+    await page.fill('#history-filter', 'no-such-thing');
+    await page.locator('#history-note', { hasText: 'No block matches the filter.' }).waitFor();
+    check(await page.locator('#history').isHidden(), 'an empty table is shown');
+    await page.fill('#history-filter', '');
+    await page.locator('#history-note', { hasText: '3 of 3' }).waitFor();
+});
+
+// The Initramfs card: `fsgatectl initramfs --json`; the image holds hfs and minix, both as here.
+await step('Initramfs says the initramfs agrees', async () => {
+    await page.locator('#initramfs-result .initramfs-agrees').waitFor();
+    const text = await page.locator('#initramfs-result').textContent();
+    check(text.includes(`${opt.root}/boot/initrd.img-${opt.kver} (initramfs-tools) agrees`), `card: ${text}`);
+});
+
 await step('the filter box narrows the table (by type, by state)', async () => {
     await page.fill('#filter', 'vxfs');
     await page.locator('#count', { hasText: /^1 of / }).waitFor();
@@ -168,6 +201,17 @@ await step('Allow hfs: the row turns allowed, /etc holds the /dev/null mask', as
     check(await row('hfs').locator('.panel').count() === 0, 'the action panel stayed open');
 });
 
+await step('Initramfs: hfs allowed by a mask disagrees, says why making it again does not help, prints the command', async () => {
+    const item = page.locator('#initramfs-result li[data-module="hfs"]');
+    await item.waitFor();
+    check(await item.textContent() === 'hfs: allowed here (/etc/modprobe.d/60-blacklist_fs-hfs.conf), denied in the ' +
+          'initramfs (/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)', `item: ${await item.textContent()}`);
+    const text = await page.locator('#initramfs-result').textContent();
+    check(text.includes('An allow by a /dev/null mask never reaches it'), 'no mask note');
+    check(await page.locator('#initramfs-result .initramfs-command').textContent() ===
+          `update-initramfs -u -k ${opt.kver}`, 'the command');
+});
+
 await step('a change by another client shows up live (FilesystemChanged)', async () => {
     busctl('Deny', 'st', 'minix', '1');
     await waitRow('minix', 'denied', 'Runtime');
@@ -179,6 +223,9 @@ await step('Deny hfs again: the row turns denied, /etc holds fsgate\'s deny file
     await waitRow('hfs', 'denied', 'Administrator');
     const text = readFileSync(hfsFile, 'utf8');
     check(!lstatSync(hfsFile).isSymbolicLink() && /^blacklist hfs$/m.test(text), `deny file on disk:\n${text}`);
+    // Denied here and inside again; minix, denied since (for this boot), is shipped allowed.
+    await page.locator('#initramfs-result li[data-module="minix"]').waitFor();
+    check(await page.locator('#initramfs-result li[data-module="hfs"]').count() === 0, 'hfs still disagrees');
 });
 
 await step('Deny hfs hard: the checkbox sets HARD, the row says hard, the file refuses modprobe', async () => {
@@ -301,6 +348,9 @@ await step('a user without administrative access sees the read-only form, update
     // Signals reach a bridge that is not root's too.
     busctl('Reset', 'st', 'minix', '1');
     await waitRow('minix', 'allowed', 'Default');
+    // The journal this run made is root's alone: the card says it cannot show it, and why.
+    await page.locator('#history-note', { hasText: 'The history cannot be shown:' }).waitFor();
+    check(await page.locator('#history-rows tr').count() === 0, 'history rows shown to a user who cannot read them');
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-readonly.png') });
 });
 

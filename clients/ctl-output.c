@@ -290,7 +290,7 @@ const char *ctl_command(const CtlOptions *o) {
 enum {
         ROW_MODULE, ROW_TYPES, ROW_STATE, ROW_DECIDED, ROW_OVERRIDE, ROW_HARD, ROW_MODPROBE, ROW_INSTALL,
         ROW_LOAD_REFUSED, ROW_AVAILABLE, ROW_LOADED, ROW_MOUNTED, ROW_BLOCKED, ROW_FILES, ROW_RISK_WHAT,
-        ROW_RISK_CODE, ROW_RISK_DEPRECATED, ROW_RISK_UPSTREAM, ROW_RISK_USERNS, ROW_RISK_SOURCE, ROW_INITRAMFS, _ROW_MAX
+        ROW_RISK_CODE, ROW_RISK_DEPRECATED, ROW_RISK_UPSTREAM, ROW_RISK_USERNS, ROW_RISK_SOURCE, ROW_INITRAMFS, ROW_DESKTOP, _ROW_MAX
 };
 
 /* A vertical table: "label: value" rows, the labels right-aligned one under the other, as
@@ -447,8 +447,7 @@ static void status_advice(const CtlOptions *o, const FsgEntry *x, const FsgHardD
                        x->module);
 }
 
-void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x, const char *initramfs_row,
-                      const char *initramfs_advice) {
+void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x, const CtlStatusExtras *extras) {
         /* TRANSLATORS: the labels of `fsgatectl status`, right-aligned one under the other;
          * "modprobe" (the command) is not translated. */
         const char *labels[_ROW_MAX] = {
@@ -460,6 +459,7 @@ void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x,
                 [ROW_RISK_CODE] = _("Kernel code"), [ROW_RISK_DEPRECATED] = _("Deprecated"),
                 [ROW_RISK_UPSTREAM] = _("Upstream"), [ROW_RISK_USERNS] = _("User namespaces"),
                 [ROW_RISK_SOURCE] = _("Facts from"), [ROW_INITRAMFS] = _("Initramfs"),
+                [ROW_DESKTOP] = _("Desktop mount"),
         };
         VTable t = vtable_new(labels, ELEMENTSOF(labels));
         /* A hard deny on a module the load would insert along (fsg_entry_load_blocker()). */
@@ -468,10 +468,12 @@ void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x,
         status_rows_entry(&t, x);
         status_rows_explicit_load(&t, s, x, dep);
         status_rows_usage(&t, s, x);
-        if (initramfs_row)
-                vtable_row(&t, ROW_INITRAMFS, "%s\n", initramfs_row);
+        if (extras->initramfs_row)
+                vtable_row(&t, ROW_INITRAMFS, "%s\n", extras->initramfs_row);
         status_rows_risk(&t, x);
+        if (extras->desktop_row)
+                vtable_row(&t, ROW_DESKTOP, "%s\n", extras->desktop_row);
         status_advice(o, x, dep);
-        if (initramfs_advice)
-                printf("\n%s\n", initramfs_advice);
+        if (extras->initramfs_advice)
+                printf("\n%s\n", extras->initramfs_advice);
 }

@@ -100,10 +100,17 @@ void ctl_print_json_states(FsgState * const *states, size_t n, bool single);
 /* An entry's fields (core/entry-fields.h) under their D-Bus names, as members of the object
  * w is in: the entry's always, the description's when x is described. */
 void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x);
-/* x as `status` shows it: a described entry (CtlBackend.describe), with what
- * ctl_initramfs_status() said of it (NULL: nothing). */
-void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x, const char *initramfs_row,
-                      const char *initramfs_advice);
+/* What status says beyond the entry, looked up by fsgatectl itself on the system it runs
+ * on (or --root); each NULL when there is nothing to say. */
+typedef struct CtlStatusExtras {
+        char *initramfs_row, *initramfs_advice;        /* ctl_initramfs_status() */
+        char *desktop_row;                             /* ctl_desktop_mount_row() */
+} CtlStatusExtras;
+/* x as `status` shows it: a described entry (CtlBackend.describe). */
+void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x, const CtlStatusExtras *extras);
+/* status's "Desktop mount" row for x: would udisks2 mount a medium with it for the active
+ * local user without asking (ctl-desktop.c)? 0 and *ret_row (NULL without udisks2), or -ENOMEM. */
+int ctl_desktop_mount_row(const CtlOptions *o, const FsgEntry *x, char **ret_row);
 void ctl_print_strv_json(char **l);
 /* Prints the error (with --json as {"error": D-Bus name, "message": text}, on stderr) and
  * returns the exit status fsgatectl(1) documents for it. */

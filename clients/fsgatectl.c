@@ -67,6 +67,12 @@ static int verb_initramfs(int argc, char *argv[], Ctl *c) {
         return ctl_initramfs(&c->o);
 }
 
+static void ctl_status_extras_done(CtlStatusExtras *x) {
+        free(x->initramfs_row);
+        free(x->initramfs_advice);
+        free(x->desktop_row);
+}
+
 static int verb_status(int argc, char *argv[], Ctl *c) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         FsgError e = {};
@@ -77,15 +83,16 @@ static int verb_status(int argc, char *argv[], Ctl *c) {
         if (c->o.json)
                 ctl_print_json(s, true);
         else {
-                _cleanup_free_ char *row = NULL, *advice = NULL;
+                _cleanup_(ctl_status_extras_done) CtlStatusExtras x = {};
 
-                /* A look into the initramfs (unpacked: a second or so) belongs to the text a
-                 * person reads; scripts have `initramfs --json`. */
-                if (ctl_initramfs_status(&c->o, s->entries[0].module, &row, &advice) < 0) {
+                /* A look into the initramfs (unpacked: a second or so) and at udisks2 belongs
+                 * to the text a person reads; scripts have `initramfs --json`. */
+                if (ctl_initramfs_status(&c->o, s->entries[0].module, &x.initramfs_row, &x.initramfs_advice) < 0 ||
+                    ctl_desktop_mount_row(&c->o, &s->entries[0], &x.desktop_row) < 0) {
                         fsg_error(&e, FSG_ERR_FAILED, "%s", _("Out of memory"));
                         return ctl_fail(&c->o, &e);
                 }
-                ctl_print_status(&c->o, s, &s->entries[0], row, advice);
+                ctl_print_status(&c->o, s, &s->entries[0], &x);
         }
         return 0;
 }

@@ -35,6 +35,7 @@ texts = {
   "confirm_deny_minix" => presenter.confirmation_text(presenter.find("minix")),
   "foreign_config_ufs" => foreign,
   "help"               => Y2Fsgate::Widgets::FilesystemsTable.new(presenter, nil).help,
+  "risk_hfs"           => presenter.risk_text("hfs"),
   "labels"             => DialogWidgets.labels(Y2Fsgate::Dialogs::Filesystems.new(presenter).contents)
 }
 client.close

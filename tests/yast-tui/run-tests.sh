@@ -60,7 +60,8 @@ status=0
         --root="$FSGATE_PRIVATE_ROOT" --target="$work/target" --work="$work" \
         --artifacts="$artifacts" --in-namespace="$here/in-namespace.sh" \
         --expected-texts="$here/expected-texts.rb" --yast-lib="$src/yast/src/lib" \
-        --fake-yast="$src/yast/test/support/fake_yast" --locale-dir="$build/po" || status=$?
+        --fake-yast="$src/yast/test/support/fake_yast" --locale-dir="$build/po" \
+        --risk-facts="$src/data/risk/kernel-facts.tsv" || status=$?
 if [[ $status -ne 0 ]]; then
         echo "--- fsgated's log" >&2
         cat "$work/bus/fsgated.log" >&2 || true

@@ -362,6 +362,81 @@ def table_rows(screen):
     return rows
 
 
+def panel_box(screen):
+    """The panel below the table: the lowest box of (nearly) the screen's width."""
+    boxes = [b for b in screen.boxes() if b[3] - b[1] >= WIDTH - 8 and b[2] - b[0] < HEIGHT - 3]
+    expect(boxes, "no panel below the table", screen)
+    return max(boxes, key=lambda b: b[0])
+
+
+def focused(screen, box):
+    """Whether the widget framed by box has the focus: libyui-ncurses draws its frame bold."""
+    top, left, _bottom, _right = box
+    return ("1", True) in screen.attrs[top][left]
+
+
+def read_panel(yast, limit=40):
+    """The whole text of the panel below the table, read as a person reads it at 80x24, where
+    it shows one line: Tab until the panel has the focus, then Down line by line until its
+    scroll mark says the end (↑ alone). Returns the words and the screens seen; the focus
+    stays on the panel."""
+    for _ in range(15):
+        s = yast.screen()
+        if focused(s, panel_box(s)):
+            break
+        yast.keys("Tab")
+    else:
+        raise Failure("Tab never reached the panel below the table:\n" + yast.screen().text())
+    lines, screens = [], []
+    for _ in range(limit):
+        s = yast.screen()
+        screens.append(s)
+        top, left, bottom, right = panel_box(s)
+        shown = [s.lines[r][left + 1:right].rstrip() for r in range(top + 1, bottom)]
+        if not lines or shown != lines[-len(shown):]:
+            lines += shown
+        if s.lines[bottom - 1][right] == "↑":
+            return words(" ".join(lines)), screens
+        yast.keys("Down")
+    raise Failure(f"the panel did not reach its end after {limit} lines:\n" + "\n".join(lines))
+
+
+def risk_facts(path):
+    """data/risk/kernel-facts.tsv: {module: {title, maintainers, section, userns_mount}}."""
+    facts = {}
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            module, title, maintainers, section, userns, _deprecated = \
+                ("" if v == "-" else v for v in line.rstrip("\n").split("\t"))
+            facts[module] = {"title": title, "maintainers": maintainers, "section": section,
+                             "userns_mount": userns == "yes"}
+    return facts
+
+
+def expect_risk_card(yast, texts, where):
+    """hfs selected: the panel shows the risk card the presenter built, whole, right after the
+    row's line, and it says hfs's MAINTAINERS status and user namespace mount as
+    data/risk/kernel-facts.tsv has them (read here, not by the module)."""
+    shown, screens = read_panel(yast)
+    card = words(texts["risk_hfs"] or "")
+    first = [s for s in screens if "Kernel code:" in "".join(s.lines[panel_box(s)[0]:panel_box(s)[2]])]
+    yast.save((first or screens)[0], "panel-risk-hfs")
+    expect(card and card in shown, f"{where}: the panel does not show hfs's risk card whole:\n  {card}\n"
+           f"the panel shows:\n  {shown}")
+    facts = risk_facts(yast.args.risk_facts)["hfs"]
+    code = f"Kernel code: {facts['maintainers']} ({facts['section']})" if facts["maintainers"] else \
+        "Kernel code: no maintainer of its own"
+    userns = "Users can mount it in a user namespace: " + ("yes" if facts["userns_mount"] else "no")
+    for fact in (facts["title"], code, userns):
+        expect(fact in card, f"{where}: the risk card does not say {fact!r} (data/risk/kernel-facts.tsv):\n  {card}")
+    row = shown.find("hfs (types: hfs)")
+    expect(0 <= row < shown.find(card) < shown.find("Deny: hfs is denied already."),
+           f"{where}: the risk card is not between the row's line and the reasons:\n  {shown}")
+    return shown
+
+
 def expect_no_errors(yast):
     """y2log has no error (level 3 and above) at all: none from the module, CWM or YaST."""
     errors = [line for line in yast.y2log().splitlines() if re.search(r" <[345]> ", line)]
@@ -493,6 +568,10 @@ def session_online(args, texts):
         s = filter_to(yast, "hfs", "hfs")
         expect(table_rows(s) == ["hfs", "hfsplus", "ib_qib", "squashfs"], f"filter 'hfs' shows {table_rows(s)}", s)
         ok("filter: 'hfs' leaves hfs, hfsplus and the two whose types contain it (ipathfs, squashfs)")
+        expect_risk_card(yast, texts, "online")
+        ok("risk card: the panel, scrolled line by line, says what the kernel source says of hfs "
+           "(MAINTAINERS status as data/risk has it), after the row's line")
+        filter_to(yast, "hfs", "hfs")  # the focus back on the filter, the panel at its top again
         press_and_wait(yast, "M-a", root, "/etc/modprobe.d", "hfs", lambda c: c == "-> /dev/null", "allow hfs",
                        "hfs: allowed (admin:")
         ok("allow: hfs is allowed (a mask in /etc/modprobe.d), and the panel says so")
@@ -588,6 +667,9 @@ def session_offline(args, texts):
         yast.watch = lambda s: shortcuts.check(s, "offline dialog")
 
         filter_to(yast, "hfs", "hfs")
+        expect_risk_card(yast, texts, "offline")
+        ok("offline risk card: fsgatectl --json list's facts of hfs in the panel")
+        filter_to(yast, "hfs", "hfs")  # the focus back on the filter, the panel at its top again
         press_and_wait(yast, "M-a", target, "/etc/modprobe.d", "hfs", lambda c: c == "-> /dev/null",
                        "allow hfs offline", "hfs: allowed (admin:")
         ok("offline allow: fsgatectl --root wrote hfs's mask into the target")
@@ -665,6 +747,7 @@ def main():
     ap.add_argument("--yast-lib", required=True)
     ap.add_argument("--fake-yast", required=True)
     ap.add_argument("--locale-dir", required=True, help="the build's catalogs: LANG/LC_MESSAGES/fsgate.mo")
+    ap.add_argument("--risk-facts", required=True, help="data/risk/kernel-facts.tsv, the risk card's oracle")
     args = ap.parse_args()
     os.makedirs(args.artifacts, exist_ok=True)
 

@@ -39,6 +39,13 @@ RSpec.describe Y2Fsgate::Client do
     end
   end
 
+  describe "#risks" do
+    it "reads what the kernel source says of each module from DescribeAll, as data/risk has it" do
+      expect_risks(client.risks, client.list_filesystems)
+      expect(client.describe_all["hfs"]).to include("module" => "hfs", "state" => "denied", "hard" => false)
+    end
+  end
+
   describe "#get_filesystem" do
     it "accepts a filesystem type for its module" do
       expect(client.get_filesystem("vxfs")).to have_attributes(

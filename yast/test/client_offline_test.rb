@@ -77,6 +77,10 @@ RSpec.describe Y2Fsgate::Client, "offline" do
       expect(client.get_filesystem("vxfs").module_name).to eq("freevxfs")
     end
 
+    it "reads the risk facts from fsgatectl --json list, as the service sends them" do
+      expect_risks(client.risks, client.list_filesystems)
+    end
+
     it "allows, denies and resets in TARGET's files, not the service's root" do
       client.allow("hfs")
       expect(TestEnv.file(root, hfs_admin)).to eq("-> /dev/null")

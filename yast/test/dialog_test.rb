@@ -114,6 +114,18 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
     expect(details).to include("Deny: hfs is denied already.")
   end
 
+  it "shows what the kernel source says of the selected row below the table, after the row's line" do
+    show
+    select("hfs")
+    lines = details.split("<br>")
+    expect(lines[0]).to start_with("hfs (types: hfs)")
+    expect(lines[1]).to eq(CGI.escapeHTML(RiskFacts.panel_line("hfs")))
+    expect(lines[1]).to include("Kernel code: #{RiskFacts.of("hfs")["risk_maintainers"]} (HFS FILESYSTEM)")
+    select("fuse")
+    expect(details).to include("Users can mount it in a user namespace: yes")
+    expect(details).not_to include("HFS FILESYSTEM")
+  end
+
   it "allows, redraws the table and keeps the selection" do
     show
     select("hfs")

@@ -193,14 +193,48 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
         .to match(/\AKernel #{Regexp.escape(TestEnv::KVER)}: \d+ of \d+ filesystem modules may not be loaded automatically\.\z/)
     end
 
-    it "describes the selected row and why actions are disabled" do
+    it "describes the selected row, what the kernel source says of it and why actions are disabled" do
       expect(presenter.details("hfs")).to eq([
         "hfs (types: hfs): denied; decided by vendor: #{hfs_vendor}.",
+        RiskFacts.panel_line("hfs"),
         "Deny: hfs is denied already.",
         "Reset: fsgate has no setting for hfs to reset.",
         presenter.status_text
       ])
       expect(presenter.details(nil)).to eq([presenter.status_text])
+    end
+  end
+
+  describe "#risk_text" do
+    it "says what the kernel source says of the module, as data/risk has it" do
+      hfs = RiskFacts.of("hfs")
+      expect(presenter.risk_text("hfs")).to eq(
+        "Apple Macintosh file system support · Kernel code: #{hfs["risk_maintainers"]} " \
+        "(#{hfs["risk_maintainers_section"]}) · Users can mount it in a user namespace: no · " \
+        "Upstream: #{hfs["risk_upstream"]} · Facts from Linux #{hfs["risk_facts_source"]}"
+      )
+      %w[hfs minix fuse reiserfs ext4 ufs].each { |m| expect(presenter.risk_text(m)).to eq(RiskFacts.panel_line(m)) }
+      expect(presenter.risk_text("minix")).to include("Kernel code: no maintainer of its own in MAINTAINERS")
+      expect(presenter.risk_text("fuse")).to include("Users can mount it in a user namespace: yes")
+      expect(presenter.risk_text("reiserfs")).to include("Deprecated: Reiserfs support (deprecated)")
+    end
+
+    it "says nothing of a module the kernel source did not have" do
+      without = presenter.filesystems.map(&:module_name).reject { |m| RiskFacts.all.key?(m) }
+      expect(without).not_to be_empty
+      without.each do |m|
+        expect(presenter.risk_text(m)).to be_nil
+        expect(presenter.details(m).size).to eq(presenter.details(m).uniq.size)
+        expect(presenter.details(m)[1]).not_to include("Kernel code")
+      end
+    end
+
+    it "reads the facts once" do
+      expect(client).to receive(:risks).once.and_call_original
+      presenter.details("hfs")
+      presenter.details("minix")
+      presenter.refresh
+      expect(presenter.risk_text("hfs")).to eq(RiskFacts.panel_line("hfs"))
     end
   end
 
@@ -217,6 +251,10 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       expect { presenter.request("hfs", :allow, runtime: true) }.to raise_error(ArgumentError)
     end
 
+    it "shows the risk facts fsgatectl reads" do
+      expect(presenter.details("hfs")[1]).to eq(RiskFacts.panel_line("hfs"))
+    end
+
     it "performs actions through fsgatectl" do
       expect(presenter.execute("hfs", :allow)).to be_ok
       expect(TestEnv.file(TestEnv::OFFLINE_ROOT, hfs_admin)).to eq("-> /dev/null")
@@ -228,13 +266,22 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
     let(:client) do
       builtin = Y2Fsgate::Filesystem.new(module_name: "ext4", types: ["ext4"], state: "allowed",
         origin: "default", source: "", available: true, builtin: true, loaded: true, mounted: true)
-      double("client", list_filesystems: [builtin], offline?: false, target: "/", close: nil)
+      double("client", list_filesystems: [builtin], offline?: false, target: "/", kernel_release: "6.1.0",
+        close: nil)
     end
 
     it "offers nothing and says why" do
       expect(enabled("ext4")).to eq([])
       expect(reason("ext4", :deny)).to eq("ext4 is built into the kernel: it is always available and cannot be denied.")
       expect(presenter.rows.first.cells[2]).to eq("built in")
+    end
+
+    it "shows the row without risk facts when the service sends none (an older fsgated)" do
+      allow(client).to receive(:risks)
+        .and_raise(Y2Fsgate::Error.new("org.freedesktop.DBus.Error.UnknownMethod", "No such method 'DescribeAll'"))
+      expect(presenter.risk_text("ext4")).to be_nil
+      expect(presenter.details("ext4")).to eq(["ext4 (types: ext4): built in; decided by default."] +
+        presenter.actions("ext4").map { |a| "#{a.label.delete("&")}: #{a.reason}" } + [presenter.status_text])
     end
   end
 end

@@ -10,6 +10,7 @@ $LOAD_PATH.unshift(File.expand_path("../src/lib", __dir__))
 require "y2fsgate/client"
 require "y2fsgate/filesystems_presenter"
 require_relative "support/client_expectations"
+require_relative "support/risk_facts"
 
 # The fixtures: scratch roots and what is written into them.
 module TestEnv

@@ -21,6 +21,31 @@ module ClientExpectations
       available: true, builtin: false, loaded: false, mounted: false
     )
   end
+
+  # The risk facts of every module, as data/risk has them: the same from the service and from
+  # fsgatectl. A module that kernel source did not have (sunrpc's rpc_pipefs) has none.
+  def expect_risks(risks, list)
+    expect(risks["hfs"]).to have_attributes(
+      maintainers: RiskFacts.of("hfs")["risk_maintainers"], section: RiskFacts.of("hfs")["risk_maintainers_section"],
+      title: RiskFacts.of("hfs")["risk_title"], userns_mount: false, deprecated: "",
+      upstream: RiskFacts.of("hfs")["risk_upstream"], upstream_source: RiskFacts.of("hfs")["risk_upstream_source"],
+      facts_source: RiskFacts.of("hfs")["risk_facts_source"]
+    )
+    expect(risks["hfs"].summary).to start_with("orphaned upstream")
+    expect(risks["fuse"]).to be_userns_mount
+    expect(risks["reiserfs"].deprecated).to eq(RiskFacts.of("reiserfs")["risk_deprecated"])
+    names = list.map(&:module_name)
+    with, without = names.partition { |m| RiskFacts.all.key?(m) }
+    expect(with.size).to be > 40
+    expect(without).not_to be_empty
+    expect(risks.keys).to match_array(with)
+    with.each do |m|
+      f = RiskFacts.of(m)
+      expect(risks[m].to_h.values_at(:title, :maintainers, :section, :userns_mount, :deprecated, :upstream))
+        .to eq(f.values_at("risk_title", "risk_maintainers", "risk_maintainers_section", "risk_userns_mount",
+                           "risk_deprecated", "risk_upstream")), m
+    end
+  end
 end
 
 RSpec.configure { |config| config.include ClientExpectations }

@@ -5,6 +5,7 @@ require "timeout"
 require "y2fsgate/errors"
 require "y2fsgate/filesystem"
 require "y2fsgate/fsgatectl"
+require "y2fsgate/risk"
 
 module Y2Fsgate
   # The client of fsgated (org.fsgate.fsgate1), with methods mirroring the service.
@@ -122,6 +123,24 @@ module Y2Fsgate
       check_name(name)
       dispatch(-> { @offline.get_filesystem(name) }) do
         Filesystem.from_dbus(bus_call("GetFilesystem", "s", name).first)
+      end
+    end
+
+    # Everything the service knows of each module (Describe's keys; a client ignores the
+    # ones it does not know), by module name. Offline: the objects of `fsgatectl --json list`,
+    # which carry the same keys with --root.
+    # @return [Hash{String => Hash}]
+    def describe_all
+      dispatch(-> { @offline.describe_all }) { bus_call("DescribeAll", "").first }
+    end
+
+    # What the kernel source says of each module it had (the risk facts), by module name.
+    # Empty from a service that sends none.
+    # @return [Hash{String => Risk}]
+    def risks
+      describe_all.each_with_object({}) do |(name, description), risks|
+        risk = Risk.from_description(description)
+        risks[name] = risk if risk
       end
     end
 

@@ -58,6 +58,7 @@ module Y2Fsgate
       textdomain "fsgate"
       @client = client
       @filesystems = nil
+      @risks = nil
       @filter = ""
     end
 
@@ -120,8 +121,9 @@ module Y2Fsgate
       "#{where} #{summary}"
     end
 
-    # The lines below the table: the selected row, why each disabled action is disabled,
-    # and last where changes go (a small screen shows the first lines only).
+    # The lines below the table: the selected row, what the kernel source says of it, why
+    # each disabled action is disabled, and last where changes go (a small screen shows the
+    # first lines only).
     # @return [Array<String>]
     def details(id)
       fs = id && find(id)
@@ -129,8 +131,46 @@ module Y2Fsgate
 
       lines = [format(_("%<module>s (types: %<types>s): %<state>s; decided by %<why>s."),
         module: fs.module_name, types: types_text(fs), state: state_text(fs), why: decided_by(fs))]
+      risk = risk_text(id)
+      lines << risk if risk
       actions(id).reject(&:enabled?).each { |a| lines << "#{a.label.delete("&")}: #{a.reason}" }
       lines << status_text
+    end
+
+    # What the kernel source says of the module (the risk facts; they do not change while the
+    # service runs: read once).
+    # @return [Risk, nil] nil for a module that source did not have, or when the service sends none
+    def risk(id)
+      @risks ||= begin
+        client.risks
+      rescue Error
+        {}
+      end
+      @risks[id]
+    end
+
+    # The risk facts in one line, the kernel's texts as they are (English, as MAINTAINERS
+    # and Kconfig have them): "Apple Macintosh file system support · Kernel code: Orphan
+    # (HFS FILESYSTEM) · Users can mount it in a user namespace: no · Upstream: ...".
+    # @return [String, nil] nil without risk facts
+    def risk_text(id)
+      r = risk(id)
+      return nil unless r
+
+      code = if r.maintainers.empty?
+        _("Kernel code: no maintainer of its own in MAINTAINERS")
+      else
+        # TRANSLATORS: %<status>s is the status word of MAINTAINERS (Maintained, Orphan, Odd
+        # Fixes, ...), %<section>s its section there; both stay in English.
+        format(_("Kernel code: %<status>s (%<section>s)"), status: r.maintainers, section: r.section)
+      end
+      parts = [r.title, code]
+      parts << format(_("Deprecated: %s"), r.deprecated) unless r.deprecated.empty?
+      parts << format(_("Users can mount it in a user namespace: %s"), yes_no(r.userns_mount?))
+      parts << format(_("Upstream: %s"), r.upstream) unless r.upstream.empty?
+      # TRANSLATORS: %s is the kernel source: "6.1.192 (Debian linux-source-6.1 6.1.192-3)".
+      parts << format(_("Facts from Linux %s"), r.facts_source)
+      parts.reject(&:empty?).join(" · ")
     end
 
     # Whether "only until reboot" (RUNTIME) makes sense: on the running system only.

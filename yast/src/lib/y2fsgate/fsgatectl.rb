@@ -52,6 +52,12 @@ module Y2Fsgate
       run("list").map { |h| Filesystem.from_json(h) }
     end
 
+    # @return [Hash{String => Hash}] every module's object, by module name: offline, `list`
+    #   carries Describe's keys too (the risk facts among them)
+    def describe_all
+      run("list").to_h { |h| [h.fetch("module"), h] }
+    end
+
     # @return [Filesystem]
     def get_filesystem(name)
       Filesystem.from_json(run("status", name))

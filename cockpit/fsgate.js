@@ -155,6 +155,8 @@ function withDescription(e, d) {
     e.risk = str("risk_summary");
     e.riskTitle = str("risk_title");
     e.riskSource = str("risk_facts_source");
+    /* The service's own answer to "would Allow be done now?": "" yes, else why not. */
+    e.allowRefused = str("allow_refused");
     return e;
 }
 
@@ -233,6 +235,8 @@ function disabledReason(e, action) {
             return format(_("$0 is allowed already."), e.module);
         if (e.origin === "cmdline")
             return _("Denied on the kernel command line (modprobe.blacklist=): change the boot loader configuration.");
+        if (e.allowRefused)
+            return format(_("Allow would be refused: $0"), e.allowRefused);
         return null;
     case "deny":
         /* A soft deny can still be made hard. */

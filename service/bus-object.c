@@ -227,8 +227,7 @@ static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *e
         (void) manager_plan(m, FSG_OP_ALLOW, name, 0, &p, &refusal);
         if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
                 return manager_reply_error(call, &e);
-        /* A refusal may quote a line of a file, and a cut message split a character: valid
-         * UTF-8 on the bus, as every string from files. */
+        /* Valid UTF-8 on the bus, as every string from files (allow_refusal()). */
         refused = fsg_utf8_escape(x->denied && !x->builtin ? refusal.message : "");
         if (!refused)
                 return -ENOMEM;
@@ -251,8 +250,79 @@ static int append_named_description(sd_bus_message *reply, const FsgEntry *x) {
         return r;
 }
 
+/* An Allow's refusal for x, valid UTF-8 (a refusal may quote a line of a file, and a cut
+ * message split a character): "" when it would be done or x is not denied. */
+static char *allow_refusal(Manager *m, const FsgEntry *x) {
+        FsgError refusal = {};
+        FsgPlan p;
+
+        if (!x->denied || x->builtin)
+                return strdup("");
+        (void) manager_plan(m, FSG_OP_ALLOW, x->module, 0, &p, &refusal);
+        return fsg_utf8_escape(refusal.message);
+}
+
+typedef struct Refusals {
+        char **module, **refusal;       /* n of each */
+        size_t n;
+} Refusals;
+
+static void refusals_done(Refusals *r) {
+        for (size_t i = 0; i < r->n; i++) {
+                free(r->module[i]);
+                free(r->refusal[i]);
+        }
+        free(r->module);
+        free(r->refusal);
+}
+
+/* Describe's allow_refused too, for every module: a client shows only the buttons that can
+ * work. All planned first (a plan may rebuild the state), then one state replied. */
 static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        return reply_all_entries(call, userdata, "{sa{sv}}", append_named_description);
+        Manager *m = userdata;
+        _cleanup_(refusals_done) Refusals rs = {};
+        sd_bus_message *reply = NULL;
+        const FsgState *s;
+        FsgError e = {};
+        int r;
+
+        if (manager_state(m, &s, &e) < 0)
+                return manager_reply_error(call, &e);
+        rs.module = calloc(s->n + 1, sizeof(char *));
+        rs.refusal = calloc(s->n + 1, sizeof(char *));
+        if (!rs.module || !rs.refusal)
+                return -ENOMEM;
+        for (; rs.n < s->n; rs.n++)
+                if (!(rs.module[rs.n] = strdup(s->entries[rs.n].module)))
+                        return -ENOMEM;
+        for (size_t i = 0; i < rs.n; i++) {
+                const FsgEntry *x;
+
+                if (manager_state(m, &s, &e) < 0)
+                        return manager_reply_error(call, &e);
+                x = fsg_state_find_module(s, rs.module[i]);
+                if (!(rs.refusal[i] = x ? allow_refusal(m, x) : strdup("")))
+                        return -ENOMEM;
+        }
+        if (manager_state(m, &s, &e) < 0)
+                return manager_reply_error(call, &e);
+        r = sd_bus_message_new_method_return(call, &reply);
+        if (r >= 0)
+                r = sd_bus_message_open_container(reply, 'a', "{sa{sv}}");
+        for (size_t i = 0; r >= 0 && i < s->n; i++) {
+                FsgEntry copy = s->entries[i];
+
+                copy.allow_refused = NULL;
+                for (size_t k = 0; k < rs.n; k++)
+                        if (streq(rs.module[k], copy.module)) {
+                                copy.allow_refused = rs.refusal[k];
+                                break;
+                        }
+                r = append_named_description(reply, &copy);
+        }
+        if (r >= 0)
+                r = sd_bus_message_close_container(reply);
+        return send_reply(reply, r);
 }
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);

@@ -344,10 +344,15 @@ class HardDenyTest(BusTestCase):
             for key in ('hard', 'explicit_load_possible', 'blocks_reported', 'install_command', 'install_file',
                         'files'):
                 self.assertIn(key, d)
-        # Describe alone says whether an Allow would be done (it costs a plan).
+        # Both say whether an Allow would be done: DescribeAll for every module, so that a
+        # client can disable what would only fail (udf: a foreign install line).
         one = self.describe('vxfs', uid=NOBODY)
-        self.assertEqual(one.pop('allow_refused'), '')
+        self.assertEqual(one['allow_refused'], '')
         self.assertEqual(one, every['freevxfs'])
+        for m in ('udf', 'hfs', 'ext4'):
+            self.assertEqual(self.describe(m, uid=NOBODY)['allow_refused'], every[m]['allow_refused'], m)
+        self.assertIn('/etc/modprobe.d/cis.conf', every['udf']['allow_refused'])
+        self.assertEqual((every['hfs']['allow_refused'], every['ext4']['allow_refused']), ('', ''))
         self.assertTrue(every['udf']['hard'])
         self.assertFalse(every['hfs']['hard'])
         # openSUSE's vendor file: its install line loads the module, not hard; blocks are
@@ -377,8 +382,8 @@ class HardDenyTest(BusTestCase):
                          ('/bin/echo caf\\xe9', name, name), d)
         self.assertIn([name, 'install udf /bin/echo caf\\xe9'], d['files'])
         every = self.describe_all(uid=NOBODY)
-        self.assertIn('allow_refused', d)
-        self.assertEqual(every['udf'], {k: v for k, v in d.items() if k != 'allow_refused'})
+        self.assertIn('caf\\xe9.conf', d['allow_refused'])    # the refusal names the file, escaped too
+        self.assertEqual(every['udf'], d)
         self.assertIn([name, 'alias fs-hfsplus hfsplus\\xe9'], every['hfsplus']['files'])
         self.assertEqual(every['minix']['files'], [['/etc/modprobe.d/plain.conf', 'blacklist minix']])
         self.assertEqual(self.stack.get('udf').source, name)

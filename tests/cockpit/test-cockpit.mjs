@@ -241,19 +241,19 @@ await step('Deny hfs hard: the checkbox sets HARD, the row says hard, the file r
     check(await row('hfs').locator('button[data-action="deny"]').isDisabled(), 'Deny of a hard-denied module is enabled');
 });
 
-await step('Allow ufs over a foreign file: ForeignConfig is shown inline, nothing changes', async () => {
+await step('Allow ufs over a foreign file: disabled, with the service\'s reason (DescribeAll\'s allow_refused)', async () => {
+    // An Allow there could only fail with ForeignConfig: the button says so instead of trying.
     const before = readFileSync(ufsFile, 'utf8');
-    await act('ufs', 'allow');
-    const err = row('ufs').locator('.inline-error');
-    await err.waitFor();
-    // Regression: the box showed the D-Bus error name; it says it in words (the name stays
-    // in data-error, for scripts).
-    check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.ForeignConfig', 'error name');
-    check(await err.locator('.error-title').textContent() === 'Decided by a file fsgate did not write',
-          'error title in words');
-    check(!(await err.textContent()).includes('org.fsgate'), 'a D-Bus name in the error box');
-    const msg = await err.locator('.error-message').textContent();
-    check(msg.includes('/etc/modprobe.d/60-blacklist_fs-ufs.conf'), `the message does not name the file: ${msg}`);
+    const allow = row('ufs').locator('button[data-action="allow"]');
+    check(await allow.isDisabled(), 'Allow of a module a foreign file denies is enabled');
+    const why = await row('ufs').locator('.btn-wrap:has(button[data-action="allow"])').getAttribute('title');
+    check(why.startsWith('Allow would be refused: ') && why.includes('/etc/modprobe.d/60-blacklist_fs-ufs.conf'),
+          `Allow has no reason: ${why}`);
+    // The same answer Describe gives for the one module (what status and why print).
+    const one = busctl('Describe', 's', 'ufs');
+    check(one.includes(why.substring('Allow would be refused: '.length).substring(0, 40)), `Describe says: ${one}`);
+    // vendor-denied hfsplus can be allowed (a mask): its Allow stays enabled.
+    check(await row('hfsplus').locator('button[data-action="allow"]').isEnabled(), 'Allow of hfsplus is disabled');
     check(readFileSync(ufsFile, 'utf8') === before, 'the foreign file changed');
     check(await rowText('ufs', '.badge') === 'denied', 'ufs state changed');
 });
@@ -265,6 +265,10 @@ await step('Deny vfat, which is mounted: InUse inline, then FORCE denies it', as
     const err = row('vfat').locator('.inline-error');
     await err.waitFor();
     check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.InUse', 'error name');
+    // Regression: the box showed the D-Bus error name; it says it in words (the name stays
+    // in data-error, for scripts).
+    check(await err.locator('.error-title').textContent() === 'In use now', 'error title in words');
+    check(!(await err.textContent()).includes('org.fsgate'), 'a D-Bus name in the error box');
     check(await rowText('vfat', '.badge') === 'allowed', 'vfat denied without FORCE');
     check(!existsSync(join(etc, '60-blacklist_fs-vfat.conf')), 'a file was written without FORCE');
     await row('vfat').locator('.panel .warning', { hasText: 'mounted now' }).waitFor();
@@ -453,13 +457,14 @@ await step('in German (browser language de-DE): po.de.js translates the static a
     check(await page.locator('tbody[data-module="hfs"][data-state="denied"]').count() === 1, 'data-state');
     const why = await row('ufs').locator('.btn-wrap:has(button[data-action="deny"])').getAttribute('title');
     check(why === 'ufs ist bereits hart verweigert.', `the reason on a disabled button: ${why}`);
+    const allowWhy = await row('ufs').locator('.btn-wrap:has(button[data-action="allow"])').getAttribute('title');
+    check(allowWhy.startsWith('Erlauben würde abgelehnt: '), `the reason on the disabled Allow: ${allowWhy}`);
     // An error shown inline: in German, heading included.
-    await act('ufs', 'allow');
-    const err = row('ufs').locator('.inline-error');
+    await act('vfat', 'deny');
+    const err = row('vfat').locator('.inline-error');
     await err.waitFor();
-    check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.ForeignConfig', 'error name');
-    check(await err.locator('.error-title').textContent() === 'Entschieden von einer Datei, die fsgate nicht geschrieben hat',
-          'the error title in German');
+    check(await err.getAttribute('data-error') === 'org.fsgate.fsgate1.Error.InUse', 'error name');
+    check(await err.locator('.error-title').textContent() === 'Gerade in Gebrauch', 'the error title in German');
     check(await err.locator('button.dismiss').textContent() === 'Verwerfen', 'the Dismiss button');
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-de.png') });

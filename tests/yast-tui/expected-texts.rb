@@ -2,8 +2,9 @@
 #
 # ruby expected-texts.rb YAST_SRC_LIB FAKE_YAST_DIR
 #
-# Prints, as JSON, the texts the TUI test expects to see whole on the screen and the
-# labels of the dialog's widgets (with their & shortcuts), computed by the module's own code
+# Prints, as JSON, the texts the TUI test expects to see whole on the screen (popups, the
+# risk card, the table's cells) and the labels of the dialog's widgets (with their &
+# shortcuts), computed by the module's own code
 # (the presenter, the table's help, the dialog) against the running fsgated on
 # $DBUS_SYSTEM_BUS_ADDRESS: what the screen shows is then compared with what the module
 # meant to show. Runs on Debian's ruby with the FAKE yast of the rspec suite (the help text
@@ -36,6 +37,10 @@ texts = {
   "foreign_config_ufs" => foreign,
   "help"               => Y2Fsgate::Widgets::FilesystemsTable.new(presenter, nil).help,
   "risk_hfs"           => presenter.risk_text("hfs"),
+  # The table as the presenter fills it: its header and each row's cells (the module
+  # name first), by module.
+  "table"              => { "header" => presenter.table_header,
+                            "rows"   => presenter.table_items.to_h { |id, *cells| [id, cells] } },
   "labels"             => DialogWidgets.labels(Y2Fsgate::Dialogs::Filesystems.new(presenter).contents)
 }
 client.close

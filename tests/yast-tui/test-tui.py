@@ -11,7 +11,9 @@ installation target. Each session runs `y2start CLIENT ncurses` in a tmux pane o
 What is asserted is what a person sees: the whole text of every popup (wrapped, nothing
 cut off at the screen's edge), the shortcut letter each label shows being the one its
 label was given (libyui silently moves clashing shortcuts to other letters), at least 10
-table rows at 80x24, no error in y2log, exit status 0 on Close. What the actions change
+table rows at 80x24, every column of the table whole in 80 columns (the cells the presenter
+made, the deciding file's name on the row of hfs, which the fixture's vendor file denies),
+no error in y2log, exit status 0 on Close. What the actions change
 is checked in the scratch root's files as well. Last, the main dialog in German: the
 build's catalog where YaST reads catalogs, its title, columns, panel and buttons German.
 
@@ -348,7 +350,7 @@ def expect_shortcuts(screen, labels, where):
 
 def table_rows(screen):
     """Module names in the table's first column below the header line (none without one)."""
-    header = [r for r, line in enumerate(screen.lines) if re.search(r"\bModule\b.*\bTypes\b", line)]
+    header = [r for r, line in enumerate(screen.lines) if re.match(r"^\s*│Module\s*│", line)]
     if not header:
         return []
     rows = []
@@ -360,6 +362,58 @@ def table_rows(screen):
             continue
         rows.append(m.group(1))
     return rows
+
+
+def table_box(screen):
+    """The table's frame: the box whose first line inside is the header, Module first."""
+    for box in screen.boxes():
+        top, left, _bottom, right = box
+        if re.match(r"Module\s*│", screen.lines[top + 1][left + 1:right]):
+            return box
+    raise Failure("no table on the screen:\n" + screen.text())
+
+
+def table_line(screen, box, first_cell):
+    """The cells of the table's line (the header, or a row) whose first cell is first_cell,
+    as shown between the frame's sides (a column cut off at the right side shows cut off)."""
+    top, left, bottom, right = box
+    for r in range(top + 1, bottom):
+        cells = [c.strip() for c in screen.lines[r][left + 1:right].split("│")]
+        if cells[0] == first_cell:
+            return cells
+    raise Failure(f"no table line starting with {first_cell!r}:\n" + screen.text())
+
+
+def expect_table_fits(screen, texts, ids, where):
+    """At 80x24 the table shows every column whole, nothing to scroll sideways: the header
+    and the rows of ids show exactly the cells the presenter gave them (expected-texts.rb),
+    and the frame's lower side is not a horizontal scroll bar (libyui-ncurses draws its
+    thumb there, ├───┤, when the columns are wider than the frame)."""
+    box = table_box(screen)
+    top, left, bottom, right = box
+    header = texts["table"]["header"]
+    shown = table_line(screen, box, header[0])
+    expect(shown == header, f"{where}: the table's header is {shown}, the module's {header}: columns are cut off "
+           f"at {WIDTH} columns", screen)
+    for module in ids:
+        want = texts["table"]["rows"][module]
+        shown = table_line(screen, box, module)
+        expect(shown == want, f"{where}: {module}'s row shows {shown}, the module's cells are {want}", screen)
+    border = screen.lines[bottom][left + 1:right]
+    expect(set(border) == {"─"}, f"{where}: the table scrolls sideways at {WIDTH} columns: {border!r}", screen)
+
+
+def expect_deciding_file_shown(screen, texts, module, directory, where):
+    """module is denied by a file the fixture wrote into directory: its row shows that
+    file's name whole, in the table's last column, and the row fits between the frame's
+    sides (all its cells, as the presenter made them, and no horizontal scroll bar)."""
+    name = f"{PREFIX}{module}.conf"
+    box = table_box(screen)
+    cells = table_line(screen, box, module)
+    expect(len(cells) == len(texts["table"]["header"]) and cells[-1].endswith(name),
+           f"{where}: {module}'s row does not show the deciding file {name} ({directory}) in its last column: "
+           f"{cells}", screen)
+    expect_table_fits(screen, texts, [module], where)
 
 
 def panel_box(screen):
@@ -431,6 +485,9 @@ def expect_risk_card(yast, texts, where):
     userns = "Users can mount it in a user namespace: " + ("yes" if facts["userns_mount"] else "no")
     for fact in (facts["title"], code, userns):
         expect(fact in card, f"{where}: the risk card does not say {fact!r} (data/risk/kernel-facts.tsv):\n  {card}")
+    # The table shows the deciding file's name; the panel its whole path (restore() wrote it).
+    path = f"/usr/lib/modprobe.d/{PREFIX}hfs.conf"
+    expect(path in shown, f"{where}: the panel does not show the deciding file's path {path}:\n  {shown}")
     row = shown.find("hfs (types: hfs)")
     expect(0 <= row < shown.find(card) < shown.find("Deny: hfs is denied already."),
            f"{where}: the risk card is not between the row's line and the reasons:\n  {shown}")
@@ -558,6 +615,8 @@ def session_online(args, texts):
         rows = table_rows(s)
         expect(len(rows) >= 10, f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 10 or more", s)
         ok(f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}")
+        expect_table_fits(s, texts, rows, "the main dialog")
+        ok(f"the table's columns fit in {WIDTH} columns: the header and every row shown whole")
         # Every screen from here on: the labels shown enabled show their own shortcuts.
         labels = texts["labels"] + WIZARD_LABELS
         shortcuts = Shortcuts(labels)
@@ -568,6 +627,9 @@ def session_online(args, texts):
         s = filter_to(yast, "hfs", "hfs")
         expect(table_rows(s) == ["hfs", "hfsplus", "ib_qib", "squashfs"], f"filter 'hfs' shows {table_rows(s)}", s)
         ok("filter: 'hfs' leaves hfs, hfsplus and the two whose types contain it (ipathfs, squashfs)")
+        yast.save(s, "filter-hfs")
+        expect_deciding_file_shown(s, texts, "hfs", "/usr/lib/modprobe.d", "online")
+        ok(f"hfs's row shows its deciding file {PREFIX}hfs.conf whole and fits in {WIDTH} columns")
         expect_risk_card(yast, texts, "online")
         ok("risk card: the panel, scrolled line by line, says what the kernel source says of hfs "
            "(MAINTAINERS status as data/risk has it), after the row's line")
@@ -666,7 +728,9 @@ def session_offline(args, texts):
                                if not re.search(r"re&?boot|Load", label)])
         yast.watch = lambda s: shortcuts.check(s, "offline dialog")
 
-        filter_to(yast, "hfs", "hfs")
+        s = filter_to(yast, "hfs", "hfs")
+        expect_deciding_file_shown(s, texts, "hfs", "/usr/lib/modprobe.d", "offline")
+        ok(f"offline: hfs's row shows its deciding file {PREFIX}hfs.conf whole and fits in {WIDTH} columns")
         expect_risk_card(yast, texts, "offline")
         ok("offline risk card: fsgatectl --json list's facts of hfs in the panel")
         filter_to(yast, "hfs", "hfs")  # the focus back on the filter, the panel at its top again
@@ -707,9 +771,13 @@ def session_german(args):
                       and re.search(r"│Modul", s.text()), 120)
         yast.save(s, "main")
         expect("Automatisches Laden von Dateisystemen" in s.text(), "the title is not German", s)
+        # The columns Module and Autoload, and 9p's row: its state, In use and Decided by
+        # (the header "In use" is newer than de.po's translations: not checked).
         header = [line for line in s.lines if line.lstrip().startswith("│Modul")]
-        expect(header and re.search(r"│Modul\s*│Typen\s*│Automatisch laden\s*│Gel", header[0]),
-               "the table's columns are not Modul, Typen, Automatisch laden, Geladen (cut off at 80 columns)", s)
+        expect(header and re.search(r"│Modul\s*│Automatisch laden\s*│", header[0]),
+               "the table's columns are not Modul, Automatisch laden", s)
+        expect(re.search(r"│9p\s*│erlaubt\s*│nein\s*│Voreinstellung\s", s.text()),
+               "9p's row is not German (erlaubt, nein, Voreinstellung)", s)
         expect(re.search(r"\(Typen: [^)]*\): (erlaubt|verweigert); entschieden durch ", s.text()),
                "the panel below the table is not German", s)
         ok("German: the title, the table's columns and the panel are German")

@@ -131,7 +131,7 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
     select("hfs")
     click(:allow)
     expect(TestEnv.file(TestEnv::ROOT, TestEnv.conf(TestEnv::ADMIN, "hfs"))).to eq("-> /dev/null")
-    expect(items.find { |i| i.first == "hfs" }[3]).to eq("allowed")
+    expect(items.find { |i| i.first == "hfs" }[2]).to eq("allowed")
     expect(widget("fsgate_filesystems").value).to eq("hfs")
     expect(enabled_buttons).to eq(%w[deny reset load])
     expect(details).to start_with("hfs: allowed (admin: /etc/modprobe.d/60-blacklist_fs-hfs.conf).")

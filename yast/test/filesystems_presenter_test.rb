@@ -24,15 +24,41 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
   end
 
   describe "#rows and #table_items" do
-    it "has one row per module, sorted, with readable cells" do
+    it "has one row per module, sorted, with short cells" do
       ids = presenter.rows.map(&:id)
       expect(ids).to eq(ids.sort)
-      expect(presenter.table_header.size).to eq(6)
+      expect(presenter.table_header).to eq(["Module", "Autoload", "In use", "Decided by"])
       expect(presenter.table_items.find { |i| i.first == "hfs" })
-        .to eq(["hfs", "hfs", "hfs", "denied", "no", "no", "vendor: #{hfs_vendor}"])
-      expect(presenter.rows.find { |r| r.id == "ext4" }.cells)
-        .to eq(["ext4", "ext2, ext3, ext4", "allowed", "no", "yes", "default"])
-      expect(presenter.rows.find { |r| r.id == "cramfs" }.cells[2]).to eq("denied (not in this kernel)")
+        .to eq(["hfs", "hfs", "denied", "no", "vendor: #{File.basename(hfs_vendor)}"])
+      expect(presenter.rows.find { |r| r.id == "ext4" }.cells).to eq(["ext4", "allowed", "mounted", "default"])
+      # Not in this kernel: the state alone, In use "-"; the panel says it in words.
+      expect(presenter.rows.find { |r| r.id == "cramfs" }.cells).to eq(
+        ["cramfs", "denied", "-", "vendor: #{File.basename(TestEnv.conf(TestEnv::VENDOR, "cramfs"))}"]
+      )
+      TestEnv.load(root, "udf")
+      expect(presenter.refresh.rows.find { |r| r.id == "udf" }.cells[2]).to eq("loaded")
+      expect(presenter.details("cramfs").first).to eq(
+        "cramfs (types: -): denied (not in this kernel); decided by vendor: #{TestEnv.conf(TestEnv::VENDOR, "cramfs")}."
+      )
+    end
+
+    # The text UI makes each column as wide as its longest cell and scrolls sideways what
+    # does not fit in the table's frame: 74 columns at 80x24, one of them between columns.
+    it "fits in the table's 74 columns at 80x24, with fsgate's files for the longest module names too" do
+      width = lambda do
+        items = [presenter.table_header] + presenter.table_items.map { |i| i.drop(1) }
+        items.transpose.sum { |col| col.map(&:size).max } + presenter.table_header.size - 1
+      end
+      expect(width.call).to be <= 74
+      expect(presenter.execute("ocfs2_dlmfs", :deny)).to be_ok   # the longest module name
+      expect(presenter.execute("freevxfs", :deny, runtime: true)).to be_ok
+      expect(presenter.table_items.find { |i| i.first == "ocfs2_dlmfs" }.last)
+        .to eq("admin: 60-blacklist_fs-ocfs2_dlmfs.conf")
+      expect(presenter.table_items.find { |i| i.first == "freevxfs" }.last)
+        .to eq("runtime: 60-blacklist_fs-freevxfs.conf")
+      expect(presenter.details("freevxfs").first)
+        .to end_with("decided by until reboot: #{TestEnv.conf(TestEnv::RUNTIME, "freevxfs")}.")
+      expect(width.call).to be <= 74
     end
 
     it "filters by module or type" do
@@ -160,7 +186,8 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       result = presenter.execute("hfs", :allow)
       expect(result).to be_ok
       expect(result.message).to eq("hfs: allowed (admin: #{hfs_admin}).")
-      expect(presenter.table_items.find { |i| i.first == "hfs" }.values_at(3, 6)).to eq(["allowed", "admin: #{hfs_admin}"])
+      expect(presenter.table_items.find { |i| i.first == "hfs" }.values_at(2, 4))
+        .to eq(["allowed", "admin: #{File.basename(hfs_admin)}"])
       expect(presenter.execute("hfs", :reset)).to be_ok
       expect(presenter.find("hfs")).to have_attributes(state: "denied", origin: "vendor")
     end
@@ -273,7 +300,7 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
     it "offers nothing and says why" do
       expect(enabled("ext4")).to eq([])
       expect(reason("ext4", :deny)).to eq("ext4 is built into the kernel: it is always available and cannot be denied.")
-      expect(presenter.rows.first.cells[2]).to eq("built in")
+      expect(presenter.rows.first.cells).to eq(["ext4", "built in", "mounted", "default"])
     end
 
     it "shows the row without risk facts when the service sends none (an older fsgated)" do

@@ -85,18 +85,25 @@ module Y2Fsgate
       filesystems.find { |f| f.module_name == id }
     end
 
-    # "Decided by" last: a vendor or admin file's path is long, and the short columns
-    # should stay visible in an 80-column terminal.
+    # The text UI makes every column as wide as its longest cell and scrolls sideways what
+    # does not fit in the table's frame (74 columns at 80x24). So that the deciding file stays
+    # on screen there, the cells are short: the state alone ("denied", not "denied (not in
+    # this kernel)"), one "In use" column for loaded and mounted ("mounted" implies loaded;
+    # "-": this kernel has no such module), the deciding file as its origin and file name
+    # ("vendor: 60-blacklist_fs-hfs.conf": the origin names the directory, and the same name
+    # in /etc is fsgate's own), and no Types column. The types, the whole path and "not in
+    # this kernel" are in the first line of the panel below the table (#details), and the
+    # filter matches types.
     def table_header
-      [_("Module"), _("Types"), _("Autoload"), _("Loaded"), _("Mounted"), _("Decided by")]
+      # TRANSLATORS: a column of the table: "mounted", "loaded" (not mounted) or "no".
+      [_("Module"), _("Autoload"), _("In use"), _("Decided by")]
     end
 
     # @return [Array<Row>] the rows matching the filter
     def rows
       filesystems.select { |f| matches?(f) }.map do |f|
         Row.new(id: f.module_name, filesystem: f,
-          cells: [f.module_name, types_text(f), state_text(f), yes_no(f.loaded?), yes_no(f.mounted?),
-                  decided_by(f)])
+          cells: [f.module_name, state_word(f), in_use_text(f), deciding_file(f)])
       end
     end
 
@@ -381,15 +388,35 @@ module Y2Fsgate
       fs.types.empty? ? "-" : fs.types.join(", ")
     end
 
+    # "denied (not in this kernel)": the state_word, and whether there is a module file.
     def state_text(fs)
-      text = if fs.builtin?
+      text = state_word(fs)
+      fs.available? || fs.builtin? ? text : format(_("%s (not in this kernel)"), text)
+    end
+
+    # The table's state cell: "allowed", "denied" or "built in".
+    def state_word(fs)
+      if fs.builtin?
         _("built in")
       elsif fs.denied?
         _("denied")
       else
         _("allowed")
       end
-      fs.available? || fs.builtin? ? text : format(_("%s (not in this kernel)"), text)
+    end
+
+    # The table's "In use" cell: "mounted" (and so loaded), "loaded", "no", or "-" for a
+    # module this kernel has no file of (the panel says "not in this kernel").
+    def in_use_text(fs)
+      if fs.mounted?
+        _("mounted")
+      elsif fs.loaded?
+        _("loaded")
+      elsif fs.available? || fs.builtin?
+        _("no")
+      else
+        "-"
+      end
     end
 
     def decided_by(fs)
@@ -401,6 +428,25 @@ module Y2Fsgate
       when "runtime" then format(_("until reboot: %s"), fs.source)
       when "cmdline" then _("kernel command line")
       else [fs.origin, fs.source].reject { |s| s.to_s.empty? }.join(": ")
+      end
+    end
+
+    # The table's "Decided by" cell: decided_by with the file's name instead of its path
+    # ("vendor: 60-blacklist_fs-hfs.conf"); the origin says where it is (vendor:
+    # /usr/lib/modprobe.d, local: /usr/local/lib/modprobe.d, admin: /etc/modprobe.d,
+    # runtime: /run/modprobe.d), the panel shows the path.
+    def deciding_file(fs)
+      name = File.basename(fs.source.to_s)
+      case fs.origin
+      when "default" then _("default")
+      when "vendor"  then format(_("vendor: %s"), name)
+      when "local"   then format(_("local: %s"), name)
+      when "admin"   then format(_("admin: %s"), name)
+      # TRANSLATORS: in the table, short: a file in /run/modprobe.d, which applies until
+      # the next boot (the panel below the table says "until reboot" and the whole path).
+      when "runtime" then format(_("runtime: %s"), name)
+      when "cmdline" then _("kernel command line")
+      else [fs.origin.to_s, name].reject(&:empty?).join(": ")
       end
     end
 

@@ -28,7 +28,7 @@ static int offline_get(const CtlOptions *o, const char *name, FsgState **ret, Fs
 static int offline_describe(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        FsgError refusal = {};
+        FsgError refusal = {}, reset_refusal = {};
         FsgEntry *x;
         FsgPlan p;
         int r = open_ctx(o, &c, e);
@@ -40,8 +40,12 @@ static int offline_describe(const CtlOptions *o, const char *name, FsgState **re
         x = &s->entries[0];
         if (x->denied && !x->builtin)
                 (void) fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &refusal);
+        if (x->origin == FSG_ORIGIN_ADMIN || x->origin == FSG_ORIGIN_RUNTIME)
+                (void) fsg_plan(c, FSG_OP_RESET, x->module, x->origin == FSG_ORIGIN_RUNTIME ? FSG_FLAG_RUNTIME : 0, &p,
+                                &reset_refusal);
         x->allow_refused = strdup(x->denied && !x->builtin ? refusal.message : "");
-        if (!x->allow_refused)
+        x->reset_refused = strdup(reset_refusal.message);
+        if (!x->allow_refused || !x->reset_refused)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         *ret = TAKE_PTR(s);
         return 0;

@@ -157,6 +157,7 @@ function withDescription(e, d) {
     e.riskSource = str("risk_facts_source");
     /* The service's own answer to "would Allow be done now?": "" yes, else why not. */
     e.allowRefused = str("allow_refused");
+    e.resetRefused = str("reset_refused");
     return e;
 }
 
@@ -247,6 +248,11 @@ function disabledReason(e, action) {
         if (e.origin !== "admin" && e.origin !== "runtime")
             return format(_("Nothing to reset: $0 decides, not an override in /etc or /run."),
                           ORIGIN_LABELS[e.origin] || e.origin);
+        if (e.resetRefused)
+            return format(_("Reset would be refused: $0"), e.resetRefused);
+        /* A file of another name (a hardening role's) is not fsgate's: a Reset leaves it. */
+        if (!fsgateFile(e))
+            return format(_("Nothing to reset: $0 was not written by fsgate; edit it by hand."), e.source);
         return null;
     case "load":
         if (e.loaded)

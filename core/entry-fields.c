@@ -99,6 +99,7 @@ const FsgEntryField fsg_entry_fields[] = {
         STORED("override_stale", "b", override_stale, 0),
         /* Describe only: it costs a plan (DescribeAll would pay one per module). */
         STORED("allow_refused", "s", allow_refused, FSG_FIELD_OPTIONAL),
+        STORED("reset_refused", "s", reset_refused, FSG_FIELD_OPTIONAL),
         STORED("files", "a(ss)", mentions, 0),
         /* What the kernel source says of the module (core/risk.h); "" for one it did not have. */
         COMPUTED_STRING("risk_summary", risk_summary_get, risk_set, FSG_FIELD_STATIC),

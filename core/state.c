@@ -446,6 +446,7 @@ void fsg_entry_done(FsgEntry *x) {
         free(x->deciding_file);
         free(x->override_of);
         free(x->allow_refused);
+        free(x->reset_refused);
         free(x->install_command);
         free(x->install_file);
         strv_free(x->mentions);

@@ -31,6 +31,9 @@ typedef struct FsgEntry {
         /* Describe and status only: why an Allow would be refused now, "" if it would be
          * done; NULL where not asked (lists, older services). */
         char *allow_refused;
+        /* The same for a Reset of what fsgate wrote ("" also where there is nothing of
+         * fsgate's to reset: origin not admin or runtime). */
+        char *reset_refused;
         bool available;
         bool builtin;
         bool loaded;

@@ -10,6 +10,7 @@
 #include "lock.h"
 #include "log.h"
 #include "manager.h"
+#include "name.h"
 #include "polkit-bridge.h"
 #include "profile.h"
 #include "routes.h"
@@ -207,32 +208,67 @@ static int append_description(sd_bus_message *reply, const FsgEntry *x) {
         return r;
 }
 
-/* With allow_refused: whether an Allow would be done now, so that a client prints only advice
- * that works. Planned first: a plan may rebuild the state the entry lives in. */
+typedef struct Refusal {
+        char *allow, *reset;
+} Refusal;
+
+static void refusal_done(Refusal *r) {
+        free(r->allow);
+        free(r->reset);
+}
+
+/* Why an Allow, and a Reset, of module would be refused now ("" if it would be done, or for
+ * a Reset if nothing of fsgate's decides), valid UTF-8 on the bus as every string from
+ * files (a refusal may quote a line of one). Plans: the state may be rebuilt meanwhile. */
+static int plan_refusals(Manager *m, const char *module, Refusal *ret) {
+        FsgError e = {}, allow = {}, reset = {};
+        const FsgState *s;
+        const FsgEntry *x;
+        FsgOrigin origin;
+        bool denied;
+        FsgPlan p;
+
+        if (manager_state(m, &s, &e) >= 0 && (x = fsg_state_find_module(s, module))) {
+                denied = x->denied && !x->builtin;
+                origin = x->origin;
+                if (denied)
+                        (void) manager_plan(m, FSG_OP_ALLOW, module, 0, &p, &allow);
+                if (origin == FSG_ORIGIN_ADMIN || origin == FSG_ORIGIN_RUNTIME)
+                        (void) manager_plan(m, FSG_OP_RESET, module,
+                                            origin == FSG_ORIGIN_RUNTIME ? FSG_FLAG_RUNTIME : 0, &p, &reset);
+        }
+        ret->allow = fsg_utf8_escape(allow.message);
+        ret->reset = fsg_utf8_escape(reset.message);
+        return ret->allow && ret->reset ? 0 : -ENOMEM;
+}
+
+/* With allow_refused and reset_refused: whether those would be done now, so that a client
+ * offers only what works. Planned first: a plan may rebuild the state the entry lives in. */
 static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         sd_bus_message *reply = NULL;
-        _cleanup_free_ char *refused = NULL;
+        _cleanup_(refusal_done) Refusal refused = {};
+        char module[FSG_NAME_MAX + 1];
         const FsgState *s;
         const FsgEntry *x;
         FsgEntry copy;
-        FsgPlan p;
-        FsgError e = {}, refusal = {};
+        FsgError e = {};
         const char *name;
         int r;
 
         r = sd_bus_message_read(call, "s", &name);
         if (r < 0)
                 return r;
-        (void) manager_plan(m, FSG_OP_ALLOW, name, 0, &p, &refusal);
         if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
                 return manager_reply_error(call, &e);
-        /* Valid UTF-8 on the bus, as every string from files (allow_refusal()). */
-        refused = fsg_utf8_escape(x->denied && !x->builtin ? refusal.message : "");
-        if (!refused)
+        snprintf(module, sizeof(module), "%s", x->module);
+        if (plan_refusals(m, module, &refused) < 0)
                 return -ENOMEM;
+        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, module, &x, &e) < 0)
+                return manager_reply_error(call, &e);
         copy = *x;
-        copy.allow_refused = refused;
+        copy.allow_refused = refused.allow;
+        copy.reset_refused = refused.reset;
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = append_description(reply, &copy);
@@ -250,33 +286,22 @@ static int append_named_description(sd_bus_message *reply, const FsgEntry *x) {
         return r;
 }
 
-/* An Allow's refusal for x, valid UTF-8 (a refusal may quote a line of a file, and a cut
- * message split a character): "" when it would be done or x is not denied. */
-static char *allow_refusal(Manager *m, const FsgEntry *x) {
-        FsgError refusal = {};
-        FsgPlan p;
-
-        if (!x->denied || x->builtin)
-                return strdup("");
-        (void) manager_plan(m, FSG_OP_ALLOW, x->module, 0, &p, &refusal);
-        return fsg_utf8_escape(refusal.message);
-}
-
 typedef struct Refusals {
-        char **module, **refusal;       /* n of each */
+        char **module;          /* n of them */
+        Refusal *refusal;       /* for each */
         size_t n;
 } Refusals;
 
 static void refusals_done(Refusals *r) {
         for (size_t i = 0; i < r->n; i++) {
                 free(r->module[i]);
-                free(r->refusal[i]);
+                refusal_done(&r->refusal[i]);
         }
         free(r->module);
         free(r->refusal);
 }
 
-/* Describe's allow_refused too, for every module: a client shows only the buttons that can
+/* Describe's allow_refused and reset_refused too, for every module: a client shows only the buttons that can
  * work. All planned first (a plan may rebuild the state), then one state replied. */
 static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -289,21 +314,15 @@ static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_erro
         if (manager_state(m, &s, &e) < 0)
                 return manager_reply_error(call, &e);
         rs.module = calloc(s->n + 1, sizeof(char *));
-        rs.refusal = calloc(s->n + 1, sizeof(char *));
+        rs.refusal = calloc(s->n + 1, sizeof(Refusal));
         if (!rs.module || !rs.refusal)
                 return -ENOMEM;
         for (; rs.n < s->n; rs.n++)
                 if (!(rs.module[rs.n] = strdup(s->entries[rs.n].module)))
                         return -ENOMEM;
-        for (size_t i = 0; i < rs.n; i++) {
-                const FsgEntry *x;
-
-                if (manager_state(m, &s, &e) < 0)
-                        return manager_reply_error(call, &e);
-                x = fsg_state_find_module(s, rs.module[i]);
-                if (!(rs.refusal[i] = x ? allow_refusal(m, x) : strdup("")))
+        for (size_t i = 0; i < rs.n; i++)
+                if (plan_refusals(m, rs.module[i], &rs.refusal[i]) < 0)
                         return -ENOMEM;
-        }
         if (manager_state(m, &s, &e) < 0)
                 return manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
@@ -312,10 +331,11 @@ static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_erro
         for (size_t i = 0; r >= 0 && i < s->n; i++) {
                 FsgEntry copy = s->entries[i];
 
-                copy.allow_refused = NULL;
+                copy.allow_refused = copy.reset_refused = NULL;
                 for (size_t k = 0; k < rs.n; k++)
                         if (streq(rs.module[k], copy.module)) {
-                                copy.allow_refused = rs.refusal[k];
+                                copy.allow_refused = rs.refusal[k].allow;
+                                copy.reset_refused = rs.refusal[k].reset;
                                 break;
                         }
                 r = append_named_description(reply, &copy);

@@ -361,6 +361,16 @@ class HardDenyTest(BusTestCase):
         self.assertTrue(every['hfs']['explicit_load_possible'])
         self.assertEqual(every['ext4']['files'], [])
         self.assertEqual(self.stack.mock_polkit_calls(), [])
+        # A Reset: refused on a file of fsgate's name it did not write; "" where nothing of
+        # fsgate's decides (a Reset leaves cis.conf), and where it would be done.
+        write(self.root, 'etc/modprobe.d/60-blacklist_fs-minix.conf', 'install minix /bin/true\n')
+        self.assertReplyOk(self.stack.send('Deny', 'jfs', 1))       # RUNTIME
+        after = self.describe_all(uid=NOBODY)
+        self.assertIn('was not written by fsgate', after['minix']['reset_refused'])
+        self.assertEqual(self.describe('minix', uid=NOBODY)['reset_refused'], after['minix']['reset_refused'])
+        self.assertEqual((after['udf']['reset_refused'], after['jfs']['reset_refused'], after['hfs']['reset_refused']),
+                         ('', '', ''))
+        self.assertEqual(self.describe('jfs')['origin'], 'runtime')
 
     def test_describe_survives_bytes_that_are_not_utf8(self):
         """Regression: one Latin-1 byte in any modprobe.d file, in an install line

@@ -252,6 +252,11 @@ await step('Allow ufs over a foreign file: disabled, with the service\'s reason 
     // The same answer Describe gives for the one module (what status and why print).
     const one = busctl('Describe', 's', 'ufs');
     check(one.includes(why.substring('Allow would be refused: '.length).substring(0, 40)), `Describe says: ${one}`);
+    // Reset too: the file has fsgate's name, not its content (reset_refused).
+    check(await row('ufs').locator('button[data-action="reset"]').isDisabled(), 'Reset of a foreign file is enabled');
+    const resetWhy = await row('ufs').locator('.btn-wrap:has(button[data-action="reset"])').getAttribute('title');
+    check(resetWhy.startsWith('Reset would be refused: ') && resetWhy.includes('was not written by fsgate'),
+          `Reset has no reason: ${resetWhy}`);
     // vendor-denied hfsplus can be allowed (a mask): its Allow stays enabled.
     check(await row('hfsplus').locator('button[data-action="allow"]').isEnabled(), 'Allow of hfsplus is disabled');
     check(readFileSync(ufsFile, 'utf8') === before, 'the foreign file changed');

@@ -81,10 +81,13 @@ boot2() {
                 base=$(median_time 5 as_udev_run "$d" /usr/bin/true)
                 t=$(median_time 5 as_udev_run "$d" "$HOOK" --device "$d")
                 info "$HOOK --device $d ($(udev_prop "$d" ID_FS_TYPE)): median $t s over 5 runs; /usr/bin/true: $base s"
-                if awk -v t="$t" -v b="$base" 'BEGIN {exit !(t <= b + 0.15 || t - b <= b)}'; then
-                        pass "allowed type on $d: $t s (a process start costs $base s here)"
+                # The figures are the measurement (a loaded, emulated machine moves them by
+                # tenths of a second: no target here). What is checked is that an allowed type
+                # waits for nothing: no bus timeout (25 s), not the hook's own 2.5 s timer.
+                if awk -v t="$t" -v b="$base" 'BEGIN {exit !(t - b < 2.0)}'; then
+                        pass "allowed type on $d: $t s, waits for nothing (a process start costs $base s here)"
                 else
-                        check_failed "the hook at boot: the hook takes $t s for $d, an allowed type ($base s for /usr/bin/true; at most 0.15 s or twice that more)"
+                        check_failed "the hook at boot: the hook takes $t s for $d, an allowed type ($base s for /usr/bin/true): it waited for something"
                 fi
         done
         systemctl stop fsgated.service

@@ -158,6 +158,7 @@ function withDescription(e, d) {
     /* The service's own answer to "would Allow be done now?": "" yes, else why not. */
     e.allowRefused = str("allow_refused");
     e.resetRefused = str("reset_refused");
+    e.overrideOf = str("override_of");
     return e;
 }
 
@@ -250,8 +251,9 @@ function disabledReason(e, action) {
                           ORIGIN_LABELS[e.origin] || e.origin);
         if (e.resetRefused)
             return format(_("Reset would be refused: $0"), e.resetRefused);
-        /* A file of another name (a hardening role's) is not fsgate's: a Reset leaves it. */
-        if (!fsgateFile(e))
+        /* Neither fsgate's name nor its override of a vendor file (which keeps that file's
+         * name): a hardening role's file, say, which a Reset leaves as it is. */
+        if (!fsgateFile(e) && !e.overrideOf)
             return format(_("Nothing to reset: $0 was not written by fsgate; edit it by hand."), e.source);
         return null;
     case "load":
@@ -735,6 +737,17 @@ function runProfile(dryRun) {
 const HISTORY_LINES = 200;
 let history = [];           /* fsgatectl log --json: the newest HISTORY_LINES blocks */
 let initramfsTimer = null;
+let historyRun = 0;         /* the newest fsgatectl log asked for: older answers are dropped */
+let initramfsRun = 0;       /* the same for fsgatectl initramfs */
+
+/* fsgatectl's --json output, or null when it is not JSON (then the card says so). */
+function parseJson(out) {
+    try {
+        return JSON.parse(out);
+    } catch (ex) {
+        return null;
+    }
+}
 
 /* fsgatectl --json reports a failure as {"error", "message"} on stderr (err: "message"). */
 function ctlMessage(ex) {
@@ -787,16 +800,27 @@ function renderHistory() {
 }
 
 function loadHistory() {
+    const run = ++historyRun;
+    const failed = message => {
+        history = [];
+        renderHistory();
+        $("history-note").textContent = format(_("The history cannot be shown: $0"), message);
+    };
+
     cockpit.spawn(["fsgatectl", "--json", "log", "--lines=" + HISTORY_LINES], { superuser: "try", err: "message" })
             .then(out => {
-                history = JSON.parse(out).sort((a, b) => b.realtime_usec - a.realtime_usec);
+                if (run !== historyRun)
+                    return;
+                const j = parseJson(out);
+                if (!Array.isArray(j))
+                    return failed(_("fsgatectl gave no list"));
+                history = j.sort((a, b) => b.realtime_usec - a.realtime_usec);
                 renderHistory();
             })
             .catch(ex => {
                 /* Exit status 4: this user may not read the system journal; fsgatectl says who may. */
-                history = [];
-                renderHistory();
-                $("history-note").textContent = format(_("The history cannot be shown: $0"), ctlMessage(ex));
+                if (run === historyRun)
+                    failed(ctlMessage(ex));
             });
 }
 
@@ -828,16 +852,34 @@ function renderInitramfs(j) {
 }
 
 function loadInitramfs() {
-    /* Exit status 9 (it disagrees) is an answer too: its JSON is the output. */
+    const run = ++initramfsRun;
+    const unchecked = message => {
+        $("initramfs-section").hidden = false;
+        $("initramfs-result").replaceChildren(
+            el("p", { class: "initramfs-unchecked" }, format(_("The initramfs was not checked: $0"), message)));
+    };
+    const answer = out => {
+        const j = parseJson(out);
+        if (j && Array.isArray(j.disagreements))
+            renderInitramfs(j);
+        else
+            unchecked(_("fsgatectl gave no answer"));
+    };
+
+    /* Exit status 9 (it disagrees) is an answer too: its JSON is the output. A look that
+     * ends after a newer one started says nothing any more. */
     cockpit.spawn(["fsgatectl", "--json", "initramfs"], { superuser: "try", err: "message" })
-            .then(out => renderInitramfs(JSON.parse(out)))
+            .then(out => {
+                if (run === initramfsRun)
+                    answer(out);
+            })
             .catch((ex, out) => {
+                if (run !== initramfsRun)
+                    return;
                 if (ex.exit_status === 9 && out)
-                    return renderInitramfs(JSON.parse(out));
-                $("initramfs-section").hidden = false;
-                $("initramfs-result").replaceChildren(
-                    el("p", { class: "initramfs-unchecked" },
-                       format(_("The initramfs was not checked: $0"), ctlMessage(ex))));
+                    answer(out);
+                else
+                    unchecked(ctlMessage(ex));
             });
 }
 
@@ -880,7 +922,8 @@ function init() {
             closePanel();
     });
 
-    permission.addEventListener("changed", renderPermission);
+    /* Administrative access turned on (or off) changes what fsgatectl may read. */
+    permission.addEventListener("changed", () => { renderPermission(); loadHistory(); loadInitramfs() });
 
     client.subscribe({ path: PATH, interface: IFACE, member: "FilesystemChanged" },
                      (path, iface, signal, [module]) => { refreshOne(module); initramfsSoon() });

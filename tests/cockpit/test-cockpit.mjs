@@ -224,8 +224,8 @@ await step('Deny hfs again: the row turns denied, /etc holds fsgate\'s deny file
     const text = readFileSync(hfsFile, 'utf8');
     check(!lstatSync(hfsFile).isSymbolicLink() && /^blacklist hfs$/m.test(text), `deny file on disk:\n${text}`);
     // Denied here and inside again; minix, denied since (for this boot), is shipped allowed.
+    await page.locator('#initramfs-result li[data-module="hfs"]').waitFor({ state: 'detached' });
     await page.locator('#initramfs-result li[data-module="minix"]').waitFor();
-    check(await page.locator('#initramfs-result li[data-module="hfs"]').count() === 0, 'hfs still disagrees');
 });
 
 await step('Deny hfs hard: the checkbox sets HARD, the row says hard, the file refuses modprobe', async () => {
@@ -261,6 +261,15 @@ await step('Allow ufs over a foreign file: disabled, with the service\'s reason 
     check(await row('hfsplus').locator('button[data-action="allow"]').isEnabled(), 'Allow of hfsplus is disabled');
     check(readFileSync(ufsFile, 'utf8') === before, 'the foreign file changed');
     check(await rowText('ufs', '.badge') === 'denied', 'ufs state changed');
+});
+
+await step('Allow bfs, denied with efs by one vendor file: fsgate\'s override, and its Reset stays offered', async () => {
+    await act('bfs', 'allow');
+    await waitRow('bfs', 'allowed', 'Administrator');
+    check(await rowText('bfs', '.source') === '/etc/modprobe.d/60-filesystem-blacklist.conf', 'bfs source');
+    check(await rowText('efs', '.badge') === 'denied', 'efs follows bfs');
+    await act('bfs', 'reset');
+    await waitRow('bfs', 'denied', 'Vendor');
 });
 
 await step('Deny vfat, which is mounted: InUse inline, then FORCE denies it', async () => {

@@ -44,10 +44,11 @@ static int blkid_types(char ***ret) {
         *ret = NULL;
         if (pipe2(pipefd, O_CLOEXEC) < 0)
                 return -errno;
-        char *argv[] = { (char *) "blkid", (char *) "-k", NULL };
+        char *argv[] = { (char *) "/sbin/blkid", (char *) "-k", NULL };
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-        if (posix_spawnp(&pid, "blkid", &fa, NULL, argv, environ) != 0)
+        /* util-linux's, by its path (merged /usr: /sbin is /usr/sbin): not whatever PATH finds. */
+        if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0)
                 pid = -1;
         posix_spawn_file_actions_destroy(&fa);
         close(pipefd[1]);
@@ -63,7 +64,9 @@ static int blkid_types(char ***ret) {
         close(pipefd[0]);
         if (pid <= 0)
                 return -ENOENT;
-        (void) waitpid(pid, &status, 0);
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -errno;
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
                 return -ENOEXEC;
         buf[n] = 0;
@@ -89,7 +92,14 @@ static bool mount_allow_active(const FsgContext *c, char *buf, size_t size) {
                 return false;
         v += strlen("<allow_active>");
         close_tag = strstr(v, "</allow_active>");
-        if (!close_tag || close_tag > end || (size_t) (close_tag - v) >= size)
+        if (!close_tag || close_tag > end)
+                return false;
+        /* XML allows blanks around the word. */
+        while (v < close_tag && strchr(" \t\r\n", *v))
+                v++;
+        while (close_tag > v && strchr(" \t\r\n", close_tag[-1]))
+                close_tag--;
+        if ((size_t) (close_tag - v) >= size)
                 return false;
         snprintf(buf, size, "%.*s", (int) (close_tag - v), v);
         return true;
@@ -104,6 +114,9 @@ int ctl_desktop_mount_row(const CtlOptions *o, const FsgEntry *x, char **ret_row
         int r;
 
         *ret_row = NULL;
+        /* An image's udisks2 does not run, and blkid here is not the image's. */
+        if (o->root)
+                return 0;
         if (fsg_context_new(o->root, o->kernel_release, &c, &e) < 0 || !udisks_installed(c))
                 return 0;       /* no udisks2: no desktop mounts media on its own */
         r = blkid_types(&known);

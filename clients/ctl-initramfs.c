@@ -20,6 +20,9 @@
  * printed. */
 
 #define UNPACK_TIMEOUT_SEC 120
+/* An image is the system's or an image's (--root): what it unpacks to is bounded, as its
+ * time is. A Debian initramfs unpacks to some 100 MB. */
+#define UNPACK_MAX_BYTES (UINT64_C(1) << 30)
 
 typedef enum Generator {
         GEN_NONE,
@@ -32,7 +35,7 @@ typedef CtlInitramfsDisagreement Disagreement;
 struct CtlInitramfs {
         Generator generator;
         char *image;
-        char command[128];      /* what would make it again: printed, never run */
+        char command[PATH_MAX + 128];  /* what would make it again: printed, never run */
         FsgContext *context, *inside_context;
         FsgState *here, *inside;        /* inside: NULL when it holds no module tree for this kernel */
         Disagreement *d;
@@ -68,16 +71,57 @@ static void remove_tree(char **dir) {
         }
 }
 
-/* argv in cwd with its output to /dev/null, at most UNPACK_TIMEOUT_SEC: 0, or a negative
- * errno (-ETIMEDOUT, -ENOEXEC for a non-zero exit). */
+static uint64_t tree_bytes;
+/* A signal that ends fsgatectl while it unpacks (Cockpit closes its channel: SIGTERM) must not
+ * leave the unpacked tree behind: it is noted, the unpack ended and the tree removed, and
+ * then the signal does what it would have done. */
+static volatile sig_atomic_t ending_signal;
+
+static void note_signal(int sig) {
+        ending_signal = sig;
+}
+
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+        (void) path;
+        (void) flag;
+        (void) ftw;
+        tree_bytes += (uint64_t) st->st_blocks * 512;
+        return 0;
+}
+
+/* UNPACK_MAX_BYTES, or the lower FSGATE_INITRAMFS_UNPACK_MAX (docs/ENVIRONMENT.md). */
+static uint64_t unpack_max(void) {
+        const char *v = secure_getenv("FSGATE_INITRAMFS_UNPACK_MAX");
+        char *end;
+        unsigned long long n;
+
+        if (!v || !*v)
+                return UNPACK_MAX_BYTES;
+        errno = 0;
+        n = strtoull(v, &end, 10);
+        return errno || *end || n == 0 || n > UNPACK_MAX_BYTES ? UNPACK_MAX_BYTES : (uint64_t) n;
+}
+
+/* What the tree at dir takes on disk now. */
+static uint64_t disk_usage(const char *dir) {
+        tree_bytes = 0;
+        (void) nftw(dir, add_size, 16, FTW_PHYS | FTW_MOUNT);
+        return tree_bytes;
+}
+
+/* argv in cwd with its output to /dev/null, at most UNPACK_TIMEOUT_SEC and UNPACK_MAX_BYTES
+ * in cwd: 0, or a negative errno (-ETIMEDOUT, -EFBIG, -ENOEXEC for a non-zero exit). The
+ * tools are scripts: the whole process group they start is ended, not only the script. */
 static int run_quietly(const char *cwd, char * const argv[]) {
         struct timespec pause = { 0, 50 * 1000 * 1000 };
-        int status;
+        int status, r = 0;
+        uint64_t max = unpack_max();
         pid_t pid = fork();
 
         if (pid < 0)
                 return -errno;
         if (pid == 0) {
+                (void) setpgid(0, 0);
                 int null = open("/dev/null", O_RDWR | O_CLOEXEC);
                 if (null >= 0) {
                         (void) dup2(null, STDIN_FILENO);
@@ -89,19 +133,33 @@ static int run_quietly(const char *cwd, char * const argv[]) {
                 execv(argv[0], argv);
                 _exit(127);
         }
+        (void) setpgid(pid, pid);      /* either side may come first */
         for (unsigned waited = 0;; waited++) {
-                pid_t r = waitpid(pid, &status, WNOHANG);
-                if (r == pid)
-                        break;
-                if (r < 0 && errno != EINTR)
+                siginfo_t si = {};
+
+                /* Not reaped yet (WNOWAIT): while it is a zombie, its pid, the group's id,
+                 * cannot be anyone else's. */
+                if (waitid(P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno != EINTR)
                         return -errno;
-                if (waited >= UNPACK_TIMEOUT_SEC * 20) {
-                        (void) kill(pid, SIGKILL);
-                        (void) waitpid(pid, &status, 0);
-                        return -ETIMEDOUT;
-                }
+                if (si.si_pid == pid)
+                        break;
+                if (ending_signal)
+                        r = -EINTR;
+                else if (waited >= UNPACK_TIMEOUT_SEC * 20)
+                        r = -ETIMEDOUT;
+                else if (waited % 5 == 4 && disk_usage(cwd) > max)
+                        r = -EFBIG;
+                if (r < 0)
+                        break;
                 (void) nanosleep(&pause, NULL);
         }
+        /* The tool's children too (a decompressor writing on after its script ended). */
+        (void) kill(-pid, SIGKILL);
+        while (waitpid(pid, &status, 0) < 0)
+                if (errno != EINTR)
+                        return -errno;
+        if (r < 0)
+                return r;
         return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ENOEXEC;
 }
 
@@ -143,14 +201,16 @@ static int unpack(Generator g, const char *tool, const char *image, char **ret_d
         *ret_dir = strdup(tmpl);
         if (!*ret_dir)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        /* dracut's lsinitrd unpacks into the working directory. */
+        /* dracut's lsinitrd unpacks into the working directory; unmkinitramfs into tmpl,
+         * which is also where the size is watched. */
         if (g == GEN_INITRAMFS_TOOLS)
-                r = run_quietly("/", (char * const[]) { (char *) tool, (char *) image, tmpl, NULL });
+                r = run_quietly(tmpl, (char * const[]) { (char *) tool, (char *) image, tmpl, NULL });
         else
                 r = run_quietly(tmpl, (char * const[]) { (char *) tool, (char *) "--unpack", (char *) image, NULL });
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, _("%s could not unpack %s (%s)"), tool, image,
-                                 r == -ETIMEDOUT ? _("it took too long") : strerror(-r));
+                                 r == -ETIMEDOUT ? _("it took too long") :
+                                 r == -EFBIG ? _("it unpacks to too much") : strerror(-r));
         snprintf(path, sizeof(path), "%s/main", tmpl);
         *ret_root = strdup(access(path, F_OK) == 0 ? path : tmpl);
         return *ret_root ? 0 : fsg_error(e, FSG_ERR_FAILED, "Out of memory");
@@ -181,11 +241,16 @@ static size_t compare(const FsgContext *c, const FsgState *here, const FsgState 
         return n;
 }
 
-static const char *fix_command(Generator g, const FsgContext *c, char buf[static 128]) {
+/* For an image (--root), run inside it: the bare command would make the host's. */
+static const char *fix_command(Generator g, const FsgContext *c, char buf[static PATH_MAX + 128]) {
+        char chroot[PATH_MAX + 16] = "";
+
+        if (!streq(c->root, "/") && *c->root)
+                snprintf(chroot, sizeof(chroot), "chroot %s ", c->root);
         if (g == GEN_INITRAMFS_TOOLS)
-                snprintf(buf, 128, "update-initramfs -u -k %s", c->kver);
+                snprintf(buf, PATH_MAX + 128, "%supdate-initramfs -u -k %s", chroot, c->kver);
         else
-                snprintf(buf, 128, "dracut -f --kver %s", c->kver);
+                snprintf(buf, PATH_MAX + 128, "%sdracut -f --kver %s", chroot, c->kver);
         return buf;
 }
 
@@ -254,34 +319,67 @@ CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k) {
         return NULL;
 }
 
+static const int ending_signals[] = { SIGTERM, SIGINT, SIGHUP, SIGPIPE };
+
+static void catch_ending_signals(struct sigaction old[static ELEMENTSOF(ending_signals)]) {
+        struct sigaction sa = { .sa_handler = note_signal };
+
+        ending_signal = 0;
+        sigemptyset(&sa.sa_mask);
+        for (size_t i = 0; i < ELEMENTSOF(ending_signals); i++)
+                (void) sigaction(ending_signals[i], &sa, &old[i]);
+}
+
+/* After the tree is gone: the handlers as they were, and a noted signal delivered again. */
+static void restore_ending_signals(const struct sigaction old[static ELEMENTSOF(ending_signals)]) {
+        for (size_t i = 0; i < ELEMENTSOF(ending_signals); i++)
+                (void) sigaction(ending_signals[i], &old[i], NULL);
+        if (ending_signal)
+                (void) raise(ending_signal);
+}
+
+static int check(const CtlOptions *o, CtlInitramfs **ret, FsgError *e);
+
 int ctl_initramfs_check(const CtlOptions *o, CtlInitramfs **ret, FsgError *e) {
+        struct sigaction old[ELEMENTSOF(ending_signals)];
+        int r;
+
+        catch_ending_signals(old);
+        r = check(o, ret, e);
+        restore_ending_signals(old);
+        return r;
+}
+
+static int check(const CtlOptions *o, CtlInitramfs **ret, FsgError *e) {
         _cleanup_(ctl_initramfs_freep) CtlInitramfs *k = NULL;
         _cleanup_(remove_tree) char *dir = NULL;
         _cleanup_free_ char *tool = NULL, *inside_root = NULL;
         FsgError inside_error = {};
+        int r;
 
         *ret = NULL;
         k = calloc(1, sizeof(*k));
         if (!k)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        if (fsg_context_new(o->root, o->kernel_release, &k->context, e) < 0)
-                return -1;
+        r = fsg_context_new(o->root, o->kernel_release, &k->context, e);
+        if (r < 0)
+                return r;
         if (!k->context->kver)
                 return fsg_error(e, FSG_ERR_NO_KERNEL, "%s", _("No kernel module tree: no initramfs to compare with"));
         k->generator = detect_generator(k->context);
         if (k->generator == GEN_NONE)
                 return 0;
-        if (find_image(k->context, k->generator, &k->image, &tool, e) < 0 ||
-            unpack(k->generator, tool, k->image, &dir, &inside_root, e) < 0 ||
-            fsg_state_build(k->context, NULL, &k->here, e) < 0)
-                return -1;
+        if ((r = find_image(k->context, k->generator, &k->image, &tool, e)) < 0 ||
+            (r = unpack(k->generator, tool, k->image, &dir, &inside_root, e)) < 0 ||
+            (r = fsg_state_build(k->context, NULL, &k->here, e)) < 0)
+                return r;
         /* What the initramfs holds is judged as an image is. One without a module tree for
          * this kernel (or without /etc and /usr at all) holds no module to load. */
         if (fsg_context_new(inside_root, k->context->kver, &k->inside_context, &inside_error) < 0 ||
             fsg_state_build(k->inside_context, NULL, &k->inside, &inside_error) < 0) {
                 if (inside_error.code != FSG_ERR_NO_KERNEL && inside_error.code != FSG_ERR_INVALID_ARGS) {
                         *e = inside_error;
-                        return -1;
+                        return -EINVAL;
                 }
                 k->inside = fsg_state_free(k->inside);
         }

@@ -347,6 +347,10 @@ static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_erro
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);
 
+static int compare_strings(const void *a, const void *b) {
+        return strcmp(*(const char * const *) a, *(const char * const *) b);
+}
+
 static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const sd_bus_error *error, void *userdata) {
         Request *req = userdata;
 
@@ -367,20 +371,27 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
         authorize_next(m, call, req);
 }
 
-/* The modules a profile's plan writes, space-separated: a computed profile ("unused") names
- * other modules on another day, so its name alone does not say what a grant covers. */
+/* The modules a profile's plan writes, space-separated and sorted (a rule may compare the
+ * string; the plan lists "unused" notable first): a computed profile names other modules on
+ * another day, so its name alone does not say what a grant covers. */
 static char *profile_modules(const FsgProfilePlan *pp) {
+        _cleanup_free_ const char **names = calloc(pp->n + 1, sizeof(char *));
         size_t size = 1, l = 0;
         char *s;
 
-        for (size_t i = 0; i < pp->n; i++)
-                size += strlen(pp->plans[i].module) + 1;
+        if (!names)
+                return NULL;
+        for (size_t i = 0; i < pp->n; i++) {
+                names[i] = pp->plans[i].module;
+                size += strlen(names[i]) + 1;
+        }
+        qsort(names, pp->n, sizeof(char *), compare_strings);
         s = malloc(size);
         if (!s)
                 return NULL;
         s[0] = 0;
         for (size_t i = 0; i < pp->n; i++)
-                l += sprintf(s + l, "%s%s", i ? " " : "", pp->plans[i].module);
+                l += sprintf(s + l, "%s%s", i ? " " : "", names[i]);
         return s;
 }
 

@@ -8,9 +8,11 @@ real unmkinitramfs. What a real update-initramfs gives: tests/system/scenarios/i
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
@@ -77,14 +79,16 @@ class InitramfsTest(unittest.TestCase):
             self.assertIn('  hfs: allowed here (/etc/modprobe.d/60-blacklist_fs-hfs.conf), denied in the initramfs '
                           '(/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)', out)
             self.assertIn('An allow by a /dev/null mask never reaches it', out)
-            self.assertIn(f'To make it again from the configuration as it is now: update-initramfs -u -k {self.kver}',
+            # For an image, run inside it: the bare command would make the host's initramfs.
+            self.assertIn(f'To make it again from the configuration as it is now: chroot {self.root} '
+                          f'update-initramfs -u -k {self.kver}',
                           out)
         # Denied here after the initramfs was made: shipped and allowed inside.
         self.ctl('deny', 'ufs')
         j = json.loads(self.ctl('--json', 'initramfs', want=9).stdout)
         self.assertFalse(j['agrees'])
         self.assertEqual(j['generator'], 'initramfs-tools')
-        self.assertEqual(j['command'], f'update-initramfs -u -k {self.kver}')
+        self.assertEqual(j['command'], f'chroot {self.root} update-initramfs -u -k {self.kver}')
         got = {d['module']: (d['state'], d['state_inside'], d['mask_not_copied']) for d in j['disagreements']}
         self.assertEqual(got, {'hfs': ('allowed', 'denied', True), 'ufs': ('denied', 'allowed', False)})
         # The printed command's effect (made the way it would make it): ufs agrees, hfs not.
@@ -115,7 +119,8 @@ class InitramfsTest(unittest.TestCase):
         p = self.ctl('audit', 'cis', want=9, env=env)
         self.assertIn(f'Warning (not part of the verdict): the initramfs {image} disagrees on 1 module of the profile:\n'
                       '  udf: allowed here (default), denied in the initramfs (/etc/modprobe.d/60-blacklist_fs-udf.conf)\n'
-                      f'To make it again from the configuration as it is now: update-initramfs -u -k {self.kver}\n',
+                      f'To make it again from the configuration as it is now: chroot {self.root} update-initramfs -u -k '
+                      f'{self.kver}\n',
                       p.stdout)
         j = json.loads(self.ctl('--json', 'audit', 'cis', want=9, env=env).stdout)
         self.assertEqual(j['initramfs']['checked'], True)
@@ -124,7 +129,8 @@ class InitramfsTest(unittest.TestCase):
         out = self.ctl('status', 'udf').stdout
         self.assertIn(f'Initramfs: denied there (/etc/modprobe.d/60-blacklist_fs-udf.conf), unlike here   ({image})',
                       out)
-        self.assertIn(f'To make the initramfs again from the configuration as it is now: update-initramfs -u -k '
+        self.assertIn(f'To make the initramfs again from the configuration as it is now: chroot {self.root} '
+                      'update-initramfs -u -k '
                       f'{self.kver}', out)
         # The other way, what an auditor fears: denied here, shipped allowed in the initramfs.
         self.make_initramfs(['hfs', 'minix', 'udf'])
@@ -158,6 +164,7 @@ class InitramfsTest(unittest.TestCase):
         self.assertNotIn('Initramfs', self.ctl('status', 'udf').stdout)
 
     def test_no_generator_no_image_and_a_hostile_archive(self):
+        before = self.temp_dirs_left()
         os.unlink(os.path.join(self.root, 'usr/sbin/update-initramfs'))
         self.assertIn('No initramfs generator', self.ctl('initramfs').stdout)
         self.assertEqual(json.loads(self.ctl('--json', 'initramfs').stdout),
@@ -176,7 +183,36 @@ class InitramfsTest(unittest.TestCase):
                        shell=True, check=True)
         self.ctl('initramfs')   # holds no module: agrees
         self.assertFalse(os.path.exists('/tmp/escaped-by-fsgate-test'))
-        self.assertEqual(self.temp_dirs_left(), [])
+        self.assertEqual(self.temp_dirs_left(), before)
+        # A compression bomb (256 MB of zeros, some 10 KB packed) over a cap of 16 MiB (the
+        # built-in 1 GiB, lowered for the test): unpacking ends past it, with the tool's whole
+        # process group, and nothing is left.
+        shutil.rmtree(tree)
+        tree = tempfile.mkdtemp(dir=self.base)
+        subprocess.run(['truncate', '-s', '256M', os.path.join(tree, 'zeros')], check=True)
+        subprocess.run(f'cd {tree} && echo zeros | cpio -o -H newc --quiet | zstd -q -1 -f -o {image}', shell=True,
+                       check=True)
+        shutil.rmtree(tree)
+        self.assertLess(os.path.getsize(image), 1 << 20)
+        capped = dict(os.environ, FSGATE_INITRAMFS_UNPACK_MAX=str(16 << 20))
+        p = self.ctl('initramfs', want=1, env=capped)
+        self.assertIn('could not unpack', p.stderr)
+        self.assertIn('it unpacks to too much', p.stderr)
+        self.assertEqual(self.temp_dirs_left(), before)
+        self.assertEqual(subprocess.run(['pgrep', '-f', f'cpio.*{self.base}'], capture_output=True).returncode, 1,
+                         'a process of the unpack is left')
+        # Ended while it unpacks (Cockpit closing its channel sends SIGTERM): the tree goes,
+        # then the signal ends fsgatectl as it would have.
+        p = subprocess.Popen([CONFIG.fsgatectl, f'--root={self.root}', 'initramfs'], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL, env=capped)
+        for _ in range(100):
+            if self.temp_dirs_left() != before:
+                break
+            time.sleep(0.05)
+        self.assertNotEqual(self.temp_dirs_left(), before, 'the unpack did not start')
+        p.terminate()
+        self.assertEqual(p.wait(timeout=30), -signal.SIGTERM)
+        self.assertEqual(self.temp_dirs_left(), before)
 
 
 if __name__ == '__main__':

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-from fsgatetest import RISK_KEYS as KEYS, BusTestCase, expected_facts, expected_phrase, unpack, write  # noqa: E402
+from fsgatetest import CONFIG, RISK_KEYS as KEYS, BusTestCase, expected_facts, expected_phrase, unpack, write  # noqa: E402
 
 class RiskTest(BusTestCase):
 
@@ -92,38 +92,52 @@ class RiskTest(BusTestCase):
         self.assertIn('--risk does not apply to status', r.err)
 
     def test_status_says_whether_udisks2_would_mount_it(self):
-        """The "Desktop mount" row: udisks2 present, the real blkid's list of types, and the
-        allow_active of udisks2's filesystem-mount in its policy file (as Debian ships it,
-        then changed). Offline on the scratch root: without --root the row reads the host."""
-        root = f'--root={self.root}'
-        self.assertNotIn('Desktop mount', self.ctl(root, 'status', 'hfs').out)     # no udisks2
-        write(self.root, 'usr/libexec/udisks2/udisksd', '')
+        """The "Desktop mount" row: the running system's (fsgatectl through the service, as on
+        a desktop), from udisks2's daemon, the real blkid's list of types and the allow_active
+        of udisks2's filesystem-mount in its policy file (as Debian ships it, then changed).
+        The host's files are not touched: fsgatectl runs in a mount namespace of its own
+        where a scratch /usr/libexec and /usr/share/polkit-1/actions are bind-mounted."""
+        fake = os.path.join(self.root, 'desktop')
+        libexec, actions = os.path.join(fake, 'libexec'), os.path.join(fake, 'actions')
+        os.makedirs(libexec)
+        os.makedirs(actions)
+        self.assertTrue(os.path.isdir('/usr/share/polkit-1/actions'))
+
+        def status(name):
+            script = (f'mount --bind {libexec} /usr/libexec && mount --bind {actions} /usr/share/polkit-1/actions && '
+                      f'exec {CONFIG.fsgatectl} status {name}')
+            r = self.stack.run(['unshare', '-m', '--propagation', 'private', 'sh', '-c', script])
+            self.assertEqual(r[0], 0, r)
+            return r[1]
+
+        self.assertNotIn('Desktop mount', status('hfs'))     # no udisks2
+        write(libexec, 'udisks2/udisksd', '')
         policy = ('<policyconfig>\n <action id="org.freedesktop.udisks2.filesystem-mount-system">\n'
                   '  <defaults><allow_active>auth_admin_keep</allow_active></defaults>\n </action>\n'
                   ' <action id="org.freedesktop.udisks2.filesystem-mount">\n  <description>Mount a filesystem'
                   '</description>\n  <defaults>\n   <allow_any>auth_admin</allow_any>\n'
                   '   <allow_inactive>auth_admin</allow_inactive>\n   <allow_active>{}</allow_active>\n'
                   '  </defaults>\n </action>\n</policyconfig>\n')
-        path = 'usr/share/polkit-1/actions/org.freedesktop.UDisks2.policy'
-        write(self.root, path, policy.format('yes'))
-        known = subprocess.run(['blkid', '-k'], capture_output=True, text=True, check=True).stdout.split()
+        write(actions, 'org.freedesktop.UDisks2.policy', policy.format('yes'))
+        known = subprocess.run(['/sbin/blkid', '-k'], capture_output=True, text=True, check=True).stdout.split()
         self.assertIn('hfs', known)
         self.assertNotIn('9p', known)
-        self.assertRegex(self.ctl(root, 'status', 'hfs').out,
+        self.assertRegex(status('hfs'),
                          r'\n +Desktop mount: yes: udisks2 mounts a hfs medium for the active local user without a '
                          r'password \(org\.freedesktop\.udisks2\.filesystem-mount: allow_active yes; ')
-        self.assertRegex(self.ctl(root, 'status', 'vxfs').out, r'Desktop mount: yes: udisks2 mounts a vxfs medium')
-        self.assertRegex(self.ctl(root, 'status', '9p').out,
-                         r'\n +Desktop mount: no: blkid does not recognize it, so udisks2 offers no mount\n')
-        write(self.root, path, policy.format('auth_admin'))
-        self.assertRegex(self.ctl(root, 'status', 'hfs').out,
+        self.assertRegex(status('vxfs'), r'Desktop mount: yes: udisks2 mounts a vxfs medium')
+        self.assertRegex(status('9p'), r'\n +Desktop mount: no: blkid does not recognize it, so udisks2 offers no mount\n')
+        write(actions, 'org.freedesktop.UDisks2.policy', policy.format(' auth_admin\n   '))      # blanks around it
+        self.assertRegex(status('hfs'),
                          r'Desktop mount: only as polkit decides: udisks2 can mount a hfs medium; '
                          r'org\.freedesktop\.udisks2\.filesystem-mount is allow_active auth_admin\n')
-        os.unlink(os.path.join(self.root, path))
-        self.assertRegex(self.ctl(root, 'status', 'hfs').out,
+        os.unlink(os.path.join(actions, 'org.freedesktop.UDisks2.policy'))
+        self.assertRegex(status('hfs'),
                          r"Desktop mount: blkid recognizes hfs; udisks2's policy names no "
                          r'org\.freedesktop\.udisks2\.filesystem-mount action\n')
-
+        # An image's udisks2 runs nowhere: offline, no row.
+        write(self.root, 'usr/libexec/udisks2/udisksd', '')
+        self.assertNotIn('Desktop mount', self.ctl(f'--root={self.root}', 'status', 'hfs').out)
 
 if __name__ == '__main__':
     from fsgatetest import main

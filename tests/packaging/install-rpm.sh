@@ -24,7 +24,7 @@ src=$(cd "$here/../.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "SKIP: rpm --root needs root"; exit 77; }
 
 # busybox-static, once per Debian version of it.
-cache=${XDG_CACHE_HOME:-$HOME/.cache}/fsgate/busybox-static
+cache=${XDG_CACHE_HOME:-${HOME:-/root}/.cache}/fsgate/busybox-static
 bbver=$(apt-cache policy busybox-static 2>/dev/null | sed -n 's/^ *Candidate: *//p')
 [ -n "$bbver" ] && [ "$bbver" != "(none)" ] || { echo "SKIP: no busybox-static in the package lists"; exit 77; }
 busybox=$cache/$bbver/bin/busybox
@@ -133,12 +133,12 @@ else
         bad "rpm -i into the live-like root: $(cat "$tmp/last.log")"
 fi
 for m in hfs minix; do
-        st=$(chroot "$live" /usr/bin/fsgatectl --root=/ list | awk -v m=$m '$1 == m {print $3, $4}')
+        st=$(chroot "$live" /usr/bin/fsgatectl --root=/ list | awk -v m=$m '$1 == m {print $3, $4}') || st="(fsgatectl failed)"
         [ "$st" = "allowed admin" ] && ok "$m, in use, stays allowed (exempted by the scriptlets)" ||
                 bad "$m after the install: '$st' ($(cat "$tmp/last.log"))"
 done
 for m in jfs ufs; do
-        st=$(chroot "$live" /usr/bin/fsgatectl --root=/ list | awk -v m=$m '$1 == m {print $3, $4}')
+        st=$(chroot "$live" /usr/bin/fsgatectl --root=/ list | awk -v m=$m '$1 == m {print $3, $4}') || st="(fsgatectl failed)"
         [ "$st" = "denied vendor" ] && ok "$m, not mounted, is denied by the vendor list" || bad "$m after the install: '$st'"
 done
 [ ! -e "$live/var/lib/fsgate-vendor-blacklist" ] && ok "the exemption's state is gone after %post" ||

@@ -188,6 +188,19 @@ boot1() {
         assert_eq "$(fs_field minix mounted)" true "minix mounted again, seen by the service"
         expect_error InUse Deny string:minix uint64:0
         assert_mask "$(conf_of $E minix)"
+        # What / is on (ext4, seen through the unit's PrivateMounts and in fstab): refused
+        # with FORCE, over the bus and in fsgatectl, and nothing written.
+        expect_error NeededForBoot Deny string:ext4 uint64:4
+        assert_contains "$(last_error_message)" "ext4 cannot be denied: / is on ext4" "NeededForBoot's message"
+        # FORCE and HARD: refused first for its own reason (ext4 has soft dependencies, so kmod
+        # would ignore a hard deny's install line); either way nothing is written.
+        expect_error HardDenyIgnored Deny string:ext4 uint64:12
+        rc=0
+        out=$(fsgatectl deny --force ext4 2>&1) || rc=$?
+        assert_eq "$rc" 5 "fsgatectl deny --force ext4 exit status"
+        assert_contains "$out" "fsgate refuses this even with --force" "fsgatectl deny --force ext4"
+        assert_absent "$(conf_of $E ext4)"
+        expect_state ext4 allowed default
 
         step "polkit under systemd: refusals, and a rules.d rule picked up without a restart"
         expect_error $IAR --as alice Allow string:ufs uint64:0
@@ -267,6 +280,10 @@ boot1() {
         x=$(journal_wait 10 -x MESSAGE_ID=$MSG_BLOCKED FSGATE_TYPE=hfs)
         assert_contains "$x" "Automatic loading of the hfs filesystem module was blocked" "journalctl -x"
         run_logged "fsgatectl allow hfs" fsgatectl allow hfs
+        # What status says of it, from this image's udisks2 policy file and blkid.
+        assert_contains "$(fsgatectl status hfs)" \
+                "Desktop mount: yes: udisks2 mounts a hfs medium for the active local user without a password (org.freedesktop.udisks2.filesystem-mount: allow_active yes;" \
+                "fsgatectl status hfs (udisks2)"
         out=$(udisksctl mount --no-user-interaction -b "$USB_DISK" 2>&1) || fail "udisksctl mount after the allow: $out"
         pass "udisksctl mount: $out"
         assert_eq "$(fs_field hfs mounted)" true "hfs mounted, seen by the service"
@@ -294,10 +311,12 @@ $out"
         out=$(runuser -u alice -- fsgatectl log 2>&1) || rc=$?
         assert_eq "$rc" 4 "alice's fsgatectl log exit status"
         assert_contains "$out" "Cannot read the system journal" "alice's fsgatectl log"
-        usermod -a -G systemd-journal bob
-        out=$(runuser -u bob -- fsgatectl log 2>&1) || fail "bob (systemd-journal) fsgatectl log: $out"
-        assert_contains "$out" "ufs (module ufs) blocked" "bob's fsgatectl log (group systemd-journal)"
-        gpasswd -d bob systemd-journal >/dev/null
+        for group in systemd-journal adm; do
+                usermod -a -G "$group" bob
+                out=$(runuser -u bob -- fsgatectl log 2>&1) || fail "bob ($group) fsgatectl log: $out"
+                assert_contains "$out" "ufs (module ufs) blocked" "bob's fsgatectl log (group $group)"
+                gpasswd -d bob "$group" >/dev/null
+        done
         # The README's example, as written.
         out=$(fsgatectl log --since=1h) || fail "fsgatectl log --since=1h: $out"
         assert_contains "$out" "exfat (module exfat) blocked" "fsgatectl log --since=1h"
@@ -326,6 +345,22 @@ $out"
         assert_contains "$out" "update-initramfs -u -k $(uname -r)" "fsgatectl initramfs's command"
         assert_eq "$(fsgatectl --json initramfs | jq -r '.disagreements[] | "\(.module) \(.mask_not_copied)"')" "minix true" \
                 "fsgatectl --json initramfs"
+        # The same in status (a row, and why making it again does not help) and beside
+        # audit's verdict (a warning; the exit status is the verdict's, as --json says).
+        out=$(fsgatectl status minix) || fail "fsgatectl status minix: $out"
+        assert_contains "$out" "Initramfs: denied there ($V/60-blacklist_fs-minix.conf), unlike here" "fsgatectl status minix"
+        assert_contains "$out" "An allow by a /dev/null mask never reaches the initramfs" "fsgatectl status minix"
+        assert_contains "$(fsgatectl status hfs)" "Initramfs: does not hold it" "fsgatectl status hfs"
+        rc=0
+        out=$(fsgatectl audit opensuse) || rc=$?
+        info "fsgatectl audit opensuse:
+$out"
+        assert_contains "$out" "Warning (not part of the verdict): the initramfs /boot/initrd.img-$(uname -r) disagrees on 1 module of the profile:" \
+                "fsgatectl audit opensuse"
+        assert_contains "$out" "  minix: allowed here ($E/60-blacklist_fs-minix.conf), denied in the initramfs" "fsgatectl audit opensuse"
+        j=$(fsgatectl --json audit opensuse) || true
+        assert_eq "$rc" "$(echo "$j" | jq -r 'if .compliant then 0 else 9 end')" "audit's exit status is its verdict's"
+        assert_eq "$(echo "$j" | jq -r '.initramfs.disagreements[].module')" minix "fsgatectl --json audit opensuse"
         # Back as it was (a copy: another update-initramfs costs a minute under TCG; the
         # printed command's effect is tests/bus/test-initramfs.py's).
         cp /tmp/initramfs-modules /etc/initramfs-tools/modules

@@ -254,6 +254,29 @@ static const char *fix_command(Generator g, const FsgContext *c, char buf[static
         return buf;
 }
 
+/* Only initramfs-tools is known to leave a /dev/null mask out (its copy_file). */
+static bool mask_not_copied(Generator g, const Disagreement *d) {
+        return d->mask && g == GEN_INITRAMFS_TOOLS;
+}
+
+static void json_disagreement(JsonWriter *w, Generator g, const Disagreement *d) {
+        json_object_begin(w);
+        json_field_string(w, "module", d->here->module);
+        json_field_string(w, "state", fsg_entry_state_string(d->here));
+        json_field_string(w, "deciding_file", d->here->deciding_file);
+        json_field_string(w, "state_inside", fsg_entry_state_string(d->inside));
+        json_field_string(w, "deciding_file_inside", d->inside->deciding_file);
+        json_field_bool(w, "mask_not_copied", mask_not_copied(g, d));
+        json_object_end(w);
+}
+
+void ctl_initramfs_print_disagreement(const CtlInitramfsDisagreement *d) {
+        /* TRANSLATORS: %1$s a module, %2$s/%4$s "allowed" or "denied", %3$s/%5$s files. */
+        printf(_("  %1$s: %2$s here (%3$s), %4$s in the initramfs (%5$s)\n"), d->here->module, ctl_state_word(d->here),
+               ctl_esc(*d->here->deciding_file ? d->here->deciding_file : "default"), ctl_state_word(d->inside),
+               ctl_esc(*d->inside->deciding_file ? d->inside->deciding_file : "default"));
+}
+
 static void print_json(Generator g, const char *image, const Disagreement *d, size_t n, const char *command) {
         JsonWriter w = JSON_WRITER(stdout);
 
@@ -263,16 +286,8 @@ static void print_json(Generator g, const char *image, const Disagreement *d, si
         json_field_bool(&w, "agrees", n == 0);
         json_key(&w, "disagreements");
         json_array_begin(&w);
-        for (size_t i = 0; i < n; i++) {
-                json_object_begin(&w);
-                json_field_string(&w, "module", d[i].here->module);
-                json_field_string(&w, "state", fsg_entry_state_string(d[i].here));
-                json_field_string(&w, "deciding_file", d[i].here->deciding_file);
-                json_field_string(&w, "state_inside", fsg_entry_state_string(d[i].inside));
-                json_field_string(&w, "deciding_file_inside", d[i].inside->deciding_file);
-                json_field_bool(&w, "mask_not_copied", d[i].mask);
-                json_object_end(&w);
-        }
+        for (size_t i = 0; i < n; i++)
+                json_disagreement(&w, g, &d[i]);
         json_array_end(&w);
         json_field_string(&w, "command", n ? command : "");
         json_object_end(&w);
@@ -289,16 +304,10 @@ static void print_text(Generator g, const char *image, const Disagreement *d, si
                 return;
         }
         for (size_t i = 0; i < n; i++) {
-                const Disagreement *x = &d[i];
-
-                /* TRANSLATORS: %1$s a module, %2$s/%4$s "allowed" or "denied", %3$s/%5$s files. */
-                printf(_("  %1$s: %2$s here (%3$s), %4$s in the initramfs (%5$s)\n"), x->here->module,
-                       ctl_state_word(x->here), ctl_esc(*x->here->deciding_file ? x->here->deciding_file : "default"),
-                       ctl_state_word(x->inside),
-                       ctl_esc(*x->inside->deciding_file ? x->inside->deciding_file : "default"));
-                masks = masks || x->mask;
+                ctl_initramfs_print_disagreement(&d[i]);
+                masks = masks || mask_not_copied(g, &d[i]);
         }
-        if (masks && g == GEN_INITRAMFS_TOOLS)
+        if (masks)
                 puts(_("An allow by a /dev/null mask never reaches it: initramfs-tools copies only regular files "
                        "of modprobe.d, so the deny the mask hides stays in the initramfs. Regenerating does not change "
                        "that; the module autoloads once the real root is mounted."));
@@ -408,7 +417,11 @@ const char *ctl_initramfs_command(const CtlInitramfs *k) {
 }
 
 bool ctl_initramfs_mask_not_copied(const CtlInitramfs *k, const CtlInitramfsDisagreement *d) {
-        return d->mask && k->generator == GEN_INITRAMFS_TOOLS;
+        return mask_not_copied(k->generator, d);
+}
+
+void ctl_initramfs_json_disagreement(JsonWriter *w, const CtlInitramfs *k, const CtlInitramfsDisagreement *d) {
+        json_disagreement(w, k->generator, d);
 }
 
 /* The entry of module inside, if the initramfs holds its module file (only then can it load

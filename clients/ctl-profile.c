@@ -71,16 +71,8 @@ static void initramfs_json(JsonWriter *w, const CtlInitramfs *k, const FsgError 
         json_field_string(w, "image", k ? ctl_initramfs_image(k) : "");
         json_key(w, "disagreements");
         json_array_begin(w);
-        for (size_t i = 0; i < n; i++) {
-                json_object_begin(w);
-                json_field_string(w, "module", d[i]->here->module);
-                json_field_string(w, "state", fsg_entry_state_string(d[i]->here));
-                json_field_string(w, "deciding_file", d[i]->here->deciding_file);
-                json_field_string(w, "state_inside", fsg_entry_state_string(d[i]->inside));
-                json_field_string(w, "deciding_file_inside", d[i]->inside->deciding_file);
-                json_field_bool(w, "mask_not_copied", ctl_initramfs_mask_not_copied(k, d[i]));
-                json_object_end(w);
-        }
+        for (size_t i = 0; i < n; i++)
+                ctl_initramfs_json_disagreement(w, k, d[i]);
         json_array_end(w);
         json_field_string(w, "command", n ? ctl_initramfs_command(k) : "");
         json_object_end(w);
@@ -104,12 +96,7 @@ static void initramfs_text(const CtlInitramfs *k, const FsgError *why, bool noth
                         n),
                ctl_esc(ctl_initramfs_image(k)), n);
         for (size_t i = 0; i < n; i++)
-                /* TRANSLATORS: as in `fsgatectl initramfs`: %1$s a module, %2$s/%4$s "allowed" or "denied", %3$s/%5$s files. */
-                printf(_("  %1$s: %2$s here (%3$s), %4$s in the initramfs (%5$s)\n"), d[i]->here->module,
-                       ctl_state_word(d[i]->here),
-                       ctl_esc(*d[i]->here->deciding_file ? d[i]->here->deciding_file : "default"),
-                       ctl_state_word(d[i]->inside),
-                       ctl_esc(*d[i]->inside->deciding_file ? d[i]->inside->deciding_file : "default"));
+                ctl_initramfs_print_disagreement(d[i]);
         /* TRANSLATORS: %s is a command (update-initramfs -u -k KVER). */
         printf(_("To make it again from the configuration as it is now: %s\n"), ctl_initramfs_command(k));
 }

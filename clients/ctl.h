@@ -87,6 +87,9 @@ const char *ctl_initramfs_image(const CtlInitramfs *k);
 const char *ctl_initramfs_command(const CtlInitramfs *k);
 /* d's allow is a mask this generator does not copy: making the initramfs again does not help. */
 bool ctl_initramfs_mask_not_copied(const CtlInitramfs *k, const CtlInitramfsDisagreement *d);
+/* d as `initramfs` shows it: a line of text, an object of its --json. */
+void ctl_initramfs_print_disagreement(const CtlInitramfsDisagreement *d);
+void ctl_initramfs_json_disagreement(JsonWriter *w, const CtlInitramfs *k, const CtlInitramfsDisagreement *d);
 /* status's initramfs row and advice for module (each NULL when there is nothing to say):
  * 0, or -ENOMEM. */
 int ctl_initramfs_status(const CtlOptions *o, const char *module, char **ret_row, char **ret_advice);
@@ -108,6 +111,11 @@ typedef struct CtlStatusExtras {
 } CtlStatusExtras;
 /* x as `status` shows it: a described entry (CtlBackend.describe). */
 void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x, const CtlStatusExtras *extras);
+/* Runs argv (argv[0] by its path, else found on PATH) with its standard output into buf,
+ * at most size - 1 bytes, NUL-terminated, and waits for it: the bytes read, and its exit
+ * status in *ret_status (-1 when a signal ended it); or -ENOENT when it could not start,
+ * another negative errno. For small answers of tools (blkid). */
+int ctl_spawn_output(char * const argv[], char *buf, size_t size, int *ret_status);
 /* status's "Desktop mount" row for x: would udisks2 mount a medium with it for the active
  * local user without asking (ctl-desktop.c)? 0 and *ret_row (NULL without udisks2), or -ENOMEM. */
 int ctl_desktop_mount_row(const CtlOptions *o, const FsgEntry *x, char **ret_row);

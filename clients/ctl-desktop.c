@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include "context.h"
 #include "ctl.h"
 #include "strv.h"
@@ -35,41 +31,17 @@ static bool udisks_installed(const FsgContext *c) {
 /* The filesystem types libblkid recognizes (blkid -k, util-linux 2.37 and later), one a line
  * in *ret; NULL when blkid cannot say. */
 static int blkid_types(char ***ret) {
+        /* util-linux's, by its path (merged /usr: /sbin is /usr/sbin): not whatever PATH finds. */
+        char *argv[] = { (char *) "/sbin/blkid", (char *) "-k", NULL };
         char buf[BLKID_LIST_MAX];
-        posix_spawn_file_actions_t fa;
-        int pipefd[2], status;
-        size_t n = 0;
-        pid_t pid;
+        int status, r;
 
         *ret = NULL;
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
-                return -errno;
-        char *argv[] = { (char *) "/sbin/blkid", (char *) "-k", NULL };
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-        /* util-linux's, by its path (merged /usr: /sbin is /usr/sbin): not whatever PATH finds. */
-        if (posix_spawn(&pid, argv[0], &fa, NULL, argv, environ) != 0)
-                pid = -1;
-        posix_spawn_file_actions_destroy(&fa);
-        close(pipefd[1]);
-        for (ssize_t k; pid > 0 && n < sizeof(buf) - 1; n += (size_t) k) {
-                k = read(pipefd[0], buf + n, sizeof(buf) - 1 - n);
-                if (k < 0 && errno == EINTR) {
-                        k = 0;
-                        continue;
-                }
-                if (k <= 0)
-                        break;
-        }
-        close(pipefd[0]);
-        if (pid <= 0)
-                return -ENOENT;
-        while (waitpid(pid, &status, 0) < 0)
-                if (errno != EINTR)
-                        return -errno;
-        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        r = ctl_spawn_output(argv, buf, sizeof(buf), &status);
+        if (r < 0)
+                return r;
+        if (status != 0)
                 return -ENOEXEC;
-        buf[n] = 0;
         for (char *save = NULL, *w = strtok_r(buf, "\n", &save); w; w = strtok_r(NULL, "\n", &save))
                 if (strv_extend(ret, w) < 0)
                         return -ENOMEM;

@@ -1,9 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <systemd/sd-device.h>
 
 #include "confscan.h"
@@ -12,18 +9,16 @@
 #include "name.h"
 #include "risk.h"
 
-extern char **environ;
 
 /* The filesystem type on a device: udev's answer when it has one (what the udev rule and
  * desktop tools see), else blkid's low-level probe. */
 static char *device_fs_type(const char *devnode) {
+        char *argv[] = { (char *) "blkid", (char *) "-p", (char *) "-o", (char *) "value", (char *) "-s",
+                         (char *) "TYPE", (char *) devnode, NULL };
         sd_device *d = NULL;
         const char *v;
         char *type = NULL, buf[64];
-        int pipefd[2], status;
-        posix_spawn_file_actions_t fa;
-        pid_t pid;
-        ssize_t n;
+        int status;
 
         if (sd_device_new_from_devname(&d, devnode) >= 0) {
                 if (sd_device_get_property_value(d, "ID_FS_TYPE", &v) >= 0 && *v)
@@ -32,23 +27,9 @@ static char *device_fs_type(const char *devnode) {
                 if (type)
                         return type;
         }
-        if (pipe2(pipefd, O_CLOEXEC) < 0)
+        /* Its exit status says nothing more than an empty answer. */
+        if (ctl_spawn_output(argv, buf, sizeof(buf), &status) <= 0)
                 return NULL;
-        char *argv[] = { (char *) "blkid", (char *) "-p", (char *) "-o", (char *) "value", (char *) "-s",
-                         (char *) "TYPE", (char *) devnode, NULL };
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
-        if (posix_spawnp(&pid, "blkid", &fa, NULL, argv, environ) != 0)
-                pid = -1;
-        posix_spawn_file_actions_destroy(&fa);
-        close(pipefd[1]);
-        n = pid > 0 ? read(pipefd[0], buf, sizeof(buf) - 1) : -1;
-        close(pipefd[0]);
-        if (pid > 0)
-                (void) waitpid(pid, &status, 0);
-        if (n <= 0)
-                return NULL;
-        buf[n] = 0;
         buf[strcspn(buf, "\n")] = 0;
         return *buf ? strdup(buf) : NULL;
 }

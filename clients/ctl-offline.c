@@ -29,6 +29,7 @@ static int offline_describe(const CtlOptions *o, const char *name, FsgState **re
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         FsgError refusal = {}, reset_refusal = {};
+        uint64_t flags;
         FsgEntry *x;
         FsgPlan p;
         int r = open_ctx(o, &c, e);
@@ -38,12 +39,11 @@ static int offline_describe(const CtlOptions *o, const char *name, FsgState **re
         if (r < 0)
                 return r;
         x = &s->entries[0];
-        if (x->denied && !x->builtin)
-                (void) fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &refusal);
-        if (x->origin == FSG_ORIGIN_ADMIN || x->origin == FSG_ORIGIN_RUNTIME)
-                (void) fsg_plan(c, FSG_OP_RESET, x->module, x->origin == FSG_ORIGIN_RUNTIME ? FSG_FLAG_RUNTIME : 0, &p,
-                                &reset_refusal);
-        x->allow_refused = strdup(x->denied && !x->builtin ? refusal.message : "");
+        if (fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &flags))
+                (void) fsg_plan(c, FSG_OP_ALLOW, x->module, flags, &p, &refusal);
+        if (fsg_refusal_wants_plan(x, FSG_OP_RESET, &flags))
+                (void) fsg_plan(c, FSG_OP_RESET, x->module, flags, &p, &reset_refusal);
+        x->allow_refused = strdup(refusal.message);
         x->reset_refused = strdup(reset_refusal.message);
         if (!x->allow_refused || !x->reset_refused)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");

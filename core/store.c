@@ -647,6 +647,17 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
         return 0;
 }
 
+bool fsg_refusal_wants_plan(const FsgEntry *x, FsgOp op, uint64_t *ret_flags) {
+        *ret_flags = 0;
+        if (op == FSG_OP_ALLOW)
+                return x->denied && !x->builtin;
+        if (op != FSG_OP_RESET || (x->origin != FSG_ORIGIN_ADMIN && x->origin != FSG_ORIGIN_RUNTIME))
+                return false;
+        if (x->origin == FSG_ORIGIN_RUNTIME)
+                *ret_flags = FSG_FLAG_RUNTIME;
+        return true;
+}
+
 int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *p, FsgError *e) {
         return fsg_plan_cached(c, NULL, NULL, op, name, flags, p, e);
 }

@@ -59,6 +59,11 @@ typedef struct FsgPlan {
  * without touching anything. Unknown flags, names and every refusal are errors here. */
 int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);
 
+/* Whether Describe's allow_refused or reset_refused asks for a plan of op on x, and with which
+ * flags: an Allow of what is denied and not built in; a Reset where fsgate's kind of file
+ * decides (origin admin, or runtime: then with FSG_FLAG_RUNTIME). Elsewhere the answer is "". */
+bool fsg_refusal_wants_plan(const FsgEntry *x, FsgOp op, uint64_t *ret_flags);
+
 /* What a state says of one module with one of its files out of the way: the part of a plan
  * that needs a build of its own (is an Allow still refused? which authorization does a Reset
  * need?). */

@@ -222,21 +222,21 @@ static void refusal_done(Refusal *r) {
  * files (a refusal may quote a line of one). Plans: the state may be rebuilt meanwhile. */
 static int plan_refusals(Manager *m, const char *module, Refusal *ret) {
         FsgError e = {}, allow = {}, reset = {};
+        uint64_t allow_flags = 0, reset_flags = 0;
+        bool plan_allow = false, plan_reset = false;
         const FsgState *s;
         const FsgEntry *x;
-        FsgOrigin origin;
-        bool denied;
         FsgPlan p;
 
+        /* Both asked before either plan: x lives in a state the first plan may replace. */
         if (manager_state(m, &s, &e) >= 0 && (x = fsg_state_find_module(s, module))) {
-                denied = x->denied && !x->builtin;
-                origin = x->origin;
-                if (denied)
-                        (void) manager_plan(m, FSG_OP_ALLOW, module, 0, &p, &allow);
-                if (origin == FSG_ORIGIN_ADMIN || origin == FSG_ORIGIN_RUNTIME)
-                        (void) manager_plan(m, FSG_OP_RESET, module,
-                                            origin == FSG_ORIGIN_RUNTIME ? FSG_FLAG_RUNTIME : 0, &p, &reset);
+                plan_allow = fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &allow_flags);
+                plan_reset = fsg_refusal_wants_plan(x, FSG_OP_RESET, &reset_flags);
         }
+        if (plan_allow)
+                (void) manager_plan(m, FSG_OP_ALLOW, module, allow_flags, &p, &allow);
+        if (plan_reset)
+                (void) manager_plan(m, FSG_OP_RESET, module, reset_flags, &p, &reset);
         ret->allow = fsg_utf8_escape(allow.message);
         ret->reset = fsg_utf8_escape(reset.message);
         return ret->allow && ret->reset ? 0 : -ENOMEM;

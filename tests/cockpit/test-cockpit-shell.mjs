@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+import { check, tapSteps } from './tap.mjs';
 
 const { values: opt } = parseArgs({
     options: {
@@ -28,33 +29,9 @@ if (!PASSWORD)
     throw new Error('FSGATE_TEST_PASSWORD is not set');
 
 const WAIT = 20_000;      // the shell loads more than the bare page
-let browser, page, stepNo = 0;
-const problems = [];
-
-function check(cond, what) {
-    if (!cond)
-        throw new Error(what);
-}
-
-async function step(name, fn) {
-    stepNo++;
-    const t0 = Date.now();
-    try {
-        await fn();
-        check(problems.length === 0, `the page reported errors:\n  ${problems.join('\n  ')}`);
-        console.log(`ok ${stepNo} - ${name} (${Date.now() - t0} ms)`);
-    } catch (ex) {
-        console.log(`not ok ${stepNo} - ${name}`);
-        console.log(`  ${String(ex.stack || ex).split('\n').join('\n  ')}`);
-        if (page) {
-            const shot = join(opt.artifacts, `shell-failure-step${stepNo}.png`);
-            await page.screenshot({ path: shot }).catch(() => {});
-            console.log(`  screenshot: ${shot}`);
-        }
-        await browser?.close();
-        process.exit(1);
-    }
-}
+let browser, page;
+const { step, problems, plan } = tapSteps({ artifacts: opt.artifacts, prefix: 'shell-failure-step', fullPage: false,
+                                           current: () => ({ page, browser }) });
 
 async function login(user) {
     const p = await browser.newPage({ viewport: { width: 1280, height: 900 } });
@@ -152,4 +129,4 @@ await step('fsadmin allows affs from the page in the shell: the mask is on disk,
 });
 
 await browser.close();
-console.log(`1..${stepNo}`);
+plan();

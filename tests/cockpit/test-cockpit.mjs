@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSy
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
+import { check, tapSteps } from './tap.mjs';
 
 const { values: opt } = parseArgs({
     options: {
@@ -31,33 +32,9 @@ const etc = join(opt.root, 'etc/modprobe.d');
 const hfsFile = join(etc, '60-blacklist_fs-hfs.conf');
 const ufsFile = join(etc, '60-blacklist_fs-ufs.conf');
 
-let browser, page, stepNo = 0;
-const problems = [];  // uncaught page errors and console errors: each one fails the run
-
-function check(cond, what) {
-    if (!cond)
-        throw new Error(what);
-}
-
-async function step(name, fn) {
-    stepNo++;
-    const t0 = Date.now();
-    try {
-        await fn();
-        check(problems.length === 0, `the page reported errors:\n  ${problems.join('\n  ')}`);
-        console.log(`ok ${stepNo} - ${name} (${Date.now() - t0} ms)`);
-    } catch (ex) {
-        console.log(`not ok ${stepNo} - ${name}`);
-        console.log(`  ${String(ex.stack || ex).split('\n').join('\n  ')}`);
-        if (page) {
-            const shot = join(opt.artifacts, `failure-step${stepNo}.png`);
-            await page.screenshot({ path: shot, fullPage: true }).catch(() => {});
-            console.log(`  screenshot: ${shot}`);
-        }
-        await browser?.close();
-        process.exit(1);
-    }
-}
+let browser, page;
+const { step, problems, plan } = tapSteps({ artifacts: opt.artifacts, prefix: 'failure-step', fullPage: true,
+                                           current: () => ({ page, browser }) });
 
 async function openPage(url, options) {
     const p = await browser.newPage({ viewport: { width: 1280, height: 900 }, ...options });
@@ -486,4 +463,4 @@ await step('in German (browser language de-DE): po.de.js translates the static a
 });
 
 await browser.close();
-console.log(`1..${stepNo}`);
+plan();

@@ -257,6 +257,22 @@ static int bus_load(const CtlOptions *o, const char *name, FsgError *e) {
         return call(o, &bus, &reply, e, "Load", "s", name);
 }
 
+static int bus_grant(const CtlOptions *o, const char *name, uint64_t seconds, char **ret, FsgError *e) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *id;
+        int r;
+
+        r = call(o, &bus, &reply, e, "Grant", "sa{sv}t", name, 1, "seconds", "t", seconds, UINT64_C(0));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "s", &id);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
+        *ret = strdup(id);
+        return *ret ? 0 : fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+}
+
 static int bus_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -358,6 +374,7 @@ const CtlBackend ctl_backend_bus = {
         .describe = bus_describe,
         .change = bus_change,
         .load = bus_load,
+        .grant = bus_grant,
         .exempt = bus_exempt,
         .apply_profile = bus_apply_profile,
         .audit_profile = bus_audit_profile,

@@ -303,30 +303,48 @@ static void print_text(const LogRun *run) {
         }
 }
 
-/* "2026-12-06", "2026-12-06 10:30[:00]" (local time), or a span back from now: "90min",
- * "12h", "7d". */
-int ctl_parse_since(const char *s, uint64_t *ret) {
+/* A span: a whole number with a unit, "90s", "90min", "12h", "7d" (a bare number: seconds
+ * when bare_seconds), at most 100 years. */
+int ctl_parse_span(const char *s, bool bare_seconds, uint64_t *ret_usec) {
         static const struct {
                 const char *suffix;
                 uint64_t usec;
-        } units[] = { { "min", 60 * UINT64_C(1000000) }, { "h", 3600 * UINT64_C(1000000) },
-                      { "d", 86400 * UINT64_C(1000000) } };
-        static const char * const formats[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
+        } units[] = { { "s", UINT64_C(1000000) }, { "min", 60 * UINT64_C(1000000) }, { "h", 3600 * UINT64_C(1000000) },
+                      { "d", 86400 * UINT64_C(1000000) }, { "", UINT64_C(1000000) } };
         char *num_end;
+        unsigned long long n;
 
+        if (*s < '0' || *s > '9')
+                return -EINVAL;
+        errno = 0;
+        n = strtoull(s, &num_end, 10);
+        if (errno)
+                return -ERANGE;
         for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-                unsigned long long n = strtoull(s, &num_end, 10);
-                if (num_end != s && *s != '-' && streq(num_end, units[i].suffix)) {
-                        struct timespec ts;
-                        uint64_t now;
+                if (!streq(num_end, units[i].suffix) || (!*units[i].suffix && !bare_seconds))
+                        continue;
+                if (n > 36500ULL * 86400 * 1000000 / units[i].usec)
+                        return -ERANGE;
+                *ret_usec = n * units[i].usec;
+                return 0;
+        }
+        return -EINVAL;
+}
 
-                        (void) clock_gettime(CLOCK_REALTIME, &ts);
-                        now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-                        if (n > 36500ULL * 86400 * 1000000 / units[i].usec)
-                                return -ERANGE;
-                        *ret = now > n * units[i].usec ? now - n * units[i].usec : 0;
-                        return 0;
-                }
+/* "2026-12-06", "2026-12-06 10:30[:00]" (local time), or a span back from now: "90min",
+ * "12h", "7d". */
+int ctl_parse_since(const char *s, uint64_t *ret) {
+        static const char * const formats[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
+        uint64_t span;
+
+        if (ctl_parse_span(s, false, &span) == 0) {
+                struct timespec ts;
+                uint64_t now;
+
+                (void) clock_gettime(CLOCK_REALTIME, &ts);
+                now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+                *ret = now > span ? now - span : 0;
+                return 0;
         }
         for (size_t i = 0; i < ELEMENTSOF(formats); i++) {
                 struct tm tm = { .tm_isdst = -1 };

@@ -73,6 +73,11 @@ static int offline_load(const CtlOptions *o, const char *name, FsgError *e) {
                          _("load needs the running system; it cannot be used with --root"));
 }
 
+static int offline_grant(const CtlOptions *o, const char *name, uint64_t seconds, char **ret, FsgError *e) {
+        return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s",
+                         _("allow --for needs the running service, which ends the grant; it cannot be used with --root"));
+}
+
 static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_strv_free_ char **failed = NULL, **unmounted = NULL;
@@ -129,6 +134,7 @@ const CtlBackend ctl_backend_offline = {
         .describe = offline_describe,   /* the core's entries are always described */
         .change = offline_change,
         .load = offline_load,
+        .grant = offline_grant,
         .exempt = offline_exempt,
         .apply_profile = offline_apply_profile,
         .audit_profile = offline_audit_profile,

@@ -289,7 +289,7 @@ const char *ctl_command(const CtlOptions *o) {
 /* The rows of `status`. */
 enum {
         ROW_MODULE, ROW_TYPES, ROW_STATE, ROW_DECIDED, ROW_OVERRIDE, ROW_HARD, ROW_MODPROBE, ROW_INSTALL,
-        ROW_LOAD_REFUSED, ROW_AVAILABLE, ROW_LOADED, ROW_MOUNTED, ROW_BLOCKED, ROW_FILES, ROW_RISK_WHAT,
+        ROW_LOAD_REFUSED, ROW_AVAILABLE, ROW_LOADED, ROW_GRANTED, ROW_MOUNTED, ROW_BLOCKED, ROW_FILES, ROW_RISK_WHAT,
         ROW_RISK_CODE, ROW_RISK_DEPRECATED, ROW_RISK_UPSTREAM, ROW_RISK_USERNS, ROW_RISK_SOURCE, ROW_INITRAMFS, ROW_DESKTOP, _ROW_MAX
 };
 
@@ -382,6 +382,10 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                    s->kernel_unknown ? _("kernel not known yet (no module tree): judged by the files alone") :
                    _("no module file for this kernel"));
         vtable_row(t, ROW_LOADED, "%s\n", ctl_yes_no(x->loaded));
+        if (x->granted_until)
+                /* TRANSLATORS: %1$s a time (UTC), %2$s "fsgatectl", %3$s a module name. */
+                vtable_row(t, ROW_GRANTED, _("until %1$s, then unloaded once unused (%2$s reset %3$s ends it now)\n"),
+                           ctl_esc(x->granted_until), "fsgatectl", x->module);
         vtable_row(t, ROW_MOUNTED, "%s\n", ctl_yes_no(x->mounted));
         if (x->denied && !x->builtin)
                 /* The service's own answer: it reads the system's files. */
@@ -454,7 +458,7 @@ void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x,
                 [ROW_MODULE] = _("Module"), [ROW_TYPES] = _("Types"), [ROW_STATE] = _("State"),
                 [ROW_DECIDED] = _("Decided by"), [ROW_OVERRIDE] = _("Override of"), [ROW_HARD] = _("Hard deny"),
                 [ROW_MODPROBE] = "modprobe", [ROW_INSTALL] = _("Install"), [ROW_LOAD_REFUSED] = _("Load refused"),
-                [ROW_AVAILABLE] = _("Available"), [ROW_LOADED] = _("Loaded"), [ROW_MOUNTED] = _("Mounted"),
+                [ROW_AVAILABLE] = _("Available"), [ROW_LOADED] = _("Loaded"), [ROW_GRANTED] = _("Granted"), [ROW_MOUNTED] = _("Mounted"),
                 [ROW_BLOCKED] = _("Blocked"), [ROW_FILES] = _("Files"), [ROW_RISK_WHAT] = _("Kernel calls it"),
                 [ROW_RISK_CODE] = _("Kernel code"), [ROW_RISK_DEPRECATED] = _("Deprecated"),
                 [ROW_RISK_UPSTREAM] = _("Upstream"), [ROW_RISK_USERNS] = _("User namespaces"),

@@ -25,6 +25,8 @@ typedef struct CtlBackend {
         int (*describe)(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e);
         int (*change)(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e);
         int (*load)(const CtlOptions *o, const char *name, FsgError *e);
+        /* Grant: loaded for seconds; *ret the grant's id, "" when there was nothing to grant. */
+        int (*grant)(const CtlOptions *o, const char *name, uint64_t seconds, char **ret, FsgError *e);
         int (*exempt)(const CtlOptions *o, char ***ret, FsgError *e);
         /* ApplyProfile: the exact list of changes made (or, with FSG_FLAG_DRY_RUN, to make). */
         int (*apply_profile)(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
@@ -95,6 +97,8 @@ void ctl_initramfs_json_disagreement(JsonWriter *w, const CtlInitramfs *k, const
 int ctl_initramfs_status(const CtlOptions *o, const char *module, char **ret_row, char **ret_advice);
 /* --since's argument: 0 and *ret (microseconds since the epoch), or -EINVAL, -ERANGE. */
 int ctl_parse_since(const char *s, uint64_t *ret);
+/* "90s", "90min", "12h", "7d" (and a bare number of seconds when bare_seconds) in µs. */
+int ctl_parse_span(const char *s, bool bare_seconds, uint64_t *ret_usec);
 /* list --risk: the risk facts (core/risk.h) of every module, one row each. */
 void ctl_print_risk_table(const FsgState *s);
 void ctl_print_json(const FsgState *s, bool single);

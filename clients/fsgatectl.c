@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "ctl.h"
+#include "grant.h"
 #include "json-writer.h"
 #include "profile.h"
 #include "strv.h"
@@ -18,6 +19,7 @@ typedef struct Ctl {
         uint64_t since_usec;            /* log --since */
         unsigned lines;                 /* log --lines */
         bool log_options;               /* --since or --lines given: log's only */
+        uint64_t grant_usec;            /* allow --for */
 } Ctl;
 
 typedef enum VerbFlags {
@@ -195,7 +197,61 @@ static int change_names(Ctl *c, FsgOp op, char **names, size_t n) {
         return r;
 }
 
+/* Why a grant was not needed, from the entry as it is now. */
+static void print_not_granted(const FsgEntry *x) {
+        if (x->builtin)
+                printf(_("%s is built into the kernel: nothing to grant.\n"), x->module);
+        else if (!x->denied)
+                /* TRANSLATORS: %2$s the origin and file that allow the module. */
+                printf(_("%1$s is allowed already (%2$s): nothing to grant.\n"), x->module,
+                       *x->deciding_file ? ctl_esc(x->deciding_file) : fsg_origin_to_string(x->origin));
+        else
+                printf(_("%s is loaded already: nothing to grant (a grant never unloads what was there before it).\n"),
+                       x->module);
+}
+
+/* allow --for: a grant each, one after the other (no dry run: a grant changes no file). */
+static int grant_names(Ctl *c, char **names, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                _cleanup_(fsg_state_freep) FsgState *after = NULL;
+                _cleanup_free_ char *id = NULL;
+                const FsgEntry *x;
+                FsgError e = {};
+
+                if (c->be->grant(&c->o, names[i], c->grant_usec / 1000000, &id, &e) < 0 ||
+                    c->be->describe(&c->o, names[i], &after, &e) < 0)
+                        return ctl_fail(&c->o, &e);
+                x = &after->entries[0];
+                if (c->o.json) {
+                        JsonWriter w = JSON_WRITER(stdout);
+
+                        json_object_begin(&w);
+                        json_field_string(&w, "module", x->module);
+                        json_field_string(&w, "grant", id);
+                        json_field_string(&w, "granted_until", *id && x->granted_until ? x->granted_until : "");
+                        json_object_end(&w);
+                        putchar('\n');
+                } else if (!*id)
+                        print_not_granted(x);
+                else
+                        /* TRANSLATORS: %1$s a module, %2$s a time (UTC); the command is run as written. */
+                        printf(_("%1$s: loaded until %2$s, then unloaded once unused; to end it now: fsgatectl reset %1$s\n"),
+                               x->module, x->granted_until ? ctl_esc(x->granted_until) : "?");
+        }
+        return 0;
+}
+
 static int verb_allow(int argc, char *argv[], Ctl *c) {
+        if (c->grant_usec) {
+                FsgError e = {};
+
+                if (c->flags) {
+                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to allow --for"),
+                                  fsg_flags_to_string(c->flags, true));
+                        return ctl_fail(&c->o, &e);
+                }
+                return grant_names(c, argv + 1, argc - 1);
+        }
         return change_names(c, FSG_OP_ALLOW, argv + 1, argc - 1);
 }
 
@@ -323,6 +379,7 @@ enum {
         ARG_RISK,
         ARG_SINCE,
         ARG_LINES,
+        ARG_FOR,
         ARG_NO_ASK,
         ARG_LIST_VERBS,
         ARG_LIST_OPTIONS,
@@ -343,6 +400,7 @@ static const struct option options[] = {
         { "risk",            no_argument,       NULL, ARG_RISK         },
         { "since",           required_argument, NULL, ARG_SINCE        },
         { "lines",           required_argument, NULL, ARG_LINES        },
+        { "for",             required_argument, NULL, ARG_FOR          },
         { "no-ask-password", no_argument,       NULL, ARG_NO_ASK       },
         /* Hidden: what the shell completions ask, so they cannot drift from this file. */
         { "list-verbs",      no_argument,       NULL, ARG_LIST_VERBS   },
@@ -362,6 +420,7 @@ static const struct {
         /* TRANSLATORS: "deny:", "allow:", "apply:" name the command an option is for. */
         { "   --force",         N_("deny: even if the filesystem is in use now") },
         { "   --load",          N_("allow: also load the module now") },
+        { "   --for=SPAN",      N_("allow: load it now for a while (90s, 10min, 2h, 1d), then unload it once unused") },
         { "   --hard",          N_("deny: refuse explicit loads too (modprobe, load)") },
         { "   --soft",          N_("deny: make a hard deny soft again (a plain deny keeps it hard)") },
         { "   --dry-run",       N_("apply: print the changes, write nothing") },
@@ -449,6 +508,10 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                           fsg_flags_to_string(c->flags & ~v->options, true), v->name);
                 return ctl_fail(&c->o, &e);
         }
+        if (c->grant_usec && v->run != verb_allow) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--for", v->name);
+                return ctl_fail(&c->o, &e);
+        }
         if (c->log_options && v->run != verb_log) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--since/--lines", v->name);
                 return ctl_fail(&c->o, &e);
@@ -501,6 +564,14 @@ int main(int argc, char *argv[]) {
                                 return ctl_fail(&c.o, &e);
                         }
                         c.log_options = true;
+                        break;
+                case ARG_FOR:
+                        if (ctl_parse_span(optarg, true, &c.grant_usec) < 0 || c.grant_usec < 1000000 ||
+                            c.grant_usec > FSG_GRANT_SECONDS_MAX * 1000000) {
+                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --for: %s (a span from 1s to 7d, such as "
+                                          "90s, 10min, 2h)"), optarg);
+                                return ctl_fail(&c.o, &e);
+                        }
                         break;
                 case ARG_LINES: {
                         char *end;

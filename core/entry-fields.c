@@ -97,6 +97,8 @@ const FsgEntryField fsg_entry_fields[] = {
         HARD_DEP("hard_denied_dependency_file", install_file),
         STORED("override_of", "s", override_of, 0),
         STORED("override_stale", "b", override_stale, 0),
+        /* Only while a grant (grant.h) allows the module: when the latest one ends. */
+        STORED("granted_until", "s", granted_until, FSG_FIELD_OPTIONAL),
         /* Describe and DescribeAll only (a plan each, memoised by the service until the
          * configuration changes), not in lists. */
         STORED("allow_refused", "s", allow_refused, FSG_FIELD_OPTIONAL),

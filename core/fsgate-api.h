@@ -26,3 +26,6 @@
 #define FSGATE_ACTION_ALLOW "org.fsgate.fsgate1.allow"
 #define FSGATE_ACTION_DENY  "org.fsgate.fsgate1.deny"
 #define FSGATE_ACTION_LOAD  "org.fsgate.fsgate1.load"
+/* Grant: a load that ends by itself (its own action, so that a site can allow it more
+ * freely than a permanent allow). */
+#define FSGATE_ACTION_GRANT "org.fsgate.fsgate1.grant"

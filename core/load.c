@@ -51,3 +51,33 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
                 return fsg_error(e, FSG_ERR_LOAD_FAILED, "Failed to load %s (kmod refused, code %d)", x->module, r);
         return 0;
 }
+
+int fsg_unload(const FsgContext *c, const char *module, FsgError *e) {
+        _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
+        struct kmod_module *m = NULL;
+        int r;
+
+        if (!streq(c->root, "")) {
+                fsg_error(e, FSG_ERR_FAILED, "%s is not unloaded: %s is not the running system", module, c->root);
+                return -EOPNOTSUPP;
+        }
+        r = fsg_kmod_new_plain(c, &k, e);
+        if (r < 0)
+                return r;
+        r = k ? kmod_module_new_from_name(k, module, &m) : -ENOENT;
+        /* KMOD_REMOVE_NOWAIT is O_NONBLOCK: a module in use answers at once instead of the
+         * kernel waiting for it to be free. */
+        if (r >= 0)
+                r = kmod_module_remove_module(m, KMOD_REMOVE_NOWAIT);
+        if (m)
+                kmod_module_unref(m);
+        if (r == -ENOENT)
+                return 0;
+        if (r == -EBUSY || r == -EAGAIN || r == -EWOULDBLOCK) {
+                fsg_error(e, FSG_ERR_IN_USE, "%s is in use", module);
+                return -EBUSY;
+        }
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to unload %s: %s", module, strerror(-r));
+        return 0;
+}

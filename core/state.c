@@ -5,6 +5,7 @@
 #include "autoload.h"
 #include "modtree.h"
 #include "name.h"
+#include "grant.h"
 #include "state.h"
 #include "strv.h"
 #include "usage.h"
@@ -294,6 +295,32 @@ static int cmp_entries(const void *a, const void *b) {
         return strcmp(((const FsgEntry *) a)->module, ((const FsgEntry *) b)->module);
 }
 
+int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
+        _cleanup_free_ FsgGrant *g = NULL;
+        size_t n;
+        int r = fsg_grants_read(c, &g, &n, NULL, e);
+
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < s->n; i++) {
+                free(s->entries[i].granted_until);
+                s->entries[i].granted_until = NULL;
+        }
+        /* Sorted by end: the last one of a module is its latest. */
+        for (size_t i = 0; i < n; i++) {
+                FsgEntry *x = g[i].other_boot ? NULL : fsg_state_find_module(s, g[i].module);
+                char buf[32];
+
+                if (!x)
+                        continue;
+                free(x->granted_until);
+                x->granted_until = strdup(fsg_grant_time_string(g[i].until_usec, buf));
+                if (!x->granted_until)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        }
+        return 0;
+}
+
 int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *t = NULL;
@@ -358,6 +385,9 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         r = fsg_state_update_mounted(c, s);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/mounts: %s", c->root, fsg_strerror(-r));
+        r = fsg_state_update_grants(c, s, e);
+        if (r < 0)
+                return r;
         s->unreadable = TAKE_PTR(cfg->unreadable);
         s->kernel_unknown = !c->kver;
         *ret = TAKE_PTR(s);
@@ -445,6 +475,7 @@ void fsg_entry_done(FsgEntry *x) {
         strv_free(x->types);
         free(x->deciding_file);
         free(x->override_of);
+        free(x->granted_until);
         free(x->allow_refused);
         free(x->reset_refused);
         free(x->install_command);

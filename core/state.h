@@ -28,6 +28,9 @@ typedef struct FsgEntry {
          * no override), which changed or went since it was copied (stale). */
         char *override_of;
         bool override_stale;
+        /* The end of the latest grant (grant.h) of the module, "2026-12-07T01:02:03Z"; NULL
+         * when none is active. */
+        char *granted_until;
         /* Describe and status only: why an Allow would be refused now, "" if it would be
          * done; NULL where not asked (lists, older services). */
         char *allow_refused;
@@ -83,6 +86,9 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
 /* The same, holding only the entry name resolves to (fsg_state_resolve(), with its errors),
  * its index and lookups as consistent as a full state's. */
 int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e);
+/* Each entry's granted_until read again from the grant records (grant.h): fsgated, which
+ * writes them, calls it after each change instead of building everything again. */
+int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e);
 /* The state a planner works on: *current when the caller has one (the service's cache),
  * else one built now into *built, which the caller frees. */
 int fsg_state_current_or_build(const FsgContext *c, const FsgState **current, FsgState **built, FsgError *e);

@@ -16,6 +16,7 @@ const char *fsg_action_id(FsgAction a) {
         case FSG_ACTION_ALLOW: return FSGATE_ACTION_ALLOW;
         case FSG_ACTION_DENY:  return FSGATE_ACTION_DENY;
         case FSG_ACTION_LOAD:  return FSGATE_ACTION_LOAD;
+        case FSG_ACTION_GRANT: return FSGATE_ACTION_GRANT;
         default:               return NULL;
         }
 }

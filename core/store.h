@@ -20,6 +20,7 @@ typedef enum FsgAction {
         FSG_ACTION_ALLOW,
         FSG_ACTION_DENY,
         FSG_ACTION_LOAD,
+        FSG_ACTION_GRANT,
 } FsgAction;
 
 const char *fsg_action_id(FsgAction a);
@@ -124,4 +125,9 @@ int fsg_load_refused(const FsgEntry *x, FsgError *e);
  * (HardDenied) while an install command refuses explicit loads of it or of a module the load
  * would insert with it: that is what a hard deny means, whoever wrote it. */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e);
+/* The end of a grant (grant.h): module (normalized) out of the running kernel, never forced
+ * and never waiting: 0 done or not loaded; -EBUSY (FSG_ERR_IN_USE) while something uses it,
+ * to try again later; -EOPNOTSUPP (FSG_ERR_FAILED) for a root other than the running
+ * system's, whose /proc/modules names modules of no kernel here. */
+int fsg_unload(const FsgContext *c, const char *module, FsgError *e);
 

@@ -31,6 +31,19 @@ bool strv_contains(char * const *l, const char *s) {
         return false;
 }
 
+void strv_remove(char **l, const char *s) {
+        char **w = l;
+
+        if (!l)
+                return;
+        for (char **r = l; *r; r++)
+                if (strcmp(*r, s) == 0)
+                        free(*r);
+                else
+                        *w++ = *r;
+        *w = NULL;
+}
+
 int strv_push(char ***l, char *s) {
         size_t n = strv_length(*l);
         char **t = *l;

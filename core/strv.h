@@ -8,6 +8,11 @@
 char **strv_free(char **l);
 size_t strv_length(char * const *l);
 bool strv_contains(char * const *l, const char *s);
+static inline bool strv_isempty(char * const *l) {
+        return !l || !l[0];
+}
+/* Drops (and frees) every element equal to s. */
+void strv_remove(char **l, const char *s);
 int strv_push(char ***l, char *s);          /* takes ownership of s, even on failure */
 int strv_extend(char ***l, const char *s);  /* copies s */
 int strv_extend_unique(char ***l, const char *s);

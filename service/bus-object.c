@@ -7,6 +7,7 @@
 #include "bus-object.h"
 #include "config.h"
 #include "entry-fields.h"
+#include "grants.h"
 #include "lock.h"
 #include "log.h"
 #include "manager.h"
@@ -33,6 +34,8 @@ struct Request {
         char module[64];        /* "" when the request is not about one module */
         FsgPlan plan;           /* changes only */
         bool load;              /* changes only: a load was asked for and must follow */
+        bool end_grants;        /* changes only: a Deny or Reset of a granted module ends its grants */
+        uint64_t seconds;       /* Grant: how long */
         FsgProfilePlan *profile; /* ApplyProfile: the list authorized (owned) */
         char subject[80];       /* what the logs name when module is "" */
         struct {
@@ -397,6 +400,7 @@ static char *profile_modules(const FsgProfilePlan *pp) {
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
         _cleanup_free_ char *modules = NULL;
+        char seconds[24];
 
         if (req->next >= req->n_needs) {
                 (void) req->authorized(m, call, req);
@@ -414,9 +418,12 @@ static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
                         return;
                 }
         }
+        /* A grant's rules may judge its length too. */
+        snprintf(seconds, sizeof(seconds), "%" PRIu64, req->seconds);
         polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action),
                                   req->profile ? (const char * const[]) { "profile", req->profile->profile,
                                                                           "modules", modules, NULL }
+                                  : req->seconds ? (const char * const[]) { "module", req->module, "seconds", seconds, NULL }
                                                : (const char * const[]) { "module", req->module, NULL },
                                   req->needs[req->next].message, on_authorized, req);
 }
@@ -468,12 +475,147 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
         return start_request(m, call, &req);
 }
 
+/* -- Grant: a load that ends by itself ----------------------------------------------------- */
+
+static const char grant_message[] =
+        N_("Authentication is required to load the $(module) filesystem module for a while.");
+
+static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        struct timespec ts;
+        char until[32];
+        uid_t uid = 0;
+        FsgGrant g;
+        FsgError e = {};
+        int r;
+
+        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds) >= 0)
+                (void) sd_bus_creds_get_euid(creds, &uid);
+        clock_gettime(CLOCK_REALTIME, &ts);
+        r = fsg_grant_new(req->module, uid, (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000, req->seconds,
+                          &g, &e);
+        /* The record first: a crash between it and the load leaves a grant whose end finds
+         * nothing to unload, never a load without an end. */
+        if (r >= 0)
+                r = manager_grant_add(m, &g, &e);
+        if (r >= 0 && (r = fsg_load(m->ctx, req->module, NULL, &e)) < 0)
+                (void) manager_grants_end_module(m, req->module, "failed");
+        if (r < 0) {
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, req->module, "Grant of %s failed: %s",
+                            req->module, e.message);
+                return manager_reply_error(call, &e);
+        }
+        log_request(call, FSGATE_MESSAGE_MODULE_LOADED, LOG_NOTICE, req->module,
+                    "Loaded %s until %s (grant %s): then unloaded once unused", req->module,
+                    fsg_grant_time_string(g.until_usec, until), g.id);
+        return sd_bus_reply_method_return(call, "s", g.id);
+}
+
+/* The scope a{sv}: "seconds" (t), the only one so far; any other key is refused by name, so
+ * that a caller asking for a scope this service does not know never gets a wider grant. */
+static int read_grant_scope(sd_bus_message *call, uint64_t *ret_seconds, FsgError *e) {
+        uint64_t seconds = 0;
+        int r;
+
+        r = sd_bus_message_enter_container(call, 'a', "{sv}");
+        if (r < 0)
+                return r;
+        while ((r = sd_bus_message_enter_container(call, 'e', "sv")) > 0) {
+                const char *key;
+
+                r = sd_bus_message_read(call, "s", &key);
+                if (r < 0)
+                        return r;
+                if (!streq(key, "seconds")) {
+                        _cleanup_free_ char *k = fsg_utf8_escape(key);
+                        fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown scope of a grant: \"%.64s\" (known: seconds)",
+                                  k ?: "?");
+                        return 0;
+                }
+                r = sd_bus_message_read(call, "v", "t", &seconds);
+                if (r < 0) {
+                        fsg_error(e, FSG_ERR_INVALID_ARGS, "The scope \"seconds\" of a grant is a number of type t");
+                        return 0;
+                }
+                r = sd_bus_message_exit_container(call);
+                if (r < 0)
+                        return r;
+        }
+        if (r < 0)
+                return r;
+        r = sd_bus_message_exit_container(call);
+        if (r < 0)
+                return r;
+        if (seconds < 1 || seconds > FSG_GRANT_SECONDS_MAX) {
+                fsg_error(e, FSG_ERR_INVALID_ARGS, "A grant lasts from 1 to %" PRIu64 " seconds (7 days); asked: %" PRIu64,
+                          FSG_GRANT_SECONDS_MAX, seconds);
+                return 0;
+        }
+        *ret_seconds = seconds;
+        return 1;
+}
+
+static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        Request req = { .authorized = grant_authorized };
+        const FsgState *s;
+        const FsgEntry *x;
+        uint64_t flags;
+        FsgError e = {};
+        int r;
+
+        r = read_entry_arg(m, call, &x, &e);
+        if (r < 0)
+                return r;
+        /* The rest of the call is read whether the name was found or not: a malformed call
+         * is a malformed call. */
+        if (r == 0) {
+                FsgError name_error = e;
+                uint64_t ignored;
+
+                r = read_grant_scope(call, &ignored, &e);
+                return r < 0 ? r : manager_reply_error(call, &name_error);
+        }
+        snprintf(req.module, sizeof(req.module), "%s", x->module);
+        r = read_grant_scope(call, &req.seconds, &e);
+        if (r <= 0)
+                return r < 0 ? r : manager_reply_error(call, &e);
+        r = sd_bus_message_read(call, "t", &flags);
+        if (r < 0)
+                return r;
+        if (flags != 0) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Flags not valid for Grant: %s", fsg_flags_to_string(flags, false));
+                return manager_reply_error(call, &e);
+        }
+        /* x again: it lives in a state only as long as nothing rebuilt it. */
+        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, req.module, &x, &e) < 0)
+                return manager_reply_error(call, &e);
+        /* Nothing to grant: the kernel has it or may load it already. An empty id says so;
+         * no grant is made, so none ends (and unloads) what was there before. */
+        if (x->builtin || !x->denied || (x->loaded && !manager_module_granted(m, x->module)))
+                return sd_bus_reply_method_return(call, "s", "");
+        if (!x->available) {
+                fsg_error(&e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module, m->ctx->kver ?: "(none)");
+                return manager_reply_error(call, &e);
+        }
+        if (fsg_load_refused(x, &e) < 0)
+                return manager_reply_error(call, &e);
+        if (m->n_grants >= FSG_GRANTS_MAX)
+                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                                  "There are %u grants already, the most fsgated keeps", FSG_GRANTS_MAX);
+        request_need(&req, FSG_ACTION_GRANT, grant_message);
+        return start_request(m, call, &req);
+}
+
 /* -- Allow, Deny, Reset: one module's file ------------------------------------------------- */
 
 static const char allow_message[] =
         N_("Authentication is required to let the kernel load the $(module) filesystem module automatically.");
 static const char deny_message[] =
         N_("Authentication is required to stop the kernel from loading the $(module) filesystem module automatically.");
+
+static const char end_grant_message[] =
+        N_("Authentication is required to end the grant of the $(module) filesystem module now.");
 
 static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
         static const char * const done[] = { [FSG_WRITE_MASK] = "masked with /dev/null (allowed)",
@@ -493,6 +635,11 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 (void) emit_changed(m, req->module);
                 update_routes(m);
         }
+        /* The admin decided: a grant does not outlive a change of its module. After a
+         * permanent allow it stays loaded; otherwise it is unloaded once unused. */
+        if (req->end_grants || (req->plan.write != FSG_WRITE_NOTHING && manager_module_granted(m, req->module)))
+                (void) manager_grants_end_module(m, req->module, req->plan.op == FSG_OP_ALLOW ? "allowed" :
+                                                                 req->plan.op == FSG_OP_DENY ? "denied" : "reset");
         /* Only with the load authorization: a module that was loaded when the request came
          * (so none was asked for) stays unloaded if it went away. */
         if (req->load)
@@ -532,6 +679,14 @@ static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
         if ((flags & FSG_FLAG_LOAD_NOW) && needs_load(m, req.plan.module)) {
                 request_need(&req, FSG_ACTION_LOAD, load_message);
                 req.load = true;
+        }
+        /* "reset" and "deny" end a grant early even where the files have nothing to change:
+         * that ends a load, so it is the deny authorization's. */
+        if (op != FSG_OP_ALLOW && manager_module_granted(m, req.plan.module)) {
+                req.end_grants = true;
+                if (req.n_needs == 0 || req.needs[0].action != FSG_ACTION_DENY)
+                        if (req.n_needs < ELEMENTSOF(req.needs))
+                                request_need(&req, FSG_ACTION_DENY, end_grant_message);
         }
         if (req.n_needs == 0)
                 return sd_bus_reply_method_return(call, NULL);
@@ -735,6 +890,11 @@ static int property_kernel_release(sd_bus *bus, const char *path, const char *in
 
 /* Not an error: one unreadable file must not silence every answer, but whoever reads one
  * must be able to learn that it may be incomplete, and why. */
+static int property_grants(sd_bus *bus, const char *path, const char *interface, const char *property,
+                           sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        return manager_append_grants(userdata, reply);
+}
+
 static int property_unreadable_files(sd_bus *bus, const char *path, const char *interface, const char *property,
                                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -751,6 +911,7 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("KernelRelease", "s", property_kernel_release, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("UnreadableFiles", "as", property_unreadable_files, 0, 0),
+        SD_BUS_PROPERTY("Grants", "a(ssutt)", property_grants, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_NAMES("ListFilesystems", "", "", "a(sassssbbbb)", SD_BUS_PARAM(filesystems),
                                  method_list, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetFilesystem", "s", SD_BUS_PARAM(name), "(sassssbbbb)", SD_BUS_PARAM(filesystem),
@@ -767,6 +928,8 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_reset, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Load", "s", SD_BUS_PARAM(name), "", "",
                                  method_load, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("Grant", "sa{sv}t", SD_BUS_PARAM(name) SD_BUS_PARAM(scope) SD_BUS_PARAM(flags),
+                                 "s", SD_BUS_PARAM(grant), method_grant, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ExemptLoaded", "", "", "as", SD_BUS_PARAM(modules),
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ApplyProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags),
@@ -781,6 +944,7 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_report_device, 0),
         SD_BUS_SIGNAL_WITH_NAMES("FilesystemChanged", "sss",
                                  SD_BUS_PARAM(module) SD_BUS_PARAM(state) SD_BUS_PARAM(origin), 0),
+        SD_BUS_SIGNAL_WITH_NAMES("GrantEnded", "sss", SD_BUS_PARAM(grant) SD_BUS_PARAM(module) SD_BUS_PARAM(reason), 0),
         SD_BUS_SIGNAL_WITH_NAMES("Blocked", "sssa{sv}",
                                  SD_BUS_PARAM(type) SD_BUS_PARAM(module) SD_BUS_PARAM(device) SD_BUS_PARAM(details), 0),
         SD_BUS_VTABLE_END

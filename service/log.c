@@ -85,3 +85,23 @@ void log_refusal(sd_bus_message *call, const char *module, const char *fmt, ...)
                                 v.unlogged, v.shared ? "this and other users" : "this user");
         send_request_line(call, uid, pid, FSGATE_MESSAGE_REFUSED, LOG_INFO, module, buf);
 }
+
+void log_grant(const char *message_id, int priority, const char *module, uint32_t uid, const char *grant_id,
+               const char *fmt, ...) {
+        char buf[1024];
+        va_list ap;
+
+        va_start(ap, fmt);
+        vsnprintf(buf, sizeof(buf), fmt, ap);
+        va_end(ap);
+        (void) sd_journal_send("MESSAGE=%s", buf,
+                               "MESSAGE_ID=%s", message_id,
+                               "PRIORITY=%i", priority,
+                               "SYSLOG_IDENTIFIER=fsgated",
+                               "FSGATE_REQUEST_UID=%u", uid,
+                               "FSGATE_GRANT=%s", grant_id,
+                               "FSGATE_MODULE=%s", module,
+                               NULL);
+        if (also_stderr())
+                fprintf(stderr, "fsgated: %s\n", buf);
+}

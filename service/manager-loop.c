@@ -3,6 +3,7 @@
 #include <syslog.h>
 
 #include "conffile.h"
+#include "grants.h"
 #include "lock.h"
 #include "log.h"
 #include "bus-object.h"
@@ -65,6 +66,7 @@ Manager *manager_free(Manager *m) {
                 return NULL;
         if (m->bus)
                 polkit_cancel_all(m);
+        manager_grants_done(m);
         sd_bus_slot_unref(m->vtable_slot);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
@@ -107,10 +109,14 @@ int manager_connect(Manager *m) {
         r = sd_bus_request_name(m->bus, FSGATE_BUS_NAME, 0);
         if (r < 0)
                 return log_plain(LOG_ERR, "Failed to acquire %s: %s", FSGATE_BUS_NAME, strerror(-r)), r;
+        /* On the bus first: a grant whose end passed while no fsgated ran ends now, with its
+         * signal. */
+        manager_grants_start(m);
         return 0;
 }
 
-/* Bus-activated: stay while busy, leave after idle_usec of silence. The name is released
+/* Bus-activated: stay while busy or a grant is active (its end is ours to keep; staying is
+ * cheaper and surer than a timer of systemd's), leave after idle_usec of silence. The name is released
  * before exiting and what arrived meanwhile is still answered, so no call is lost. */
 int manager_run(Manager *m, uint64_t idle_usec) {
         int r;
@@ -124,7 +130,7 @@ int manager_run(Manager *m, uint64_t idle_usec) {
                 r = sd_event_run(m->event, idle_usec ? idle_usec : UINT64_MAX);
                 if (r < 0)
                         return r;
-                if (r == 0 && idle_usec && m->n_pending == 0) {
+                if (r == 0 && idle_usec && m->n_pending == 0 && !manager_grants_hold(m)) {
                         log_plain(LOG_DEBUG, "Idle, exiting");
                         break;
                 }

@@ -19,6 +19,12 @@ typedef struct Manager {
         struct StateCache *state_cache; /* the kept answer and what tells it to re-read: state-cache.c */
         char **reported;        /* "SYSNAME!TYPE!DISKSEQ" of each medium signalled as Blocked, when
                                  * /run/fsgate/reported cannot be written (block-reports.c) */
+        struct FsgGrant *grants; /* the active grants, sorted by end (grants.c) */
+        size_t n_grants;
+        sd_event_source *grant_timer;   /* at the next end */
+        char **unload_pending;  /* modules whose last grant ended and that are still loaded */
+        char **unload_announced; /* those of them said to be in use already (one line each) */
+        sd_event_source *unload_timer;
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);

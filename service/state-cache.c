@@ -297,6 +297,15 @@ int manager_state(Manager *m, const FsgState **ret, FsgError *e) {
         return 0;
 }
 
+void manager_cache_grants_changed(Manager *m) {
+        StateCache *sc = m->state_cache;
+        FsgError e = {};
+
+        /* Cannot read them: the next answer builds everything again. */
+        if (sc->state && fsg_state_update_grants(m->ctx, sc->state, &e) < 0)
+                sc->state = fsg_state_free(sc->state);
+}
+
 int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e) {
         StateCache *sc = m->state_cache;
         const FsgState *s;

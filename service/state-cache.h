@@ -12,5 +12,7 @@ int manager_cache_init(Manager *m);
 void manager_cache_done(Manager *m);
 /* The current state, rebuilt only when the configuration changed. Owned by the manager. */
 int manager_state(Manager *m, const FsgState **ret, FsgError *e);
+/* A grant record was written or removed (grants.c): the kept state's granted_until again. */
+void manager_cache_grants_changed(Manager *m);
 /* fsg_plan() against that state: what validating a request costs whoever sends it. */
 int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);

@@ -163,7 +163,8 @@ class CompletionTest(BusTestCase):
         self.assertNotIn('--list-verbs', got)
         self.assertEqual(self.bash('fsgatectl --ro'), ['--root='])
         # After the verb too: getopt takes them anywhere.
-        self.assertEqual(self.bash('fsgatectl deny --fo'), ['--force'])
+        self.assertEqual(self.bash('fsgatectl deny --forc'), ['--force'])
+        self.assertEqual(self.bash('fsgatectl allow --for'), ['--force', '--for='])
 
     def test_bash_option_values(self):
         parent, base = os.path.split(self.image)

@@ -708,8 +708,11 @@ class ManagerTest(BusTestCase):
         # The contract's names (README.md, the man page), so the XML itself cannot drift either.
         self.assertEqual(sorted(k for k in want if k.startswith('method ')),
                          sorted('method ' + m for m in ('ListFilesystems', 'GetFilesystem', 'Describe', 'DescribeAll',
-                                                        'Allow', 'Deny', 'Reset', 'Load', 'ExemptLoaded',
+                                                        'Allow', 'Deny', 'Reset', 'Load', 'Grant', 'ExemptLoaded',
                                                         'ApplyProfile', 'AuditProfile', 'ReportBlocked', 'ReportDevice')))
+        self.assertEqual([a[1] for a in want['method Grant'][0]], ['s', 'a{sv}', 't', 's'])
+        self.assertEqual([a[1] for a in want['signal GrantEnded'][0]], ['s', 's', 's'])
+        self.assertEqual(want['property Grants'][:2], ('a(ssutt)', 'read'))
         self.assertEqual([a[1] for a in want['signal Blocked'][0]], ['s', 's', 's', 'a{sv}'])
         self.assertEqual(want['method GetFilesystem'][0][1][1], '(sassssbbbb)')
         self.assertEqual(want['method ListFilesystems'][0][0][1], 'a(sassssbbbb)')

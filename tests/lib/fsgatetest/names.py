@@ -21,6 +21,7 @@ MOCK_IFACE = 'org.freedesktop.DBus.Mock'
 ACTION_ALLOW = 'org.fsgate.fsgate1.allow'
 ACTION_DENY = 'org.fsgate.fsgate1.deny'
 ACTION_LOAD = 'org.fsgate.fsgate1.load'
+ACTION_GRANT = 'org.fsgate.fsgate1.grant'
 
 RUNTIME, LOAD_NOW, FORCE = 0x1, 0x2, 0x4
 HARD = 0x8

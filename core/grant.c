@@ -1,0 +1,232 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "conffile.h"
+#include "grant.h"
+#include "macro.h"
+
+#define GRANT_RECORD_MAX 1024
+
+/* The running kernel's, whatever the root: a grant is of this boot of this machine. */
+static void current_boot_id(char buf[static FSG_GRANT_ID_LEN + 1]) {
+        char raw[64] = "";
+        size_t l = 0;
+        FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
+
+        if (f) {
+                if (!fgets(raw, sizeof(raw), f))
+                        raw[0] = 0;
+                fclose(f);
+        }
+        for (char *p = raw; *p && l < FSG_GRANT_ID_LEN; p++)
+                if (*p != '-' && *p != '\n')
+                        buf[l++] = *p;
+        buf[l] = 0;
+}
+
+static bool is_id(const char *s) {
+        return strlen(s) == FSG_GRANT_ID_LEN && strspn(s, "0123456789abcdef") == FSG_GRANT_ID_LEN;
+}
+
+int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t seconds, FsgGrant *ret,
+                  FsgError *e) {
+        uint8_t r[FSG_GRANT_ID_LEN / 2];
+
+        if (seconds < 1 || seconds > FSG_GRANT_SECONDS_MAX)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "A grant lasts from 1 second to %" PRIu64 " seconds (7 days), not %" PRIu64,
+                                 FSG_GRANT_SECONDS_MAX, seconds);
+        if (strlen(module) > FSG_NAME_MAX)
+                return fsg_error(e, FSG_ERR_INVALID_NAME, "Not a valid module name: %s", module);
+        /* The id names a file and a grant to end: it must not be guessable or repeat. */
+        if (getrandom(r, sizeof(r), 0) != sizeof(r))
+                return fsg_error(e, FSG_ERR_FAILED, "No random bytes for a grant's id: %m");
+        *ret = (FsgGrant) { .uid = uid, .since_usec = now_usec, .until_usec = now_usec + seconds * UINT64_C(1000000) };
+        for (size_t i = 0; i < sizeof(r); i++)
+                sprintf(ret->id + 2 * i, "%02x", r[i]);
+        snprintf(ret->module, sizeof(ret->module), "%s", module);
+        return 0;
+}
+
+char *fsg_grant_format(const FsgGrant *g) {
+        char boot[FSG_GRANT_ID_LEN + 1];
+        char *s;
+
+        current_boot_id(boot);
+        if (asprintf(&s, "# fsgate's grant: an allow that ends by itself (fsgatectl status %s)\n"
+                         "module=%s\nuid=%" PRIu32 "\nsince=%" PRIu64 "\nuntil=%" PRIu64 "\nboot=%s\n",
+                     g->module, g->module, g->uid, g->since_usec, g->until_usec, boot) < 0)
+                return NULL;
+        return s;
+}
+
+static int parse_u64(const char *v, uint64_t *ret) {
+        char *end;
+
+        if (!*v || *v < '0' || *v > '9')
+                return -EINVAL;
+        errno = 0;
+        *ret = strtoull(v, &end, 10);
+        return errno || *end ? -EINVAL : 0;
+}
+
+/* Strict: every key once, nothing else, values checked; a record is fsgate's or nothing. */
+int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGrant *ret) {
+        FsgGrant g = {};
+        unsigned seen = 0;
+        const char *p = text;
+        bool same_boot = false;
+
+        if (!is_id(id))
+                return -EINVAL;
+        snprintf(g.id, sizeof(g.id), "%s", id);
+        while (*p) {
+                size_t len = strcspn(p, "\n");
+                char line[256];
+                char *eq;
+                uint64_t u;
+                unsigned bit;
+
+                if (len >= sizeof(line))
+                        return -EINVAL;
+                memcpy(line, p, len);
+                line[len] = 0;
+                p += len + (p[len] == '\n');
+                if (line[0] == '#' || !line[0])
+                        continue;
+                eq = strchr(line, '=');
+                if (!eq)
+                        return -EINVAL;
+                *eq++ = 0;
+                if (streq(line, "module")) {
+                        bit = 1;
+                        if (!fsg_name_is_valid(eq) || strlen(eq) > FSG_NAME_MAX)
+                                return -EINVAL;
+                        snprintf(g.module, sizeof(g.module), "%s", eq);
+                        fsg_name_normalize(g.module);
+                } else if (streq(line, "boot")) {
+                        bit = 2;
+                        same_boot = *boot_id && streq(eq, boot_id);
+                } else {
+                        bit = streq(line, "uid") ? 4 : streq(line, "since") ? 8 : streq(line, "until") ? 16 : 0;
+                        if (!bit || parse_u64(eq, &u) < 0)
+                                return -EINVAL;
+                        if (bit == 4) {
+                                if (u > UINT32_MAX)
+                                        return -EINVAL;
+                                g.uid = (uint32_t) u;
+                        } else if (bit == 8)
+                                g.since_usec = u;
+                        else
+                                g.until_usec = u;
+                }
+                if (seen & bit)
+                        return -EINVAL;
+                seen |= bit;
+        }
+        if (seen != 31 || g.until_usec <= g.since_usec)
+                return -EINVAL;
+        g.other_boot = !same_boot;
+        *ret = g;
+        return 0;
+}
+
+static int cmp_until(const void *a, const void *b) {
+        const FsgGrant *x = a, *y = b;
+        return x->until_usec < y->until_usec ? -1 : x->until_usec > y->until_usec ? 1 : strcmp(x->id, y->id);
+}
+
+int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned *ret_skipped, FsgError *e) {
+        _cleanup_closedir_ DIR *d = NULL;
+        _cleanup_free_ FsgGrant *v = NULL;
+        char boot[FSG_GRANT_ID_LEN + 1];
+        unsigned skipped = 0, looked = 0;
+        size_t n = 0;
+        struct dirent *de;
+        int r;
+
+        r = fsg_opendir(c, FSG_GRANTS_DIR, &d);
+        if (r == -ENOENT || r == -ENOTDIR) {
+                *ret = NULL;
+                *ret_n = 0;
+                if (ret_skipped)
+                        *ret_skipped = 0;
+                return 0;
+        }
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot read %s%s: %s", c->root, FSG_GRANTS_DIR, fsg_strerror(-r));
+        current_boot_id(boot);
+        v = calloc(FSG_GRANTS_MAX * 2, sizeof(FsgGrant));
+        if (!v)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        while ((de = readdir(d)) && looked < FSG_GRANTS_MAX * 2) {
+                _cleanup_close_ int fd = -1;
+                char text[GRANT_RECORD_MAX + 1];
+                ssize_t l;
+
+                if (de->d_name[0] == '.')
+                        continue;
+                looked++;
+                fd = fsg_open_regular_at(dirfd(d), de->d_name, GRANT_RECORD_MAX);
+                l = fd < 0 ? -1 : read(fd, text, GRANT_RECORD_MAX);
+                if (l < 0) {
+                        skipped++;
+                        continue;
+                }
+                text[l] = 0;
+                if (memchr(text, 0, l) || fsg_grant_parse(text, de->d_name, boot, &v[n]) < 0) {
+                        skipped++;
+                        continue;
+                }
+                n++;
+        }
+        qsort(v, n, sizeof(FsgGrant), cmp_until);
+        *ret = TAKE_PTR(v);
+        *ret_n = n;
+        if (ret_skipped)
+                *ret_skipped = skipped;
+        return 0;
+}
+
+int fsg_grant_write(const FsgContext *c, const FsgGrant *g, FsgError *e) {
+        _cleanup_free_ char *text = fsg_grant_format(g);
+        _cleanup_close_ int dfd = -1;
+
+        if (!text)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        dfd = fsg_open_dir(c, FSG_GRANTS_DIR, true);
+        if (dfd < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot make %s%s: %s", c->root, FSG_GRANTS_DIR, fsg_strerror(-dfd));
+        return fsg_atomic_write(dfd, FSG_GRANTS_DIR, g->id, text, NULL, e);
+}
+
+int fsg_grant_remove(const FsgContext *c, const char *id, FsgError *e) {
+        _cleanup_close_ int dfd = -1;
+
+        if (!is_id(id))
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Not a grant's id: %s", id);
+        dfd = fsg_open_dir(c, FSG_GRANTS_DIR, false);
+        if (dfd == -ENOENT)
+                return 0;
+        if (dfd < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot open %s%s: %s", c->root, FSG_GRANTS_DIR, fsg_strerror(-dfd));
+        if (unlinkat(dfd, id, 0) < 0 && errno != ENOENT)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot remove %s%s/%s: %m", c->root, FSG_GRANTS_DIR, id);
+        if (fsync(dfd) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot sync %s%s: %m", c->root, FSG_GRANTS_DIR);
+        return 0;
+}
+
+const char *fsg_grant_time_string(uint64_t usec, char buf[static 32]) {
+        time_t t = (time_t) (usec / 1000000);
+        struct tm tm;
+
+        if (!gmtime_r(&t, &tm) || !strftime(buf, 32, "%Y-%m-%dT%H:%M:%SZ", &tm))
+                snprintf(buf, 32, "@%" PRIu64, usec / 1000000);
+        return buf;
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "context.h"
+#include "fsg-error.h"
+#include "name.h"
+
+/* A grant: an allow that ends by itself, after a time. The allow is fsgate's RUNTIME mask in
+ * /run/modprobe.d (so a crash or a reboot can never leave it persistent); the grant is a
+ * record of it in ROOT/run/fsgate/grants, one file named by its id, so that a restarted
+ * fsgated (idle exit, crash) arms it again, every reader of the state can show its end, and a
+ * reboot ends it (/run is gone; a record of another boot, where /run is no tmpfs, is
+ * ignored). fsgated alone writes them; offline readers only read. */
+#define FSG_GRANTS_DIR "/run/fsgate/grants"
+/* In all, not per module: each is a file and a timer, and only an authorized caller makes
+ * one. */
+#define FSG_GRANTS_MAX 64
+#define FSG_GRANT_SECONDS_MAX (UINT64_C(7) * 24 * 3600)
+#define FSG_GRANT_ID_LEN 32
+
+typedef struct FsgGrant {
+        char id[FSG_GRANT_ID_LEN + 1];  /* 128 random bits in hex: the record's file name */
+        char module[FSG_NAME_MAX + 1];  /* normalized */
+        uint32_t uid;                   /* who asked */
+        uint64_t since_usec;            /* CLOCK_REALTIME */
+        uint64_t until_usec;            /* CLOCK_REALTIME */
+        bool other_boot;                /* a record a past boot left behind: no grant */
+} FsgGrant;
+
+/* A new grant of module (normalized) for seconds (1 to FSG_GRANT_SECONDS_MAX) from now_usec
+ * (CLOCK_REALTIME), with a fresh id. */
+int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t seconds, FsgGrant *ret,
+                  FsgError *e);
+/* Every record in ROOT/run/fsgate/grants (none when the directory is missing), sorted by end;
+ * records that are not fsgate's well-formed ones are skipped (counted in *ret_skipped if
+ * set); at most FSG_GRANTS_MAX * 2 files are looked at. */
+int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned *ret_skipped, FsgError *e);
+/* Durable: written atomically, the directory made if missing. */
+int fsg_grant_write(const FsgContext *c, const FsgGrant *g, FsgError *e);
+/* Removes the record of id (already gone is success). */
+int fsg_grant_remove(const FsgContext *c, const char *id, FsgError *e);
+/* A record's text, and back: key=value lines. Exported for the unit test and the fuzzer. */
+char *fsg_grant_format(const FsgGrant *g);
+int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGrant *ret);
+/* usec (CLOCK_REALTIME) as "2026-12-07T01:02:03Z" into buf. */
+const char *fsg_grant_time_string(uint64_t usec, char buf[static 32]);

@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <syslog.h>
+#include <time.h>
+
+#include "fsgate-api.h"
+#include "grants.h"
+#include "log.h"
+#include "state-cache.h"
+#include "store.h"
+#include "strv.h"
+
+#define USEC_PER_SEC UINT64_C(1000000)
+/* A module that is still in use but not mounted (held by another module, an open device):
+ * looked at again this often. Mounted ones too: unmounts are not watched here. */
+#define UNLOAD_RETRY_USEC (2 * USEC_PER_SEC)
+
+static uint64_t now_realtime(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
+}
+
+static void emit_grants_changed(Manager *m) {
+        manager_cache_grants_changed(m);
+        if (m->bus)
+                (void) sd_bus_emit_properties_changed(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "Grants", NULL);
+}
+
+bool manager_module_granted(const Manager *m, const char *module) {
+        for (size_t i = 0; i < m->n_grants; i++)
+                if (streq(m->grants[i].module, module))
+                        return true;
+        return false;
+}
+
+bool manager_grants_hold(const Manager *m) {
+        return m->n_grants > 0 || !strv_isempty(m->unload_pending);
+}
+
+static void arm(Manager *m);
+
+/* One pass over the modules whose last grant ended: unloaded where nothing else allows or
+ * uses them; the others wait for the next pass. */
+static void try_unloads(Manager *m) {
+        _cleanup_strv_free_ char **pending = TAKE_PTR(m->unload_pending);
+
+        for (char **p = pending; p && *p; p++) {
+                const FsgState *s;
+                const FsgEntry *x;
+                FsgError e = {};
+                int r;
+
+                if (manager_module_granted(m, *p))
+                        continue; /* a new grant took it over */
+                if (manager_state(m, &s, &e) < 0) {
+                        log_plain(LOG_WARNING, "Cannot tell whether %s may be unloaded: %s", *p, e.message);
+                        (void) strv_extend(&m->unload_pending, *p);
+                        continue;
+                }
+                x = fsg_state_find_module(s, *p);
+                if (!x || !x->loaded || x->builtin)
+                        continue;
+                if (!x->denied) {
+                        log_plain(LOG_NOTICE, "%s stays loaded after its grant: %s allows it now", *p,
+                                  *x->deciding_file ? x->deciding_file : "the default");
+                        continue;
+                }
+                r = x->mounted ? -EBUSY : fsg_unload(m->ctx, *p, &e);
+                if (r == -EBUSY) {
+                        if (!strv_contains(m->unload_announced, *p)) {
+                                log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, *p, 0, "",
+                                          "%s stays loaded while it is %s; it is unloaded once it is not "
+                                          "(nothing is unmounted)", *p, x->mounted ? "mounted" : "in use");
+                                (void) strv_extend(&m->unload_announced, *p);
+                        }
+                        (void) strv_extend(&m->unload_pending, *p);
+                        continue;
+                }
+                if (r < 0)
+                        log_plain(r == -EOPNOTSUPP ? LOG_INFO : LOG_WARNING, "%s", e.message);
+                else
+                        log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, *p, 0, "",
+                                  "%s unloaded: its grant ended and nothing uses it; the deny is in force again", *p);
+                strv_remove(m->unload_announced, *p);
+        }
+        if (strv_isempty(m->unload_pending))
+                m->unload_pending = strv_free(m->unload_pending);
+        arm(m);
+}
+
+static void grant_end(Manager *m, size_t i, const char *reason) {
+        FsgGrant g = m->grants[i];
+        char until[32];
+        FsgError e = {};
+
+        memmove(&m->grants[i], &m->grants[i + 1], (m->n_grants - i - 1) * sizeof(FsgGrant));
+        m->n_grants--;
+        if (fsg_grant_remove(m->ctx, g.id, &e) < 0)
+                log_plain(LOG_WARNING, "%s", e.message);
+        log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, g.module, g.uid, g.id, "Grant %s of %s (until %s) ended: %s",
+                  g.id, g.module, fsg_grant_time_string(g.until_usec, until), reason);
+        if (m->bus)
+                (void) sd_bus_emit_signal(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "GrantEnded", "sss", g.id,
+                                          g.module, reason);
+        emit_grants_changed(m);
+        if (!manager_module_granted(m, g.module) && !strv_contains(m->unload_pending, g.module))
+                (void) strv_extend(&m->unload_pending, g.module);
+}
+
+static void end_expired(Manager *m) {
+        uint64_t now = now_realtime();
+
+        /* Sorted by end: the expired ones are the first. */
+        while (m->n_grants > 0 && m->grants[0].until_usec <= now)
+                grant_end(m, 0, "expired");
+}
+
+static int on_grant_time(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        end_expired(m);
+        try_unloads(m);
+        return 0;
+}
+
+static int on_unload_time(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        /* One-shot: gone, so that arm() makes the next one. */
+        m->unload_timer = sd_event_source_disable_unref(m->unload_timer);
+        try_unloads(m);
+        return 0;
+}
+
+/* The grant timer at the next end, the unload timer while an unload waits. */
+static void arm(Manager *m) {
+        uint64_t now;
+        int r;
+
+        m->grant_timer = sd_event_source_disable_unref(m->grant_timer);
+        if (m->n_grants > 0) {
+                r = sd_event_add_time(m->event, &m->grant_timer, CLOCK_REALTIME, m->grants[0].until_usec,
+                                      USEC_PER_SEC / 10, on_grant_time, m);
+                if (r < 0)
+                        log_plain(LOG_ERR, "Cannot arm the end of grant %s: %s", m->grants[0].id, strerror(-r));
+        }
+        if (strv_isempty(m->unload_pending)) {
+                m->unload_timer = sd_event_source_disable_unref(m->unload_timer);
+                return;
+        }
+        if (m->unload_timer)
+                return;
+        if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
+                now = 0;
+        r = sd_event_add_time(m->event, &m->unload_timer, CLOCK_MONOTONIC, now + UNLOAD_RETRY_USEC, USEC_PER_SEC / 10,
+                              on_unload_time, m);
+        if (r < 0)
+                log_plain(LOG_ERR, "Cannot arm the next unload: %s", strerror(-r));
+}
+
+static int cmp_until(const void *a, const void *b) {
+        const FsgGrant *x = a, *y = b;
+        return x->until_usec < y->until_usec ? -1 : x->until_usec > y->until_usec ? 1 : strcmp(x->id, y->id);
+}
+
+int manager_grant_add(Manager *m, const FsgGrant *g, FsgError *e) {
+        FsgGrant *v;
+        int r;
+
+        if (m->n_grants >= FSG_GRANTS_MAX)
+                return fsg_error(e, FSG_ERR_BUSY, "There are %u grants already, the most fsgated keeps; end one first",
+                                 FSG_GRANTS_MAX);
+        r = fsg_grant_write(m->ctx, g, e);
+        if (r < 0)
+                return r;
+        v = realloc(m->grants, (m->n_grants + 1) * sizeof(FsgGrant));
+        if (!v) {
+                (void) fsg_grant_remove(m->ctx, g->id, NULL);
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        }
+        m->grants = v;
+        m->grants[m->n_grants++] = *g;
+        qsort(m->grants, m->n_grants, sizeof(FsgGrant), cmp_until);
+        emit_grants_changed(m);
+        arm(m);
+        return 0;
+}
+
+unsigned manager_grants_end_module(Manager *m, const char *module, const char *reason) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < m->n_grants;)
+                if (streq(m->grants[i].module, module)) {
+                        grant_end(m, i, reason);
+                        n++;
+                } else
+                        i++;
+        if (n > 0)
+                try_unloads(m);
+        return n;
+}
+
+void manager_grants_start(Manager *m) {
+        _cleanup_free_ FsgGrant *g = NULL;
+        unsigned skipped;
+        FsgError e = {};
+        size_t n;
+
+        if (fsg_grants_read(m->ctx, &g, &n, &skipped, &e) < 0) {
+                log_plain(LOG_ERR, "Grants not armed: %s", e.message);
+                return;
+        }
+        if (skipped > 0)
+                log_plain(LOG_WARNING, "%u files in %s%s are no grant records of fsgate's: ignored", skipped,
+                          m->ctx->root, FSG_GRANTS_DIR);
+        for (size_t i = 0; i < n; i++) {
+                if (g[i].other_boot || m->n_grants >= FSG_GRANTS_MAX) {
+                        /* A past boot's (its module is long gone with that kernel), or past the
+                         * cap: no grant now. */
+                        (void) fsg_grant_remove(m->ctx, g[i].id, NULL);
+                        continue;
+                }
+                FsgGrant *v = realloc(m->grants, (m->n_grants + 1) * sizeof(FsgGrant));
+                if (!v)
+                        break;
+                m->grants = v;
+                m->grants[m->n_grants++] = g[i];
+        }
+        end_expired(m);
+        try_unloads(m);
+}
+
+void manager_grants_done(Manager *m) {
+        m->grant_timer = sd_event_source_disable_unref(m->grant_timer);
+        m->unload_timer = sd_event_source_disable_unref(m->unload_timer);
+        free(m->grants);
+        m->grants = NULL;
+        m->n_grants = 0;
+        m->unload_pending = strv_free(m->unload_pending);
+        m->unload_announced = strv_free(m->unload_announced);
+}
+
+int manager_append_grants(const Manager *m, sd_bus_message *reply) {
+        int r = sd_bus_message_open_container(reply, 'a', "(ssutt)");
+
+        for (size_t i = 0; r >= 0 && i < m->n_grants; i++)
+                r = sd_bus_message_append(reply, "(ssutt)", m->grants[i].id, m->grants[i].module, m->grants[i].uid,
+                                          m->grants[i].since_usec, m->grants[i].until_usec);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}

@@ -1,0 +1,272 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Grant: a load that ends by itself. The host's kernel loads no module, so here a Grant of a
+module that is not loaded ends in LoadFailed; what a grant does once made (its record, its
+end, the unload that waits while the module is in use, Reset ending it, a restart arming it
+again) is played from records as a restarted fsgated finds them, with the module "loaded"
+in the scratch root's /proc/modules. The real load and unload are the VM's
+(tests/vm/scenarios/grant.sh)."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+from fsgatetest import (ACTION_GRANT, E_ACCESS_DENIED, E_INVALID_ARGS, ERR, NOBODY, TIMEOUT,  # noqa: E402
+                        BusTestCase, proc_modules_line, snapshot, write)
+from fsgatetest.util import stop_process, wait_until  # noqa: E402
+
+E_LIMITS = 'org.freedesktop.DBus.Error.LimitsExceeded'
+GRANTS = 'run/fsgate/grants'
+
+
+def boot_id():
+    with open('/proc/sys/kernel/random/boot_id') as f:
+        return f.read().strip().replace('-', '')
+
+
+def scope(seconds):
+    return "{'seconds': <uint64 %d>}" % seconds
+
+
+class GrantMonitor:
+    """GrantEnded signals as (grant, module, reason), read by a real dbus-monitor."""
+
+    def __init__(self, stack):
+        self.ended, self.cond = [], threading.Condition()
+        rule = "type='signal',interface='org.fsgate.fsgate1.Manager',member='GrantEnded'"
+        self.proc = subprocess.Popen(['stdbuf', '-oL', 'dbus-monitor', '--system', rule], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=stack.env, text=True)
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+        time.sleep(0.5)   # dbus-monitor becomes a monitor
+
+    def _read(self):
+        cur = None
+        for line in self.proc.stdout:
+            if line.startswith('signal ') and 'member=GrantEnded' in line:
+                cur = []
+                continue
+            m = re.match(r'^\s+string "(.*)"$', line.rstrip('\n'))
+            if cur is not None and m:
+                cur.append(m.group(1))
+                if len(cur) == 3:
+                    with self.cond:
+                        self.ended.append(tuple(cur))
+                        self.cond.notify_all()
+                    cur = None
+
+    def wait(self, n, timeout=TIMEOUT):
+        with self.cond:
+            if not self.cond.wait_for(lambda: len(self.ended) >= n, timeout):
+                raise AssertionError(f'{n} GrantEnded signals expected, got {self.ended}')
+            return list(self.ended)
+
+    def stop(self):
+        stop_process(self.proc)
+        self.thread.join(TIMEOUT)
+
+
+class GrantTest(BusTestCase):
+    start_polkit = True
+
+    def setUp(self):
+        shutil.rmtree(os.path.join(self.root, 'run/fsgate'), ignore_errors=True)
+        super().setUp()
+        self.restart()   # no grant of the test before it in memory
+        # hfs denied by a vendor file, as openSUSE ships it.
+        self.vendor('hfs', 'blacklist hfs\n')
+
+    def record(self, module, until_s, since_s=None, boot=None, uid=1000, rid=None):
+        now = time.time()
+        rid = rid or os.urandom(16).hex()
+        write(self.root, f'{GRANTS}/{rid}',
+              f'module={module}\nuid={uid}\nsince={int((since_s or now - 1) * 1e6)}\n'
+              f'until={int((now + until_s) * 1e6)}\nboot={boot or boot_id()}\n')
+        return rid
+
+    def records(self):
+        d = os.path.join(self.root, GRANTS)
+        return sorted(os.listdir(d)) if os.path.isdir(d) else []
+
+    def loaded(self, *modules, mounted=()):
+        write(self.root, 'proc/modules', ''.join(proc_modules_line(m) for m in modules))
+        mounts = '/dev/vda1 / ext4 rw,relatime 0 0\n' + ''.join(
+            f'/dev/sdb1 /media/{m} {m} ro 0 0\n' for m in mounted)
+        write(self.root, 'proc/mounts', mounts)
+
+    def restart(self, idle=0):
+        st = self.stack
+        st.stop_daemon()
+        self._log_mark = len(st.daemon_output())
+        st.start_daemon(self.root, self.kver, extra=(f'--idle-timeout={idle}',) if idle else ())
+
+    def grants(self):
+        return self.stack.prop('Grants')
+
+    # -- what a caller sends ------------------------------------------------------------------
+    def test_bad_scope_flags_and_names_change_nothing(self):
+        st = self.stack
+        before = snapshot(self.root)
+        for args, name, what in [((scope(0), 'uint64 0'), E_INVALID_ARGS, '1 to 604800'),
+                                 ((scope(604801), 'uint64 0'), E_INVALID_ARGS, '1 to 604800'),
+                                 (("{'device': <'/dev/sdb'>}", 'uint64 0'), E_INVALID_ARGS, 'Unknown scope.*device'),
+                                 (("{'seconds': <'60'>}", 'uint64 0'), E_INVALID_ARGS, 'type t'),
+                                 (('@a{sv} {}', 'uint64 0'), E_INVALID_ARGS, '1 to 604800'),
+                                 ((scope(60), 'uint64 1'), E_INVALID_ARGS, 'Flags not valid for Grant')]:
+            r = st.gdbus('Grant', 'hfs', *args)
+            self.assertError(r, name, what)
+        self.assertError(st.gdbus('Grant', '../../etc/shadow', scope(60), 'uint64 0'), ERR + 'InvalidName')
+        self.assertError(st.gdbus('Grant', 'nosuchfs', scope(60), 'uint64 0'), ERR + 'NoSuchFilesystem')
+        self.assertEqual(snapshot(self.root), before)
+        self.assertEqual(self.records(), [])
+        self.assertEqual(self.grants(), [])
+
+    def test_nothing_to_grant(self):
+        st = self.stack
+        # Allowed (no file denies minix), loaded already without a grant: "" and no record.
+        r = st.busctl('Grant', 'sa{sv}t', 'minix', 1, 'seconds', 't', 60, 0)
+        self.assertEqual(r.data, [''], r)
+        self.loaded('hfs')
+        r = st.busctl('Grant', 'sa{sv}t', 'hfs', 1, 'seconds', 't', 60, 0)
+        self.assertEqual(r.data, [''], r)
+        r = st.ctl('allow', '--for=1min', 'hfs')
+        self.assertEqual((r.rc, r.out), (0, 'hfs is loaded already: nothing to grant (a grant never unloads what '
+                                             'was there before it).\n'), r)
+        self.assertEqual(self.records(), [])
+
+    def test_load_failure_leaves_no_grant(self):
+        # The host kernel loads nothing: the grant made before the load is ended again.
+        st = self.stack
+        r = st.gdbus('Grant', 'hfs', scope(60), 'uint64 0')
+        self.assertError(r, ERR + 'LoadFailed', 'hfs')
+        self.assertEqual(self.records(), [])
+        self.assertEqual(self.grants(), [])
+        self.assertRegex(st.daemon_output()[self._log_mark:], r'Grant [0-9a-f]{32} of hfs .* ended: failed')
+
+    def test_caller_not_allowed(self):
+        st = self.stack
+        r = st.gdbus('Grant', 'hfs', scope(90), 'uint64 0', uid=NOBODY)
+        self.assertError(r, E_ACCESS_DENIED)
+        calls = st.mock_polkit_calls()
+        self.assertEqual([(c[0], c[2].get('module'), c[2].get('seconds')) for c in calls],
+                         [(ACTION_GRANT, 'hfs', '90')])
+        self.assertEqual(self.records(), [])
+        # A refusal before polkit: nothing asked for a grant that cannot be.
+        st.mock_polkit_clear()
+        self.assertError(st.gdbus('Grant', 'hfs', scope(0), 'uint64 0', uid=NOBODY), E_INVALID_ARGS)
+        self.assertEqual(st.mock_polkit_calls(), [])
+
+    def test_offline_refused(self):
+        r = self.stack.ctl('--root=' + self.root, 'allow', '--for=10min', 'hfs')
+        self.assertEqual(r.rc, 2, r)
+        self.assertIn('needs the running service', r.err)
+        for bad in ('0', '8d', '10x', '-5', 'min', ''):
+            r = self.stack.ctl('allow', f'--for={bad}', 'hfs')
+            self.assertEqual(r.rc, 2, (bad, r))
+            self.assertIn('Invalid --for', r.err)
+        r = self.stack.ctl('allow', '--for=10min', '--runtime', 'hfs')
+        self.assertEqual(r.rc, 2, r)
+
+    # -- what a grant does once made ----------------------------------------------------------
+    def test_restart_arms_again_ends_and_waits_for_unmount(self):
+        """A grant recorded before a restart is armed again; a second one for the same module
+        (loaded now, granted) is made; both end by time; the module is mounted, so it stays
+        and fsgated with an idle timeout of 1 s stays up until it is free."""
+        st = self.stack
+        self.loaded('hfs', mounted=('hfs',))
+        first = self.record('hfs', 3)
+        self.restart(idle=1)
+        mon = GrantMonitor(st)
+        try:
+            g = self.grants()
+            self.assertEqual([(x[0], x[1], x[2]) for x in g], [(first, 'hfs', 1000)])
+            r = st.ctl('allow', '--for=2s', 'hfs')
+            self.assertEqual(r.rc, 0, r)
+            m = re.fullmatch(r'hfs: loaded until (\S+), then unloaded once unused; to end it now: '
+                             r'(fsgatectl reset hfs)\n', r.out)
+            self.assertTrue(m, r.out)
+            self.assertEqual(len(self.grants()), 2)
+            self.assertEqual(len(self.records()), 2)
+            status = st.ctl('status', 'hfs').out
+            self.assertRegex(status, r'Granted: until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, then unloaded once unused '
+                                     r'\(fsgatectl reset hfs ends it now\)')
+            ended = mon.wait(2, timeout=TIMEOUT + 5)
+            self.assertEqual(sorted(e[2] for e in ended), ['expired', 'expired'])
+            self.assertIn(first, [e[0] for e in ended])
+            self.assertEqual(self.grants(), [])
+            self.assertEqual(self.records(), [])
+            wait_until(lambda: 'stays loaded while it is mounted' in st.daemon_output()[self._log_mark:],
+                       what='the in-use line')
+            time.sleep(3)   # the idle timeout passes three times: an unload waits, fsgated stays
+            self.assertIsNone(st.daemon.poll(), 'fsgated exited while an unload waited')
+            self.loaded('hfs')   # unmounted
+            wait_until(lambda: 'hfs is not unloaded: ' in st.daemon_output()[self._log_mark:], timeout=TIMEOUT,
+                       what='the unload')
+            # Nothing left to wait for: the idle exit comes.
+            wait_until(lambda: st.daemon.poll() is not None, timeout=TIMEOUT, what='the idle exit')
+            self.assertEqual(st.daemon.returncode, 0)
+            self.assertEqual(st.daemon_output()[self._log_mark:].count('stays loaded while'), 1,
+                             'the in-use line comes once')
+        finally:
+            mon.stop()
+
+    def test_reset_ends_early_as_the_hint_says(self):
+        st = self.stack
+        self.loaded('hfs')
+        rid = self.record('hfs', 600)
+        self.restart()
+        mon = GrantMonitor(st)
+        try:
+            status = st.ctl('status', 'hfs').out
+            hint = re.search(r'\((fsgatectl reset hfs) ends it now\)', status)
+            self.assertTrue(hint, status)
+            desc = st.busctl('Describe', 's', 'hfs').data[0]
+            self.assertRegex(desc['granted_until']['data'], r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
+            # Someone polkit says no to: the grant stays.
+            r = st.send('Reset', 'hfs', 0, uid=NOBODY)
+            self.assertError(r, E_ACCESS_DENIED)
+            self.assertEqual(self.records(), [rid])
+            r = st.run_hint(hint.group(1))
+            self.assertEqual(r.rc, 0, r)
+            self.assertEqual(mon.wait(1), [(rid, 'hfs', 'reset')])
+            self.assertEqual(self.records(), [])
+            self.assertNotIn('granted_until', st.busctl('Describe', 's', 'hfs').data[0])
+            self.assertState('hfs', 'denied', 'vendor')
+            wait_until(lambda: 'hfs is not unloaded: ' in st.daemon_output()[self._log_mark:], what='the unload')
+        finally:
+            mon.stop()
+
+    def test_records_of_another_boot_garbage_and_past_ends(self):
+        st = self.stack
+        self.loaded('hfs')
+        old = self.record('hfs', 600, boot='0' * 32)
+        past = self.record('hfs', -5, since_s=time.time() - 60)
+        write(self.root, f'{GRANTS}/' + 'a' * 32, 'module=hfs\nuid=0\n')
+        write(self.root, f'{GRANTS}/not-an-id', 'junk\n')
+        self.restart()
+        self.assertEqual(self.grants(), [])
+        self.assertNotIn(old, self.records())
+        self.assertNotIn(past, self.records())
+        out = st.daemon_output()[self._log_mark:]
+        self.assertRegex(out, rf'Grant {past} of hfs .* ended: expired')
+        self.assertIn('2 files in', out)
+
+    def test_at_most_64(self):
+        st = self.stack
+        self.loaded('hfs')
+        for _ in range(64):
+            self.record('hfs', 600)
+        self.restart()
+        self.assertEqual(len(self.grants()), 64)
+        self.assertError(st.gdbus('Grant', 'hfs', scope(60), 'uint64 0'), E_LIMITS)
+        self.assertEqual(len(self.records()), 64)
+
+
+if __name__ == '__main__':
+    from fsgatetest import main
+    main()

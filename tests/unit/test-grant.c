@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <stdio.h>
+
+#include "grant.h"
+#include "test-util.h"
+
+#define ID "0123456789abcdef0123456789abcdef"
+#define BOOT "fedcba9876543210fedcba9876543210"
+
+TEST(round_trip) {
+        FsgGrant g, back;
+        FsgError e = {};
+        _cleanup_free_ char *text = NULL;
+        char boot[64] = "", *p = boot;
+        FILE *f;
+
+        ASSERT_OK_E(fsg_grant_new("hfs", 1000, UINT64_C(1700000000000000), 600, &g, &e), &e);
+        ASSERT(strlen(g.id) == FSG_GRANT_ID_LEN);
+        ASSERT(g.until_usec == UINT64_C(1700000000000000) + 600 * UINT64_C(1000000));
+        text = fsg_grant_format(&g);
+        ASSERT(text);
+        /* The record carries this boot's id: read back with it, it is of this boot. */
+        f = fopen("/proc/sys/kernel/random/boot_id", "re");
+        ASSERT(f && fgets(boot, sizeof(boot), f));
+        fclose(f);
+        for (char *q = boot; *q; q++)
+                if (*q != '-' && *q != '\n')
+                        *p++ = *q;
+        *p = 0;
+        ASSERT(fsg_grant_parse(text, g.id, boot, &back) == 0);
+        ASSERT(!back.other_boot);
+        ASSERT_STREQ(back.module, "hfs");
+        ASSERT(back.uid == 1000 && back.since_usec == g.since_usec && back.until_usec == g.until_usec);
+        ASSERT(fsg_grant_parse(text, g.id, BOOT, &back) == 0);
+        ASSERT(back.other_boot);
+}
+
+TEST(new_refuses) {
+        FsgGrant g;
+        FsgError e = {};
+
+        ASSERT_ERR_E(fsg_grant_new("hfs", 0, 1, 0, &g, &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(fsg_grant_new("hfs", 0, 1, FSG_GRANT_SECONDS_MAX + 1, &g, &e), &e, FSG_ERR_INVALID_ARGS);
+}
+
+TEST(parse_strict) {
+        static const char * const bad[] = {
+                "",                                                                     /* nothing */
+                "module=hfs\nuid=0\nsince=1\nuntil=2\n",                                /* no boot */
+                "module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\nuid=0\n",          /* twice */
+                "module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\nextra=1\n",        /* unknown key */
+                "module=../x\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\n",                /* a path */
+                "module=hfs\nuid=-1\nsince=1\nuntil=2\nboot=" BOOT "\n",                /* sign */
+                "module=hfs\nuid=4294967296\nsince=1\nuntil=2\nboot=" BOOT "\n",        /* > uid_t */
+                "module=hfs\nuid=0\nsince=5\nuntil=5\nboot=" BOOT "\n",                 /* ends at its start */
+                "module=hfs\nuid=0\nsince=1\nuntil=2x\nboot=" BOOT "\n",                /* trailing junk */
+                "module=hfs\nuid=0\nsince=1\nuntil=99999999999999999999999\nboot=" BOOT "\n", /* overflow */
+                "hfs\n",                                                                /* no '=' */
+        };
+        FsgGrant g;
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
+                ASSERT(fsg_grant_parse(bad[i], ID, BOOT, &g) < 0);
+        ASSERT(fsg_grant_parse("module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\n", "../" ID, BOOT, &g) < 0);
+        ASSERT(fsg_grant_parse("module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\n", ID, BOOT, &g) == 0);
+        ASSERT(fsg_grant_parse("# a comment\nmodule=usb-storage\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\n", ID, BOOT,
+                               &g) == 0);
+        ASSERT_STREQ(g.module, "usb_storage");
+}
+
+TEST(time_string) {
+        char buf[32];
+
+        ASSERT_STREQ(fsg_grant_time_string(UINT64_C(1796605323000000), buf), "2026-12-07T01:02:03Z");
+}

@@ -11,6 +11,12 @@
 #   - with a rules file giving group fsadmin org.fsgate.fsgate1.allow for module hfsplus only
 #     (action.lookup("module")), bob (in fsadmin) can allow hfsplus and nothing else; alice
 #     still cannot.
+#   - grants (fsgatectl allow --for): a site rule gives fsadmin org.fsgate.fsgate1.grant for
+#     at most 60 s (action.lookup("seconds")): bob may load minix for 40 s, not longer and
+#     not for good; alice not at all. The grant loads minix and writes no file; it outlives
+#     fsgated's idle timeout (30 s) in the same process; at its end minix stays loaded while
+#     it is mounted and is unloaded once it is not (how long that takes is printed: "GRANT
+#     FIGURES"); then a mount of minix is blocked again, and fsgated exits when idle.
 # vm-boots: 1
 
 set -eu
@@ -118,3 +124,59 @@ assert_status 0 "fsgatectl --no-ask-password allow hfsplus as bob (already allow
 assert_status 4 "fsgatectl --no-ask-password allow hfs as bob" \
         as_user bob fsgatectl --no-ask-password allow hfs
 expect_state hfs denied vendor
+
+step "grant: a rule lets fsadmin load minix for at most 60 s, and nothing more"
+cat >/etc/polkit-1/rules.d/60-fsgate-grant.rules <<'RULE'
+// Members of fsadmin may load a filesystem for a minute at most; nothing for good.
+polkit.addRule(function(action, subject) {
+        if (action.id == "org.fsgate.fsgate1.grant" && subject.isInGroup("fsadmin") &&
+            parseInt(action.lookup("seconds"), 10) <= 60) {
+                return polkit.Result.YES;
+        }
+});
+RULE
+restart_polkitd
+unload minix
+expect_state minix denied vendor
+config_snapshot >/tmp/config.grant
+assert_status 4 "fsgatectl --no-ask-password allow --for=40s minix as alice" \
+        as_user alice fsgatectl --no-ask-password allow --for=40s minix
+assert_status 4 "fsgatectl --no-ask-password allow --for=2min minix as bob (longer than the rule)" \
+        as_user bob fsgatectl --no-ask-password allow --for=2min minix
+assert_status 4 "fsgatectl --no-ask-password allow minix as bob (for good)" \
+        as_user bob fsgatectl --no-ask-password allow minix
+is_loaded minix && fail "a refused grant loaded minix"
+_out=$(as_user bob fsgatectl --no-ask-password allow --for=40s minix) || fail "bob's grant of minix failed: $_out"
+_pid=$(fsgated_pid)
+assert_contains "$_out" "minix: loaded until " "fsgatectl allow --for=40s minix"
+is_loaded minix || fail "the grant did not load minix"
+assert_config_unchanged /tmp/config.grant "after the grant"
+expect_state minix denied vendor
+assert_contains "$(fsgatectl status minix)" "Granted: until " "fsgatectl status minix"
+assert_contains "$(busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" Grants)" "\"minix\" $(id -u bob) " \
+        "the Grants property (bob's uid)"
+mkfs.minix "$FSGATE_SCRATCH_DISK" >/dev/null || fail "mkfs.minix failed"
+mkdir -p /mnt/grant
+mount -t minix "$FSGATE_SCRATCH_DISK" /mnt/grant || fail "mount -t minix during the grant failed"
+pass "minix mounted during the grant"
+_i=0
+until [ "$(busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" Grants)" = "a(ssutt) 0" ]; do
+        _i=$((_i + 1))
+        [ $_i -gt 120 ] && fail "the grant did not end within 120 s: $(fsgatectl status minix)"
+        sleep 1
+done
+pass "the grant ended"
+assert_eq "$(fsgated_pid)" "$_pid" "fsgated's pid at the end of the grant (it outlived its idle timeout)"
+sleep 3
+is_loaded minix || fail "minix was unloaded while it was mounted"
+pass "minix stays loaded while it is mounted"
+umount /mnt/grant
+_t0=$(cut -d' ' -f1 /proc/uptime)
+wait_while 300 "minix still loaded 30 s after the unmount" is_loaded minix
+_t1=$(cut -d' ' -f1 /proc/uptime)
+echo "GRANT FIGURES: minix unloaded $(echo "$_t1 $_t0" | awk '{printf "%.1f", $1 - $2}') s after the unmount" \
+        "(the grant had ended while it was mounted)"
+expect_state minix denied vendor
+probe_mount minix "$FSGATE_SCRATCH_DISK"
+assert_eq "$PROBE_RESULT" unknown "a mount of minix after the grant"
+wait_fsgated_exit 60

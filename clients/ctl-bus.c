@@ -257,13 +257,20 @@ static int bus_load(const CtlOptions *o, const char *name, FsgError *e) {
         return call(o, &bus, &reply, e, "Load", "s", name);
 }
 
-static int bus_grant(const CtlOptions *o, const char *name, uint64_t seconds, char **ret, FsgError *e) {
+static int bus_grant(const CtlOptions *o, const char *name, uint64_t seconds, const char *device, char **ret,
+                     FsgError *e) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         const char *id;
         int r;
 
-        r = call(o, &bus, &reply, e, "Grant", "sa{sv}t", name, 1, "seconds", "t", seconds, UINT64_C(0));
+        if (seconds && device)
+                r = call(o, &bus, &reply, e, "Grant", "sa{sv}t", name, 2, "seconds", "t", seconds, "device", "s", device,
+                         UINT64_C(0));
+        else if (device)
+                r = call(o, &bus, &reply, e, "Grant", "sa{sv}t", name, 1, "device", "s", device, UINT64_C(0));
+        else
+                r = call(o, &bus, &reply, e, "Grant", "sa{sv}t", name, 1, "seconds", "t", seconds, UINT64_C(0));
         if (r < 0)
                 return r;
         r = sd_bus_message_read(reply, "s", &id);

@@ -73,9 +73,10 @@ static int offline_load(const CtlOptions *o, const char *name, FsgError *e) {
                          _("load needs the running system; it cannot be used with --root"));
 }
 
-static int offline_grant(const CtlOptions *o, const char *name, uint64_t seconds, char **ret, FsgError *e) {
+static int offline_grant(const CtlOptions *o, const char *name, uint64_t seconds, const char *device, char **ret,
+                         FsgError *e) {
         return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s",
-                         _("allow --for needs the running service, which ends the grant; it cannot be used with --root"));
+                         _("allow --for and --device need the running service, which ends the grant; they cannot be used with --root"));
 }
 
 static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {

@@ -25,8 +25,10 @@ typedef struct CtlBackend {
         int (*describe)(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e);
         int (*change)(const CtlOptions *o, FsgOp op, const char *name, uint64_t flags, FsgError *e);
         int (*load)(const CtlOptions *o, const char *name, FsgError *e);
-        /* Grant: loaded for seconds; *ret the grant's id, "" when there was nothing to grant. */
-        int (*grant)(const CtlOptions *o, const char *name, uint64_t seconds, char **ret, FsgError *e);
+        /* Grant: loaded for seconds (0: the service's default) and/or while the medium at device
+         * (NULL: none) is there; *ret the grant's id, "" when there was nothing to grant. */
+        int (*grant)(const CtlOptions *o, const char *name, uint64_t seconds, const char *device, char **ret,
+                     FsgError *e);
         int (*exempt)(const CtlOptions *o, char ***ret, FsgError *e);
         /* ApplyProfile: the exact list of changes made (or, with FSG_FLAG_DRY_RUN, to make). */
         int (*apply_profile)(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,

@@ -20,6 +20,7 @@ typedef struct Ctl {
         unsigned lines;                 /* log --lines */
         bool log_options;               /* --since or --lines given: log's only */
         uint64_t grant_usec;            /* allow --for */
+        const char *grant_device;       /* allow --device */
 } Ctl;
 
 typedef enum VerbFlags {
@@ -218,7 +219,7 @@ static int grant_names(Ctl *c, char **names, size_t n) {
                 const FsgEntry *x;
                 FsgError e = {};
 
-                if (c->be->grant(&c->o, names[i], c->grant_usec / 1000000, &id, &e) < 0 ||
+                if (c->be->grant(&c->o, names[i], c->grant_usec / 1000000, c->grant_device, &id, &e) < 0 ||
                     c->be->describe(&c->o, names[i], &after, &e) < 0)
                         return ctl_fail(&c->o, &e);
                 x = &after->entries[0];
@@ -229,10 +230,17 @@ static int grant_names(Ctl *c, char **names, size_t n) {
                         json_field_string(&w, "module", x->module);
                         json_field_string(&w, "grant", id);
                         json_field_string(&w, "granted_until", *id && x->granted_until ? x->granted_until : "");
+                        json_field_string(&w, "device", c->grant_device ?: "");
                         json_object_end(&w);
                         putchar('\n');
                 } else if (!*id)
                         print_not_granted(x);
+                else if (c->grant_device)
+                        /* TRANSLATORS: %1$s a module, %2$s a time (UTC), %3$s a device node; the command is
+                         * run as written. */
+                        printf(_("%1$s: loaded until %2$s or until %3$s is removed, then unloaded once unused; to end "
+                                 "it now: fsgatectl reset %1$s\n"),
+                               x->module, x->granted_until ? ctl_esc(x->granted_until) : "?", ctl_esc(c->grant_device));
                 else
                         /* TRANSLATORS: %1$s a module, %2$s a time (UTC); the command is run as written. */
                         printf(_("%1$s: loaded until %2$s, then unloaded once unused; to end it now: fsgatectl reset %1$s\n"),
@@ -242,11 +250,11 @@ static int grant_names(Ctl *c, char **names, size_t n) {
 }
 
 static int verb_allow(int argc, char *argv[], Ctl *c) {
-        if (c->grant_usec) {
+        if (c->grant_usec || c->grant_device) {
                 FsgError e = {};
 
                 if (c->flags) {
-                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to allow --for"),
+                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to allow --for or --device"),
                                   fsg_flags_to_string(c->flags, true));
                         return ctl_fail(&c->o, &e);
                 }
@@ -380,6 +388,7 @@ enum {
         ARG_SINCE,
         ARG_LINES,
         ARG_FOR,
+        ARG_DEVICE,
         ARG_NO_ASK,
         ARG_LIST_VERBS,
         ARG_LIST_OPTIONS,
@@ -401,6 +410,7 @@ static const struct option options[] = {
         { "since",           required_argument, NULL, ARG_SINCE        },
         { "lines",           required_argument, NULL, ARG_LINES        },
         { "for",             required_argument, NULL, ARG_FOR          },
+        { "device",          required_argument, NULL, ARG_DEVICE       },
         { "no-ask-password", no_argument,       NULL, ARG_NO_ASK       },
         /* Hidden: what the shell completions ask, so they cannot drift from this file. */
         { "list-verbs",      no_argument,       NULL, ARG_LIST_VERBS   },
@@ -421,6 +431,7 @@ static const struct {
         { "   --force",         N_("deny: even if the filesystem is in use now") },
         { "   --load",          N_("allow: also load the module now") },
         { "   --for=SPAN",      N_("allow: load it now for a while (90s, 10min, 2h, 1d), then unload it once unused") },
+        { "   --device=DEV",    N_("allow: load it now while the medium in DEV is there (at most a day), then unload it") },
         { "   --hard",          N_("deny: refuse explicit loads too (modprobe, load)") },
         { "   --soft",          N_("deny: make a hard deny soft again (a plain deny keeps it hard)") },
         { "   --dry-run",       N_("apply: print the changes, write nothing") },
@@ -508,8 +519,8 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                           fsg_flags_to_string(c->flags & ~v->options, true), v->name);
                 return ctl_fail(&c->o, &e);
         }
-        if (c->grant_usec && v->run != verb_allow) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--for", v->name);
+        if ((c->grant_usec || c->grant_device) && v->run != verb_allow) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--for/--device", v->name);
                 return ctl_fail(&c->o, &e);
         }
         if (c->log_options && v->run != verb_log) {
@@ -572,6 +583,9 @@ int main(int argc, char *argv[]) {
                                           "90s, 10min, 2h)"), optarg);
                                 return ctl_fail(&c.o, &e);
                         }
+                        break;
+                case ARG_DEVICE:
+                        c.grant_device = optarg;
                         break;
                 case ARG_LINES: {
                         char *end;

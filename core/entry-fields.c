@@ -99,6 +99,7 @@ const FsgEntryField fsg_entry_fields[] = {
         STORED("override_stale", "b", override_stale, 0),
         /* Only while a grant (grant.h) allows the module: when the latest one ends. */
         STORED("granted_until", "s", granted_until, FSG_FIELD_OPTIONAL),
+        STORED("granted_device", "s", granted_device, FSG_FIELD_OPTIONAL),
         /* Describe and DescribeAll only (a plan each, memoised by the service until the
          * configuration changes), not in lists. */
         STORED("allow_refused", "s", allow_refused, FSG_FIELD_OPTIONAL),

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "conffile.h"
@@ -58,11 +60,70 @@ char *fsg_grant_format(const FsgGrant *g) {
         char *s;
 
         current_boot_id(boot);
-        if (asprintf(&s, "# fsgate's grant: an allow that ends by itself (fsgatectl status %s)\n"
+        if (asprintf(&s, "# fsgate's grant: a load that ends by itself (fsgatectl status %s)\n"
                          "module=%s\nuid=%" PRIu32 "\nsince=%" PRIu64 "\nuntil=%" PRIu64 "\nboot=%s\n",
                      g->module, g->module, g->uid, g->since_usec, g->until_usec, boot) < 0)
                 return NULL;
+        if (*g->device) {
+                char *t;
+
+                if (asprintf(&t, "%sdevice=%s\ndevnum=%" PRIu32 ":%" PRIu32 "\ndiskseq=%" PRIu64 "\n", s, g->device,
+                             g->major, g->minor, g->diskseq) < 0)
+                        t = NULL;
+                free(s);
+                s = t;
+        }
         return s;
+}
+
+/* "/dev/" and a plain name below it: what a record or a caller may name. */
+static bool device_node_is_valid(const char *s) {
+        size_t l = strlen(s);
+
+        return l > 5 && l < FSG_GRANT_DEVICE_MAX && strncmp(s, "/dev/", 5) == 0 && !strstr(s, "..") &&
+               !strstr(s, "//") && s[l - 1] != '/' &&
+               strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_-.:+") == l;
+}
+
+/* The diskseq of device number major:minor now: a partition's is its disk's. 0 if none. */
+static uint64_t diskseq_of(uint32_t major, uint32_t minor) {
+        char path[96], buf[32] = "";
+        uint64_t v = 0;
+        FILE *f;
+
+        snprintf(path, sizeof(path), "/sys/dev/block/%" PRIu32 ":%" PRIu32 "/partition", major, minor);
+        snprintf(path, sizeof(path), access(path, F_OK) == 0 ? "/sys/dev/block/%" PRIu32 ":%" PRIu32 "/../diskseq" :
+                                     "/sys/dev/block/%" PRIu32 ":%" PRIu32 "/diskseq", major, minor);
+        f = fopen(path, "re");
+        if (!f)
+                return 0;
+        if (fgets(buf, sizeof(buf), f))
+                v = strtoull(buf, NULL, 10);
+        fclose(f);
+        return v;
+}
+
+int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e) {
+        struct stat st;
+
+        if (!device_node_is_valid(node))
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Not a device below /dev: \"%.64s\"", node);
+        if (stat(node, &st) < 0)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Cannot look at %s: %m", node);
+        if (!S_ISBLK(st.st_mode))
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s is not a block device", node);
+        snprintf(g->device, sizeof(g->device), "%s", node);
+        g->major = major(st.st_rdev);
+        g->minor = minor(st.st_rdev);
+        g->diskseq = diskseq_of(g->major, g->minor);
+        if (g->diskseq == 0)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS,
+                                 "%s has no diskseq: the kernel cannot tell that medium from the next one there", node);
+        return 0;
+}
+
+bool fsg_grant_medium_present(const FsgGrant *g) {
+        return !*g->device || diskseq_of(g->major, g->minor) == g->diskseq;
 }
 
 static int parse_u64(const char *v, uint64_t *ret) {
@@ -112,6 +173,24 @@ int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGr
                 } else if (streq(line, "boot")) {
                         bit = 2;
                         same_boot = *boot_id && streq(eq, boot_id);
+                } else if (streq(line, "device")) {
+                        bit = 32;
+                        if (!device_node_is_valid(eq))
+                                return -EINVAL;
+                        snprintf(g.device, sizeof(g.device), "%s", eq);
+                } else if (streq(line, "devnum")) {
+                        unsigned ma, mi;
+                        int n = -1;
+
+                        bit = 64;
+                        if (sscanf(eq, "%u:%u%n", &ma, &mi, &n) != 2 || n < 0 || eq[n] || *eq < '0' || *eq > '9')
+                                return -EINVAL;
+                        g.major = ma;
+                        g.minor = mi;
+                } else if (streq(line, "diskseq")) {
+                        bit = 128;
+                        if (parse_u64(eq, &g.diskseq) < 0 || g.diskseq == 0)
+                                return -EINVAL;
                 } else {
                         bit = streq(line, "uid") ? 4 : streq(line, "since") ? 8 : streq(line, "until") ? 16 : 0;
                         if (!bit || parse_u64(eq, &u) < 0)
@@ -129,7 +208,8 @@ int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGr
                         return -EINVAL;
                 seen |= bit;
         }
-        if (seen != 31 || g.until_usec <= g.since_usec)
+        /* The medium's three keys come together or not at all. */
+        if ((seen != 31 && seen != 255) || g.until_usec <= g.since_usec)
                 return -EINVAL;
         g.other_boot = !same_boot;
         *ret = g;

@@ -19,6 +19,11 @@
  * one. */
 #define FSG_GRANTS_MAX 64
 #define FSG_GRANT_SECONDS_MAX (UINT64_C(7) * 24 * 3600)
+/* A grant for a medium without a time of its own: it ends when the medium goes, or after
+ * this, whichever comes first (a medium that is never removed must not make a grant that
+ * never ends). */
+#define FSG_GRANT_DEVICE_SECONDS_DEFAULT (UINT64_C(24) * 3600)
+#define FSG_GRANT_DEVICE_MAX 64
 #define FSG_GRANT_ID_LEN 32
 
 typedef struct FsgGrant {
@@ -27,6 +32,12 @@ typedef struct FsgGrant {
         uint32_t uid;                   /* who asked */
         uint64_t since_usec;            /* CLOCK_REALTIME */
         uint64_t until_usec;            /* CLOCK_REALTIME */
+        /* For one medium only ("" and 0 when not): its node as asked, its device number, and
+         * the kernel's sequence number of the medium (diskseq: a new medium in the same port,
+         * or a loop device set up again, has a new one). The grant ends when it is gone. */
+        char device[FSG_GRANT_DEVICE_MAX];
+        uint32_t major, minor;
+        uint64_t diskseq;
         bool other_boot;                /* a record a past boot left behind: no grant */
 } FsgGrant;
 
@@ -34,6 +45,12 @@ typedef struct FsgGrant {
  * (CLOCK_REALTIME), with a fresh id. */
 int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t seconds, FsgGrant *ret,
                   FsgError *e);
+/* The medium at node (a block device below /dev) into g's device fields: -EINVAL
+ * (InvalidArgs) for anything else, or a device the kernel gives no diskseq. */
+int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e);
+/* Whether g's medium is still there: the same device number with the same diskseq (always
+ * for a grant without one). Read from the running kernel's /sys. */
+bool fsg_grant_medium_present(const FsgGrant *g);
 /* Every record in ROOT/run/fsgate/grants (none when the directory is missing), sorted by end;
  * records that are not fsgate's well-formed ones are skipped (counted in *ret_skipped if
  * set); at most FSG_GRANTS_MAX * 2 files are looked at. */

@@ -304,7 +304,8 @@ int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
                 return r;
         for (size_t i = 0; i < s->n; i++) {
                 free(s->entries[i].granted_until);
-                s->entries[i].granted_until = NULL;
+                free(s->entries[i].granted_device);
+                s->entries[i].granted_until = s->entries[i].granted_device = NULL;
         }
         /* Sorted by end: the last one of a module is its latest. */
         for (size_t i = 0; i < n; i++) {
@@ -317,6 +318,12 @@ int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
                 x->granted_until = strdup(fsg_grant_time_string(g[i].until_usec, buf));
                 if (!x->granted_until)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                if (*g[i].device) {
+                        free(x->granted_device);
+                        x->granted_device = strdup(g[i].device);
+                        if (!x->granted_device)
+                                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                }
         }
         return 0;
 }
@@ -476,6 +483,7 @@ void fsg_entry_done(FsgEntry *x) {
         free(x->deciding_file);
         free(x->override_of);
         free(x->granted_until);
+        free(x->granted_device);
         free(x->allow_refused);
         free(x->reset_refused);
         free(x->install_command);

@@ -31,6 +31,8 @@ typedef struct FsgEntry {
         /* The end of the latest grant (grant.h) of the module, "2026-12-07T01:02:03Z"; NULL
          * when none is active. */
         char *granted_until;
+        /* The medium of the latest one that is for one ("/dev/sdb1"); NULL when none is. */
+        char *granted_device;
         /* Describe and status only: why an Allow would be refused now, "" if it would be
          * done; NULL where not asked (lists, older services). */
         char *allow_refused;

@@ -36,6 +36,7 @@ struct Request {
         bool load;              /* changes only: a load was asked for and must follow */
         bool end_grants;        /* changes only: a Deny or Reset of a granted module ends its grants */
         uint64_t seconds;       /* Grant: how long */
+        FsgGrant medium;        /* Grant: the medium it is for (device fields only; "" for none) */
         FsgProfilePlan *profile; /* ApplyProfile: the list authorized (owned) */
         char subject[80];       /* what the logs name when module is "" */
         struct {
@@ -418,12 +419,13 @@ static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
                         return;
                 }
         }
-        /* A grant's rules may judge its length too. */
+        /* A grant's rules may judge its length and its medium too ("" for none). */
         snprintf(seconds, sizeof(seconds), "%" PRIu64, req->seconds);
         polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action),
                                   req->profile ? (const char * const[]) { "profile", req->profile->profile,
                                                                           "modules", modules, NULL }
-                                  : req->seconds ? (const char * const[]) { "module", req->module, "seconds", seconds, NULL }
+                                  : req->seconds ? (const char * const[]) { "module", req->module, "seconds", seconds,
+                                                                            "device", req->medium.device, NULL }
                                                : (const char * const[]) { "module", req->module, NULL },
                                   req->needs[req->next].message, on_authorized, req);
 }
@@ -494,6 +496,15 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
         clock_gettime(CLOCK_REALTIME, &ts);
         r = fsg_grant_new(req->module, uid, (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000, req->seconds,
                           &g, &e);
+        /* The medium again: another one may have taken its place while polkit asked. */
+        if (r >= 0 && *req->medium.device) {
+                r = fsg_grant_set_medium(&g, req->medium.device, &e);
+                if (r >= 0 && (g.diskseq != req->medium.diskseq || g.major != req->medium.major ||
+                               g.minor != req->medium.minor))
+                        r = fsg_error(&e, FSG_ERR_CONCURRENT_CHANGE,
+                                      "%s holds another medium than when the grant was asked for; nothing was granted",
+                                      req->medium.device);
+        }
         /* The record first: a crash between it and the load leaves a grant whose end finds
          * nothing to unload, never a load without an end. */
         if (r >= 0)
@@ -506,15 +517,19 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 return manager_reply_error(call, &e);
         }
         log_request(call, FSGATE_MESSAGE_MODULE_LOADED, LOG_NOTICE, req->module,
-                    "Loaded %s until %s (grant %s): then unloaded once unused", req->module,
-                    fsg_grant_time_string(g.until_usec, until), g.id);
+                    "Loaded %s until %s%s%s%s (grant %s): then unloaded once unused", req->module,
+                    fsg_grant_time_string(g.until_usec, until), *g.device ? " or until " : "", g.device,
+                    *g.device ? " is removed" : "", g.id);
         return sd_bus_reply_method_return(call, "s", g.id);
 }
 
-/* The scope a{sv}: "seconds" (t), the only one so far; any other key is refused by name, so
- * that a caller asking for a scope this service does not know never gets a wider grant. */
-static int read_grant_scope(sd_bus_message *call, uint64_t *ret_seconds, FsgError *e) {
+/* The scope a{sv}: "seconds" (t) and "device" (s), at least one; any other key is refused by
+ * name, so that a caller asking for a scope this service does not know never gets a wider
+ * grant. > 0 read, 0 refused (*e says why), < 0 a malformed call. */
+static int read_grant_scope(sd_bus_message *call, uint64_t *ret_seconds, FsgGrant *ret_medium, FsgError *e) {
+        const char *device = NULL;
         uint64_t seconds = 0;
+        bool has_seconds = false;
         int r;
 
         r = sd_bus_message_enter_container(call, 'a', "{sv}");
@@ -526,15 +541,20 @@ static int read_grant_scope(sd_bus_message *call, uint64_t *ret_seconds, FsgErro
                 r = sd_bus_message_read(call, "s", &key);
                 if (r < 0)
                         return r;
-                if (!streq(key, "seconds")) {
+                if (streq(key, "seconds")) {
+                        r = sd_bus_message_read(call, "v", "t", &seconds);
+                        has_seconds = true;
+                } else if (streq(key, "device"))
+                        r = sd_bus_message_read(call, "v", "s", &device);
+                else {
                         _cleanup_free_ char *k = fsg_utf8_escape(key);
-                        fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown scope of a grant: \"%.64s\" (known: seconds)",
+                        fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown scope of a grant: \"%.64s\" (known: seconds, device)",
                                   k ?: "?");
                         return 0;
                 }
-                r = sd_bus_message_read(call, "v", "t", &seconds);
                 if (r < 0) {
-                        fsg_error(e, FSG_ERR_INVALID_ARGS, "The scope \"seconds\" of a grant is a number of type t");
+                        fsg_error(e, FSG_ERR_INVALID_ARGS, "The scope \"%s\" of a grant is of type %s", key,
+                                  streq(key, "seconds") ? "t" : "s");
                         return 0;
                 }
                 r = sd_bus_message_exit_container(call);
@@ -546,10 +566,22 @@ static int read_grant_scope(sd_bus_message *call, uint64_t *ret_seconds, FsgErro
         r = sd_bus_message_exit_container(call);
         if (r < 0)
                 return r;
+        if (!has_seconds && !device) {
+                fsg_error(e, FSG_ERR_INVALID_ARGS, "A grant needs a scope: seconds, device, or both");
+                return 0;
+        }
+        if (!has_seconds)
+                seconds = FSG_GRANT_DEVICE_SECONDS_DEFAULT;
         if (seconds < 1 || seconds > FSG_GRANT_SECONDS_MAX) {
                 fsg_error(e, FSG_ERR_INVALID_ARGS, "A grant lasts from 1 to %" PRIu64 " seconds (7 days); asked: %" PRIu64,
                           FSG_GRANT_SECONDS_MAX, seconds);
                 return 0;
+        }
+        if (device) {
+                _cleanup_free_ char *d = fsg_utf8_escape(device);
+
+                if (!d || fsg_grant_set_medium(ret_medium, d, e) < 0)
+                        return d ? 0 : -ENOMEM;
         }
         *ret_seconds = seconds;
         return 1;
@@ -571,13 +603,14 @@ static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *erro
          * is a malformed call. */
         if (r == 0) {
                 FsgError name_error = e;
+                FsgGrant ignored_medium = {};
                 uint64_t ignored;
 
-                r = read_grant_scope(call, &ignored, &e);
+                r = read_grant_scope(call, &ignored, &ignored_medium, &e);
                 return r < 0 ? r : manager_reply_error(call, &name_error);
         }
         snprintf(req.module, sizeof(req.module), "%s", x->module);
-        r = read_grant_scope(call, &req.seconds, &e);
+        r = read_grant_scope(call, &req.seconds, &req.medium, &e);
         if (r <= 0)
                 return r < 0 ? r : manager_reply_error(call, &e);
         r = sd_bus_message_read(call, "t", &flags);
@@ -911,7 +944,7 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("Version", "s", property_version, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("KernelRelease", "s", property_kernel_release, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("UnreadableFiles", "as", property_unreadable_files, 0, 0),
-        SD_BUS_PROPERTY("Grants", "a(ssutt)", property_grants, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("Grants", "a(ssutts)", property_grants, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_NAMES("ListFilesystems", "", "", "a(sassssbbbb)", SD_BUS_PARAM(filesystems),
                                  method_list, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetFilesystem", "s", SD_BUS_PARAM(name), "(sassssbbbb)", SD_BUS_PARAM(filesystem),

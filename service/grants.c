@@ -10,9 +10,9 @@
 #include "strv.h"
 
 #define USEC_PER_SEC UINT64_C(1000000)
-/* A module that is still in use but not mounted (held by another module, an open device):
- * looked at again this often. Mounted ones too: unmounts are not watched here. */
-#define UNLOAD_RETRY_USEC (2 * USEC_PER_SEC)
+/* How often the media of device grants are looked for, and a module whose last grant ended
+ * but that is still in use (mounted, held by another module) is looked at again. */
+#define WATCH_USEC (2 * USEC_PER_SEC)
 
 static uint64_t now_realtime(void) {
         struct timespec ts;
@@ -30,6 +30,13 @@ static void emit_grants_changed(Manager *m) {
 bool manager_module_granted(const Manager *m, const char *module) {
         for (size_t i = 0; i < m->n_grants; i++)
                 if (streq(m->grants[i].module, module))
+                        return true;
+        return false;
+}
+
+static bool any_medium(const Manager *m) {
+        for (size_t i = 0; i < m->n_grants; i++)
+                if (*m->grants[i].device)
                         return true;
         return false;
 }
@@ -116,6 +123,15 @@ static void end_expired(Manager *m) {
                 grant_end(m, 0, "expired");
 }
 
+/* A grant for a medium ends when it is gone: removed, or another one in its place. */
+static void end_gone_media(Manager *m) {
+        for (size_t i = 0; i < m->n_grants;)
+                if (!fsg_grant_medium_present(&m->grants[i]))
+                        grant_end(m, i, "device removed");
+                else
+                        i++;
+}
+
 static int on_grant_time(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
@@ -124,16 +140,17 @@ static int on_grant_time(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-static int on_unload_time(sd_event_source *s, uint64_t usec, void *userdata) {
+static int on_watch_time(sd_event_source *s, uint64_t usec, void *userdata) {
         Manager *m = userdata;
 
         /* One-shot: gone, so that arm() makes the next one. */
-        m->unload_timer = sd_event_source_disable_unref(m->unload_timer);
+        m->watch_timer = sd_event_source_disable_unref(m->watch_timer);
+        end_gone_media(m);
         try_unloads(m);
         return 0;
 }
 
-/* The grant timer at the next end, the unload timer while an unload waits. */
+/* The grant timer at the next end; the watch timer while a medium or an unload is waited for. */
 static void arm(Manager *m) {
         uint64_t now;
         int r;
@@ -145,18 +162,18 @@ static void arm(Manager *m) {
                 if (r < 0)
                         log_plain(LOG_ERR, "Cannot arm the end of grant %s: %s", m->grants[0].id, strerror(-r));
         }
-        if (strv_isempty(m->unload_pending)) {
-                m->unload_timer = sd_event_source_disable_unref(m->unload_timer);
+        if (strv_isempty(m->unload_pending) && !any_medium(m)) {
+                m->watch_timer = sd_event_source_disable_unref(m->watch_timer);
                 return;
         }
-        if (m->unload_timer)
+        if (m->watch_timer)
                 return;
         if (sd_event_now(m->event, CLOCK_MONOTONIC, &now) < 0)
                 now = 0;
-        r = sd_event_add_time(m->event, &m->unload_timer, CLOCK_MONOTONIC, now + UNLOAD_RETRY_USEC, USEC_PER_SEC / 10,
-                              on_unload_time, m);
+        r = sd_event_add_time(m->event, &m->watch_timer, CLOCK_MONOTONIC, now + WATCH_USEC, USEC_PER_SEC / 10,
+                              on_watch_time, m);
         if (r < 0)
-                log_plain(LOG_ERR, "Cannot arm the next unload: %s", strerror(-r));
+                log_plain(LOG_ERR, "Cannot arm the next look at media and unloads: %s", strerror(-r));
 }
 
 static int cmp_until(const void *a, const void *b) {
@@ -228,12 +245,13 @@ void manager_grants_start(Manager *m) {
                 m->grants[m->n_grants++] = g[i];
         }
         end_expired(m);
+        end_gone_media(m);
         try_unloads(m);
 }
 
 void manager_grants_done(Manager *m) {
         m->grant_timer = sd_event_source_disable_unref(m->grant_timer);
-        m->unload_timer = sd_event_source_disable_unref(m->unload_timer);
+        m->watch_timer = sd_event_source_disable_unref(m->watch_timer);
         free(m->grants);
         m->grants = NULL;
         m->n_grants = 0;
@@ -242,10 +260,10 @@ void manager_grants_done(Manager *m) {
 }
 
 int manager_append_grants(const Manager *m, sd_bus_message *reply) {
-        int r = sd_bus_message_open_container(reply, 'a', "(ssutt)");
+        int r = sd_bus_message_open_container(reply, 'a', "(ssutts)");
 
         for (size_t i = 0; r >= 0 && i < m->n_grants; i++)
-                r = sd_bus_message_append(reply, "(ssutt)", m->grants[i].id, m->grants[i].module, m->grants[i].uid,
-                                          m->grants[i].since_usec, m->grants[i].until_usec);
+                r = sd_bus_message_append(reply, "(ssutts)", m->grants[i].id, m->grants[i].module, m->grants[i].uid,
+                                          m->grants[i].since_usec, m->grants[i].until_usec, m->grants[i].device);
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }

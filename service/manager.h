@@ -24,7 +24,7 @@ typedef struct Manager {
         sd_event_source *grant_timer;   /* at the next end */
         char **unload_pending;  /* modules whose last grant ended and that are still loaded */
         char **unload_announced; /* those of them said to be in use already (one line each) */
-        sd_event_source *unload_timer;
+        sd_event_source *watch_timer;    /* media of device grants, waiting unloads */
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);

@@ -81,12 +81,16 @@ class GrantTest(BusTestCase):
         # hfs denied by a vendor file, as openSUSE ships it.
         self.vendor('hfs', 'blacklist hfs\n')
 
-    def record(self, module, until_s, since_s=None, boot=None, uid=1000, rid=None):
+    def record(self, module, until_s, since_s=None, boot=None, uid=1000, rid=None, medium=None):
         now = time.time()
         rid = rid or os.urandom(16).hex()
-        write(self.root, f'{GRANTS}/{rid}',
-              f'module={module}\nuid={uid}\nsince={int((since_s or now - 1) * 1e6)}\n'
-              f'until={int((now + until_s) * 1e6)}\nboot={boot or boot_id()}\n')
+        text = (f'module={module}\nuid={uid}\nsince={int((since_s or now - 1) * 1e6)}\n'
+                f'until={int((now + until_s) * 1e6)}\nboot={boot or boot_id()}\n')
+        if medium:
+            node, seq = medium
+            st = os.stat(node)
+            text += f'device={node}\ndevnum={os.major(st.st_rdev)}:{os.minor(st.st_rdev)}\ndiskseq={seq}\n'
+        write(self.root, f'{GRANTS}/{rid}', text)
         return rid
 
     def records(self):
@@ -114,9 +118,9 @@ class GrantTest(BusTestCase):
         before = snapshot(self.root)
         for args, name, what in [((scope(0), 'uint64 0'), E_INVALID_ARGS, '1 to 604800'),
                                  ((scope(604801), 'uint64 0'), E_INVALID_ARGS, '1 to 604800'),
-                                 (("{'device': <'/dev/sdb'>}", 'uint64 0'), E_INVALID_ARGS, 'Unknown scope.*device'),
+                                 (("{'read_only': <true>}", 'uint64 0'), E_INVALID_ARGS, 'Unknown scope.*read_only'),
                                  (("{'seconds': <'60'>}", 'uint64 0'), E_INVALID_ARGS, 'type t'),
-                                 (('@a{sv} {}', 'uint64 0'), E_INVALID_ARGS, '1 to 604800'),
+                                 (('@a{sv} {}', 'uint64 0'), E_INVALID_ARGS, 'needs a scope'),
                                  ((scope(60), 'uint64 1'), E_INVALID_ARGS, 'Flags not valid for Grant')]:
             r = st.gdbus('Grant', 'hfs', *args)
             self.assertError(r, name, what)
@@ -164,7 +168,7 @@ class GrantTest(BusTestCase):
     def test_offline_refused(self):
         r = self.stack.ctl('--root=' + self.root, 'allow', '--for=10min', 'hfs')
         self.assertEqual(r.rc, 2, r)
-        self.assertIn('needs the running service', r.err)
+        self.assertIn('need the running service', r.err)
         for bad in ('0', '8d', '10x', '-5', 'min', ''):
             r = self.stack.ctl('allow', f'--for={bad}', 'hfs')
             self.assertEqual(r.rc, 2, (bad, r))
@@ -255,6 +259,70 @@ class GrantTest(BusTestCase):
         out = st.daemon_output()[self._log_mark:]
         self.assertRegex(out, rf'Grant {past} of hfs .* ended: expired')
         self.assertIn('2 files in', out)
+
+    # -- a grant for one medium: a real loop device of the host's kernel ----------------------
+    def loop_device(self):
+        """A loop device over a small file (attached, never mounted): a medium with a diskseq
+        that goes away for real with losetup -d."""
+        if not os.path.exists('/dev/loop-control'):
+            self.skipTest('no loop devices on this kernel')
+        img = os.path.join(self.workdir, 'medium.img')
+        with open(img, 'wb') as f:
+            f.truncate(1 << 20)
+        node = subprocess.run(['losetup', '-f', '--show', img], capture_output=True, text=True, check=True).stdout.strip()
+        self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+        name = os.path.basename(node)
+        with open(f'/sys/block/{name}/diskseq') as f:
+            return node, int(f.read())
+
+    def test_device_scope_refuses_what_is_no_medium(self):
+        st = self.stack
+        before = snapshot(self.root)
+        for dev, what in [('/dev/null', 'not a block device'), ('/etc/passwd', 'Not a device below /dev'),
+                          ('/dev/../etc/passwd', 'Not a device below /dev'), ('/dev/nosuchdevice', 'Cannot look at'),
+                          ('/dev/', 'Not a device below /dev'), ('relative', 'Not a device below /dev')]:
+            r = st.gdbus('Grant', 'hfs', "{'device': <'%s'>}" % dev, 'uint64 0')
+            self.assertError(r, E_INVALID_ARGS, what)
+        self.assertError(st.gdbus('Grant', 'hfs', "{'device': <uint64 7>}", 'uint64 0'), E_INVALID_ARGS, 'type s')
+        self.assertEqual(snapshot(self.root), before)
+        self.assertEqual(self.records(), [])
+
+    def test_device_grant_ends_when_the_medium_goes(self):
+        """A grant for a loop device (hfs "loaded" by a grant before it, so that the host's
+        kernel is asked to load nothing) ends when the device is detached; the grant by time
+        stays. A record whose medium is another one (diskseq) ends at start."""
+        st = self.stack
+        node, seq = self.loop_device()
+        self.loaded('hfs')
+        timed = self.record('hfs', 600)
+        stale = self.record('hfs', 600, medium=(node, seq + 1000))
+        self.restart()
+        mon = GrantMonitor(st)
+        try:
+            self.assertEqual([g[0] for g in self.grants()], [timed])
+            self.assertRegex(st.daemon_output()[self._log_mark:], rf'Grant {stale} of hfs .* ended: device removed')
+            r = st.ctl('allow', f'--device={node}', 'hfs')
+            self.assertEqual(r.rc, 0, r)
+            self.assertRegex(r.out, rf'^hfs: loaded until \S+ or until {node} is removed, then unloaded once unused; '
+                                    r'to end it now: fsgatectl reset hfs\n$')
+            grants = {g[5]: g for g in self.grants()}
+            self.assertEqual(sorted(grants), ['', node])
+            device_grant = grants[node]
+            # Without a time of its own: at most a day.
+            self.assertAlmostEqual((device_grant[4] - device_grant[3]) / 1e6, 86400, delta=5)
+            with open(os.path.join(self.root, GRANTS, device_grant[0])) as f:
+                text = f.read()
+            self.assertIn(f'device={node}\n', text)
+            self.assertIn(f'diskseq={seq}\n', text)
+            self.assertRegex(st.ctl('status', 'hfs').out, rf'Granted: until \S+ or until {node} is removed')
+            mon_start = time.monotonic()
+            subprocess.run(['losetup', '-d', node], check=True)
+            self.assertEqual(mon.wait(1, timeout=TIMEOUT), [(device_grant[0], 'hfs', 'device removed')])
+            print(f'grant ended {time.monotonic() - mon_start:.1f} s after losetup -d (looked for every 2 s)')
+            self.assertEqual([g[0] for g in self.grants()], [timed])
+            self.assertEqual(self.records(), [timed])
+        finally:
+            mon.stop()
 
     def test_at_most_64(self):
         st = self.stack

@@ -712,7 +712,7 @@ class ManagerTest(BusTestCase):
                                                         'ApplyProfile', 'AuditProfile', 'ReportBlocked', 'ReportDevice')))
         self.assertEqual([a[1] for a in want['method Grant'][0]], ['s', 'a{sv}', 't', 's'])
         self.assertEqual([a[1] for a in want['signal GrantEnded'][0]], ['s', 's', 's'])
-        self.assertEqual(want['property Grants'][:2], ('a(ssutt)', 'read'))
+        self.assertEqual(want['property Grants'][:2], ('a(ssutts)', 'read'))
         self.assertEqual([a[1] for a in want['signal Blocked'][0]], ['s', 's', 's', 'a{sv}'])
         self.assertEqual(want['method GetFilesystem'][0][1][1], '(sassssbbbb)')
         self.assertEqual(want['method ListFilesystems'][0][0][1], 'a(sassssbbbb)')

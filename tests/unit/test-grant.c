@@ -56,6 +56,12 @@ TEST(parse_strict) {
                 "module=hfs\nuid=0\nsince=1\nuntil=2x\nboot=" BOOT "\n",                /* trailing junk */
                 "module=hfs\nuid=0\nsince=1\nuntil=99999999999999999999999\nboot=" BOOT "\n", /* overflow */
                 "hfs\n",                                                                /* no '=' */
+                /* A medium: its three keys together, a node below /dev, a diskseq. */
+                "module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\ndevice=/dev/sdb1\n",
+                "module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\ndevice=/etc/x\ndevnum=8:1\ndiskseq=3\n",
+                "module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\ndevice=/dev/../x\ndevnum=8:1\ndiskseq=3\n",
+                "module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\ndevice=/dev/sdb1\ndevnum=8:1x\ndiskseq=3\n",
+                "module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\ndevice=/dev/sdb1\ndevnum=8:1\ndiskseq=0\n",
         };
         FsgGrant g;
 
@@ -66,6 +72,23 @@ TEST(parse_strict) {
         ASSERT(fsg_grant_parse("# a comment\nmodule=usb-storage\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\n", ID, BOOT,
                                &g) == 0);
         ASSERT_STREQ(g.module, "usb_storage");
+        ASSERT(!*g.device);
+        ASSERT(fsg_grant_parse("module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\ndevice=/dev/sdb1\ndevnum=8:17\n"
+                               "diskseq=42\n", ID, BOOT, &g) == 0);
+        ASSERT_STREQ(g.device, "/dev/sdb1");
+        ASSERT(g.major == 8 && g.minor == 17 && g.diskseq == 42);
+}
+
+TEST(medium_refuses) {
+        FsgGrant g = {};
+        FsgError e = {};
+
+        ASSERT_ERR_E(fsg_grant_set_medium(&g, "/dev/null", &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(fsg_grant_set_medium(&g, "/etc/passwd", &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(fsg_grant_set_medium(&g, "/dev/../etc/passwd", &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT(!*g.device);
+        /* A grant without a medium has one always. */
+        ASSERT(fsg_grant_medium_present(&g));
 }
 
 TEST(time_string) {

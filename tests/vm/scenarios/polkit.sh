@@ -160,7 +160,7 @@ mkdir -p /mnt/grant
 mount -t minix "$FSGATE_SCRATCH_DISK" /mnt/grant || fail "mount -t minix during the grant failed"
 pass "minix mounted during the grant"
 _i=0
-until [ "$(busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" Grants)" = "a(ssutt) 0" ]; do
+until [ "$(busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" Grants)" = "a(ssutts) 0" ]; do
         _i=$((_i + 1))
         [ $_i -gt 120 ] && fail "the grant did not end within 120 s: $(fsgatectl status minix)"
         sleep 1

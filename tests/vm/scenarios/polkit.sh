@@ -16,7 +16,10 @@
 #     not for good; alice not at all. The grant loads minix and writes no file; it outlives
 #     fsgated's idle timeout (30 s) in the same process; at its end minix stays loaded while
 #     it is mounted and is unloaded once it is not (how long that takes is printed: "GRANT
-#     FIGURES"); then a mount of minix is blocked again, and fsgated exits when idle.
+#     FIGURES"); then a mount of minix is blocked again. A grant for one medium (a loop
+#     device over a minix image, the medium's diskseq): mounted read-only (a write fails),
+#     and once the loop device is detached minix is unloaded (the time from the removal is
+#     printed); then fsgated exits when idle.
 # vm-boots: 1
 
 set -eu
@@ -179,4 +182,29 @@ echo "GRANT FIGURES: minix unloaded $(echo "$_t1 $_t0" | awk '{printf "%.1f", $1
 expect_state minix denied vendor
 probe_mount minix "$FSGATE_SCRATCH_DISK"
 assert_eq "$PROBE_RESULT" unknown "a mount of minix after the grant"
+step "grant for one medium: minix while a loop device holds it, read-only"
+modprobe loop 2>/dev/null || true
+dd if=/dev/zero of=/tmp/minix.img bs=1024 count=2048 2>/dev/null || fail "dd failed"
+mkfs.minix /tmp/minix.img >/dev/null || fail "mkfs.minix of an image failed"
+_loop=$(losetup -f --show /tmp/minix.img) || fail "losetup failed"
+[ -r "/sys/block/${_loop#/dev/}/diskseq" ] || fail "$_loop has no diskseq"
+is_loaded minix && fail "minix is loaded before the grant"
+_out=$(fsgatectl allow --device="$_loop" minix) || fail "fsgatectl allow --device=$_loop minix failed: $_out"
+assert_contains "$_out" "or until $_loop is removed" "fsgatectl allow --device=$_loop minix"
+is_loaded minix || fail "the grant for $_loop did not load minix"
+assert_contains "$(fsgatectl status minix)" "or until $_loop is removed" "fsgatectl status minix"
+mount -o ro -t minix "$_loop" /mnt/grant || fail "mount -o ro of the granted medium failed"
+touch /mnt/grant/x 2>/dev/null && fail "a write to the read-only mount succeeded"
+pass "the granted medium is mounted read-only: a write fails"
+umount /mnt/grant
+_t0=$(cut -d' ' -f1 /proc/uptime)
+losetup -d "$_loop"
+wait_while 300 "minix still loaded 30 s after its medium went" is_loaded minix
+_t1=$(cut -d' ' -f1 /proc/uptime)
+echo "GRANT FIGURES: minix unloaded $(echo "$_t1 $_t0" | awk '{printf "%.1f", $1 - $2}') s after its medium was removed" \
+        "(the medium is looked for every 2 s)"
+assert_eq "$(busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" Grants)" "a(ssutts) 0" "Grants after the medium went"
+expect_state minix denied vendor
+probe_mount minix "$FSGATE_SCRATCH_DISK"
+assert_eq "$PROBE_RESULT" unknown "a mount of minix after the medium went"
 wait_fsgated_exit 60

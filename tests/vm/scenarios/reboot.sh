@@ -5,6 +5,8 @@
 #   4  Load ("allow once"): minix is loaded and a real minix filesystem mounts this boot;
 #      no configuration changes; after the reboot the same filesystem is refused again.
 #   5  An Allow (ufs) survives the reboot; a RUNTIME Allow (jfs) does not.
+#   Grants: a grant of hfs for 10 minutes (fsgatectl allow --for) does not outlive the boot:
+#      after the reboot hfs is not loaded, Grants is empty and an hfs mount is refused.
 # vm-boots: 2
 
 set -eu
@@ -50,6 +52,11 @@ case $FSGATE_BOOT in
         assert_absent "$(conf_of $E jfs)"
         expect_state jfs allowed runtime "$(conf_of $R jfs)"
         expect_autoloads jfs jfs
+
+        _out=$(fsgatectl allow --for=10min hfs) || fail "fsgatectl allow --for=10min hfs failed: $_out"
+        is_loaded hfs || fail "the grant did not load hfs"
+        [ -n "$(ls -A /run/fsgate/grants)" ] || fail "no grant record in /run/fsgate/grants"
+        pass "hfs granted for 10 minutes: $_out"
         ;;
 2)
         step "boot 2: what persisted"
@@ -71,6 +78,11 @@ case $FSGATE_BOOT in
         expect_autoloads ufs ufs
         expect_state jfs denied vendor
         expect_blocked jfs
+
+        step "the grant did not outlive the boot"
+        is_loaded hfs && fail "hfs is loaded at boot"
+        assert_eq "$(busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" Grants)" "a(ssutts) 0" "Grants"
+        expect_blocked hfs
         ;;
 *)
         fail "unexpected FSGATE_BOOT=$FSGATE_BOOT"

@@ -5,8 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <time.h>
 
 #include "conffile.h"
@@ -104,17 +102,27 @@ static uint64_t diskseq_of(uint32_t major, uint32_t minor) {
 }
 
 int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e) {
-        struct stat st;
+        char path[FSG_GRANT_DEVICE_MAX + 32], buf[32] = "";
+        unsigned ma, mi;
+        FILE *f;
+        int n = -1;
 
-        if (!device_node_is_valid(node))
+        /* By the kernel's name, from /sys: fsgated has no /dev of its own (PrivateDevices=),
+         * and a name is what udisks2 and udev hand out. */
+        if (!device_node_is_valid(node) || strchr(node + 5, '/'))
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Not a device below /dev: \"%.64s\"", node);
-        if (stat(node, &st) < 0)
-                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Cannot look at %s: %m", node);
-        if (!S_ISBLK(st.st_mode))
-                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s is not a block device", node);
+        snprintf(path, sizeof(path), "/sys/class/block/%s/dev", node + 5);
+        f = fopen(path, "re");
+        if (!f)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s is not a block device of this kernel", node);
+        if (!fgets(buf, sizeof(buf), f))
+                buf[0] = 0;
+        fclose(f);
+        if (sscanf(buf, "%u:%u%n", &ma, &mi, &n) != 2)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s is not a block device of this kernel", node);
         snprintf(g->device, sizeof(g->device), "%s", node);
-        g->major = major(st.st_rdev);
-        g->minor = minor(st.st_rdev);
+        g->major = ma;
+        g->minor = mi;
         g->diskseq = diskseq_of(g->major, g->minor);
         if (g->diskseq == 0)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS,

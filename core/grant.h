@@ -45,8 +45,9 @@ typedef struct FsgGrant {
  * (CLOCK_REALTIME), with a fresh id. */
 int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t seconds, FsgGrant *ret,
                   FsgError *e);
-/* The medium at node (a block device below /dev) into g's device fields: -EINVAL
- * (InvalidArgs) for anything else, or a device the kernel gives no diskseq. */
+/* The medium at node ("/dev/NAME", NAME a block device of the running kernel, as /sys names
+ * it) into g's device fields: -EINVAL (InvalidArgs) for anything else, or a device the kernel
+ * gives no diskseq. */
 int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e);
 /* Whether g's medium is still there: the same device number with the same diskseq (always
  * for a grant without one). Read from the running kernel's /sys. */

@@ -168,6 +168,10 @@ static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const c
                 r = sd_bus_message_append(sig, "{sv}", "origin", "s", fsg_origin_to_string(x->origin));
         if (r >= 0)
                 r = append_cause(sig, device, d);
+        /* Loaded although denied (a grant for another medium, an "allow once"): this medium
+         * was not what it was loaded for, and the client may say so. */
+        if (r >= 0 && x->loaded)
+                r = sd_bus_message_append(sig, "{sv}", "loaded", "b", 1);
         if (r >= 0 && d)
                 r = append_device_details(sig, d);
         if (r >= 0)

@@ -4,6 +4,7 @@
 
 #include "confscan.h"
 #include "device-check.h"
+#include "grant.h"
 #include "name.h"
 #include "strv.h"
 
@@ -159,4 +160,29 @@ bool device_type_may_be_denied(const FsgContext *c, const char *type) {
         if (cmdline && any_word(cmdline, names_any, words))
                 return true;
         return configuration_names(c, words);
+}
+
+bool device_granted_elsewhere(const FsgContext *c, const char *type, const char *devnode) {
+        _cleanup_strv_free_ char **modules = NULL;
+        _cleanup_free_ FsgGrant *g = NULL;
+        FsgGrant here = {};
+        bool elsewhere = false;
+        size_t n;
+
+        if (modules_of(c, type, &modules) < 0 || strv_isempty(modules) ||
+            fsg_grants_read(c, &g, &n, NULL, NULL) < 0 || n == 0)
+                return false;
+        /* A medium the kernel cannot tell from the next one is never "this one". */
+        (void) fsg_grant_set_medium(&here, devnode, NULL);
+        for (size_t i = 0; i < n; i++) {
+                if (g[i].other_boot || !names_any(g[i].module, strlen(g[i].module), modules))
+                        continue;
+                if (!*g[i].device)
+                        return false;
+                if (here.diskseq && g[i].diskseq == here.diskseq && g[i].major == here.major &&
+                    g[i].minor == here.minor)
+                        return false;
+                elsewhere = true;
+        }
+        return elsewhere;
 }

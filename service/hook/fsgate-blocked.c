@@ -13,6 +13,8 @@
  *
  *   fsgate-blocked TYPE MODULE SOURCE     from the install line of a deny file
  *   fsgate-blocked --device DEVNODE       from the udev rule; the type is udev's ID_FS_TYPE
+ *   fsgate-blocked --udev-import DEVNODE  from the udev rule (IMPORT): UDISKS_IGNORE=1 for a
+ *                                         medium whose module a grant loaded for another one
  *   fsgate-blocked --report DEVNODE       from fsgate-report-device@.service; type from udev's database
  *   fsgate-blocked --boot                 from fsgate-boot-report.service
  *   fsgate-blocked --route TYPE MODULE    from fsgate's routes file (routes.h): a block by another's file
@@ -166,8 +168,11 @@ static int device_mode(const char *devnode) {
 
         if (!type || !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0)
                 return 0;
-        /* FSGATE_ROOT: tests judge against a scratch root; udev never sets it. */
-        if (fsg_context_new(root, NULL, &c, NULL) < 0 || !device_type_may_be_denied(c, type) ||
+        /* FSGATE_ROOT: tests judge against a scratch root; udev never sets it. A type a grant
+         * for another medium loaded is registered, yet this medium must be reported:
+         * --udev-import said so (FSGATE_GRANTED_ELSEWHERE). */
+        if (fsg_context_new(root, NULL, &c, NULL) < 0 ||
+            (!streq_ptr(getenv("FSGATE_GRANTED_ELSEWHERE"), "1") && !device_type_may_be_denied(c, type)) ||
             fsg_state_build(c, NULL, &s, NULL) < 0)
                 return 0;
         x = fsg_state_find(s, type);
@@ -181,6 +186,21 @@ static int device_mode(const char *devnode) {
          * root is no booted system: no hand-over there. */
         if (call("ReportDevice", devnode, type, device_call_timeout_usec()) < 0 && !root)
                 (void) hand_over(devnode);
+        return 0;
+}
+
+/* udev's IMPORT{program}: a medium of a type that a grant for another medium loaded is
+ * hidden from udisks2 (UDISKS_IGNORE: desktops neither show nor mount it on their own), and
+ * --device then reports it, so that someone is asked. Root can still mount it by hand. */
+static int udev_import_mode(const char *devnode) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        const char *type = getenv("ID_FS_TYPE");
+
+        if (!type || !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0 ||
+            fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
+                return 0;
+        if (device_granted_elsewhere(c, type, devnode))
+                printf("UDISKS_IGNORE=1\nFSGATE_GRANTED_ELSEWHERE=1\n");
         return 0;
 }
 
@@ -340,6 +360,8 @@ int main(int argc, char *argv[]) {
                 (void) setitimer(ITIMER_REAL, &budget, NULL);
                 return device_mode(argv[2]);
         }
+        if (argc == 3 && streq(argv[1], "--udev-import"))
+                return udev_import_mode(argv[2]);
         if (argc == 2 && streq(argv[1], "--refresh-routes")) {
                 alarm(0); /* a unit's job, with the unit's timeout; it may wait for the lock */
                 return refresh_routes_mode();
@@ -351,8 +373,8 @@ int main(int argc, char *argv[]) {
         if (argc == 2 && streq(argv[1], "--boot"))
                 return boot_mode();
         if (argc != 4 || !fsg_name_is_valid(argv[1]) || !fsg_name_is_valid(argv[2])) {
-                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --report DEVNODE | --boot |\n"
-                                "                      --route TYPE MODULE | --refresh-routes\n");
+                fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --udev-import DEVNODE |\n"
+                                "                      --report DEVNODE | --boot | --route TYPE MODULE | --refresh-routes\n");
                 return 0; /* still a block: modprobe must not load anything either way */
         }
         return blocked_mode(argv[1], argv[2], argv[3]);

@@ -16,8 +16,8 @@ import threading
 import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-from fsgatetest import (ACTION_GRANT, E_ACCESS_DENIED, E_INVALID_ARGS, ERR, NOBODY, TIMEOUT,  # noqa: E402
-                        BusTestCase, proc_modules_line, snapshot, write)
+from fsgatetest import (ACTION_GRANT, CONFIG, E_ACCESS_DENIED, E_INVALID_ARGS, ERR, NOBODY, TIMEOUT,  # noqa: E402
+                        BlockedMonitor, BusTestCase, proc_modules_line, snapshot, write)
 from fsgatetest.util import stop_process, wait_until  # noqa: E402
 
 E_LIMITS = 'org.freedesktop.DBus.Error.LimitsExceeded'
@@ -261,12 +261,12 @@ class GrantTest(BusTestCase):
         self.assertIn('2 files in', out)
 
     # -- a grant for one medium: a real loop device of the host's kernel ----------------------
-    def loop_device(self):
+    def loop_device(self, name='medium'):
         """A loop device over a small file (attached, never mounted): a medium with a diskseq
         that goes away for real with losetup -d."""
         if not os.path.exists('/dev/loop-control'):
             self.skipTest('no loop devices on this kernel')
-        img = os.path.join(self.workdir, 'medium.img')
+        img = os.path.join(self.workdir, name + '.img')
         with open(img, 'wb') as f:
             f.truncate(1 << 20)
         node = subprocess.run(['losetup', '-f', '--show', img], capture_output=True, text=True, check=True).stdout.strip()
@@ -322,6 +322,44 @@ class GrantTest(BusTestCase):
             print(f'grant ended {time.monotonic() - mon_start:.1f} s after losetup -d (looked for every 2 s)')
             self.assertEqual([g[0] for g in self.grants()], [timed])
             self.assertEqual(self.records(), [timed])
+        finally:
+            mon.stop()
+
+    def hook(self, *args, env=None):
+        p = subprocess.run([CONFIG.hook, *args], capture_output=True, text=True, timeout=10,
+                           env=dict(self.stack.env, FSGATE_ROOT=self.root, ID_FS_TYPE='hfs',
+                                    FSGATE_KMSG=os.path.join(self.workdir, 'kmsg'), **(env or {})))
+        self.assertEqual(p.returncode, 0, p)
+        return p.stdout
+
+    def test_second_medium_is_hidden_from_udisks_and_reported(self):
+        """The udev rule's two programs for stick B while a grant for stick A has loaded hfs
+        (two real loop devices; hfs "loaded" and registered in the scratch root): B is marked
+        for udisks2 to ignore and reported as Blocked; A is not. A grant by time covers
+        every medium: nothing is marked then."""
+        st = self.stack
+        a, seq_a = self.loop_device('a')
+        b, _ = self.loop_device('b')
+        self.loaded('hfs')
+        write(self.root, 'proc/filesystems', 'nodev\tsysfs\n\text4\n\thfs\n')
+        self.addCleanup(os.unlink, os.path.join(self.root, 'proc/filesystems'))
+        self.assertEqual(self.hook('--udev-import', b), '', 'no grant: nothing marked')
+        self.record('hfs', 600, medium=(a, seq_a))
+        self.restart()
+        mon = BlockedMonitor(st)
+        try:
+            self.assertEqual(self.hook('--udev-import', b), 'UDISKS_IGNORE=1\nFSGATE_GRANTED_ELSEWHERE=1\n')
+            self.assertEqual(self.hook('--udev-import', a), '', 'the granted medium is not marked')
+            # The type is registered (loaded): without the mark --device reports nothing ...
+            self.hook('--device', a)
+            # ... with it, B is reported, saying that hfs is loaded.
+            self.hook('--device', b, env={'FSGATE_GRANTED_ELSEWHERE': '1'})
+            sig = mon.wait(1)
+            self.assertEqual([s[:3] for s in sig], [('hfs', 'hfs', b)], sig)
+            self.assertEqual((sig[0][3].get('cause'), sig[0][3].get('loaded')), ('device', True), sig)
+            # A grant by time is for every medium of hfs.
+            self.record('hfs', 600)
+            self.assertEqual(self.hook('--udev-import', b), '')
         finally:
             mon.stop()
 

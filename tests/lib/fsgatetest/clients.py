@@ -257,13 +257,14 @@ class BlockedMonitor:
                 continue
             m = re.match(r'^\s+(?:variant\s+)?string "(.*)"$', line.rstrip('\n'))
             u = re.match(r'^\s+(?:variant\s+)?uint64 (\d+)$', line.rstrip('\n'))
+            b = re.match(r'^\s+(?:variant\s+)?boolean (true|false)$', line.rstrip('\n'))
             with self.cond:
                 if m and len(cur['args']) < 3:
                     cur['args'].append(m.group(1))
                 elif m and key is None:
                     key = m.group(1)
-                elif (m or u) and key is not None:
-                    cur['details'][key] = m.group(1) if m else int(u.group(1))
+                elif (m or u or b) and key is not None:
+                    cur['details'][key] = m.group(1) if m else int(u.group(1)) if u else b.group(1) == 'true'
                     key = None
                 self.cond.notify_all()
 

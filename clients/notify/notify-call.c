@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A click's call to fsgated: Allow (from now on) or Load (this boot), with interactive
- * authorization allowed, so the session's polkit agent may ask for a password. */
+/* A click's call to fsgated: Allow (from now on), Load (this boot) or a Grant for each
+ * stick (Open read-only), with interactive authorization allowed, so the session's polkit
+ * agent may ask for a password. */
 #include "fsgate-api.h"
 #include "notify.h"
 
+static const char *method_of(NotifyRequest req) {
+        return req == NOTIFY_REQUEST_LOAD ? "Load" : req == NOTIFY_REQUEST_READ_ONLY ? "Grant" : "Allow";
+}
+
+static int call_send(Item *i);
+
 static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         Item *i = userdata;
-        const char *method = i->request == NOTIFY_REQUEST_LOAD ? "Load" : "Allow";
+        const char *method = method_of(i->request);
 
         i->call_slot = sd_bus_slot_unref(i->call_slot);
         free(i->message);
@@ -18,6 +25,12 @@ static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
                 i->outcome = notify_classify_error(name, msg);
                 i->message = msg ? notify_clean(msg, 512) : NULL;
                 log_info("%s(%s) for %s: %s (%s)", method, i->b[0].module, item_key(i), name ?: "error", msg ?: "");
+        } else if (i->request == NOTIFY_REQUEST_READ_ONLY && ++i->n_granted < i->n_b) {
+                /* One grant a stick: each ends with its own stick. */
+                log_info("Grant(%s) for %s: done", i->b[0].module, i->b[i->n_granted - 1].device);
+                if (call_send(i) >= 0)
+                        return 0;
+                i->outcome = NOTIFY_OUTCOME_FAILED;
         } else {
                 i->outcome = NOTIFY_OUTCOME_ALLOWED;
                 i->done = true;
@@ -33,27 +46,45 @@ static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
         return 0;
 }
 
-void call_start(Item *i, NotifyRequest req) {
+/* The call of i->request (for Open read-only: the grant of stick b[n_granted]). */
+static int call_send(Item *i) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         Context *ctx = i->ctx;
-        const char *method = req == NOTIFY_REQUEST_LOAD ? "Load" : "Allow";
+        int r;
+
+        r = sd_bus_message_new_method_call(ctx->system_bus, &m, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE,
+                                           method_of(i->request));
+        if (r >= 0)
+                switch (i->request) {
+                case NOTIFY_REQUEST_LOAD:
+                        r = sd_bus_message_append(m, "s", i->b[0].module);
+                        break;
+                case NOTIFY_REQUEST_READ_ONLY:
+                        r = sd_bus_message_append(m, "sa{sv}t", i->b[0].module, 1, "device", "s",
+                                                  i->b[i->n_granted].device, (uint64_t) 0);
+                        break;
+                default:
+                        r = sd_bus_message_append(m, "st", i->b[0].module, (uint64_t) 0);
+                }
+        /* The point of the click: the session's polkit agent may ask for a password. */
+        if (r >= 0)
+                r = sd_bus_message_set_allow_interactive_authorization(m, 1);
+        if (r >= 0)
+                r = sd_bus_call_async(ctx->system_bus, &i->call_slot, m, on_call_reply, i, SERVICE_CALL_TIMEOUT_USEC);
+        return r;
+}
+
+void call_start(Item *i, NotifyRequest req) {
+        const char *method = method_of(req);
         int r;
 
         if (i->call_slot || i->mount_slot) {
                 log_info("Still waiting for the answer about %s; ignoring the click", item_key(i));
                 return;
         }
-        r = sd_bus_message_new_method_call(ctx->system_bus, &m, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE,
-                                           method);
-        if (r >= 0)
-                r = req == NOTIFY_REQUEST_LOAD ? sd_bus_message_append(m, "s", i->b[0].module)
-                                               : sd_bus_message_append(m, "st", i->b[0].module, (uint64_t) 0);
-        /* The point of the click: the session's polkit agent may ask for a password. */
-        if (r >= 0)
-                r = sd_bus_message_set_allow_interactive_authorization(m, 1);
-        if (r >= 0)
-                r = sd_bus_call_async(ctx->system_bus, &i->call_slot, m, on_call_reply, i, SERVICE_CALL_TIMEOUT_USEC);
         i->request = req;
+        i->n_granted = 0;
+        r = call_send(i);
         if (r < 0) {
                 log_warning("Failed to call %s(%s): %s", method, i->b[0].module, strerror(-r));
                 free(i->message);

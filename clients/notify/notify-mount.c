@@ -84,8 +84,10 @@ static int on_resolve_reply(sd_bus_message *reply, void *userdata, sd_bus_error 
         }
         r = sd_bus_message_new_method_call(ctx->system_bus, &m, UDISKS_BUS_NAME, path, UDISKS_FILESYSTEM_IFACE,
                                            "Mount");
+        /* Open read-only: the kernel mounts it read-only, whatever is on it. */
         if (r >= 0)
-                r = sd_bus_message_append(m, "a{sv}", 0);
+                r = i->request == NOTIFY_REQUEST_READ_ONLY ? sd_bus_message_append(m, "a{sv}", 1, "options", "s", "ro")
+                                                           : sd_bus_message_append(m, "a{sv}", 0);
         /* As a file manager does: udisks2's polkit rules decide, and may ask. */
         if (r >= 0)
                 r = sd_bus_message_set_allow_interactive_authorization(m, 1);

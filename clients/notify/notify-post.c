@@ -135,14 +135,22 @@ static int post_send(Item *i, const char *summary, const char *body, const char 
 }
 
 static int post(Item *i) {
-        /* The safe choices first: a server that offers the first action on Enter, or lists
-         * them in a menu, then offers the one that changes nothing. Allow once (this boot)
-         * before Allow (from now on): the smaller change first. */
-        const char *actions_blocked[] = { "default", notify_label_details(), "dismiss", notify_label_dismiss(),
+        /* The smallest change first: Open read-only (this drive, until it is removed, and
+         * read-only), which is what one needs for one file from a stick, and what leaves the
+         * system as hardened as before by itself; then "Not now", which changes nothing;
+         * then Allow once (this boot) before Allow (from now on). Every change asks for a
+         * password, so a server that takes the first action on Enter changes nothing
+         * unasked. Without a device there is nothing to open: the old order. */
+        const char *actions_blocked[] = { "default", notify_label_details(), "open-read-only",
+                                          notify_label_open_read_only(), "dismiss", notify_label_dismiss(),
                                           "allow-once", notify_label_allow_once(), "allow", notify_label_allow(),
                                           NULL };
-        const char *actions_retry[] = { "dismiss", notify_label_dismiss(), "allow-once", notify_label_allow_once(),
+        const char *actions_retry[] = { "open-read-only", notify_label_open_read_only(), "dismiss",
+                                        notify_label_dismiss(), "allow-once", notify_label_allow_once(),
                                         "allow", notify_label_allow(), NULL };
+        const char *actions_blocked_no_drive[] = { "default", notify_label_details(), "dismiss", notify_label_dismiss(),
+                                                   "allow-once", notify_label_allow_once(), "allow", notify_label_allow(),
+                                                   NULL };
         /* Information: nothing that changes anything, not even a way to ask for it. */
         const char *actions_info[] = { "default", notify_label_details(), NULL };
         _cleanup_free_ char *summary = NULL, *body = NULL, *escaped = NULL;
@@ -179,6 +187,11 @@ static int post(Item *i) {
         }
         if (r < 0)
                 return r;
+        /* No drive, nothing to open: the choices without it. */
+        if (actions == actions_blocked && !*i->b[0].device)
+                actions = actions_blocked_no_drive;
+        else if (actions == actions_retry && !*i->b[0].device)
+                actions = actions_retry + 2;
         /* Our texts carry no markup, but a label may hold "<" or "&". */
         if (ctx->server_markup) {
                 escaped = notify_markup_escape(body);
@@ -301,12 +314,14 @@ static int on_action_invoked(sd_bus_message *m, void *userdata, sd_bus_error *re
         log_info("Action \"%s\" on notification %" PRIu32 " for %s", action, id, item_key(i));
         /* We offered none on information; a server (or anyone on the session bus) that
          * invokes one anyway does not make a stranger's block a reason to allow. */
-        if (!i->ask && (streq(action, "allow") || streq(action, "allow-once"))) {
+        if (!i->ask && (streq(action, "allow") || streq(action, "allow-once") || streq(action, "open-read-only"))) {
                 log_warning("Ignoring \"%s\" on %s: not offered (nothing says who caused this block)", action,
                             item_key(i));
                 return 0;
         }
-        if (streq(action, "allow"))
+        if (streq(action, "open-read-only") && *i->b[0].device)
+                call_start(i, NOTIFY_REQUEST_READ_ONLY);
+        else if (streq(action, "allow"))
                 call_start(i, NOTIFY_REQUEST_ALLOW);
         else if (streq(action, "allow-once"))
                 call_start(i, NOTIFY_REQUEST_LOAD);

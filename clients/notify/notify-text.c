@@ -245,6 +245,10 @@ const char *notify_label_allow_once(void) {
         return _("Allow once");
 }
 
+const char *notify_label_open_read_only(void) {
+        return _("Open read-only");
+}
+
 char *notify_device_name(const NotifyBlocked *b) {
         char *s;
         int r;
@@ -384,9 +388,12 @@ int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_action
                 /* TRANSLATORS: the server shows no actions; %s is the module name. */
                 fprintf(f, _("An administrator can turn it on with the command: fsgatectl allow %s"), b->module);
         else if (*b->device)
-                /* TRANSLATORS: "Allow" and "Allow once" are the actions' labels; %s the filesystem. */
-                fprintf(f, _("Allow turns %s on from now on and mounts the drive; Allow once does the same until "
-                             "the computer restarts. Both ask for an administrator's password."), b->type);
+                /* TRANSLATORS: "Open read-only", "Allow" and "Allow once" are the actions' labels; %s the
+                 * filesystem. */
+                fprintf(f, _("Open read-only turns %1$s on for this drive only, until it is removed, and mounts it "
+                             "read-only; Allow turns %1$s on from now on and mounts the drive; Allow once does the "
+                             "same until the computer restarts. Each asks for an administrator's password."),
+                        b->type);
         else
                 /* TRANSLATORS: "Allow" and "Allow once" are the actions' labels; %s the filesystem. */
                 fprintf(f, _("Allow turns %s on from now on, Allow once until the computer restarts; then mount it "
@@ -441,10 +448,15 @@ int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_s
                 /* TRANSLATORS: %s is a seat name as logind knows it, such as seat0. */
                 fprintf(f, _("Cause: a drive that appeared at %s\n"), b->seat);
         if (ask) {
+                if (*b->device)
+                        /* TRANSLATORS: %s is a module name. */
+                        fprintf(f, _("Open read-only: load %s for this drive only and mount it read-only; once the "
+                                     "drive is removed, %s is unloaded again.\n"), b->module, b->module);
                 fprintf(f, _("Allow: the kernel may load %s whenever it is needed, from now on.\n"), b->module);
                 fprintf(f, _("Allow once: load %s now, until the next reboot, changing no configuration.\n"),
                         b->module);
-                fputs(_("Both ask for an administrator's password.\n"), f);
+                fputs(*b->device ? _("Each asks for an administrator's password.\n") :
+                           _("Both ask for an administrator's password.\n"), f);
         }
         fprintf(f, _("In a terminal: fsgatectl status %s; fsgatectl allow %s"), b->module, b->module);
         r = finish(f, &body, ret_body);
@@ -455,8 +467,9 @@ int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_s
 }
 
 /* What an Allow did, then where each drive is now. */
-static int outcome_allowed(const NotifyBlocked *b, bool load, const NotifyMount *mounts, size_t n_mounts,
+static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const NotifyMount *mounts, size_t n_mounts,
                            char **ret_summary, char **ret_body) {
+        bool load = req == NOTIFY_REQUEST_LOAD, read_only = req == NOTIFY_REQUEST_READ_ONLY;
         _cleanup_free_ char *summary = NULL, *first = NULL;
         char *body = NULL;
         size_t size = 0, n_mounted = 0;
@@ -468,9 +481,15 @@ static int outcome_allowed(const NotifyBlocked *b, bool load, const NotifyMount 
         first = notify_device_name(b);
         if (!first)
                 return -ENOMEM;
-        if (n_mounts > 0 && n_mounted == n_mounts)
+        if (n_mounts > 0 && n_mounted == n_mounts && read_only)
+                /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
+                r = format(&summary, _("%s is open, read-only"), first);
+        else if (n_mounts > 0 && n_mounted == n_mounts)
                 /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
                 r = format(&summary, _("%s is mounted"), first);
+        else if (read_only)
+                /* TRANSLATORS: %s is a filesystem type such as hfs. */
+                r = format(&summary, _("%s allowed for this drive"), b->type);
         else if (load)
                 /* TRANSLATORS: %s is a filesystem type such as hfs. */
                 r = format(&summary, _("%s allowed until the computer restarts"), b->type);
@@ -481,7 +500,10 @@ static int outcome_allowed(const NotifyBlocked *b, bool load, const NotifyMount 
                 return r;
 
         OPEN_MEMSTREAM(f, body, size);
-        if (load)
+        if (read_only)
+                fprintf(f, _("Module %s is loaded for this drive only; once it is removed, %s is unloaded again. "
+                             "The configuration is unchanged."), b->module, b->module);
+        else if (load)
                 fprintf(f, _("Module %s is loaded until the next reboot; the configuration is unchanged."),
                         b->module);
         else
@@ -498,7 +520,10 @@ static int outcome_allowed(const NotifyBlocked *b, bool load, const NotifyMount 
                         return -ENOMEM;
                 }
                 fputc('\n', f);
-                if (mounts[k].where)
+                if (mounts[k].where && read_only)
+                        /* TRANSLATORS: %1$s the drive, %2$s the directory it is mounted on. */
+                        fprintf(f, _("%1$s is mounted read-only at %2$s."), name, mounts[k].where);
+                else if (mounts[k].where)
                         /* TRANSLATORS: %1$s the drive, %2$s the directory it is mounted on. */
                         fprintf(f, _("%1$s is mounted at %2$s."), name, mounts[k].where);
                 else if (mounts[k].error)
@@ -525,7 +550,7 @@ int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome
         message = message && *message ? message : _("no reason given");
         switch (outcome) {
         case NOTIFY_OUTCOME_ALLOWED:
-                return outcome_allowed(b, load, mounts, n_mounts, ret_summary, ret_body);
+                return outcome_allowed(b, req, mounts, n_mounts, ret_summary, ret_body);
         case NOTIFY_OUTCOME_REFUSED:
                 r = format(&summary, _("%s not allowed"), b->type);
                 if (r >= 0)
@@ -538,7 +563,8 @@ int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome
                         r = format(&body, "%s", _("The password dialog was closed; nothing was changed."));
                 break;
         default:
-                r = format(&summary, load ? _("%s could not be loaded") : _("%s could not be allowed"), b->type);
+                r = format(&summary, req == NOTIFY_REQUEST_READ_ONLY ? _("%s could not be opened") :
+                                     load ? _("%s could not be loaded") : _("%s could not be allowed"), b->type);
                 if (r >= 0)
                         r = format(&body, "%s", message);
                 break;

@@ -47,6 +47,9 @@ NotifyScope notify_scope(const NotifyBlocked *b, const char *seat);
 typedef enum NotifyRequest {
         NOTIFY_REQUEST_ALLOW,   /* Allow(module, 0): from now on */
         NOTIFY_REQUEST_LOAD,    /* Load(module): this boot only */
+        /* Grant(module, {device}) for each stick, then each mounted read-only: loaded for
+         * these sticks only, unloaded again once they are removed. */
+        NOTIFY_REQUEST_READ_ONLY,
 } NotifyRequest;
 
 typedef enum NotifyOutcome {
@@ -101,3 +104,4 @@ const char *notify_label_details(void);
 const char *notify_label_dismiss(void);
 const char *notify_label_allow(void);
 const char *notify_label_allow_once(void);
+const char *notify_label_open_read_only(void);

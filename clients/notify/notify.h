@@ -62,7 +62,8 @@ typedef struct Item {
         NoteKind posting;       /* Notify in flight */
         unsigned attempts;      /* failed posts of pending */
         sd_bus_slot *notify_slot;
-        sd_bus_slot *call_slot; /* Allow or Load in flight */
+        sd_bus_slot *call_slot; /* Allow, Load or a Grant in flight */
+        size_t n_granted;       /* Open read-only: the sticks b[0..n_granted-1] granted so far */
         sd_bus_slot *mount_slot;/* udisks2's ResolveDevice or Mount in flight */
         bool ask;               /* offers Allow and Allow once (NOTIFY_SCOPE_ASK); else information */
         NotifyRequest request;

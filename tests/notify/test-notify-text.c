@@ -174,8 +174,9 @@ TEST(blocked_device) {
         ASSERT_STREQ(body, "“BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1) was not mounted because its filesystem, "
                      "hfs, is turned off on this computer. hfs (Apple Macintosh file system support): orphaned "
                      "upstream; removal proposed, then withdrawn (2025).\n"
-                     "Allow turns hfs on from now on and mounts the drive; Allow once does the same until the "
-                     "computer restarts. Both ask for an administrator's password.");
+                     "Open read-only turns hfs on for this drive only, until it is removed, and mounts it "
+                     "read-only; Allow turns hfs on from now on and mounts the drive; Allow once does the same "
+                     "until the computer restarts. Each asks for an administrator's password.");
         ASSERT(!strstr(body, "button"));
         ASSERT(!strstr(body, "modprobe.d"));
         free(summary);
@@ -240,7 +241,10 @@ TEST(details) {
                       "Also not mounted: /dev/sdc1\n"));
         ASSERT(strstr(body, "Why: denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default)\n"));
         ASSERT(!strstr(body, "UUID"));
-        ASSERT(strstr(body, "Cause: a drive that appeared at seat0\nAllow: the kernel may load hfs"));
+        ASSERT(strstr(body, "Cause: a drive that appeared at seat0\nOpen read-only: load hfs for this drive only and "
+                      "mount it read-only; once the drive is removed, hfs is unloaded again.\nAllow: the kernel may "
+                      "load hfs"));
+        ASSERT(strstr(body, "Each asks for an administrator's password.\n"));
         free(summary);
         free(body);
         notify_blocked_done(&b[0]);

@@ -41,7 +41,7 @@ import unittest
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 import fsgatetest.bus as fb_bus  # noqa: E402
-from fsgatetest import (ACTION_ALLOW, ACTION_LOAD, MOCK_IFACE, NOBODY, TIMEOUT, BusTestCase,  # noqa: E402
+from fsgatetest import (ACTION_ALLOW, ACTION_GRANT, ACTION_LOAD, MOCK_IFACE, NOBODY, TIMEOUT, BusTestCase,  # noqa: E402
                         PrivateBus, Stack, conf_name, die_with_parent, start_dbusmock, stop_dbusmock, stop_process,
                         wait_until)
 
@@ -52,8 +52,9 @@ INSTANCE_NAME = 'org.fsgate.fsgate1.Notify'
 
 # The safe choices first: the default action (Details) and "Not now",
 # then the smaller change (this boot), then the lasting one.
-ACTIONS_BLOCKED = ['default', 'Details', 'dismiss', 'Not now', 'allow-once', 'Allow once', 'allow', 'Allow']
-ACTIONS_RETRY = ['dismiss', 'Not now', 'allow-once', 'Allow once', 'allow', 'Allow']
+ACTIONS_BLOCKED = ['default', 'Details', 'open-read-only', 'Open read-only', 'dismiss', 'Not now', 'allow-once',
+                   'Allow once', 'allow', 'Allow']
+ACTIONS_RETRY = ['open-read-only', 'Open read-only', 'dismiss', 'Not now', 'allow-once', 'Allow once', 'allow', 'Allow']
 # A block nobody can attribute (a mount request: any user's, from a user namespace too) is
 # information: Details, nothing that allows.
 ACTIONS_INFO = ['default', 'Details']
@@ -352,8 +353,9 @@ class NotifyTest(BusTestCase):
             self.assertEqual(n['summary'], f'The drive {device} was not mounted')
             self.assertEqual(n['body'], f'The drive {device} was not mounted because its filesystem, {fstype}, is '
                              f'turned off on this computer.{fb.notify_risk_sentence(fstype)}\n'
-                             f'Allow turns {fstype} on from now on and mounts the drive; Allow once does the same '
-                             "until the computer restarts. Both ask for an administrator's password.")
+                             f'Open read-only turns {fstype} on for this drive only, until it is removed, and mounts '
+                             f'it read-only; Allow turns {fstype} on from now on and mounts the drive; Allow once '
+                             "does the same until the computer restarts. Each asks for an administrator's password.")
             self.assertEqual(n['actions'], ACTIONS_BLOCKED)
         else:
             # A mount request: anyone's, so information only, and it may expire.
@@ -680,7 +682,7 @@ class NotifyTest(BusTestCase):
         n = s.wait_notifications(1)
         a = n[0]['actions']
         keys = a[0::2]
-        self.assertEqual(keys, ['default', 'dismiss', 'allow-once', 'allow'])
+        self.assertEqual(keys, ['default', 'open-read-only', 'dismiss', 'allow-once', 'allow'])
         self.assertNotIn('button', n[0]['body'])
         self.assertNotIn('modprobe.d', n[0]['body'])
 
@@ -735,6 +737,54 @@ class NotifyTest(BusTestCase):
         # (A bare type, a failed mount with no stick known, offers no Allow at all:
         # test_mount_request_is_information_only.)
 
+    # Open read-only: a grant for this stick (fsgated's Grant with its device), then udisks2
+    # mounts it with "ro". The stick is a real loop device (a grant needs a medium the kernel
+    # numbers); the host's kernel loads nothing, so hfs is "loaded" in the scratch root
+    # under a grant by time recorded before, as a restarted fsgated finds it.
+    def test_open_read_only(self):
+        if not os.path.exists('/dev/loop-control'):
+            self.skipTest('no loop devices on this kernel')
+        s = self.session
+        img = os.path.join(self.workdir, 'stick.img')
+        with open(img, 'wb') as f:
+            f.truncate(1 << 20)
+        node = subprocess.run(['losetup', '-f', '--show', img], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+        fb.write(self.root, 'proc/modules', fb.proc_modules_line('hfs'))
+        with open('/proc/sys/kernel/random/boot_id') as f:
+            boot = f.read().strip().replace('-', '')
+        now = time.time()
+        grants = os.path.join(self.root, 'run/fsgate/grants')
+        self.addCleanup(shutil.rmtree, os.path.join(self.root, 'run/fsgate'), ignore_errors=True)
+        fb.write(self.root, 'run/fsgate/grants/' + 'b' * 32,
+                 f'module=hfs\nuid=0\nsince={int(now * 1e6)}\nuntil={int((now + 600) * 1e6)}\nboot={boot}\n')
+        self.stack.stop_daemon()
+        self.stack.start_daemon(self.root, self.kver)
+        self.addCleanup(self.stack.stop_daemon)
+        u = self.start_mock_udisks({node: "ret = '/media/nobody/STICK'"})
+        self.device_appears(node, 'hfs')
+        n = s.wait_notifications(1)
+        self.assertEqual(n[0]['actions'][2:4], ['open-read-only', 'Open read-only'], 'the first choice')
+        self.stack.mock_polkit_allow([ACTION_GRANT])
+        s.click(n[0]['id'], 'open-read-only')
+        n = s.wait_notifications(2)
+        calls = self.polkit_calls()
+        self.assertEqual([(c[0], c[2].get('module'), c[2].get('device'), c[3]) for c in calls],
+                         [(ACTION_GRANT, 'hfs', node, 1)], 'one interactive check of the grant action, for this stick')
+        mounts = u.calls(u.path(node), 'Mount')
+        self.assertEqual(len(mounts), 1)
+        self.assertEqual({str(k): str(v) for k, v in mounts[0][0].items()}, {'options': 'ro'})
+        self.assertEqual(n[1]['summary'], f'The drive {node} is open, read-only')
+        self.assertEqual(n[1]['body'], 'Module hfs is loaded for this drive only; once it is removed, hfs is unloaded '
+                         f'again. The configuration is unchanged.\nThe drive {node} is mounted read-only at '
+                         '/media/nobody/STICK.')
+        devices = sorted(g[5] for g in self.stack.prop('Grants'))
+        self.assertEqual(devices, ['', node], 'the grant for the stick, beside the one by time')
+        self.assertEqual(len(os.listdir(grants)), 2)
+        for d in ('etc/modprobe.d', 'run/modprobe.d'):
+            self.assertEqual(os.listdir(os.path.join(self.root, d)), [], f'{d}: a grant writes no configuration')
+
     def test_german(self):
         s = self.session
         self.restart_notifier(env_extra={'LC_ALL': 'C.UTF-8', 'LANGUAGE': 'de', 'FSGATE_LOCALEDIR': LOCALE_DIR})
@@ -743,11 +793,12 @@ class NotifyTest(BusTestCase):
         self.assertEqual(n[0]['summary'], 'Das Laufwerk /dev/sdd1 wurde nicht eingehängt')
         self.assertEqual(n[0]['body'], 'Das Laufwerk /dev/sdd1 wurde nicht eingehängt, weil sein Dateisystem, hfs, '
                          f'auf diesem Computer abgeschaltet ist.{fb.notify_risk_sentence("hfs")}\n'
-                         '„Erlauben“ schaltet hfs ab jetzt ein und hängt das Laufwerk ein; „Einmal erlauben“ tut '
-                         'dasselbe bis zum Neustart des Computers. Beides fragt nach dem Passwort eines '
-                         'Administrators.')
-        self.assertEqual(n[0]['actions'], ['default', 'Details', 'dismiss', 'Nicht jetzt', 'allow-once',
-                                           'Einmal erlauben', 'allow', 'Erlauben'])
+                         '„Nur lesend öffnen“ schaltet hfs nur für dieses Laufwerk ein, bis es entfernt wird, und '
+                         'hängt es nur lesend ein; „Erlauben“ schaltet hfs ab jetzt ein und hängt das Laufwerk ein; '
+                         '„Einmal erlauben“ tut dasselbe bis zum Neustart des Computers. Jedes fragt nach dem '
+                         'Passwort eines Administrators.')
+        self.assertEqual(n[0]['actions'], ['default', 'Details', 'open-read-only', 'Nur lesend öffnen', 'dismiss',
+                                           'Nicht jetzt', 'allow-once', 'Einmal erlauben', 'allow', 'Erlauben'])
         s.click(n[0]['id'], 'allow')
         n = s.wait_notifications(2)
         self.assertEqual(n[1]['summary'], 'hfs nicht erlaubt')

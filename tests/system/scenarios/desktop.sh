@@ -22,7 +22,10 @@
 #     configuration unchanged, the stick mounted
 # Boot 3 (English again): after the reboot hfs is denied again and not loaded; the stick, Allow,
 #   and the person closes the dialog: nothing changes, the notifier says so and still offers
-#   Allow, which asks again.
+#   Allow, which asks again. Open read-only on it: the password, the stick mounted read-only
+#   (a write fails), hfs loaded, the configuration unchanged; a second stick with hfs is hidden
+#   from udisks2 (UDISKS_IGNORE) and asks instead of mounting; the first stick unplugged:
+#   its grant ends and hfs is unloaded (GRANT FIGURES: how long after the unplug).
 #   Then no notification server (mako gone): the second stick waits quietly, and is not shown
 #   late when mako comes back more than a minute later.
 # system-boots: 3
@@ -618,8 +621,91 @@ boot3() {
         is_loaded hfs && fail "hfs is loaded after a closed dialog"
         findmnt -n -S "$USB_DISK_1" >/dev/null && fail "the stick is mounted after a closed dialog"
         pass "hfs not loaded, the stick not mounted"
+        read_only_stick
         no_server
         save_logs
+}
+
+# Open read-only (a grant for this stick): the person's password, the stick mounted
+# read-only, hfs loaded and the configuration unchanged; a second stick with hfs meanwhile is
+# hidden from udisks2 and asks instead of mounting; unplugging the first stick ends the grant
+# and hfs is unloaded (how long that takes is printed: GRANT FIGURES).
+read_only_stick() {
+        step "Open read-only: the stick for itself, read-only"
+        expect_note 30 "hfs" "the outcome notification"
+        case ",$NOTE_ACTIONS," in
+        *,open-read-only,*) pass "the outcome offers Open read-only: $NOTE_ACTIONS" ;;
+        *) fail "no Open read-only on the outcome notification: '$NOTE_ACTIONS'" ;;
+        esac
+        journal_mark
+        as_alice makoctl invoke -n "$NOTE_ID" open-read-only || fail "makoctl invoke -n $NOTE_ID open-read-only"
+        wait_agent_windows 90 1 || fail "Open read-only: lxpolkit's dialog did not open within 90 s"
+        pass "lxpolkit asks: $(x_windows | awk -F'\t' 'tolower($2) ~ /polkit/ {print $3}' | head -n1)"
+        type_keys "$ALICE_PASSWORD"
+        wait_agent_windows 60 0 || fail "lxpolkit's dialog still open 60 s after the password: $(x_windows | paste -sd'|')"
+        wait_for 60 findmnt -n -S "$USB_DISK_1" ||
+                fail "the stick was not mounted within 60 s of Open read-only (fsgate-notify: $(journal_since_mark -t fsgate-notify -o cat | tail -n 6 | paste -sd'|'))"
+        WHERE1=$(findmnt -n -o TARGET -S "$USB_DISK_1")
+        opts=$(findmnt -n -o OPTIONS -S "$USB_DISK_1")
+        case ",$opts," in
+        *,ro,*) pass "the stick is mounted read-only at $WHERE1 ($opts)" ;;
+        *) fail "the stick is mounted at $WHERE1 with $opts, not read-only" ;;
+        esac
+        got=$(as_alice cat "$WHERE1/hello.txt" 2>&1) || true
+        assert_eq "$got" "Hello from the stick" "hello.txt read back by alice"
+        as_alice sh -c "echo x >'$WHERE1/new.txt'" 2>/dev/null && fail "a write to the read-only stick succeeded"
+        pass "a write to the stick fails"
+        is_loaded hfs || fail "hfs is not loaded after Open read-only"
+        expect_state hfs denied vendor
+        assert_config_unchanged /tmp/snapshot.before "after Open read-only"
+        grants=$(busctl get-property org.fsgate.fsgate1 /org/fsgate/fsgate1 org.fsgate.fsgate1.Manager Grants)
+        assert_contains "$grants" "\"$USB_DISK_1\"" "the Grants property"
+        assert_contains "$(fsgatectl status hfs)" "or until $USB_DISK_1 is removed" "fsgatectl status hfs"
+        if wait_note 60 "read-only"; then
+                assert_contains "$NOTE_SUMMARY" '“FSGATE STICK” is open, read-only' "the outcome's summary"
+                assert_contains "$NOTE_BODY" "is mounted read-only at $WHERE1" "the outcome's body"
+        else
+                check_failed "no notification saying the stick is open read-only: $(fsgate_notes | paste -sd'|')"
+        fi
+        screenshot 09-open-read-only
+
+        step "A second stick with hfs while the grant is for the first: not mounted, asked about"
+        journal_mark
+        plug_stick 2
+        assert_eq "$(udev_prop "$USB_DISK_2" UDISKS_IGNORE)" 1 "udev's UDISKS_IGNORE for the second stick"
+        if wait_note 60 "OTHER STICK"; then
+                pass "the second stick asks: $NOTE_SUMMARY ($NOTE_ACTIONS)"
+                case ",$NOTE_ACTIONS," in
+                *,open-read-only,*allow-once,*allow,*) pass "its choices: Open read-only, Allow once, Allow" ;;
+                *) check_failed "the second stick's notification lacks a choice: '$NOTE_ACTIONS'" ;;
+                esac
+        else
+                check_failed "no notification for the second stick: $(fsgate_notes | paste -sd'|')"
+        fi
+        screenshot 10-second-stick
+        findmnt -n -S "$USB_DISK_2" >/dev/null && fail "the second stick was mounted without a question"
+        pass "the second stick is not mounted"
+
+        step "The first stick unplugged: its grant ends, hfs is unloaded"
+        as_alice_unit udisksctl unmount --no-user-interaction -b "$USB_DISK_1" >/dev/null 2>&1 ||
+                fail "udisksctl unmount -b $USB_DISK_1 as alice failed"
+        journal_mark
+        _t0=$(cut -d' ' -f1 /proc/uptime)
+        usb_unplug 1
+        wait_while 300 "hfs still loaded 30 s after the first stick went" is_loaded hfs
+        _t1=$(cut -d' ' -f1 /proc/uptime)
+        echo "GRANT FIGURES: hfs unloaded $(echo "$_t1 $_t0" | awk '{printf "%.1f", $1 - $2}') s after the unplug request" \
+                "(the host unplugs within a second or two; the medium is looked for every 2 s)"
+        journal_wait 30 -t fsgated -o cat -g 'hfs unloaded: its grant ended' >/tmp/unload.out ||
+                fail "no journal line of the unload: $(cat /tmp/unload.out)"
+        pass "fsgated: $(tail -n1 /tmp/unload.out)"
+        journal_since_mark -t fsgated -o verbose -g 'ended: device removed' | grep -q 'MESSAGE_ID=b08e2414b1a242c9832e0b4441b71541' ||
+                check_failed "the grant's end has no journal line with its catalog id"
+        assert_eq "$(busctl get-property org.fsgate.fsgate1 /org/fsgate/fsgate1 org.fsgate.fsgate1.Manager Grants)" \
+                "a(ssutts) 0" "Grants after the unplug"
+        expect_state hfs denied vendor
+        findmnt -n -S "$USB_DISK_2" >/dev/null && fail "the second stick got mounted"
+        usb_unplug 2
 }
 
 # notify_journal — fsgate-notify's journal since the mark (alice's user unit).

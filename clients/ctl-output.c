@@ -384,12 +384,12 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
         vtable_row(t, ROW_LOADED, "%s\n", ctl_yes_no(x->loaded));
         if (x->granted_until && x->granted_device)
                 /* TRANSLATORS: %1$s a time (UTC), %2$s a device node, %3$s "fsgatectl", %4$s a module. */
-                vtable_row(t, ROW_GRANTED, _("until %1$s or until %2$s is removed, then unloaded once unused (%3$s reset "
+                vtable_row(t, ROW_GRANTED, _("until %1$s or until %2$s is removed, then unloaded once unused (%3$s deny "
                                              "%4$s ends it now)\n"),
                            ctl_esc(x->granted_until), ctl_esc(x->granted_device), "fsgatectl", x->module);
         else if (x->granted_until)
                 /* TRANSLATORS: %1$s a time (UTC), %2$s "fsgatectl", %3$s a module name. */
-                vtable_row(t, ROW_GRANTED, _("until %1$s, then unloaded once unused (%2$s reset %3$s ends it now)\n"),
+                vtable_row(t, ROW_GRANTED, _("until %1$s, then unloaded once unused (%2$s deny %3$s ends it now)\n"),
                            ctl_esc(x->granted_until), "fsgatectl", x->module);
         vtable_row(t, ROW_MOUNTED, "%s\n", ctl_yes_no(x->mounted));
         if (x->denied && !x->builtin)

@@ -239,11 +239,11 @@ static int grant_names(Ctl *c, char **names, size_t n) {
                         /* TRANSLATORS: %1$s a module, %2$s a time (UTC), %3$s a device node; the command is
                          * run as written. */
                         printf(_("%1$s: loaded until %2$s or until %3$s is removed, then unloaded once unused; to end "
-                                 "it now: fsgatectl reset %1$s\n"),
+                                 "it now: fsgatectl deny %1$s\n"),
                                x->module, x->granted_until ? ctl_esc(x->granted_until) : "?", ctl_esc(c->grant_device));
                 else
                         /* TRANSLATORS: %1$s a module, %2$s a time (UTC); the command is run as written. */
-                        printf(_("%1$s: loaded until %2$s, then unloaded once unused; to end it now: fsgatectl reset %1$s\n"),
+                        printf(_("%1$s: loaded until %2$s, then unloaded once unused; to end it now: fsgatectl deny %1$s\n"),
                                x->module, x->granted_until ? ctl_esc(x->granted_until) : "?");
         }
         return 0;

@@ -192,13 +192,13 @@ class GrantTest(BusTestCase):
             r = st.ctl('allow', '--for=2s', 'hfs')
             self.assertEqual(r.rc, 0, r)
             m = re.fullmatch(r'hfs: loaded until (\S+), then unloaded once unused; to end it now: '
-                             r'(fsgatectl reset hfs)\n', r.out)
+                             r'(fsgatectl deny hfs)\n', r.out)
             self.assertTrue(m, r.out)
             self.assertEqual(len(self.grants()), 2)
             self.assertEqual(len(self.records()), 2)
             status = st.ctl('status', 'hfs').out
             self.assertRegex(status, r'Granted: until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, then unloaded once unused '
-                                     r'\(fsgatectl reset hfs ends it now\)')
+                                     r'\(fsgatectl deny hfs ends it now\)')
             ended = mon.wait(2, timeout=TIMEOUT + 5)
             self.assertEqual(sorted(e[2] for e in ended), ['expired', 'expired'])
             self.assertIn(first, [e[0] for e in ended])
@@ -219,7 +219,7 @@ class GrantTest(BusTestCase):
         finally:
             mon.stop()
 
-    def test_reset_ends_early_as_the_hint_says(self):
+    def test_deny_ends_early_as_the_hint_says(self):
         st = self.stack
         self.loaded('hfs')
         rid = self.record('hfs', 600)
@@ -227,21 +227,42 @@ class GrantTest(BusTestCase):
         mon = GrantMonitor(st)
         try:
             status = st.ctl('status', 'hfs').out
-            hint = re.search(r'\((fsgatectl reset hfs) ends it now\)', status)
+            hint = re.search(r'\((fsgatectl deny hfs) ends it now\)', status)
             self.assertTrue(hint, status)
             desc = st.busctl('Describe', 's', 'hfs').data[0]
             self.assertRegex(desc['granted_until']['data'], r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
             # Someone polkit says no to: the grant stays.
-            r = st.send('Reset', 'hfs', 0, uid=NOBODY)
+            r = st.send('Deny', 'hfs', 0, uid=NOBODY)
             self.assertError(r, E_ACCESS_DENIED)
             self.assertEqual(self.records(), [rid])
             r = st.run_hint(hint.group(1))
             self.assertEqual(r.rc, 0, r)
-            self.assertEqual(mon.wait(1), [(rid, 'hfs', 'reset')])
+            self.assertEqual(mon.wait(1), [(rid, 'hfs', 'denied')])
             self.assertEqual(self.records(), [])
             self.assertNotIn('granted_until', st.busctl('Describe', 's', 'hfs').data[0])
             self.assertState('hfs', 'denied', 'vendor')
             wait_until(lambda: 'hfs is not unloaded: ' in st.daemon_output()[self._log_mark:], what='the unload')
+        finally:
+            mon.stop()
+
+    def test_reset_and_a_permanent_allow_end_it_too(self):
+        st = self.stack
+        self.loaded('hfs')
+        first = self.record('hfs', 600)
+        self.restart()
+        mon = GrantMonitor(st)
+        try:
+            self.assertEqual(st.ctl('reset', 'hfs').rc, 0)
+            self.assertEqual(mon.wait(1), [(first, 'hfs', 'reset')])
+            second = self.record('hfs', 600)
+            self.restart()
+            mon.ended.clear()
+            self.assertEqual(st.ctl('allow', 'hfs').rc, 0)
+            self.assertEqual(mon.wait(1), [(second, 'hfs', 'allowed')])
+            # Allowed for good now: it stays loaded.
+            wait_until(lambda: 'hfs stays loaded after its grant' in st.daemon_output()[self._log_mark:],
+                       what='the line that hfs stays')
+            self.assertState('hfs', 'allowed', 'admin')
         finally:
             mon.stop()
 
@@ -305,7 +326,7 @@ class GrantTest(BusTestCase):
             r = st.ctl('allow', f'--device={node}', 'hfs')
             self.assertEqual(r.rc, 0, r)
             self.assertRegex(r.out, rf'^hfs: loaded until \S+ or until {node} is removed, then unloaded once unused; '
-                                    r'to end it now: fsgatectl reset hfs\n$')
+                                    r'to end it now: fsgatectl deny hfs\n$')
             grants = {g[5]: g for g in self.grants()}
             self.assertEqual(sorted(grants), ['', node])
             device_grant = grants[node]

@@ -549,7 +549,59 @@ function renderPermission() {
     if (loaded)
         renderTable();
     renderBlocked();
+    renderGrants();
     updateProfileButtons();
+}
+
+/* ---- Grants: loaded for a while ---- */
+
+let grants = [];                /* the Grants property: [id, module, uid, since, until, device] */
+const grantErrors = new Map();  /* module → the error of its End */
+
+function loadGrants() {
+    client.call(PATH, "org.freedesktop.DBus.Properties", "Get", [IFACE, "Grants"])
+            .then(([v]) => { grants = v.v; renderGrants() })
+            .catch(() => { /* an older fsgated has no grants: the card stays hidden */ });
+}
+
+/* End: a Deny of the module, which the configuration denies already: nothing is written, an
+ * own hard deny stays hard, and the grant ends (Reset would also drop fsgate's own file). */
+function endGrant(module) {
+    busy.add(module);
+    grantErrors.delete(module);
+    renderGrants();
+    call("Deny", [module, 0], "st")
+            .catch(ex => grantErrors.set(module, describeError(ex)))
+            .finally(() => { busy.delete(module); loadGrants(); refreshOne(module) });
+}
+
+function grantItem([id, module, uid, since, until, device]) {
+    const end = new Date(Number(until) / 1000).toLocaleString();
+    let reason = null;
+    if (permission.allowed === false)
+        reason = _("Read-only: changing this needs administrative access.");
+    else if (permission.allowed === null)
+        reason = _("Checking your privileges…");
+    else if (busy.has(module))
+        reason = _("Working…");
+    const error = grantErrors.get(module);
+    return el("li", { class: "blocked-item grant-item", "data-grant": id, "data-module": module },
+              el("div", { class: "blocked-main" },
+                 el("strong", null, module),
+                 el("span", { class: "grant-end" },
+                    device ? format(_("until $0, or until $1 is removed"), end, device) : format(_("until $0"), end)),
+                 el("span", { class: "blocked-meta" }, format(_("asked for by uid $0"), String(uid))),
+                 error ? errorBox(error, () => { grantErrors.delete(module); renderGrants() }) : null),
+              el("div", { class: "actions" },
+                 el("span", { class: "btn-wrap", title: reason || undefined, "data-reason": reason || undefined },
+                    el("button", { type: "button", class: "btn btn-secondary", "data-action": "end-grant",
+                                   disabled: reason !== null, onclick: () => endGrant(module) },
+                       _("End now")))));
+}
+
+function renderGrants() {
+    $("grants-list").replaceChildren(...grants.map(grantItem));
+    $("grants-section").hidden = grants.length === 0;
 }
 
 /* ---- Recently blocked ---- */
@@ -927,6 +979,10 @@ function init() {
 
     client.subscribe({ path: PATH, interface: IFACE, member: "FilesystemChanged" },
                      (path, iface, signal, [module]) => { refreshOne(module); initramfsSoon() });
+    client.subscribe({ path: PATH, interface: IFACE, member: "GrantEnded" },
+                     (path, iface, signal, [id, module]) => { loadGrants(); refreshOne(module) });
+    client.subscribe({ path: PATH, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged" },
+                     (path, iface, signal, [changedIface]) => { if (changedIface === IFACE) loadGrants() });
     client.subscribe({ path: PATH, interface: IFACE, member: "Blocked" },
                      (path, iface, signal, [type, module, device, details]) => onBlocked(type, module, device, details));
     client.addEventListener("close", (ev, options) =>
@@ -942,6 +998,7 @@ function init() {
     renderPermission();
     loadServiceInfo();
     loadAll();
+    loadGrants();
     loadHistory();
     loadInitramfs();
 }

@@ -173,6 +173,18 @@ for f in "$etc"/* "$run"/*; do
         esac
 done
 
+# Grants (for): a grant of nilfs2 (denied now, loaded) as fsgated finds it after a restart.
+grant_id=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+now_us=$(date +%s%6N)
+mkdir -p "$root/run/fsgate/grants"
+printf 'module=nilfs2\nuid=0\nsince=%s\nuntil=%s\nboot=%s\n' "$now_us" "$((now_us + 3600000000))" \
+        "$(tr -d '-' </proc/sys/kernel/random/boot_id)" >"$root/run/fsgate/grants/$grant_id"
+"$src/tools/private-fsgated" stop-fsgated "$work"
+"$src/tools/private-fsgated" start-fsgated --dir="$work" --root="$root" --fsgated="$fsgated" \
+        --fsgated-arg=--kernel-release="$kver" >/dev/null || fail "fsgated did not start again"
+play grant -e nilfs2_grant="$grant_id"
+[[ -z $(ls -A "$root/run/fsgate/grants") ]] || fail "the grant's record is still there: $(ls "$root/run/fsgate/grants")"
+
 # An ordinary user: polkit cannot be asked, so changes are refused (AccessDenied by name).
 before=$(snapshot)
 setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \

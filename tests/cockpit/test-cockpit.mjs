@@ -126,6 +126,25 @@ await step('the page loads the table of every filesystem module', async () => {
 // The History card: `fsgatectl log --json` through cockpit.spawn, as root (superuser "try");
 // run-cockpit-test wrote the journal files (hfs from a stick in alice's session, minix changed
 // afterwards, ufs).
+// run-cockpit-test recorded a grant of jfs (loaded for another hour) before fsgated started.
+await step('Loaded for a while: jfs\'s grant with its end, read-only for a user; End now ends it', async () => {
+    const item = page.locator('#grants-list li[data-module="jfs"]');
+    await item.waitFor();
+    const end = await item.locator('.grant-end').textContent();
+    check(/^until \S/.test(end) && !/removed/.test(end), `the grant's end: ${end}`);
+    check(await item.locator('.blocked-meta').textContent() === 'asked for by uid 1000', 'who asked');
+    const user = await openPage(opt['user-url']);
+    await user.locator('#grants-list li[data-module="jfs"] .btn-wrap[data-reason*="administrative access"] ' +
+                       'button[data-action="end-grant"]:disabled').waitFor();
+    await user.close();
+    const before = snapshotEtc();
+    await item.locator('button[data-action="end-grant"]:enabled').click();
+    await page.locator('#grants-section[hidden]').waitFor({ state: 'attached' });
+    check(snapshotEtc() === before, 'End now wrote to /etc/modprobe.d');
+    check(readdirSync(join(opt.root, 'run/fsgate/grants')).length === 0, 'the grant\'s record is still there');
+    check(await rowText('jfs', '.badge') === 'denied', 'jfs is not denied after End now');
+});
+
 await step('History lists the journal\'s blocks newest first; its filter narrows them', async () => {
     await page.locator('#history-rows tr.history-row').first().waitFor();
     const rows = page.locator('#history-rows tr.history-row');

@@ -51,6 +51,18 @@ options:
       - With C(state=allowed), also load the module now, unless it is loaded already.
     type: bool
     default: false
+  for:
+    description:
+      - With C(state=allowed), a grant instead of an allow: the module is loaded now for this
+        many seconds (C(600)) or this span (C(90s), C(10min), C(2h), C(1d); at most 7 days),
+        the configuration is not changed, and fsgated unloads the module once the time is up
+        and nothing uses it (C(fsgatectl allow --for)). polkit action
+        C(org.fsgate.fsgate1.grant).
+      - Idempotent by the module: while a grant of it is active, or when nothing is to be
+        granted (the module is allowed already, built in, or loaded without a grant), nothing
+        is done. C(state=denied) ends an active grant.
+      - Not with C(runtime) or C(load).
+    type: str
   force:
     description:
       - With C(state=denied), deny even a module that is loaded or mounted now. Without it
@@ -117,6 +129,13 @@ EXAMPLES = r'''
     hard: true
   become: true
 
+- name: Load hfs for ten minutes to copy a Mac disk, then unload it again
+  fsgate.fsgate.fsgate_filesystem:
+    name: hfs
+    state: allowed
+    for: 10min
+  become: true
+
 - name: Go back to the distribution's default for hfs
   fsgate.fsgate.fsgate_filesystem:
     name: hfs
@@ -168,9 +187,16 @@ filesystem:
     hard:
       description: An install command refuses explicit loads too (a hard deny, whoever wrote it).
       type: bool
+grant:
+  description:
+    - With C(for), the active grant of the module after the task (C(id), C(until) as
+      ISO 8601 UTC); empty when there is none.
+  returned: with for
+  type: dict
+  sample: {id: 0123456789abcdef0123456789abcdef, until: "2026-12-07T01:02:03Z"}
 dbus_calls:
   description:
-    - The changing calls made, e.g. C(Allow(hfs, 0x0)); empty in check mode. A call that
+    - The changing calls made, e.g. C(Allow(hfs, 0x0)), C(Grant(hfs, 600s)); empty in check mode. A call that
       changed nothing is listed too (fsgated accepts a no-op silently).
   returned: always
   type: list
@@ -186,6 +212,8 @@ dbus_message:
   returned: failure
   type: str
 '''
+
+import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.fsgate.fsgate.plugins.module_utils.fsgate import (
@@ -238,6 +266,50 @@ def plan(before, state, runtime, load, force, hard=None):
     return 'Reset', flags, after
 
 
+SPAN_UNITS = (('min', 60), ('s', 1), ('h', 3600), ('d', 86400), ('', 1))
+
+
+def span_seconds(text):
+    """"600", "90s", "10min", "2h", "1d" as seconds, or None for anything else."""
+    text = text.strip()
+    for suffix, factor in SPAN_UNITS:
+        number = text[:len(text) - len(suffix)] if suffix and text.endswith(suffix) else (text if not suffix else None)
+        if number and number.isdigit():
+            return int(number) * factor
+    return None
+
+
+def active_grant(fsgate, module):
+    """The module's active grant with the latest end, as (id, until in µs), or None."""
+    grants = [g for g in fsgate.get_property('Grants') if g[1] == module]
+    return max(((g[0], g[4]) for g in grants), key=lambda g: g[1]) if grants else None
+
+
+def grant_view(g):
+    if not g:
+        return {}
+    return dict(id=g[0], until=time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(g[1] // 1000000)))
+
+
+def run_grant(module, fsgate, before, seconds):
+    """state=allowed with for: a Grant, unless one is active or nothing is to be granted."""
+    existing = active_grant(fsgate, before['module'])
+    nothing = before['builtin'] or before['state'] != 'denied' or (before['loaded'] and not existing)
+    changed = not existing and not nothing
+    if changed and not module.check_mode:
+        fsgate.changes.append('Grant(%s, %ds)' % (before['module'], seconds))
+        try:
+            fsgate.call('Grant', 'sa{sv}t', before['module'], 1, 'seconds', 't', seconds, 0)
+        except FsgateError as e:
+            fsgate.fail(e, filesystem=before, dbus_calls=fsgate.changes)
+        existing = active_grant(fsgate, before['module'])
+    after = before if module.check_mode else get(fsgate, before['module'])
+    if changed and module.check_mode:
+        after = dict(before, loaded=True)
+    module.exit_json(changed=changed, filesystem=after, grant=grant_view(existing), dbus_calls=fsgate.changes,
+                     diff=dict(before=view(before, True), after=view(after, True)))
+
+
 def view(e, with_loaded):
     return dict((k, e[k]) for k in COMPARED + (('loaded',) if with_loaded else ()))
 
@@ -251,6 +323,8 @@ def main():
             load=dict(type='bool', default=False),
             force=dict(type='bool', default=False),
             hard=dict(type='bool'),
+            # "for" is a keyword in Python, not in a task.
+            **{'for': dict(type='str')}
         ),
         supports_check_mode=True,
     )
@@ -261,6 +335,13 @@ def main():
         module.fail_json(msg='force=true needs state=denied')
     if p['hard'] is not None and p['state'] != 'denied':
         module.fail_json(msg='hard needs state=denied')
+    seconds = None
+    if p['for'] is not None:
+        seconds = span_seconds(p['for'])
+        if p['state'] != 'allowed' or p['runtime'] or p['load']:
+            module.fail_json(msg='for needs state=allowed, without runtime and load')
+        if seconds is None or not 1 <= seconds <= 7 * 86400:
+            module.fail_json(msg='for: %r is no span from 1 second to 7 days (600, 90s, 10min, 2h, 1d)' % p['for'])
 
     fsgate = Fsgate(module)
     try:
@@ -268,8 +349,16 @@ def main():
     except FsgateError as e:
         fsgate.fail(e, dbus_calls=fsgate.changes)
 
+    if seconds is not None:
+        run_grant(module, fsgate, before, seconds)
+
     method, flags, predicted = plan(before, p['state'], p['runtime'], p['load'], p['force'], p['hard'])
     with_loaded = bool(flags & FLAG_LOAD_NOW)
+    # A Deny or Reset ends the module's grants: a change even where the files stay as they are.
+    try:
+        ends_grant = method != 'Allow' and active_grant(fsgate, before['module']) is not None
+    except FsgateError:
+        ends_grant = False      # an older fsgated: no grants
     if module.check_mode:
         after = predicted
     else:
@@ -279,7 +368,7 @@ def main():
         except FsgateError as e:
             fsgate.fail(e, filesystem=before, dbus_calls=fsgate.changes)
 
-    changed = view(before, with_loaded) != view(after, with_loaded)
+    changed = view(before, with_loaded) != view(after, with_loaded) or ends_grant
     label = 'fsgate: %s' % before['module']
     module.exit_json(
         changed=changed,

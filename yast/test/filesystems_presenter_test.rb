@@ -282,6 +282,23 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       expect(presenter.details("hfs")[1]).to eq(RiskFacts.panel_line("hfs"))
     end
 
+    # The running system read as a target (fsgatectl --root=/ reads its /run): a grant of this
+    # boot's, as fsgated records it.
+    it "says until when a module is loaded for a while" do
+      boot = File.read("/proc/sys/kernel/random/boot_id").strip.delete("-")
+      now = (Time.now.to_f * 1_000_000).to_i
+      dir = TestEnv::OFFLINE_ROOT + "/run/fsgate/grants"
+      FileUtils.mkdir_p(dir)
+      File.write(File.join(dir, "0123456789abcdef0123456789abcdef"),
+        "module=hfs\nuid=0\nsince=#{now}\nuntil=#{now + 600_000_000}\nboot=#{boot}\n")
+      ends = Time.at((now + 600_000_000) / 1_000_000).utc.strftime("%Y-%m-%dT%H:%M:%SZ")
+      expect(presenter.details("hfs")).to include(
+        "Loaded for a while: until #{ends}; \"fsgatectl deny hfs\" ends it now.")
+      expect(presenter.details("minix").grep(/Loaded for a while/)).to be_empty
+    ensure
+      FileUtils.rm_rf(TestEnv::OFFLINE_ROOT + "/run/fsgate")
+    end
+
     it "performs actions through fsgatectl" do
       expect(presenter.execute("hfs", :allow)).to be_ok
       expect(TestEnv.file(TestEnv::OFFLINE_ROOT, hfs_admin)).to eq("-> /dev/null")
@@ -293,7 +310,7 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
     let(:client) do
       builtin = Y2Fsgate::Filesystem.new(module_name: "ext4", types: ["ext4"], state: "allowed",
         origin: "default", source: "", available: true, builtin: true, loaded: true, mounted: true)
-      double("client", list_filesystems: [builtin], offline?: false, target: "/", kernel_release: "6.1.0",
+      double("client", list_filesystems: [builtin], offline?: false, target: "/", kernel_release: "6.1.0", grants: {},
         close: nil)
     end
 

@@ -144,6 +144,17 @@ module Y2Fsgate
       end
     end
 
+    # The modules loaded for a while (grants: fsgatectl allow --for or --device, the notifier's
+    # Open read-only), by module name: [end as "2026-12-07T01:02:03Z", device or nil]. Read
+    # anew each time: a grant ends by itself.
+    # @return [Hash{String => Array}]
+    def grants
+      describe_all.each_with_object({}) do |(name, description), grants|
+        ends = description["granted_until"]
+        grants[name] = [ends.to_s, description["granted_device"]&.to_s] if ends && !ends.to_s.empty?
+      end
+    end
+
     # Makes autoload possible. flags: RUNTIME, LOAD_NOW.
     def allow(name, flags = 0)
       change("Allow", name, flags)

@@ -140,8 +140,31 @@ module Y2Fsgate
         module: fs.module_name, types: types_text(fs), state: state_text(fs), why: decided_by(fs))]
       risk = risk_text(id)
       lines << risk if risk
+      grant = grant_text(id)
+      lines << grant if grant
       actions(id).reject(&:enabled?).each { |a| lines << "#{a.label.delete("&")}: #{a.reason}" }
       lines << status_text
+    end
+
+    # The module's grant, if one is active: until when, and what ends it now.
+    # @return [String, nil]
+    def grant_text(id)
+      ends, device = begin
+        client.grants[id]
+      rescue Error
+        nil
+      end
+      return nil unless ends
+
+      if device
+        # TRANSLATORS: %<until>s a time (UTC), %<device>s a device node, %<module>s a module name.
+        format(_("Loaded for a while: until %<until>s or until %<device>s is removed; " \
+                 "\"fsgatectl deny %<module>s\" ends it now."), until: ends, device: device, module: id)
+      else
+        # TRANSLATORS: %<until>s a time (UTC), %<module>s a module name.
+        format(_("Loaded for a while: until %<until>s; \"fsgatectl deny %<module>s\" ends it now."),
+          until: ends, module: id)
+      end
     end
 
     # What the kernel source says of the module (the risk facts; they do not change while the

@@ -102,12 +102,13 @@ class Fsgate(object):
             raise FsgateError(label, None, _busctl_message(err))
         return out
 
-    def call(self, method, signature='', *args):
-        """Calls a Manager method; returns the reply's data list (empty for no reply)."""
+    def call(self, method, signature='', *args, **kwargs):
+        """Calls a Manager method; returns the reply's data list (empty for no reply). label:
+        how messages name the call (default: Method(arg, ...))."""
         argv = ['call', BUS_NAME, OBJECT_PATH, INTERFACE, method]
         if signature:
             argv += [signature] + ['%s' % a for a in args]
-        label = _label(method, args)
+        label = kwargs.get('label') or _label(method, args)
         out = self._run(method, label, argv).strip()
         if not out:
             return []

@@ -53,12 +53,12 @@ options:
     default: false
   for:
     description:
-      - With C(state=allowed), a grant instead of an allow: the module is loaded now for this
+      - With C(state=allowed), a grant instead of an allow. The module is loaded now for this
         many seconds (C(600)) or this span (C(90s), C(10min), C(2h), C(1d); at most 7 days),
         the configuration is not changed, and fsgated unloads the module once the time is up
         and nothing uses it (C(fsgatectl allow --for)). polkit action
         C(org.fsgate.fsgate1.grant).
-      - Idempotent by the module: while a grant of it is active, or when nothing is to be
+      - Idempotent by the module. While a grant of it is active, or when nothing is to be
         granted (the module is allowed already, built in, or loaded without a grant), nothing
         is done. C(state=denied) ends an active grant.
       - Not with C(runtime) or C(load).
@@ -297,9 +297,10 @@ def run_grant(module, fsgate, before, seconds):
     nothing = before['builtin'] or before['state'] != 'denied' or (before['loaded'] and not existing)
     changed = not existing and not nothing
     if changed and not module.check_mode:
-        fsgate.changes.append('Grant(%s, %ds)' % (before['module'], seconds))
+        label = 'Grant(%s, %ds)' % (before['module'], seconds)
+        fsgate.changes.append(label)
         try:
-            fsgate.call('Grant', 'sa{sv}t', before['module'], 1, 'seconds', 't', seconds, 0)
+            fsgate.call('Grant', 'sa{sv}t', before['module'], 1, 'seconds', 't', seconds, 0, label=label)
         except FsgateError as e:
             fsgate.fail(e, filesystem=before, dbus_calls=fsgate.changes)
         existing = active_grant(fsgate, before['module'])

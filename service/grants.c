@@ -76,7 +76,7 @@ static void try_unloads(Manager *m) {
                 r = x->mounted ? -EBUSY : fsg_unload(m->ctx, *p, &e);
                 if (r == -EBUSY) {
                         if (!strv_contains(m->unload_announced, *p)) {
-                                log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, *p, 0, "",
+                                log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, *p, UINT32_MAX, NULL,
                                           "%s stays loaded while it is %s; it is unloaded once it is not "
                                           "(nothing is unmounted)", *p, x->mounted ? "mounted" : "in use");
                                 (void) strv_extend(&m->unload_announced, *p);
@@ -87,7 +87,7 @@ static void try_unloads(Manager *m) {
                 if (r < 0)
                         log_plain(r == -EOPNOTSUPP ? LOG_INFO : LOG_WARNING, "%s", e.message);
                 else
-                        log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, *p, 0, "",
+                        log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, *p, UINT32_MAX, NULL,
                                   "%s unloaded: its grant ended and nothing uses it; the deny is in force again", *p);
                 strv_remove(m->unload_announced, *p);
         }

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include <inttypes.h>
 #include <stdarg.h>
+#include <string.h>
+#include <sys/uio.h>
 #include <syslog.h>
 #include <systemd/sd-journal.h>
 
@@ -88,20 +91,28 @@ void log_refusal(sd_bus_message *call, const char *module, const char *fmt, ...)
 
 void log_grant(const char *message_id, int priority, const char *module, uint32_t uid, const char *grant_id,
                const char *fmt, ...) {
-        char buf[1024];
+        char buf[1024], f_message[1100], f_id[64], f_priority[32], f_uid[48], f_grant[64], f_module[80];
+        struct iovec iov[7];
+        size_t n = 0;
         va_list ap;
 
         va_start(ap, fmt);
         vsnprintf(buf, sizeof(buf), fmt, ap);
         va_end(ap);
-        (void) sd_journal_send("MESSAGE=%s", buf,
-                               "MESSAGE_ID=%s", message_id,
-                               "PRIORITY=%i", priority,
-                               "SYSLOG_IDENTIFIER=fsgated",
-                               "FSGATE_REQUEST_UID=%u", uid,
-                               "FSGATE_GRANT=%s", grant_id,
-                               "FSGATE_MODULE=%s", module,
-                               NULL);
+#define FIELD(var, ...) (snprintf(var, sizeof(var), __VA_ARGS__), iov[n++] = (struct iovec) { var, strlen(var) })
+        FIELD(f_message, "MESSAGE=%s", buf);
+        FIELD(f_id, "MESSAGE_ID=%s", message_id);
+        FIELD(f_priority, "PRIORITY=%i", priority);
+        iov[n++] = (struct iovec) { (char *) "SYSLOG_IDENTIFIER=fsgated", strlen("SYSLOG_IDENTIFIER=fsgated") };
+        FIELD(f_module, "FSGATE_MODULE=%s", module);
+        /* Who asked and which grant: only where the line is about one grant (an unload that
+         * waited is about the module). */
+        if (uid != UINT32_MAX)
+                FIELD(f_uid, "FSGATE_REQUEST_UID=%" PRIu32, uid);
+        if (grant_id && *grant_id)
+                FIELD(f_grant, "FSGATE_GRANT=%s", grant_id);
+#undef FIELD
+        (void) sd_journal_sendv(iov, (int) n);
         if (also_stderr())
                 fprintf(stderr, "fsgated: %s\n", buf);
 }

@@ -14,6 +14,7 @@ void log_plain(int priority, const char *fmt, ...) _printf_(2, 3);
  * REFUSALS_LOGGED_BURST lines a user and window (refusal-ratelimit.h): the next line logged
  * says how many were not. */
 void log_refusal(sd_bus_message *call, const char *module, const char *fmt, ...) _printf_(3, 4);
-/* A line about a grant (grant.h) once its caller is gone: who asked is the grant's uid. */
+/* A line about a grant (grant.h) once its caller is gone: who asked is the grant's uid
+ * (UINT32_MAX and grant_id NULL: a line about the module, not one grant). */
 void log_grant(const char *message_id, int priority, const char *module, uint32_t uid, const char *grant_id,
                const char *fmt, ...) _printf_(6, 7);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -308,6 +309,24 @@ int fsg_grant_remove(const FsgContext *c, const char *id, FsgError *e) {
         if (fsync(dfd) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Cannot sync %s%s: %m", c->root, FSG_GRANTS_DIR);
         return 0;
+}
+
+void fsg_grants_dir_remove_if_empty(const FsgContext *c) {
+        _cleanup_close_ int dfd = fsg_open_dir(c, "/run/fsgate", false);
+
+        if (dfd >= 0)
+                (void) unlinkat(dfd, "grants", AT_REMOVEDIR);
+}
+
+uint64_t fsg_realtime_usec(void) {
+        struct timespec ts;
+
+        clock_gettime(CLOCK_REALTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
+}
+
+bool fsg_grant_in_force(const FsgGrant *g, uint64_t now_usec) {
+        return !g->other_boot && g->until_usec > now_usec && fsg_grant_medium_present(g);
 }
 
 const char *fsg_grant_time_string(uint64_t usec, char buf[static 32]) {

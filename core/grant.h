@@ -58,6 +58,12 @@ bool fsg_grant_medium_present(const FsgGrant *g);
 int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned *ret_skipped, FsgError *e);
 /* Durable: written atomically, the directory made if missing. */
 int fsg_grant_write(const FsgContext *c, const FsgGrant *g, FsgError *e);
+/* ROOT/run/fsgate/grants itself, when no record is left in it (best effort). */
+void fsg_grants_dir_remove_if_empty(const FsgContext *c);
+/* Whether g is still in force at now_usec (CLOCK_REALTIME): of this boot, not past its end,
+ * its medium (if any) still there. What readers other than fsgated trust. */
+bool fsg_grant_in_force(const FsgGrant *g, uint64_t now_usec);
+uint64_t fsg_realtime_usec(void);
 /* Removes the record of id (already gone is success). */
 int fsg_grant_remove(const FsgContext *c, const char *id, FsgError *e);
 /* A record's text, and back: key=value lines. Exported for the unit test and the fuzzer. */

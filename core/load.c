@@ -64,7 +64,10 @@ int fsg_unload(const FsgContext *c, const char *module, FsgError *e) {
         r = fsg_kmod_new_plain(c, &k, e);
         if (r < 0)
                 return r;
-        r = k ? kmod_module_new_from_name(k, module, &m) : -ENOENT;
+        if (!k)
+                return fsg_error(e, FSG_ERR_NO_KERNEL, "%s is not unloaded: no module tree for kernel %s", module,
+                                 c->kver ?: "(none)");
+        r = kmod_module_new_from_name(k, module, &m);
         /* KMOD_REMOVE_NOWAIT is O_NONBLOCK: a module in use answers at once instead of the
          * kernel waiting for it to be free. */
         if (r >= 0)

@@ -307,9 +307,11 @@ int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
                 free(s->entries[i].granted_device);
                 s->entries[i].granted_until = s->entries[i].granted_device = NULL;
         }
-        /* Sorted by end: the last one of a module is its latest. */
+        /* Sorted by end: the last one of a module is its latest. Only those in force: a
+         * record fsgated did not end (it was stopped) is no grant. */
+        uint64_t now = fsg_realtime_usec();
         for (size_t i = 0; i < n; i++) {
-                FsgEntry *x = g[i].other_boot ? NULL : fsg_state_find_module(s, g[i].module);
+                FsgEntry *x = fsg_grant_in_force(&g[i], now) ? fsg_state_find_module(s, g[i].module) : NULL;
                 char buf[32];
 
                 if (!x)

@@ -484,6 +484,8 @@ static const char grant_message[] =
 
 static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const FsgState *s;
+        const FsgEntry *x;
         struct timespec ts;
         char until[32];
         uid_t uid = 0;
@@ -493,6 +495,11 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
 
         if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds) >= 0)
                 (void) sd_bus_creds_get_euid(creds, &uid);
+        /* Loaded meanwhile (a Load, an admin's modprobe) while polkit asked: a grant would
+         * unload at its end what was there before it. */
+        if (manager_state(m, &s, &e) >= 0 && (x = fsg_state_find_module(s, req->module)) && x->loaded &&
+            !manager_module_granted(m, req->module))
+                return sd_bus_reply_method_return(call, "s", "");
         clock_gettime(CLOCK_REALTIME, &ts);
         r = fsg_grant_new(req->module, uid, (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000, req->seconds,
                           &g, &e);
@@ -510,7 +517,7 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
         if (r >= 0)
                 r = manager_grant_add(m, &g, &e);
         if (r >= 0 && (r = fsg_load(m->ctx, req->module, NULL, &e)) < 0)
-                (void) manager_grants_end_module(m, req->module, "failed");
+                manager_grant_end_id(m, g.id, "failed");
         if (r < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, req->module, "Grant of %s failed: %s",
                             req->module, e.message);

@@ -58,19 +58,21 @@ static void try_unloads(Manager *m) {
                 FsgError e = {};
                 int r;
 
-                if (manager_module_granted(m, *p))
+                if (manager_module_granted(m, *p)) {
+                        strv_remove(m->unload_announced, *p);
                         continue; /* a new grant took it over */
+                }
                 if (manager_state(m, &s, &e) < 0) {
                         log_plain(LOG_WARNING, "Cannot tell whether %s may be unloaded: %s", *p, e.message);
                         (void) strv_extend(&m->unload_pending, *p);
                         continue;
                 }
                 x = fsg_state_find_module(s, *p);
-                if (!x || !x->loaded || x->builtin)
-                        continue;
-                if (!x->denied) {
-                        log_plain(LOG_NOTICE, "%s stays loaded after its grant: %s allows it now", *p,
-                                  *x->deciding_file ? x->deciding_file : "the default");
+                if (!x || !x->loaded || x->builtin || !x->denied) {
+                        if (x && x->loaded && !x->builtin)
+                                log_plain(LOG_NOTICE, "%s stays loaded after its grant: %s allows it now", *p,
+                                          *x->deciding_file ? x->deciding_file : "the default");
+                        strv_remove(m->unload_announced, *p);
                         continue;
                 }
                 r = x->mounted ? -EBUSY : fsg_unload(m->ctx, *p, &e);
@@ -111,6 +113,10 @@ static void grant_end(Manager *m, size_t i, const char *reason) {
                 (void) sd_bus_emit_signal(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "GrantEnded", "sss", g.id,
                                           g.module, reason);
         emit_grants_changed(m);
+        /* No grant left: the directory goes too, so that the udev rule's cheap test
+         * (TEST=="/run/fsgate/grants") starts no program for every medium. */
+        if (m->n_grants == 0)
+                fsg_grants_dir_remove_if_empty(m->ctx);
         if (!manager_module_granted(m, g.module) && !strv_contains(m->unload_pending, g.module))
                 (void) strv_extend(&m->unload_pending, g.module);
 }
@@ -202,6 +208,15 @@ int manager_grant_add(Manager *m, const FsgGrant *g, FsgError *e) {
         emit_grants_changed(m);
         arm(m);
         return 0;
+}
+
+void manager_grant_end_id(Manager *m, const char *id, const char *reason) {
+        for (size_t i = 0; i < m->n_grants; i++)
+                if (streq(m->grants[i].id, id)) {
+                        grant_end(m, i, reason);
+                        try_unloads(m);
+                        return;
+                }
 }
 
 unsigned manager_grants_end_module(Manager *m, const char *module, const char *reason) {

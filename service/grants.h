@@ -22,5 +22,7 @@ int manager_grant_add(Manager *m, const FsgGrant *g, FsgError *e);
 /* Ends every grant of module: reason for the GrantEnded signal and the journal. Returns how
  * many ended. */
 unsigned manager_grants_end_module(Manager *m, const char *module, const char *reason);
+/* Ends the one grant id (if it is still active). */
+void manager_grant_end_id(Manager *m, const char *id, const char *reason);
 /* The Grants property: a(ssutts). */
 int manager_append_grants(const Manager *m, sd_bus_message *reply);

@@ -121,6 +121,7 @@ int manager_connect(Manager *m) {
 int manager_run(Manager *m, uint64_t idle_usec) {
         int r;
 
+again:
         for (;;) {
                 r = sd_event_get_state(m->event);
                 if (r < 0)
@@ -147,6 +148,13 @@ int manager_run(Manager *m, uint64_t idle_usec) {
                 r = sd_event_run(m->event, UINT64_MAX);
                 if (r < 0)
                         return r;
+        }
+        /* One of those calls made a grant: its end is ours, so back on the bus. (Stopped by a
+         * signal, the record stays and the next start arms it again.) */
+        if (r >= 0 && manager_grants_hold(m) && sd_event_get_state(m->event) != SD_EVENT_FINISHED &&
+            sd_bus_request_name(m->bus, FSGATE_BUS_NAME, 0) >= 0) {
+                log_plain(LOG_DEBUG, "A grant came while exiting; staying");
+                goto again;
         }
         return 0;
 }

@@ -166,16 +166,22 @@ bool device_granted_elsewhere(const FsgContext *c, const char *type, const char 
         _cleanup_strv_free_ char **modules = NULL;
         _cleanup_free_ FsgGrant *g = NULL;
         FsgGrant here = {};
-        bool elsewhere = false;
+        bool elsewhere = false, any_medium = false;
+        uint64_t now = fsg_realtime_usec();
         size_t n;
 
-        if (modules_of(c, type, &modules) < 0 || strv_isempty(modules) ||
-            fsg_grants_read(c, &g, &n, NULL, NULL) < 0 || n == 0)
+        /* The records first: mostly there is none for a medium, and then modules.alias (over
+         * a megabyte) is not read for each medium udev sees. */
+        if (fsg_grants_read(c, &g, &n, NULL, NULL) < 0)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                any_medium = any_medium || (*g[i].device && fsg_grant_in_force(&g[i], now));
+        if (!any_medium || modules_of(c, type, &modules) < 0 || strv_isempty(modules))
                 return false;
         /* A medium the kernel cannot tell from the next one is never "this one". */
         (void) fsg_grant_set_medium(&here, devnode, NULL);
         for (size_t i = 0; i < n; i++) {
-                if (g[i].other_boot || !names_any(g[i].module, strlen(g[i].module), modules))
+                if (!fsg_grant_in_force(&g[i], now) || !names_any(g[i].module, strlen(g[i].module), modules))
                         continue;
                 if (!*g[i].device)
                         return false;

@@ -18,6 +18,9 @@
 /* In all, not per module: each is a file and a timer, and only an authorized caller makes
  * one. */
 #define FSG_GRANTS_MAX 64
+/* Of one user: a site rule that lets users grant freely must not let one of them fill the
+ * table for everyone. */
+#define FSG_GRANTS_PER_UID_MAX 16
 #define FSG_GRANT_SECONDS_MAX (UINT64_C(7) * 24 * 3600)
 /* A grant for a medium without a time of its own: it ends when the medium goes, or after
  * this, whichever comes first (a medium that is never removed must not make a grant that

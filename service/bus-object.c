@@ -495,6 +495,10 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
 
         if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds) >= 0)
                 (void) sd_bus_creds_get_euid(creds, &uid);
+        if (manager_grants_of_uid(m, uid) >= FSG_GRANTS_PER_UID_MAX)
+                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                                  "uid %u has %u grants already, the most one user may have",
+                                                  (unsigned) uid, FSG_GRANTS_PER_UID_MAX);
         /* Loaded meanwhile (a Load, an admin's modprobe) while polkit asked: a grant would
          * unload at its end what was there before it. */
         if (manager_state(m, &s, &e) >= 0 && (x = fsg_state_find_module(s, req->module)) && x->loaded &&

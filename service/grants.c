@@ -27,6 +27,14 @@ static void emit_grants_changed(Manager *m) {
                 (void) sd_bus_emit_properties_changed(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "Grants", NULL);
 }
 
+unsigned manager_grants_of_uid(const Manager *m, uint32_t uid) {
+        unsigned n = 0;
+
+        for (size_t i = 0; i < m->n_grants; i++)
+                n += m->grants[i].uid == uid;
+        return n;
+}
+
 bool manager_module_granted(const Manager *m, const char *module) {
         for (size_t i = 0; i < m->n_grants; i++)
                 if (streq(m->grants[i].module, module))

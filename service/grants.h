@@ -17,6 +17,7 @@ void manager_grants_done(Manager *m);
 /* Whether fsgated must stay up for them. */
 bool manager_grants_hold(const Manager *m);
 bool manager_module_granted(const Manager *m, const char *module);
+unsigned manager_grants_of_uid(const Manager *m, uint32_t uid);
 /* Recorded durably, then kept and armed. */
 int manager_grant_add(Manager *m, const FsgGrant *g, FsgError *e);
 /* Ends every grant of module: reason for the GrantEnded signal and the journal. Returns how

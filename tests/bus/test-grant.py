@@ -390,6 +390,17 @@ class GrantTest(BusTestCase):
         finally:
             mon.stop()
 
+    def test_at_most_16_of_one_user(self):
+        st = self.stack
+        self.loaded('hfs')
+        for _ in range(16):
+            self.record('hfs', 600, uid=0)
+        self.record('hfs', 600, uid=1000)
+        self.restart()
+        r = st.gdbus('Grant', 'hfs', scope(60), 'uint64 0')
+        self.assertError(r, E_LIMITS, 'uid 0 has 16 grants already')
+        self.assertEqual(len(self.records()), 17)
+
     def test_at_most_64(self):
         st = self.stack
         self.loaded('hfs')

@@ -5,6 +5,7 @@
 #include "ctl.h"
 #include "entry-fields.h"
 #include "fsgate-api.h"
+#include "grant.h"
 #include "profile.h"
 #include "strv.h"
 
@@ -134,6 +135,38 @@ static void read_unreadable(sd_bus *bus, FsgState *s) {
                 s->kernel_unknown = !*kver;
 }
 
+/* The Grants property onto the entries (an older fsgated has none: nothing). */
+static void read_grants(sd_bus *bus, FsgState *s) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *id, *module, *device;
+        uint64_t since, until;
+        uint32_t uid;
+        int r;
+
+        r = sd_bus_get_property(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "Grants", NULL, &reply,
+                                "a(ssutts)");
+        if (r < 0)
+                return;
+        r = sd_bus_message_enter_container(reply, 'a', "(ssutts)");
+        while (r > 0 && (r = sd_bus_message_read(reply, "(ssutts)", &id, &module, &uid, &since, &until, &device)) > 0) {
+                FsgEntry *x = NULL;
+                char buf[32];
+
+                for (size_t k = 0; k < s->n && !x; k++)
+                        if (streq(s->entries[k].module, module))
+                                x = &s->entries[k];
+                /* Sorted by end: the last one of a module is its latest. */
+                if (!x)
+                        continue;
+                free(x->granted_until);
+                x->granted_until = strdup(fsg_grant_time_string(until, buf));
+                if (*device) {
+                        free(x->granted_device);
+                        x->granted_device = strdup(device);
+                }
+        }
+}
+
 static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
@@ -165,6 +198,7 @@ static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
         read_unreadable(bus, s);
+        read_grants(bus, s);
         *ret = TAKE_PTR(s);
         return 0;
 }

@@ -57,9 +57,14 @@ static void json_field_value(JsonWriter *w, const FsgEntry *x, const FsgEntryFie
 }
 
 void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x) {
-        for (size_t i = 0; i < fsg_entry_fields_n; i++)
-                if (x->described || (fsg_entry_fields[i].flags & (FSG_FIELD_ENTRY | FSG_FIELD_STATIC)))
-                        json_field_value(w, x, &fsg_entry_fields[i]);
+        for (size_t i = 0; i < fsg_entry_fields_n; i++) {
+                const FsgEntryField *f = &fsg_entry_fields[i];
+
+                /* An optional fact is there only when it is known: a list's grants too. */
+                if (x->described || (f->flags & (FSG_FIELD_ENTRY | FSG_FIELD_STATIC)) ||
+                    ((f->flags & FSG_FIELD_OPTIONAL) && f->signature[0] == 's' && fsg_entry_field_string(x, f)))
+                        json_field_value(w, x, f);
+        }
 }
 
 static void json_entry(JsonWriter *w, const FsgEntry *x) {
@@ -175,6 +180,25 @@ static void print_header(const char * const *head, size_t *w, size_t n) {
         printf("%s\n", head[n]);
 }
 
+/* After the table, for people (on stderr, as the unreadable files: scripts read the rows). */
+static void warn_grants(const FsgState *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                const FsgEntry *x = &s->entries[i];
+
+                if (!x->granted_until)
+                        continue;
+                if (x->granted_device)
+                        /* TRANSLATORS: %1$s a module, %2$s a time (UTC), %3$s a device node. */
+                        fprintf(stderr, _("%1$s is loaded for a while: until %2$s or until %3$s is removed "
+                                          "(fsgatectl deny %1$s ends it now)\n"),
+                                x->module, ctl_esc(x->granted_until), ctl_esc(x->granted_device));
+                else
+                        /* TRANSLATORS: %1$s a module, %2$s a time (UTC). */
+                        fprintf(stderr, _("%1$s is loaded for a while: until %2$s (fsgatectl deny %1$s ends it now)\n"),
+                                x->module, ctl_esc(x->granted_until));
+        }
+}
+
 void ctl_print_table(const FsgState *s) {
         /* TRANSLATORS: the column headers of `fsgatectl list`, in capitals. The rows below
          * them are not translated (scripts read them). */
@@ -208,6 +232,7 @@ void ctl_print_table(const FsgState *s) {
         }
         putchar('\n');
         printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", s->n), s->n);
+        warn_grants(s);
 }
 
 void ctl_print_risk_table(const FsgState *s) {

@@ -7,6 +7,7 @@ again) is played from records as a restarted fsgated finds them, with the module
 in the scratch root's /proc/modules. The real load and unload are the VM's
 (tests/vm/scenarios/grant.sh)."""
 
+import json
 import os
 import re
 import shutil
@@ -232,6 +233,14 @@ class GrantTest(BusTestCase):
             self.assertTrue(hint, status)
             desc = st.busctl('Describe', 's', 'hfs').data[0]
             self.assertRegex(desc['granted_until']['data'], r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
+            # list: the rows scripts read stay as they are; the grant is said on stderr, and
+            # in --json.
+            r = st.ctl('list')
+            self.assertRegex(r.out, r'(?m)^hfs +hfs +denied +vendor +yes +no +/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf$')
+            self.assertRegex(r.err, r'(?m)^hfs is loaded for a while: until \S+Z \(fsgatectl deny hfs ends it now\)$')
+            listed = {e['module']: e for e in json.loads(st.ctl('--json', 'list').out)}
+            self.assertEqual(listed['hfs']['granted_until'], desc['granted_until']['data'])
+            self.assertNotIn('granted_until', listed['minix'])
             # Someone polkit says no to: the grant stays.
             r = st.send('Deny', 'hfs', 0, uid=NOBODY)
             self.assertError(r, E_ACCESS_DENIED)

@@ -486,7 +486,6 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const FsgState *s;
         const FsgEntry *x;
-        struct timespec ts;
         char until[32];
         uid_t uid = 0;
         FsgGrant g;
@@ -504,9 +503,7 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
         if (manager_state(m, &s, &e) >= 0 && (x = fsg_state_find_module(s, req->module)) && x->loaded &&
             !manager_module_granted(m, req->module))
                 return sd_bus_reply_method_return(call, "s", "");
-        clock_gettime(CLOCK_REALTIME, &ts);
-        r = fsg_grant_new(req->module, uid, (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000, req->seconds,
-                          &g, &e);
+        r = fsg_grant_new(req->module, uid, fsg_realtime_usec(), req->seconds, &g, &e);
         /* The medium again: another one may have taken its place while polkit asked. */
         if (r >= 0 && *req->medium.device) {
                 r = fsg_grant_set_medium(&g, req->medium.device, &e);

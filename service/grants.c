@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <syslog.h>
-#include <time.h>
 
 #include "fsgate-api.h"
 #include "grants.h"
@@ -13,13 +12,6 @@
 /* How often the media of device grants are looked for, and a module whose last grant ended
  * but that is still in use (mounted, held by another module) is looked at again. */
 #define WATCH_USEC (2 * USEC_PER_SEC)
-
-static uint64_t now_realtime(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * USEC_PER_SEC + (uint64_t) ts.tv_nsec / 1000;
-}
 
 static void emit_grants_changed(Manager *m) {
         manager_cache_grants_changed(m);
@@ -130,7 +122,7 @@ static void grant_end(Manager *m, size_t i, const char *reason) {
 }
 
 static void end_expired(Manager *m) {
-        uint64_t now = now_realtime();
+        uint64_t now = fsg_realtime_usec();
 
         /* Sorted by end: the expired ones are the first. */
         while (m->n_grants > 0 && m->grants[0].until_usec <= now)
@@ -270,6 +262,9 @@ void manager_grants_start(Manager *m) {
         end_expired(m);
         end_gone_media(m);
         try_unloads(m);
+        /* Left empty by an fsgated that stopped: gone, as after the last end. */
+        if (m->n_grants == 0)
+                fsg_grants_dir_remove_if_empty(m->ctx);
 }
 
 void manager_grants_done(Manager *m) {

@@ -106,12 +106,13 @@ int manager_connect(Manager *m) {
         r = sd_bus_attach_event(m->bus, m->event, 0);
         if (r < 0)
                 return r;
+        /* Before the name is taken, so that whoever sees fsgated there sees its grants armed:
+         * one whose end passed while no fsgated ran ends now (its signal goes out from the
+         * unique name). */
+        manager_grants_start(m);
         r = sd_bus_request_name(m->bus, FSGATE_BUS_NAME, 0);
         if (r < 0)
                 return log_plain(LOG_ERR, "Failed to acquire %s: %s", FSGATE_BUS_NAME, strerror(-r)), r;
-        /* On the bus first: a grant whose end passed while no fsgated ran ends now, with its
-         * signal. */
-        manager_grants_start(m);
         return 0;
 }
 

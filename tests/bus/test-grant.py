@@ -334,9 +334,8 @@ class GrantTest(BusTestCase):
         timed = self.record('hfs', 600)
         stale = self.record('hfs', 600, medium=(node, seq + 1000))
         self.restart()
-        # The first answer comes after fsgated armed the records and ended the stale one (it
-        # does that before it reads the bus): only then the monitor, which must see only
-        # what comes after.
+        # fsgated armed the records and ended the stale one before it took its name: the
+        # monitor, started now, sees only what comes after.
         self.assertEqual([g[0] for g in self.grants()], [timed])
         self.assertRegex(st.daemon_output()[self._log_mark:], rf'Grant {stale} of hfs .* ended: device removed')
         mon = GrantMonitor(st)

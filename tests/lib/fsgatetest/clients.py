@@ -255,6 +255,12 @@ class BlockedMonitor:
                 continue
             if cur is None:
                 continue
+            if line.rstrip('\n') == '   ]':
+                # The end of the details (a{sv}, at the signal's top level): complete.
+                with self.cond:
+                    cur['done'] = True
+                    self.cond.notify_all()
+                continue
             m = re.match(r'^\s+(?:variant\s+)?string "(.*)"$', line.rstrip('\n'))
             u = re.match(r'^\s+(?:variant\s+)?uint64 (\d+)$', line.rstrip('\n'))
             b = re.match(r'^\s+(?:variant\s+)?boolean (true|false)$', line.rstrip('\n'))
@@ -270,9 +276,8 @@ class BlockedMonitor:
 
     def wait(self, n, timeout=5):
         with self.cond:
-            # Every Blocked carries "origin": wait for the whole message, not just its first arguments.
-            self.cond.wait_for(lambda: len(self.signals) >= n and all(len(s['args']) == 3 and 'origin' in s['details']
-                                                                      for s in self.signals[:n]), timeout)
+            # The whole message, every detail read, not just its first arguments.
+            self.cond.wait_for(lambda: len(self.signals) >= n and all(s.get('done') for s in self.signals[:n]), timeout)
             return [(*s['args'], dict(s['details'])) for s in self.signals]
 
     def stop(self):

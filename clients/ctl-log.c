@@ -10,6 +10,7 @@
 #include "journal-ids.h"
 #include "json-writer.h"
 #include "strv.h"
+#include "time-util.h"
 
 /* fsgatectl log: the blocks fsgated wrote to the journal (MESSAGE_ID BLOCKED), newest last, and
  * what fsgate changed or loaded for the module afterwards. Read from the system journal with
@@ -338,11 +339,8 @@ int ctl_parse_since(const char *s, uint64_t *ret) {
         uint64_t span;
 
         if (ctl_parse_span(s, false, &span) == 0) {
-                struct timespec ts;
-                uint64_t now;
+                uint64_t now = fsg_realtime_usec();
 
-                (void) clock_gettime(CLOCK_REALTIME, &ts);
-                now = (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
                 *ret = now > span ? now - span : 0;
                 return 0;
         }

@@ -318,13 +318,6 @@ void fsg_grants_dir_remove_if_empty(const FsgContext *c) {
                 (void) unlinkat(dfd, "grants", AT_REMOVEDIR);
 }
 
-uint64_t fsg_realtime_usec(void) {
-        struct timespec ts;
-
-        clock_gettime(CLOCK_REALTIME, &ts);
-        return (uint64_t) ts.tv_sec * 1000000 + (uint64_t) ts.tv_nsec / 1000;
-}
-
 bool fsg_grant_in_force(const FsgGrant *g, uint64_t now_usec) {
         return !g->other_boot && g->until_usec > now_usec && fsg_grant_medium_present(g);
 }

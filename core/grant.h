@@ -7,6 +7,7 @@
 #include "context.h"
 #include "fsg-error.h"
 #include "name.h"
+#include "time-util.h"
 
 /* A grant: an allow that ends by itself, after a time. The allow is fsgate's RUNTIME mask in
  * /run/modprobe.d (so a crash or a reboot can never leave it persistent); the grant is a
@@ -66,7 +67,6 @@ void fsg_grants_dir_remove_if_empty(const FsgContext *c);
 /* Whether g is still in force at now_usec (CLOCK_REALTIME): of this boot, not past its end,
  * its medium (if any) still there. What readers other than fsgated trust. */
 bool fsg_grant_in_force(const FsgGrant *g, uint64_t now_usec);
-uint64_t fsg_realtime_usec(void);
 /* Removes the record of id (already gone is success). */
 int fsg_grant_remove(const FsgContext *c, const char *id, FsgError *e);
 /* A record's text, and back: key=value lines. Exported for the unit test and the fuzzer. */

@@ -5,6 +5,8 @@
 
 /* CLOCK_MONOTONIC in microseconds: for deadlines and windows inside one process. */
 uint64_t fsg_now_usec(void);
+/* CLOCK_REALTIME in microseconds: for times people read and records that outlive a process. */
+uint64_t fsg_realtime_usec(void);
 
 /* A count from the environment variable NAME (a test's override), else FALLBACK: also when
  * the value is no whole number from 1 to MAX. */

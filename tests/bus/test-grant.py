@@ -113,6 +113,12 @@ class GrantTest(BusTestCase):
     def grants(self):
         return self.stack.prop('Grants')
 
+    def monitor(self):
+        """GrantEnded, watched from now until the end of the test."""
+        mon = GrantMonitor(self.stack)
+        self.addCleanup(mon.stop)
+        return mon
+
     # -- what a caller sends ------------------------------------------------------------------
     def test_bad_scope_flags_and_names_change_nothing(self):
         st = self.stack
@@ -187,94 +193,85 @@ class GrantTest(BusTestCase):
         # Long enough to be armed again after a restart under valgrind.
         first = self.record('hfs', 15)
         self.restart(idle=1)
-        mon = GrantMonitor(st)
-        try:
-            g = self.grants()
-            self.assertEqual([(x[0], x[1], x[2]) for x in g], [(first, 'hfs', 1000)])
-            r = st.ctl('allow', '--for=2s', 'hfs')
-            self.assertEqual(r.rc, 0, r)
-            m = re.fullmatch(r'hfs: loaded until (\S+), then unloaded once unused; to end it now: '
-                             r'(fsgatectl deny hfs)\n', r.out)
-            self.assertTrue(m, r.out)
-            self.assertEqual(len(self.grants()), 2)
-            self.assertEqual(len(self.records()), 2)
-            status = st.ctl('status', 'hfs').out
-            self.assertRegex(status, r'Granted: until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, then unloaded once unused '
-                                     r'\(fsgatectl deny hfs ends it now\)')
-            ended = mon.wait(2, timeout=TIMEOUT + 20)
-            self.assertEqual(sorted(e[2] for e in ended), ['expired', 'expired'])
-            self.assertIn(first, [e[0] for e in ended])
-            self.assertEqual(self.grants(), [])
-            self.assertEqual(self.records(), [])
-            wait_until(lambda: 'stays loaded while it is mounted' in st.daemon_output()[self._log_mark:],
-                       what='the in-use line')
-            time.sleep(3)   # the idle timeout passes three times: an unload waits, fsgated stays
-            self.assertIsNone(st.daemon.poll(), 'fsgated exited while an unload waited')
-            self.loaded('hfs')   # unmounted
-            wait_until(lambda: 'hfs is not unloaded: ' in st.daemon_output()[self._log_mark:], timeout=TIMEOUT,
-                       what='the unload')
-            # Nothing left to wait for: the idle exit comes.
-            wait_until(lambda: st.daemon.poll() is not None, timeout=TIMEOUT, what='the idle exit')
-            self.assertEqual(st.daemon.returncode, 0)
-            self.assertEqual(st.daemon_output()[self._log_mark:].count('stays loaded while'), 1,
-                             'the in-use line comes once')
-        finally:
-            mon.stop()
+        mon = self.monitor()
+        g = self.grants()
+        self.assertEqual([(x[0], x[1], x[2]) for x in g], [(first, 'hfs', 1000)])
+        r = st.ctl('allow', '--for=2s', 'hfs')
+        self.assertEqual(r.rc, 0, r)
+        m = re.fullmatch(r'hfs: loaded until (\S+), then unloaded once unused; to end it now: '
+                         r'(fsgatectl deny hfs)\n', r.out)
+        self.assertTrue(m, r.out)
+        self.assertEqual(len(self.grants()), 2)
+        self.assertEqual(len(self.records()), 2)
+        status = st.ctl('status', 'hfs').out
+        self.assertRegex(status, r'Granted: until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ, then unloaded once unused '
+                                 r'\(fsgatectl deny hfs ends it now\)')
+        ended = mon.wait(2, timeout=TIMEOUT + 20)
+        self.assertEqual(sorted(e[2] for e in ended), ['expired', 'expired'])
+        self.assertIn(first, [e[0] for e in ended])
+        self.assertEqual(self.grants(), [])
+        self.assertEqual(self.records(), [])
+        wait_until(lambda: 'stays loaded while it is mounted' in st.daemon_output()[self._log_mark:],
+                   what='the in-use line')
+        time.sleep(3)   # the idle timeout passes three times: an unload waits, fsgated stays
+        self.assertIsNone(st.daemon.poll(), 'fsgated exited while an unload waited')
+        self.loaded('hfs')   # unmounted
+        wait_until(lambda: 'hfs is not unloaded: ' in st.daemon_output()[self._log_mark:], timeout=TIMEOUT,
+                   what='the unload')
+        # Nothing left to wait for: the idle exit comes.
+        wait_until(lambda: st.daemon.poll() is not None, timeout=TIMEOUT, what='the idle exit')
+        self.assertEqual(st.daemon.returncode, 0)
+        self.assertEqual(st.daemon_output()[self._log_mark:].count('stays loaded while'), 1,
+                         'the in-use line comes once')
 
     def test_deny_ends_early_as_the_hint_says(self):
         st = self.stack
         self.loaded('hfs')
         rid = self.record('hfs', 600)
         self.restart()
-        mon = GrantMonitor(st)
-        try:
-            status = st.ctl('status', 'hfs').out
-            hint = re.search(r'\((fsgatectl deny hfs) ends it now\)', status)
-            self.assertTrue(hint, status)
-            desc = st.busctl('Describe', 's', 'hfs').data[0]
-            self.assertRegex(desc['granted_until']['data'], r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
-            # list: the rows scripts read stay as they are; the grant is said on stderr, and
-            # in --json.
-            r = st.ctl('list')
-            self.assertRegex(r.out, r'(?m)^hfs +hfs +denied +vendor +yes +no +/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf$')
-            self.assertRegex(r.err, r'(?m)^hfs is loaded for a while: until \S+Z \(fsgatectl deny hfs ends it now\)$')
-            listed = {e['module']: e for e in json.loads(st.ctl('--json', 'list').out)}
-            self.assertEqual(listed['hfs']['granted_until'], desc['granted_until']['data'])
-            self.assertNotIn('granted_until', listed['minix'])
-            # Someone polkit says no to: the grant stays.
-            r = st.send('Deny', 'hfs', 0, uid=NOBODY)
-            self.assertError(r, E_ACCESS_DENIED)
-            self.assertEqual(self.records(), [rid])
-            r = st.run_hint(hint.group(1))
-            self.assertEqual(r.rc, 0, r)
-            self.assertEqual(mon.wait(1), [(rid, 'hfs', 'denied')])
-            self.assertEqual(self.records(), [])
-            self.assertNotIn('granted_until', st.busctl('Describe', 's', 'hfs').data[0])
-            self.assertState('hfs', 'denied', 'vendor')
-            wait_until(lambda: 'hfs is not unloaded: ' in st.daemon_output()[self._log_mark:], what='the unload')
-        finally:
-            mon.stop()
+        mon = self.monitor()
+        status = st.ctl('status', 'hfs').out
+        hint = re.search(r'\((fsgatectl deny hfs) ends it now\)', status)
+        self.assertTrue(hint, status)
+        desc = st.busctl('Describe', 's', 'hfs').data[0]
+        self.assertRegex(desc['granted_until']['data'], r'^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$')
+        # list: the rows scripts read stay as they are; the grant is said on stderr, and
+        # in --json.
+        r = st.ctl('list')
+        self.assertRegex(r.out, r'(?m)^hfs +hfs +denied +vendor +yes +no +/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf$')
+        self.assertRegex(r.err, r'(?m)^hfs is loaded for a while: until \S+Z \(fsgatectl deny hfs ends it now\)$')
+        listed = {e['module']: e for e in json.loads(st.ctl('--json', 'list').out)}
+        self.assertEqual(listed['hfs']['granted_until'], desc['granted_until']['data'])
+        self.assertNotIn('granted_until', listed['minix'])
+        # Someone polkit says no to: the grant stays.
+        r = st.send('Deny', 'hfs', 0, uid=NOBODY)
+        self.assertError(r, E_ACCESS_DENIED)
+        self.assertEqual(self.records(), [rid])
+        r = st.run_hint(hint.group(1))
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(mon.wait(1), [(rid, 'hfs', 'denied')])
+        self.assertEqual(self.records(), [])
+        self.assertNotIn('granted_until', st.busctl('Describe', 's', 'hfs').data[0])
+        self.assertState('hfs', 'denied', 'vendor')
+        wait_until(lambda: 'hfs is not unloaded: ' in st.daemon_output()[self._log_mark:], what='the unload')
 
     def test_reset_and_a_permanent_allow_end_it_too(self):
         st = self.stack
         self.loaded('hfs')
         first = self.record('hfs', 600)
         self.restart()
-        mon = GrantMonitor(st)
-        try:
-            self.assertEqual(st.ctl('reset', 'hfs').rc, 0)
-            self.assertEqual(mon.wait(1), [(first, 'hfs', 'reset')])
-            second = self.record('hfs', 600)
-            self.restart()
-            mon.ended.clear()
-            self.assertEqual(st.ctl('allow', 'hfs').rc, 0)
-            self.assertEqual(mon.wait(1), [(second, 'hfs', 'allowed')])
-            # Allowed for good now: it stays loaded.
-            wait_until(lambda: 'hfs stays loaded after its grant' in st.daemon_output()[self._log_mark:],
-                       what='the line that hfs stays')
-            self.assertState('hfs', 'allowed', 'admin')
-        finally:
-            mon.stop()
+        mon = self.monitor()
+        self.assertEqual(st.ctl('reset', 'hfs').rc, 0)
+        self.assertEqual(mon.wait(1), [(first, 'hfs', 'reset')])
+        second = self.record('hfs', 600)
+        self.restart()
+        mon.ended.clear()
+        self.assertEqual(st.ctl('allow', 'hfs').rc, 0)
+        self.assertEqual(mon.wait(1), [(second, 'hfs', 'allowed')])
+        # Allowed for good now: it stays loaded.
+        wait_until(lambda: 'hfs stays loaded after its grant' in st.daemon_output()[self._log_mark:],
+                   what='the line that hfs stays')
+        self.assertState('hfs', 'allowed', 'admin')
 
     def test_records_of_another_boot_garbage_and_past_ends(self):
         st = self.stack
@@ -338,30 +335,27 @@ class GrantTest(BusTestCase):
         # monitor, started now, sees only what comes after.
         self.assertEqual([g[0] for g in self.grants()], [timed])
         self.assertRegex(st.daemon_output()[self._log_mark:], rf'Grant {stale} of hfs .* ended: device removed')
-        mon = GrantMonitor(st)
-        try:
-            r = st.ctl('allow', f'--device={node}', 'hfs')
-            self.assertEqual(r.rc, 0, r)
-            self.assertRegex(r.out, rf'^hfs: loaded until \S+ or until {node} is removed, then unloaded once unused; '
-                                    r'to end it now: fsgatectl deny hfs\n$')
-            grants = {g[5]: g for g in self.grants()}
-            self.assertEqual(sorted(grants), ['', node])
-            device_grant = grants[node]
-            # Without a time of its own: at most a day.
-            self.assertAlmostEqual((device_grant[4] - device_grant[3]) / 1e6, 86400, delta=5)
-            with open(os.path.join(self.root, GRANTS, device_grant[0])) as f:
-                text = f.read()
-            self.assertIn(f'device={node}\n', text)
-            self.assertIn(f'diskseq={seq}\n', text)
-            self.assertRegex(st.ctl('status', 'hfs').out, rf'Granted: until \S+ or until {node} is removed')
-            mon_start = time.monotonic()
-            subprocess.run(['losetup', '-d', node], check=True)
-            self.assertEqual(mon.wait(1, timeout=TIMEOUT), [(device_grant[0], 'hfs', 'device removed')])
-            print(f'grant ended {time.monotonic() - mon_start:.1f} s after losetup -d (looked for every 2 s)')
-            self.assertEqual([g[0] for g in self.grants()], [timed])
-            self.assertEqual(self.records(), [timed])
-        finally:
-            mon.stop()
+        mon = self.monitor()
+        r = st.ctl('allow', f'--device={node}', 'hfs')
+        self.assertEqual(r.rc, 0, r)
+        self.assertRegex(r.out, rf'^hfs: loaded until \S+ or until {node} is removed, then unloaded once unused; '
+                                r'to end it now: fsgatectl deny hfs\n$')
+        grants = {g[5]: g for g in self.grants()}
+        self.assertEqual(sorted(grants), ['', node])
+        device_grant = grants[node]
+        # Without a time of its own: at most a day.
+        self.assertAlmostEqual((device_grant[4] - device_grant[3]) / 1e6, 86400, delta=5)
+        with open(os.path.join(self.root, GRANTS, device_grant[0])) as f:
+            text = f.read()
+        self.assertIn(f'device={node}\n', text)
+        self.assertIn(f'diskseq={seq}\n', text)
+        self.assertRegex(st.ctl('status', 'hfs').out, rf'Granted: until \S+ or until {node} is removed')
+        mon_start = time.monotonic()
+        subprocess.run(['losetup', '-d', node], check=True)
+        self.assertEqual(mon.wait(1, timeout=TIMEOUT), [(device_grant[0], 'hfs', 'device removed')])
+        print(f'grant ended {time.monotonic() - mon_start:.1f} s after losetup -d (looked for every 2 s)')
+        self.assertEqual([g[0] for g in self.grants()], [timed])
+        self.assertEqual(self.records(), [timed])
 
     def hook(self, *args, env=None):
         p = subprocess.run([CONFIG.hook, *args], capture_output=True, text=True, timeout=10,

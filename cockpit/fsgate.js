@@ -126,11 +126,12 @@ function errorTitle(name) {
 }
 
 function errorBox(err, onDismiss) {
-    return el("div", { class: "alert alert-danger inline-error", role: "alert", "data-error": err.name },
-              el("strong", { class: "error-title" }, errorTitle(err.name)),
-              el("p", { class: "error-message" }, err.message),
-              onDismiss ? el("button", { class: "btn btn-link dismiss", type: "button", onclick: onDismiss },
-                             _("Dismiss")) : null);
+    return el("div", { class: "pf-c-alert pf-m-danger pf-m-inline inline-error", role: "alert", "data-error": err.name },
+              el("p", { class: "pf-c-alert__title error-title" }, errorTitle(err.name)),
+              el("div", { class: "pf-c-alert__description error-message" }, err.message),
+              onDismiss ? el("div", { class: "pf-c-alert__action-group" },
+                             el("button", { class: "pf-c-button pf-m-link pf-m-inline dismiss", type: "button", onclick: onDismiss },
+                                _("Dismiss"))) : null);
 }
 
 function call(method, args, signature) {
@@ -141,7 +142,10 @@ function call(method, args, signature) {
 function showPageError(prefix, ex) {
     const err = describeError(ex);
     const box = $("page-error");
-    box.replaceChildren(el("strong", null, prefix), " ", errorBox(err));
+    const alert = errorBox(err);
+    /* One description: PatternFly's alert puts every description in the same grid cell. */
+    alert.querySelector(".pf-c-alert__description").prepend(el("div", { class: "page-error-context" }, prefix));
+    box.replaceChildren(alert);
     box.hidden = false;
 }
 
@@ -269,10 +273,10 @@ function disabledReason(e, action) {
 }
 
 const ACTIONS = [
-    { id: "allow", label: _("Allow"), cls: "btn-secondary" },
-    { id: "deny", label: _("Deny"), cls: "btn-secondary" },
-    { id: "reset", label: _("Reset"), cls: "btn-secondary" },
-    { id: "load", label: _("Load now"), cls: "btn-secondary" },
+    { id: "allow", label: _("Allow"), cls: "pf-m-secondary" },
+    { id: "deny", label: _("Deny"), cls: "pf-m-secondary" },
+    { id: "reset", label: _("Reset"), cls: "pf-m-secondary" },
+    { id: "load", label: _("Load now"), cls: "pf-m-secondary" },
 ];
 
 function openPanel(e, action) {
@@ -295,7 +299,7 @@ function openPanel(e, action) {
         renderModule(previous);
     renderModule(e.module);
     const first = document.querySelector(`tbody[data-module="${CSS.escape(e.module)}"] .panel input, ` +
-                                         `tbody[data-module="${CSS.escape(e.module)}"] .panel .btn-primary`);
+                                         `tbody[data-module="${CSS.escape(e.module)}"] .panel .pf-m-primary`);
     if (first)
         first.focus();
 }
@@ -353,10 +357,16 @@ function yesNo(v, what) {
               v ? _("Yes") : _("No"));
 }
 
+/* PatternFly's label: the colour on the outer element, the text in its content. */
+function label(cls, text) {
+    return el("span", { class: `pf-c-label ${cls}` }, el("span", { class: "pf-c-label__content" }, text));
+}
+
 function stateBadge(e) {
     if (e.builtin)
-        return el("span", { class: "badge badge-builtin" }, _("built in"));
-    const badge = el("span", { class: `badge badge-${e.state}` }, STATE_LABELS[e.state] || e.state);
+        return label("badge badge-builtin", _("built in"));
+    const badge = label(`badge badge-${e.state} ${e.state === "allowed" ? "pf-m-green" : "pf-m-red"}`,
+                        STATE_LABELS[e.state] || e.state);
     if (e.state !== "denied")
         return badge;
     /* Hard: explicit loads refused too; soft: "modprobe" by root still loads it. */
@@ -380,7 +390,7 @@ function actionButtons(e) {
         const open = panel && panel.module === e.module && panel.action === a.id;
         const button = el("button", {
             type: "button",
-            class: `btn ${a.cls}${open ? " active" : ""}`,
+            class: `pf-c-button pf-m-small ${a.cls}${open ? " pf-m-active" : ""}`,
             "data-action": a.id,
             disabled: reason !== null,
             "aria-expanded": open ? "true" : "false",
@@ -394,7 +404,7 @@ function actionButtons(e) {
 
 function checkbox(label, hint, checked, onchange, name) {
     return el("label", { class: "check" },
-              el("input", { type: "checkbox", name, checked, onchange: ev => onchange(ev.target.checked) }),
+              el("input", { type: "checkbox", class: "pf-c-check__input", name, checked, onchange: ev => onchange(ev.target.checked) }),
               el("span", null, label, hint ? el("small", null, hint) : null));
 }
 
@@ -449,10 +459,10 @@ function panelBody(e, p) {
     }
     const working = busy.has(e.module);
     parts.push(el("div", { class: "panel-buttons" },
-                  el("button", { type: "button", class: p.action === "deny" ? "btn btn-danger" : "btn btn-primary",
+                  el("button", { type: "button", class: p.action === "deny" ? "pf-c-button pf-m-danger" : "pf-c-button pf-m-primary",
                                  "data-confirm": p.action, disabled: working, onclick: () => apply(e, p) },
                      working ? _("Working…") : confirm),
-                  el("button", { type: "button", class: "btn btn-link", disabled: working, onclick: closePanel },
+                  el("button", { type: "button", class: "pf-c-button pf-m-link", disabled: working, onclick: closePanel },
                      _("Cancel"))));
     return parts;
 }
@@ -538,10 +548,10 @@ function renderModule(module) {
 function renderPermission() {
     const note = $("readonly-note");
     if (permission.allowed === false) {
-        note.replaceChildren(el("strong", null, _("Read-only.")), " ",
-                             _("You can see which filesystems may load, but changing that needs administrative " +
+        note.replaceChildren(el("p", { class: "pf-c-alert__title" }, _("Read-only.")),
+                             el("div", { class: "pf-c-alert__description" }, _("You can see which filesystems may load, but changing that needs administrative " +
                                "access. Turn on administrative access in Cockpit's top bar, or log in as an " +
-                               "administrator."));
+                               "administrator.")));
         note.hidden = false;
     } else {
         note.hidden = true;
@@ -594,7 +604,7 @@ function grantItem([id, module, uid, since, until, device]) {
                  error ? errorBox(error, () => { grantErrors.delete(module); renderGrants() }) : null),
               el("div", { class: "actions" },
                  el("span", { class: "btn-wrap", title: reason || undefined, "data-reason": reason || undefined },
-                    el("button", { type: "button", class: "btn btn-secondary", "data-action": "end-grant",
+                    el("button", { type: "button", class: "pf-c-button pf-m-secondary", "data-action": "end-grant",
                                    disabled: reason !== null, onclick: () => endGrant(module) },
                        _("End now")))));
 }
@@ -705,10 +715,10 @@ function blockedItem(b) {
                  b.error ? errorBox(b.error, () => { b.error = null; renderBlocked() }) : null),
               el("div", { class: "actions" },
                  el("span", { class: "btn-wrap", title: reason || undefined, "data-reason": reason || undefined },
-                    el("button", { type: "button", class: "btn btn-primary", "data-action": "allow-blocked",
+                    el("button", { type: "button", class: "pf-c-button pf-m-primary", "data-action": "allow-blocked",
                                    disabled: reason !== null, onclick: () => allowBlocked(b) },
                        format(_("Allow $0"), b.module))),
-                 el("button", { type: "button", class: "btn btn-link", "data-action": "dismiss",
+                 el("button", { type: "button", class: "pf-c-button pf-m-link", "data-action": "dismiss",
                                 onclick: () => { blocked = blocked.filter(x => x !== b); renderBlocked() } },
                     _("Dismiss"))));
 }
@@ -894,13 +904,14 @@ function renderInitramfs(j) {
                d.deciding_file_inside || "default")));
     const masks = j.disagreements.some(d => d.mask_not_copied);
     result.replaceChildren(
-        el("div", { class: "alert alert-warning", role: "status" },
-           el("p", null, format(_("$0 ($1) disagrees with the configuration:"), j.image, j.generator)),
+        el("div", { class: "pf-c-alert pf-m-warning pf-m-inline", role: "status" },
+           el("p", { class: "pf-c-alert__title" }, format(_("$0 ($1) disagrees with the configuration:"), j.image, j.generator)),
+           el("div", { class: "pf-c-alert__description" },
            el("ul", { class: "initramfs-disagreements" }, items),
            masks ? el("p", null, _("An allow by a /dev/null mask never reaches it: initramfs-tools copies only regular files of modprobe.d. Making it again does not change that; the module autoloads once the real root is mounted.")) : null,
            /* Printed, never run from here: making an initramfs is the admin's decision. */
            el("p", null, _("To make it again from the configuration as it is now, run as root: "),
-              el("code", { class: "initramfs-command" }, j.command))));
+              el("code", { class: "initramfs-command" }, j.command)))));
 }
 
 function loadInitramfs() {
@@ -951,7 +962,7 @@ function applyTheme() {
     } catch (ex) { /* storage blocked: follow the browser */ }
     const dark = style === "dark" ||
         (style !== "light" && window.matchMedia("(prefers-color-scheme: dark)").matches);
-    document.documentElement.classList.toggle("dark", dark);
+    document.documentElement.classList.toggle("pf-theme-dark", dark);
 }
 
 function init() {

@@ -91,7 +91,7 @@ await step('screenshots in the shell: light, then dark by the shell\'s own setti
     await page.evaluate(() => window.localStorage.setItem('shell:style', 'dark'));
     await page.reload();
     await frameRow('hfs').waitFor();
-    await frame().locator('html.dark').waitFor();
+    await frame().locator('html.pf-theme-dark').waitFor();
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-shell-dark.png') });
     await page.evaluate(() => window.localStorage.setItem('shell:style', 'light'));
     if (opt['docs-dir']) {

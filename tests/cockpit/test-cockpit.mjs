@@ -318,7 +318,7 @@ await step('screenshots: the whole page, the denied modules (README), dark', asy
         copyFileSync(join(opt.artifacts, 'cockpit.png'), opt['docs-screenshot']);
     }
     await page.emulateMedia({ colorScheme: 'dark' });
-    await page.locator('html.dark').waitFor({ state: 'attached' });
+    await page.locator('html.pf-theme-dark').waitFor({ state: 'attached' });
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-dark.png') });
     await page.emulateMedia({ colorScheme: 'light' });
     await page.selectOption('#state-filter', '');

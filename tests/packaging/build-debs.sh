@@ -114,6 +114,9 @@ cd "$work/fsgate"
 dpkg-checkbuilddeps ${profiles:+-P"$profiles"} ||
         die "build dependencies missing (the list above; apt-get install them)"
 rm -f "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo "$out/.source-key"
+# The Cockpit page's npm packages, from the cache install-deps filled (see debian/rules).
+FSGATE_NODE_MODULES=$("$src/cockpit/node-modules") || die "the Cockpit page's npm packages are missing"
+export FSGATE_NODE_MODULES
 note "dpkg-buildpackage -b -us -uc${profiles:+ -P$profiles} in $work/fsgate (log: $out/build.log)"
 if ! dpkg-buildpackage -b -us -uc ${profiles:+-P"$profiles"} >"$out/build.log" 2>&1; then
         tail -n 60 "$out/build.log" >&2

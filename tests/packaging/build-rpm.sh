@@ -27,6 +27,10 @@ version=$(sed -n 's/^Version: *//p' "$src/package/fsgate.spec")
 # The tarball the spec's Source0 names: the tracked files of the tree as they are now.
 git -C "$src" ls-files -z | tar -C "$src" --null -T - --transform "s,^,fsgate-$version/," -cJf "$tmp/fsgate-$version.tar.xz"
 
+# The Cockpit page's npm packages, from the cache install-deps filled (the spec's %build).
+FSGATE_NODE_MODULES=$("$src/cockpit/node-modules") || { echo "FAIL: the Cockpit page's npm packages are missing"; exit 1; }
+export FSGATE_NODE_MODULES
+
 fail=0
 # With the vendor list: every subpackage (rpm-spec checks the spec without it parses; a
 # second build would double the time for one subpackage less).

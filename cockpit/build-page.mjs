@@ -54,14 +54,20 @@ const common = {
 // The script as written (readable in the browser's debugger): it imports nothing.
 await esbuild.build({ ...common, entryPoints: [path.join(here, "fsgate.js")], format: "iife", minify: false });
 
+// PatternFly's npm package carries its license (MIT) only in package.json: the built style
+// sheet names it in a header of its own.
+const pf = JSON.parse(await readFile(path.join(nodeModules, "@patternfly", "patternfly", "package.json"), "utf8"));
+const banner = `/*! fsgate's Cockpit page (LGPL-2.1-or-later). It bundles ${pf.name} ${pf.version} ` +
+    `(${pf.license}, Copyright Red Hat, Inc., ${pf.homepage || "https://www.patternfly.org"}). */`;
+
 // The styles minified: esbuild's unminified CSS names each source file by its path, and the
-// packages' path is the cache's, which differs between machines. PatternFly's license
-// header (MIT) stays.
+// packages' path is the cache's, which differs between machines.
 await esbuild.build({
     ...common,
     entryPoints: [path.join(here, "fsgate.css")],
     minify: true,
     legalComments: "eof",
+    banner: { css: banner },
     // The few images PatternFly's components point at (form controls' status icons) go into
     // the style sheet itself: one file less to install and serve.
     loader: { ".svg": "dataurl", ".png": "dataurl" },

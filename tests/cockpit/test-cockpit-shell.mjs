@@ -87,13 +87,22 @@ await step('fsuser sees the read-only form, every action disabled with the reaso
 
 await step('screenshots in the shell: light, then dark by the shell\'s own setting', async () => {
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-shell.png') });
-    // The shell keeps its style in localStorage "shell:style"; the page follows it.
-    await page.evaluate(() => window.localStorage.setItem('shell:style', 'dark'));
-    await page.reload();
+    // As a person switches it: the shell's Session menu, Style: Dark. The shell keeps it in
+    // localStorage "shell:style"; the page, open in its frame, follows at once (no reload:
+    // a reload here sometimes met "Server has closed the connection" from cockpit-ws).
+    const style = async which => {
+        await page.locator('#toggle-menu').click();
+        await page.locator(`button#${which}`).click();
+        await page.keyboard.press('Escape');
+        // The focus (and its outline) off the menu's button, into the page.
+        await frame().locator('h1').click();
+    };
+    await style('dark');
+    await frame().locator('html.pf-theme-dark').waitFor({ state: 'attached' });
     await frameRow('hfs').waitFor();
-    await frame().locator('html.pf-theme-dark').waitFor();
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-shell-dark.png') });
-    await page.evaluate(() => window.localStorage.setItem('shell:style', 'light'));
+    await style('light');
+    await frame().locator('html:not(.pf-theme-dark)').waitFor({ state: 'attached' });
     if (opt['docs-dir']) {
         copyFileSync(join(opt.artifacts, 'cockpit-shell.png'), join(opt['docs-dir'], 'cockpit-shell.png'));
         copyFileSync(join(opt.artifacts, 'cockpit-shell-dark.png'), join(opt['docs-dir'], 'cockpit-shell-dark.png'));

@@ -21,6 +21,8 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/script-lib.sh
 . "$here/../lib/script-lib.sh"
 python=/usr/bin/python3
+# test-tui.py imports fsgatetest.yast (shared with tests/yast-qt); meson sets this too.
+export PYTHONPATH=$src/tests/lib${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
 
 [[ $# -eq 2 ]] || { echo "usage: $0 BUILD_DIR ARTIFACTS_DIR" >&2; exit 2; }
 artifacts=$2

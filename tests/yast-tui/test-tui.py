@@ -21,7 +21,6 @@ Screens are kept in the artifacts directory (text, as capture-pane shows them).
 """
 
 import argparse
-import json
 import os
 import re
 import shlex
@@ -30,13 +29,9 @@ import subprocess
 import sys
 import time
 
+from fsgatetest.yast import PREFIX, Failure, conf, expect, expect_no_errors, expected_texts, ok, restore, wait_file
+
 WIDTH, HEIGHT = 80, 24
-PREFIX = "60-blacklist_fs-"
-
-
-class Failure(Exception):
-    pass
-
 
 # ---- The screen ----------------------------------------------------------------------------
 
@@ -279,15 +274,6 @@ class Yast:
 
 # ---- What a person checks -------------------------------------------------------------------
 
-def ok(msg):
-    print(f"ok - {msg}", flush=True)
-
-
-def expect(cond, msg, screen=None):
-    if not cond:
-        raise Failure(msg + (f"\nthe screen:\n{screen.text()}" if screen else ""))
-
-
 def popup(screen, buttons):
     """The popup's box: the outermost box (of the smaller-than-the-screen ones) holding
     all of buttons' labels."""
@@ -492,59 +478,6 @@ def expect_risk_card(yast, texts, where):
     expect(0 <= row < shown.find(card) < shown.find("Deny: hfs is denied already."),
            f"{where}: the risk card is not between the row's line and the reasons:\n  {shown}")
     return shown
-
-
-def expect_no_errors(yast):
-    """y2log has no error (level 3 and above) at all: none from the module, CWM or YaST."""
-    errors = [line for line in yast.y2log().splitlines() if re.search(r" <[345]> ", line)]
-    expect(not errors, f"{yast.name}: y2log has errors:\n" + "\n".join(errors[:20]))
-
-
-def conf(root, directory, module):
-    path = os.path.join(root + directory, f"{PREFIX}{module}.conf")
-    if os.path.islink(path):
-        return "-> " + os.readlink(path)
-    if os.path.exists(path):
-        with open(path) as f:
-            return f.read()
-    return None
-
-
-def wait_file(root, directory, module, pred, what, timeout=10):
-    deadline = time.monotonic() + timeout
-    while True:
-        content = conf(root, directory, module)
-        if pred(content):
-            return content
-        if time.monotonic() > deadline:
-            raise Failure(f"{what}: {directory}/{PREFIX}{module}.conf is {content!r}")
-        time.sleep(0.1)
-
-
-# ---- Fixtures ------------------------------------------------------------------------------
-
-def restore(root):
-    """The state the sessions start from, as the rspec suite's TestEnv.restore: openSUSE-style
-    vendor files for hfs and cramfs, a foreign admin file for ufs, minix mounted."""
-    for d in ("/etc/modprobe.d", "/run/modprobe.d"):
-        for f in os.listdir(root + d):
-            os.unlink(os.path.join(root + d, f))
-    for mod in ("hfs", "cramfs"):
-        with open(f"{root}/usr/lib/modprobe.d/{PREFIX}{mod}.conf", "w") as f:
-            f.write(f"blacklist {mod}\n")
-    with open(f"{root}/etc/modprobe.d/{PREFIX}ufs.conf", "w") as f:
-        f.write("install ufs /bin/true\n")
-    with open(f"{root}/proc/mounts", "w") as f:
-        f.write("/dev/vda / ext4 rw,relatime 0 0\n/dev/vdb /srv/old minix rw 0 0\n")
-    with open(f"{root}/proc/modules", "w") as f:
-        f.write("")
-
-
-def expected_texts(args):
-    out = subprocess.run(["ruby", args.expected_texts, args.yast_lib, args.fake_yast],
-                         check=True, stdout=subprocess.PIPE, text=True,
-                         env={k: v for k, v in os.environ.items() if k != "RUBYLIB"}).stdout
-    return json.loads(out)
 
 
 # ---- The sessions --------------------------------------------------------------------------
@@ -821,7 +754,7 @@ def main():
 
     restore(args.root)
     restore(args.target)
-    texts = expected_texts(args)
+    texts = expected_texts(args.expected_texts, args.yast_lib, args.fake_yast)
     try:
         session_online(args, texts)
         session_offline(args, texts)

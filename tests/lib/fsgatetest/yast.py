@@ -1,0 +1,83 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""What the tests of the YaST module in YaST's real UIs share (tests/yast-tui/test-tui.py,
+the text UI in tmux; tests/yast-qt/test-qt.py, the Qt UI through libyui's REST API): the
+fixture over fsgated's scratch root, the files an action writes there, the texts the
+module's own code means to show (expected-texts.rb), TAP-like results, and y2log's verdict.
+Plain standard library: the drivers run without the bus harness."""
+
+import json
+import os
+import re
+import subprocess
+import time
+
+PREFIX = "60-blacklist_fs-"
+
+
+class Failure(Exception):
+    pass
+
+
+def ok(msg):
+    print(f"ok - {msg}", flush=True)
+
+
+def expect(cond, msg, shown=None):
+    """shown: what the UI showed (anything with text()), added to the failure's message."""
+    if not cond:
+        raise Failure(msg + (f"\nthe screen:\n{shown.text()}" if shown else ""))
+
+
+def expect_no_errors(yast):
+    """y2log (yast.y2log()) has no error (level 3 and above) at all: none from the module, CWM,
+    YaST or libyui."""
+    errors = [line for line in yast.y2log().splitlines() if re.search(r" <[345]> ", line)]
+    expect(not errors, f"{yast.name}: y2log has errors:\n" + "\n".join(errors[:20]))
+
+
+def conf(root, directory, module):
+    """The content of module's file in root + directory, "-> TARGET" for a link, None if none."""
+    path = os.path.join(root + directory, f"{PREFIX}{module}.conf")
+    if os.path.islink(path):
+        return "-> " + os.readlink(path)
+    if os.path.exists(path):
+        with open(path) as f:
+            return f.read()
+    return None
+
+
+def wait_file(root, directory, module, pred, what, timeout=10):
+    deadline = time.monotonic() + timeout
+    while True:
+        content = conf(root, directory, module)
+        if pred(content):
+            return content
+        if time.monotonic() > deadline:
+            raise Failure(f"{what}: {directory}/{PREFIX}{module}.conf is {content!r}")
+        time.sleep(0.1)
+
+
+def restore(root):
+    """The state the sessions start from, as the rspec suite's TestEnv.restore: openSUSE-style
+    vendor files for hfs and cramfs, a foreign admin file for ufs, minix mounted."""
+    for d in ("/etc/modprobe.d", "/run/modprobe.d"):
+        for f in os.listdir(root + d):
+            os.unlink(os.path.join(root + d, f))
+    for mod in ("hfs", "cramfs"):
+        with open(f"{root}/usr/lib/modprobe.d/{PREFIX}{mod}.conf", "w") as f:
+            f.write(f"blacklist {mod}\n")
+    with open(f"{root}/etc/modprobe.d/{PREFIX}ufs.conf", "w") as f:
+        f.write("install ufs /bin/true\n")
+    with open(f"{root}/proc/mounts", "w") as f:
+        f.write("/dev/vda / ext4 rw,relatime 0 0\n/dev/vdb /srv/old minix rw 0 0\n")
+    with open(f"{root}/proc/modules", "w") as f:
+        f.write("")
+
+
+def expected_texts(script, yast_lib, fake_yast):
+    """What the module's own code means to show, against the running fsgated
+    (tests/yast-tui/expected-texts.rb, on Debian's ruby with the rspec suite's fake yast)."""
+    out = subprocess.run(["ruby", script, yast_lib, fake_yast],
+                         check=True, stdout=subprocess.PIPE, text=True,
+                         env={k: v for k, v in os.environ.items() if k != "RUBYLIB"}).stdout
+    return json.loads(out)

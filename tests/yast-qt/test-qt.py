@@ -33,7 +33,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from fsgatetest.yast import (PREFIX, Failure, conf, expect, expect_no_errors, expected_texts, ok, restore,
+from fsgatetest.yast import (PREFIX, Failure, conf, expect, expect_no_errors, expected_texts, ok, read_text, restore,
                              wait_file)
 
 # The wizard's own buttons (yast2's Label.HelpButton and Label.CloseButton); the dialog's
@@ -218,13 +218,7 @@ class Yast:
             return int(f.read().strip())
 
     def stderr(self):
-        text = ""
-        for name in (os.path.join(self.log, "stderr"), os.path.join(self.dir, "stdout")):
-            try:
-                with open(name, errors="replace") as f:
-                    text += f.read()
-            except FileNotFoundError:
-                pass
+        text = read_text(os.path.join(self.log, "stderr")) + read_text(os.path.join(self.dir, "stdout"))
         return text[-4000:]
 
     def wait_exit(self, timeout=30):
@@ -236,11 +230,7 @@ class Yast:
         return self.status()
 
     def y2log(self):
-        try:
-            with open(os.path.join(self.log, "YaST2", "y2log"), errors="replace") as f:
-                return f.read()
-        except FileNotFoundError:
-            return ""
+        return read_text(os.path.join(self.log, "YaST2", "y2log"))
 
     def close(self):
         if self.proc.poll() is None:

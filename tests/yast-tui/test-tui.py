@@ -29,7 +29,8 @@ import subprocess
 import sys
 import time
 
-from fsgatetest.yast import PREFIX, Failure, conf, expect, expect_no_errors, expected_texts, ok, restore, wait_file
+from fsgatetest.yast import (PREFIX, Failure, conf, expect, expect_no_errors, expected_texts, ok, read_text, restore,
+                             wait_file)
 
 WIDTH, HEIGHT = 80, 24
 
@@ -242,11 +243,7 @@ class Yast:
             return int(f.read().strip())
 
     def stderr(self):
-        try:
-            with open(os.path.join(self.log, "stderr")) as f:
-                return f.read()
-        except FileNotFoundError:
-            return ""
+        return read_text(os.path.join(self.log, "stderr"))
 
     def wait_exit(self, timeout=30):
         deadline = time.monotonic() + timeout
@@ -257,11 +254,7 @@ class Yast:
         return self.status()
 
     def y2log(self):
-        try:
-            with open(os.path.join(self.log, "YaST2", "y2log"), errors="replace") as f:
-                return f.read()
-        except FileNotFoundError:
-            return ""
+        return read_text(os.path.join(self.log, "YaST2", "y2log"))
 
     def close(self):
         self.tmux("kill-server", check=False)

@@ -28,6 +28,15 @@ def expect(cond, msg, shown=None):
         raise Failure(msg + (f"\nthe screen:\n{shown.text()}" if shown else ""))
 
 
+def read_text(path):
+    """A log's text so far, "" while YaST has not written it."""
+    try:
+        with open(path, errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
 def expect_no_errors(yast):
     """y2log (yast.y2log()) has no error (level 3 and above) at all: none from the module, CWM,
     YaST or libyui."""

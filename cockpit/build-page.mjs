@@ -52,7 +52,14 @@ const common = {
 };
 
 // The script as written (readable in the browser's debugger): it imports nothing.
-await esbuild.build({ ...common, entryPoints: [path.join(here, "fsgate.js")], format: "iife", minify: false });
+await esbuild.build({
+    ...common,
+    entryPoints: [path.join(here, "fsgate.js")],
+    format: "iife",
+    minify: false,
+    // esbuild keeps only /*! comments: the source's SPDX line would be lost.
+    banner: { js: "/*! SPDX-License-Identifier: LGPL-2.1-or-later (fsgate's Cockpit page) */" },
+});
 
 // PatternFly's npm package carries its license (MIT) only in package.json: the built style
 // sheet names it in a header of its own.

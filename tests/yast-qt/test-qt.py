@@ -421,6 +421,9 @@ def session_online(args, texts):
         press_and_wait(yast, "reset", root, "/run/modprobe.d", "udf", lambda c: c is None, "reset udf",
                        "udf: allowed (default)")
         yast.act(ruby_id("fsgate_runtime"), "uncheck")
+        # Settled before the next event: libyui keeps one pending event (see select()).
+        yast.wait(lambda d: d.one(ruby_id("fsgate_runtime"), "YCheckBox").get("value") is False,
+                  "Only until reboot unchecked", 10)
         ok("reset: udf's setting until reboot is gone")
 
         # The error: ufs is decided by a file fsgate did not write.

@@ -3,13 +3,16 @@
 the text UI in tmux; tests/yast-qt/test-qt.py, the Qt UI through libyui's REST API): the
 fixture over fsgated's scratch root, the files an action writes there, the texts the
 module's own code means to show (expected-texts.rb), TAP-like results, and y2log's verdict.
-Plain standard library: the drivers run without the bus harness."""
+Standard library only; of the harness the drivers use nothing but util.read_text (no bus,
+no mock)."""
 
 import json
 import os
 import re
 import subprocess
 import time
+
+from fsgatetest.util import read_text  # noqa: F401 (the drivers import it from here)
 
 PREFIX = "60-blacklist_fs-"
 
@@ -26,15 +29,6 @@ def expect(cond, msg, shown=None):
     """shown: what the UI showed (anything with text()), added to the failure's message."""
     if not cond:
         raise Failure(msg + (f"\nthe screen:\n{shown.text()}" if shown else ""))
-
-
-def read_text(path):
-    """A log's text so far, "" while YaST has not written it."""
-    try:
-        with open(path, errors="replace") as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
 
 
 def expect_no_errors(yast):

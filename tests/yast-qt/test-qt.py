@@ -33,8 +33,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from fsgatetest.yast import (PREFIX, Failure, conf, expect, expect_no_errors, expected_texts, ok, read_text, restore,
-                             wait_file)
+from fsgatetest.yast import (PREFIX, Failure, add_session_args, conf, expect, expect_no_errors, expected_texts,
+                             ok, read_text, restore, wait_file)
 
 # The wizard's own buttons (yast2's Label.HelpButton and Label.CloseButton); the dialog's
 # labels come from the module (expected-texts.rb).
@@ -466,17 +466,9 @@ def session_online(args, texts):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--qt-prefix", required=True, help="the Qt UI's prefix (build-yast-qt.sh)")
-    ap.add_argument("--y2dir", required=True, help="Y2DIR: the module's src directory")
-    ap.add_argument("--bindir", required=True, help="directory holding fsgatectl, overlaid on /usr/bin")
-    ap.add_argument("--root", required=True, help="fsgated's scratch root")
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--artifacts", required=True)
-    ap.add_argument("--in-namespace", required=True)
+    add_session_args(ap)
     ap.add_argument("--display", required=True, help="the X display (Xvfb's)")
     ap.add_argument("--runtime-dir", required=True, help="XDG_RUNTIME_DIR for Qt (mode 0700)")
-    ap.add_argument("--expected-texts", required=True)
-    ap.add_argument("--yast-lib", required=True)
-    ap.add_argument("--fake-yast", required=True)
     ap.add_argument("--docs-screenshot", help="also write hfs's screenshot here (docs/yast-qt.png)")
     args = ap.parse_args()
     os.makedirs(args.artifacts, exist_ok=True)

@@ -29,8 +29,8 @@ import subprocess
 import sys
 import time
 
-from fsgatetest.yast import (PREFIX, Failure, conf, expect, expect_no_errors, expected_texts, ok, read_text, restore,
-                             wait_file)
+from fsgatetest.yast import (PREFIX, Failure, add_session_args, conf, expect, expect_no_errors, expected_texts,
+                             ok, read_text, restore, wait_file)
 
 WIDTH, HEIGHT = 80, 24
 
@@ -730,16 +730,8 @@ def session_german(args):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--prefix", required=True, help="the YaST prefix (build-yast.sh)")
-    ap.add_argument("--y2dir", required=True, help="Y2DIR: the module's src directory")
-    ap.add_argument("--bindir", required=True, help="directory holding fsgatectl, overlaid on /usr/bin")
-    ap.add_argument("--root", required=True, help="fsgated's scratch root")
+    add_session_args(ap)
     ap.add_argument("--target", required=True, help="the installation target's scratch root")
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--artifacts", required=True)
-    ap.add_argument("--in-namespace", required=True)
-    ap.add_argument("--expected-texts", required=True)
-    ap.add_argument("--yast-lib", required=True)
-    ap.add_argument("--fake-yast", required=True)
     ap.add_argument("--locale-dir", required=True, help="the build's catalogs: LANG/LC_MESSAGES/fsgate.mo")
     ap.add_argument("--risk-facts", required=True, help="data/risk/kernel-facts.tsv, the risk card's oracle")
     args = ap.parse_args()

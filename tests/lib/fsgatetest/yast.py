@@ -77,6 +77,20 @@ def restore(root):
         f.write("")
 
 
+def add_session_args(ap):
+    """The options both drivers take from their run-tests.sh: where YaST finds the module and
+    fsgatectl, the scratch root, the work and artifact directories, and the texts' oracle."""
+    ap.add_argument("--y2dir", required=True, help="Y2DIR: the module's src directory")
+    ap.add_argument("--bindir", required=True, help="directory holding fsgatectl, overlaid on /usr/bin")
+    ap.add_argument("--root", required=True, help="fsgated's scratch root")
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--artifacts", required=True)
+    ap.add_argument("--in-namespace", required=True)
+    ap.add_argument("--expected-texts", required=True)
+    ap.add_argument("--yast-lib", required=True)
+    ap.add_argument("--fake-yast", required=True)
+
+
 def expected_texts(script, yast_lib, fake_yast):
     """What the module's own code means to show, against the running fsgated
     (tests/yast-tui/expected-texts.rb, on Debian's ruby with the rspec suite's fake yast)."""

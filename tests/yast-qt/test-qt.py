@@ -287,6 +287,18 @@ def expect_shortcuts(yast, want, where, settle=10):
     expect(len(set(letters)) == len(letters), f"{where}: shortcuts shared: {shown}", d)
 
 
+def popup_after(yast, module, button, what, want, shot):
+    """module alone in the table and selected, button pressed: the popup that opens says want
+    (the module's own words). Kept as screenshot shot."""
+    filter_to(yast, module, [module])
+    select(yast, module)
+    yast.press(ruby_id(button))
+    d = yast.wait(lambda d: d.is_popup(), what, 20)
+    yast.screenshot(shot)
+    expect(want in d.richtext(), f"{what}: not the module's words:\n  {want}\n  {d.richtext()}", d)
+    return d
+
+
 def expect_rows(d, texts, where):
     rows = d.rows()
     for cells in rows:
@@ -382,13 +394,8 @@ def session_online(args, texts):
         ok("reset: hfs is back to the vendor file's deny")
 
         # Deny a mounted filesystem: the question, No, then Yes.
-        filter_to(yast, "minix", ["minix"])
-        select(yast, "minix")
-        yast.press(ruby_id("fsgate_deny"))
-        d = yast.wait(lambda d: d.is_popup(), "the question before denying minix", 20)
-        yast.screenshot("popup-deny-mounted")
-        expect(words(plain(texts["confirm_deny_minix"])) in d.richtext(),
-               f"the question is not the module's:\n  {words(texts['confirm_deny_minix'])}\n  {d.richtext()}", d)
+        d = popup_after(yast, "minix", "fsgate_deny", "the question before denying minix",
+                        words(plain(texts["confirm_deny_minix"])), "popup-deny-mounted")
         expect(d.find("yes", "YPushButton") and d.find("no", "YPushButton"), "the question has no Yes and No", d)
         expect_shortcuts(yast, ["&Yes", "&No"], "the question")
         ok("deny mounted minix: the question, whole, with Yes and No")
@@ -427,13 +434,8 @@ def session_online(args, texts):
         ok("reset: udf's setting until reboot is gone")
 
         # The error: ufs is decided by a file fsgate did not write.
-        filter_to(yast, "ufs", ["ufs"])
-        select(yast, "ufs")
-        yast.press(ruby_id("fsgate_allow"))
-        d = yast.wait(lambda d: d.is_popup(), "the error popup", 20)
-        yast.screenshot("popup-error")
-        expect(words(texts["foreign_config_ufs"]) in d.richtext(),
-               f"the error is not the module's words:\n  {words(texts['foreign_config_ufs'])}\n  {d.richtext()}", d)
+        d = popup_after(yast, "ufs", "fsgate_allow", "the error popup", words(texts["foreign_config_ufs"]),
+                        "popup-error")
         expect("org.fsgate" not in d.richtext(), "a D-Bus error name in the popup", d)
         buttons = d.find(cls="YPushButton")
         expect(len(buttons) == 1, f"the error popup has the buttons {[b.get('label') for b in buttons]}", d)

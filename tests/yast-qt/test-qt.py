@@ -34,7 +34,7 @@ import urllib.parse
 import urllib.request
 
 from fsgatetest.yast import (PREFIX, Failure, add_session_args, conf, expect, expect_no_errors, expected_texts,
-                             ok, read_text, restore, wait_file)
+                             ok, read_text, restore, run_sessions, wait_file)
 
 # The wizard's own buttons (yast2's Label.HelpButton and Label.CloseButton); the dialog's
 # labels come from the module (expected-texts.rb).
@@ -477,14 +477,7 @@ def main():
 
     restore(args.root)
     texts = expected_texts(args.expected_texts, args.yast_lib, args.fake_yast)
-    try:
-        session_online(args, texts)
-    except Failure as e:
-        print(f"not ok - {e}", flush=True)
-        print(f"screenshots and logs: {args.artifacts}", flush=True)
-        return 1
-    print(f"screenshots and logs: {args.artifacts}", flush=True)
-    return 0
+    return run_sessions(args.artifacts, lambda: session_online(args, texts))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import sys
 import time
 
 from fsgatetest.yast import (PREFIX, Failure, add_session_args, conf, expect, expect_no_errors, expected_texts,
-                             ok, read_text, restore, wait_file)
+                             ok, read_text, restore, run_sessions, wait_file)
 
 WIDTH, HEIGHT = 80, 24
 
@@ -740,16 +740,8 @@ def main():
     restore(args.root)
     restore(args.target)
     texts = expected_texts(args.expected_texts, args.yast_lib, args.fake_yast)
-    try:
-        session_online(args, texts)
-        session_offline(args, texts)
-        session_german(args)
-    except Failure as e:
-        print(f"not ok - {e}", flush=True)
-        print(f"screens and logs: {args.artifacts}", flush=True)
-        return 1
-    print(f"screens and logs: {args.artifacts}", flush=True)
-    return 0
+    return run_sessions(args.artifacts, lambda: session_online(args, texts),
+                        lambda: session_offline(args, texts), lambda: session_german(args))
 
 
 if __name__ == "__main__":

@@ -91,6 +91,20 @@ def add_session_args(ap):
     ap.add_argument("--fake-yast", required=True)
 
 
+def run_sessions(artifacts, *sessions):
+    """Runs the sessions in turn; the first Failure ends the run as "not ok". Returns the
+    driver's exit status; either way says where the screens and logs are."""
+    status = 0
+    try:
+        for session in sessions:
+            session()
+    except Failure as e:
+        print(f"not ok - {e}", flush=True)
+        status = 1
+    print(f"screens and logs: {artifacts}", flush=True)
+    return status
+
+
 def expected_texts(script, yast_lib, fake_yast):
     """What the module's own code means to show, against the running fsgated
     (tests/yast-tui/expected-texts.rb, on Debian's ruby with the rspec suite's fake yast)."""

@@ -53,10 +53,9 @@ static int lock_name(const FsgContext *c, char **ret, FsgError *e) {
         return *ret ? 0 : fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 }
 
-int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e) {
+int fsg_lock_open(const FsgContext *c, int *ret_fd, FsgError *e) {
         _cleanup_free_ char *name = NULL;
         _cleanup_close_ int dfd = -1, fd = -1;
-        uint64_t deadline = fsg_now_usec() + timeout_usec;
         struct stat st;
         int r;
 
@@ -74,15 +73,40 @@ int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *
                 return fsg_error_errno(e, errno, "Failed to check the lock %s", name);
         if (!private_to_us(&st, S_IFREG))
                 return fsg_error(e, FSG_ERR_FAILED, "The lock %s is not a private regular file; remove it", name);
+        *ret_fd = TAKE_FD(fd);
+        return 0;
+}
+
+int fsg_lock_try(int fd, FsgError *e) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                return 0;
+        if (errno == EWOULDBLOCK || errno == EINTR)
+                return fsg_error(e, FSG_ERR_BUSY,
+                                 "Another fsgate writer is changing the configuration; nothing was changed, try again");
+        return fsg_error_errno(e, errno, "Failed to take the writers' lock");
+}
+
+int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e) {
+        _cleanup_close_ int fd = -1;
+        uint64_t deadline = fsg_now_usec() + timeout_usec;
+        int r;
+
+        r = fsg_lock_open(c, &fd, e);
+        if (r < 0)
+                return r;
         for (;;) {
-                if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+                FsgError why = {};
+
+                r = fsg_lock_try(fd, &why);
+                if (r >= 0)
                         break;
-                if (errno != EWOULDBLOCK && errno != EINTR)
-                        return fsg_error_errno(e, errno, "Failed to take the lock %s", name);
-                /* Polling keeps the wait bounded without a timer or a signal. */
-                if (fsg_now_usec() >= deadline)
-                        return fsg_error(e, FSG_ERR_BUSY,
-                                         "Another fsgate writer is changing the configuration; nothing was changed, try again");
+                /* Polling keeps the wait bounded without a timer or a signal; only a client
+                 * waits here: fsgated waits in its loop (service/lock-wait.c). */
+                if (why.code != FSG_ERR_BUSY || fsg_now_usec() >= deadline) {
+                        if (e)
+                                *e = why;
+                        return r;
+                }
                 (void) usleep(2000);
         }
         *ret_fd = TAKE_FD(fd);

@@ -23,3 +23,9 @@
  * "/"); an image's is named after its root directory's device and inode, so every writer of
  * that image finds the same one. */
 int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e);
+
+/* The two halves of fsg_lock(), for a caller that must not wait in place (fsgated, whose
+ * loop answers everyone): the lock file opened and checked as above, not yet taken; then one
+ * try to take it on that descriptor, failing with FSG_ERR_BUSY while another writer holds it. */
+int fsg_lock_open(const FsgContext *c, int *ret_fd, FsgError *e);
+int fsg_lock_try(int fd, FsgError *e);

@@ -62,3 +62,10 @@ static inline char *strstrip(char *s) {
 /* Hands ownership out of a _cleanup_ variable. */
 #define TAKE_PTR(p) ({ __typeof__(p) _t = (p); (p) = NULL; _t; })
 #define TAKE_FD(fd) ({ int _t = (fd); (fd) = -1; _t; })
+
+/* Closes fd if open; returns -1, for "fd = safe_close(fd)". */
+static inline int safe_close(int fd) {
+        if (fd >= 0)
+                (void) close(fd);
+        return -1;
+}

@@ -227,10 +227,7 @@ static bool same_plans(const FsgProfilePlan *a, const FsgProfilePlan *b) {
 }
 
 int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
-        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *now = NULL;
         _cleanup_close_ int lock = -1;
-        Before *before = NULL;
-        size_t done = 0;
         int r;
 
         if (authorized->n == 0 || (authorized->flags & FSG_FLAG_DRY_RUN))
@@ -238,6 +235,17 @@ int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, Fsg
         r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
         if (r < 0)
                 return r;
+        return fsg_profile_apply_locked(c, authorized, e);
+}
+
+int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *now = NULL;
+        Before *before = NULL;
+        size_t done = 0;
+        int r;
+
+        if (authorized->n == 0 || (authorized->flags & FSG_FLAG_DRY_RUN))
+                return 0;
         r = fsg_profile_plan(c, NULL, NULL, authorized->profile, authorized->flags, &now, e);
         if (r < 0)
                 return r;

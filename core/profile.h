@@ -71,6 +71,8 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
  * fail halfway, the files already written are put back as they were. A DRY_RUN plan writes
  * nothing. */
 int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
+/* The same with the lock held by the caller. */
+int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
 
 /* The change a plan makes, as ApplyProfile returns it: "deny" or "deny-hard". */
 const char *fsg_profile_change_string(const FsgPlan *p);

@@ -724,7 +724,6 @@ int fsg_write_plan_locked(const FsgContext *c, const FsgPlan *p, FsgError *e) {
 
 int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
         _cleanup_close_ int lock = -1;
-        FsgPlan now;
         int r;
 
         if (authorized->write == FSG_WRITE_NOTHING || (authorized->flags & FSG_FLAG_DRY_RUN))
@@ -732,6 +731,15 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
         r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
         if (r < 0)
                 return r;
+        return fsg_apply_locked(c, authorized, e);
+}
+
+int fsg_apply_locked(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
+        FsgPlan now;
+        int r;
+
+        if (authorized->write == FSG_WRITE_NOTHING || (authorized->flags & FSG_FLAG_DRY_RUN))
+                return 0;
         r = fsg_plan(c, authorized->op, authorized->module, authorized->flags, &now, e);
         if (r < 0)
                 return r;
@@ -746,6 +754,17 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
 
 int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
                       FsgError *e) {
+        _cleanup_close_ int lock = -1;
+        int r;
+
+        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        if (r < 0)
+                return r;
+        return fsg_exempt_loaded_locked(c, ret_done, ret_failed, ret_unmounted, e);
+}
+
+int fsg_exempt_loaded_locked(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
+                             FsgError *e) {
         _cleanup_(fsg_state_freep) FsgState *s = NULL;
         _cleanup_strv_free_ char **done = NULL, **failed = NULL, **unmounted = NULL;
         int r;
@@ -774,7 +793,7 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
                                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                         continue;
                 }
-                if (fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &err) < 0 || fsg_apply(c, &p, &err) < 0) {
+                if (fsg_plan(c, FSG_OP_ALLOW, x->module, 0, &p, &err) < 0 || fsg_apply_locked(c, &p, &err) < 0) {
                         /* A read-only or failing directory fails every module alike: the
                          * caller must learn that, not get a success that exempted nothing. */
                         if (err.code == FSG_ERR_READ_ONLY || err.code == FSG_ERR_FAILED) {

@@ -97,6 +97,8 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
 /* Under the lock: plans again (the files may have changed since), refuses if the needed
  * authorization differs from the one granted, and writes. */
 int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e);
+/* The same with the lock held by the caller (fsgated takes it without waiting in place). */
+int fsg_apply_locked(const FsgContext *c, const FsgPlan *authorized, FsgError *e);
 /* Writes a plan made with the lock held, as it is (ApplyProfile: one lock, one fresh plan for
  * every module, many writes). */
 int fsg_write_plan_locked(const FsgContext *c, const FsgPlan *p, FsgError *e);
@@ -110,6 +112,9 @@ int fsg_write_plan_locked(const FsgContext *c, const FsgPlan *p, FsgError *e);
  * was written before it. ret_failed and ret_unmounted may be NULL. */
 int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
                       FsgError *e);
+/* The same with the lock held by the caller: one lock for every module it allows. */
+int fsg_exempt_loaded_locked(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
+                             FsgError *e);
 
 /* HardDenied for a load of x, whose install command refuses explicit loads: says what runs,
  * from which file, and the way out. Returns its negative errno. */

@@ -8,7 +8,7 @@
 #include "config.h"
 #include "entry-fields.h"
 #include "grants.h"
-#include "lock.h"
+#include "lock-wait.h"
 #include "log.h"
 #include "manager.h"
 #include "name.h"
@@ -38,6 +38,8 @@ struct Request {
         uint64_t seconds;       /* Grant: how long */
         FsgGrant medium;        /* Grant: the medium it is for (device fields only; "" for none) */
         FsgProfilePlan *profile; /* ApplyProfile: the list authorized (owned) */
+        bool writes;            /* authorized runs with the writers' lock held, in lock_fd */
+        int lock_fd;
         char subject[80];       /* what the logs name when module is "" */
         struct {
                 FsgAction action;
@@ -110,17 +112,16 @@ static int emit_changed(Manager *m, const char *module) {
                                   x->module, fsg_entry_state_string(x), fsg_origin_to_string(x->origin));
 }
 
-/* After a change of fsgate's: a deny of its own now reports what a route did (two aliases
- * would run the hook twice), a reset may leave another file's deny silent again. */
-static void update_routes(Manager *m) {
-        _cleanup_close_ int lock = -1;
+/* After a change of fsgate's, under the same lock as its write: a deny of its own now reports
+ * what a route did (two aliases would run the hook twice), a reset may leave another file's
+ * deny silent again. */
+static void update_routes_locked(Manager *m) {
         const FsgState *s;
         FsgError e = {};
 
         /* The state is asked for with the lock held: inotify has queued every change made
          * before it, so the cache is rebuilt if one came since (fsg_routes_refresh()). */
-        if (fsg_lock(m->ctx, m->ctx->lock_timeout_usec, &lock, &e) < 0 || manager_state(m, &s, &e) < 0 ||
-            fsg_routes_write_locked(m->ctx, s, NULL, &e) < 0)
+        if (manager_state(m, &s, &e) < 0 || fsg_routes_write_locked(m->ctx, s, NULL, &e) < 0)
                 log_plain(LOG_WARNING, "Could not update %s%s: %s", m->ctx->root, FSG_ROUTES_PATH, e.message);
 }
 
@@ -351,6 +352,28 @@ static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_erro
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);
 
+static void request_free(Request *req) {
+        fsg_profile_plan_free(req->profile);
+        if (req->lock_fd >= 0)
+                close(req->lock_fd);
+        free(req);
+}
+
+static void on_locked(Manager *m, sd_bus_message *call, int lock_fd, const FsgError *error, void *userdata) {
+        Request *req = userdata;
+
+        if (lock_fd < 0) {
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, *req->module ? req->module : NULL,
+                            "Change %s%s failed: %s", *req->module ? "to " : "of ",
+                            *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded", error->message);
+                (void) manager_reply_error(call, error);
+        } else {
+                req->lock_fd = lock_fd;
+                (void) req->authorized(m, call, req);
+        }
+        request_free(req);
+}
+
 static int compare_strings(const void *a, const void *b) {
         return strcmp(*(const char * const *) a, *(const char * const *) b);
 }
@@ -367,8 +390,7 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
                                     *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded",
                                     error->message);
                 (void) sd_bus_reply_method_error(call, error);
-                fsg_profile_plan_free(req->profile);
-                free(req);
+                request_free(req);
                 return;
         }
         req->next++;
@@ -404,9 +426,13 @@ static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
         char seconds[24];
 
         if (req->next >= req->n_needs) {
+                /* A change waits for the lock in the loop, never in place (lock-wait.c). */
+                if (req->writes) {
+                        manager_lock_async(m, call, on_locked, req);
+                        return;
+                }
                 (void) req->authorized(m, call, req);
-                fsg_profile_plan_free(req->profile);
-                free(req);
+                request_free(req);
                 return;
         }
         /* What rules scope a grant by and the dialog names: the module, or the profile and
@@ -435,6 +461,7 @@ static int start_request(Manager *m, sd_bus_message *call, const Request *templa
         if (!req)
                 return -ENOMEM;
         *req = *template;
+        req->lock_fd = -1;
         authorize_next(m, call, req);
         return 1;
 }
@@ -665,7 +692,7 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                                              [FSG_WRITE_OVERRIDE] = "written (an override of a vendor file)" };
         FsgError e = {};
 
-        if (fsg_apply(m->ctx, &req->plan, &e) < 0) {
+        if (fsg_apply_locked(m->ctx, &req->plan, &e) < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, req->module, "Change to %s failed: %s",
                             req->module, e.message);
                 return manager_reply_error(call, &e);
@@ -674,8 +701,10 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, req->module, "%s %s",
                             req->plan.target, done[req->plan.write]);
                 (void) emit_changed(m, req->module);
-                update_routes(m);
+                update_routes_locked(m);
         }
+        /* Written: other writers need not wait for the unloads and loads below. */
+        req->lock_fd = safe_close(req->lock_fd);
         /* The admin decided: a grant does not outlive a change of its module. After a
          * permanent allow it stays loaded; otherwise it is unloaded once unused. */
         if (req->end_grants || (req->plan.write != FSG_WRITE_NOTHING && manager_module_granted(m, req->module)))
@@ -714,7 +743,8 @@ static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
         if (flags & FSG_FLAG_DRY_RUN)
                 return sd_bus_reply_method_return(call, NULL);
         snprintf(req.module, sizeof(req.module), "%s", req.plan.module);
-        if (req.plan.write != FSG_WRITE_NOTHING)
+        req.writes = req.plan.write != FSG_WRITE_NOTHING;
+        if (req.writes)
                 request_need(&req, req.plan.action,
                              req.plan.action == FSG_ACTION_ALLOW ? allow_message : deny_message);
         if ((flags & FSG_FLAG_LOAD_NOW) && needs_load(m, req.plan.module)) {
@@ -753,7 +783,7 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
         _cleanup_strv_free_ char **done = NULL, **failed = NULL, **unmounted = NULL;
         sd_bus_message *reply = NULL;
         FsgError e = {};
-        int r = fsg_exempt_loaded(m->ctx, &done, &failed, &unmounted, &e);
+        int r = fsg_exempt_loaded_locked(m->ctx, &done, &failed, &unmounted, &e);
 
         /* What was written before a failure is announced all the same. */
         for (char **d = done; d && *d; d++) {
@@ -762,7 +792,7 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 (void) emit_changed(m, *d);
         }
         if (done)
-                update_routes(m);
+                update_routes_locked(m);
         for (char **f = failed; f && *f; f++) {
                 /* "MODULE: reason" (fsg_exempt_loaded()); names never contain ':'. */
                 char module[64];
@@ -798,7 +828,7 @@ static bool exempt_has_work(const FsgState *s) {
 }
 
 static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Request req = { .authorized = exempt_authorized };
+        Request req = { .authorized = exempt_authorized, .writes = true };
         Manager *m = userdata;
         const FsgState *s;
         FsgError e = {};
@@ -835,7 +865,7 @@ static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {
 static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
         FsgError e = {};
 
-        if (fsg_profile_apply(m->ctx, req->profile, &e) < 0) {
+        if (fsg_profile_apply_locked(m->ctx, req->profile, &e) < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "%s failed: %s", req->subject, e.message);
                 return manager_reply_error(call, &e);
         }
@@ -845,13 +875,13 @@ static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
                             p->target, fsg_profile_change_string(p), req->profile->profile);
                 (void) emit_changed(m, p->module);
         }
-        update_routes(m);
+        update_routes_locked(m);
         return reply_profile(call, req->profile);
 }
 
 static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        Request req = { .authorized = profile_authorized };
+        Request req = { .authorized = profile_authorized, .writes = true };
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         const FsgState *s;
         const char *name;

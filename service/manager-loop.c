@@ -5,6 +5,7 @@
 #include "conffile.h"
 #include "grants.h"
 #include "lock.h"
+#include "lock-wait.h"
 #include "log.h"
 #include "bus-object.h"
 #include "manager.h"
@@ -64,8 +65,10 @@ int manager_new(const char *root, const char *kver, Manager **ret) {
 Manager *manager_free(Manager *m) {
         if (!m)
                 return NULL;
-        if (m->bus)
+        if (m->bus) {
                 polkit_cancel_all(m);
+                manager_lock_cancel_all(m);
+        }
         manager_grants_done(m);
         sd_bus_slot_unref(m->vtable_slot);
         sd_bus_flush_close_unref(m->bus);

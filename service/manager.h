@@ -16,6 +16,7 @@ typedef struct Manager {
         FsgContext *ctx;
         unsigned n_pending;     /* authorizations in flight: no idle exit while > 0 */
         struct PolkitQuery *polkit_queries; /* those of them waiting for an answer (polkit-bridge.c) */
+        struct LockWait *lock_waits; /* authorized changes waiting for the writers' lock (lock-wait.c) */
         struct StateCache *state_cache; /* the kept answer and what tells it to re-read: state-cache.c */
         char **reported;        /* "SYSNAME!TYPE!DISKSEQ" of each medium signalled as Blocked, when
                                  * /run/fsgate/reported cannot be written (block-reports.c) */

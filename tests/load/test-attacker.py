@@ -107,6 +107,29 @@ class LockTest(BusTestCase):
         self.assertReplyOk(st.send('Deny', 'jfs', 0))
         self.assertState('jfs', 'denied', 'admin')
 
+    def test_change_waiting_for_the_lock_delays_no_read(self):
+        # fsgated answers everyone from one loop: a change waiting for the lock another
+        # writer holds must wait on a timer, not in place. Checked by order, not by time:
+        # every read below is answered while the change still waits, and the change is
+        # done once the lock is free (it waited, it did not fail).
+        st = self.stack
+        self.assertReplyOk(st.send('Deny', 'minix', 0))     # creates the lock file
+        fd = os.open(lock_path(self.root), os.O_RDONLY)
+        self.addCleanup(os.close, fd)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        change = st.send_async('Deny', 'jfs', 0)
+        self.addCleanup(change.wait)
+        # Time for the change to reach fsgated before the reads (on the tree before the fix,
+        # fsgated then slept in place until Busy and the first read came after it). Should
+        # the change arrive later, the reads still come first: this cannot fail a fixed tree.
+        time.sleep(0.5)
+        for _ in range(3):
+            self.assertEqual(st.get('jfs', uid=NOBODY).state, 'allowed')
+            self.assertIsNone(change.poll(), 'a read was answered only after the waiting change')
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        self.assertReplyOk(change.result())
+        self.assertState('jfs', 'denied', 'admin')
+
 
 class UnauthorizedFloodTest(BusTestCase):
 

@@ -64,6 +64,30 @@ class Typed:
         self.arg = arg
 
 
+class PendingSend:
+    """A dbus-send still running (Clients.send_async())."""
+
+    def __init__(self, cmd, proc, timeout):
+        self.cmd, self.proc, self.timeout = cmd, proc, timeout
+        self.reply = None
+
+    def poll(self):
+        return self.proc.poll()
+
+    def result(self):
+        if self.reply is None:
+            out, err = self.proc.communicate(timeout=self.timeout + 5)
+            self.reply = Clients._send_reply(self.cmd, self.proc.returncode, out.decode(errors='replace'),
+                                             err.decode(errors='replace'))
+        return self.reply
+
+    def wait(self):
+        """Ends it either way (a cleanup)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.communicate()
+
+
 class Clients:
     """Stack's client calls; the stack provides env and busdir (the clients' working directory)."""
 
@@ -78,20 +102,35 @@ class Clients:
                            input=input, cwd=self.busdir)
         return p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')
 
-    def send(self, method, *args, uid=None, timeout=TIMEOUT):
-        """dbus-send: the exact error name and message. args are dbus-send's typed strings
-        ('string:hfs', 'uint64:1'); a str is taken as string:, an int as uint64:."""
+    @staticmethod
+    def _send_cmd(method, args, timeout):
         typed = [('string:' + a if isinstance(a, str) else f'uint64:{a}') if not isinstance(a, Typed) else a.arg
                  for a in args]
-        cmd = ['dbus-send', '--system', '--print-reply', f'--reply-timeout={timeout * 1000}',
-               '--dest=' + BUS_NAME, OBJ_PATH, f'{IFACE}.{method}'] + typed
-        rc, out, err = self.run(cmd, uid=uid, timeout=timeout)
+        return ['dbus-send', '--system', '--print-reply', f'--reply-timeout={timeout * 1000}',
+                '--dest=' + BUS_NAME, OBJ_PATH, f'{IFACE}.{method}'] + typed
+
+    @staticmethod
+    def _send_reply(cmd, rc, out, err):
         m = re.match(r'^Error ([A-Za-z0-9_.]+): (.*)$', err, re.S)
         if m:
             return Reply(cmd, rc, out, err, error=m.group(1), message=m.group(2).rstrip('\n'))
         if rc != 0:
             return Reply(cmd, rc, out, err, error='(dbus-send failed)', message=err)
         return Reply(cmd, rc, out, err)
+
+    def send(self, method, *args, uid=None, timeout=TIMEOUT):
+        """dbus-send: the exact error name and message. args are dbus-send's typed strings
+        ('string:hfs', 'uint64:1'); a str is taken as string:, an int as uint64:."""
+        cmd = self._send_cmd(method, args, timeout)
+        rc, out, err = self.run(cmd, uid=uid, timeout=timeout)
+        return self._send_reply(cmd, rc, out, err)
+
+    def send_async(self, method, *args, uid=None, timeout=TIMEOUT):
+        """send() without waiting: poll() is None while the call is unanswered, result() waits
+        for the Reply."""
+        cmd = self._send_cmd(method, args, timeout)
+        return PendingSend(cmd, subprocess.Popen(self.as_uid(cmd, uid), env=self.env, cwd=self.busdir,
+                                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE), timeout)
 
     def busctl(self, method, sig='', *args, uid=None, timeout=TIMEOUT, interactive=None, iface=IFACE):
         """busctl --json: parsed return values. (busctl shows only 'Access denied' for

@@ -643,6 +643,12 @@ bool fsg_stat_is_host_root(const struct stat *st) {
         return stat("/", &host) == 0 && st->st_dev == host.st_dev && st->st_ino == host.st_ino;
 }
 
+bool fsg_context_is_running_system(const FsgContext *c) {
+        struct stat st;
+
+        return !*c->root || (c->root_fd >= 0 && fstat(c->root_fd, &st) == 0 && fsg_stat_is_host_root(&st));
+}
+
 static const char *root_name(const FsgContext *c) {
         return *c->root ? c->root : "this system";
 }

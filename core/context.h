@@ -30,6 +30,11 @@ static inline void fsg_context_freep(FsgContext **c) {
 /* Whether st (of a root given by path) is this system's "/": "/.", "//", a symlink to /. */
 bool fsg_stat_is_host_root(const struct stat *st);
 
+/* Whether the root is the system this process runs on ("", or "/" however spelled): only
+ * then may a module be loaded or unloaded. An image's module files never go into the running
+ * kernel, however its files are named. */
+bool fsg_context_is_running_system(const FsgContext *c);
+
 /* Whether there is a kernel to judge against: a module tree with its index. An answer that
  * must not pass on missing data (an audit) asks this first; NoKernel if not. */
 int fsg_context_require_kernel(const FsgContext *c, FsgError *e);

@@ -5,6 +5,15 @@
 #include "autoload.h"
 #include "store.h"
 
+int fsg_load_possible(const FsgContext *c, const char *module, FsgError *e) {
+        if (fsg_context_is_running_system(c))
+                return 0;
+        return fsg_error(e, FSG_ERR_LOAD_FAILED,
+                         "%s was not loaded: fsgate works on the image %s, and never loads a module into the "
+                         "running kernel from an image; load it on the system that boots the image",
+                         module, c->root);
+}
+
 /* "Allow once": insert the module for this boot only. KMOD_PROBE_IGNORE_COMMAND skips
  * install lines (a hard deny's is checked first, the module's own and every dependency's the
  * insert takes along) and, since we load by name rather than by alias, the blacklist does not
@@ -36,6 +45,9 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
         if (!x->available)
                 return fsg_error(e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module,
                                  c->kver ?: "(none)");
+        r = fsg_load_possible(c, x->module, e);
+        if (r < 0)
+                return r;
 
         r = fsg_kmod_new_plain(c, &k, e);
         if (r < 0)
@@ -57,8 +69,9 @@ int fsg_unload(const FsgContext *c, const char *module, FsgError *e) {
         struct kmod_module *m = NULL;
         int r;
 
-        if (!streq(c->root, "")) {
-                fsg_error(e, FSG_ERR_FAILED, "%s is not unloaded: %s is not the running system", module, c->root);
+        if (!fsg_context_is_running_system(c)) {
+                fsg_error(e, FSG_ERR_FAILED, "%s is not unloaded: fsgate works on the image %s, and never unloads "
+                          "a module of the running kernel for an image", module, c->root);
                 return -EOPNOTSUPP;
         }
         r = fsg_kmod_new_plain(c, &k, e);

@@ -125,6 +125,9 @@ int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError
 /* HardDenied if loading x now would step past a hard deny, its own or one of the dependencies
  * the load would insert (not the loaded ones); 0 if not (or nothing is to be loaded). */
 int fsg_load_refused(const FsgEntry *x, FsgError *e);
+/* LoadFailed, in words, unless c is the running system: a service or CLI working on an image
+ * never loads into the kernel it runs on (the image's module files are not that kernel's). */
+int fsg_load_possible(const FsgContext *c, const char *module, FsgError *e);
 
 /* Loads the module now, ignoring blacklist and install commands, changing no config; refused
  * (HardDenied) while an install command refuses explicit loads of it or of a module the load

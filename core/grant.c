@@ -35,8 +35,8 @@ static bool is_id(const char *s) {
         return strlen(s) == FSG_GRANT_ID_LEN && strspn(s, "0123456789abcdef") == FSG_GRANT_ID_LEN;
 }
 
-int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t seconds, FsgGrant *ret,
-                  FsgError *e) {
+int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t boot_usec, uint64_t seconds,
+                  FsgGrant *ret, FsgError *e) {
         uint8_t r[FSG_GRANT_ID_LEN / 2];
 
         if (seconds < 1 || seconds > FSG_GRANT_SECONDS_MAX)
@@ -47,7 +47,8 @@ int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t 
         /* The id names a file and a grant to end: it must not be guessable or repeat. */
         if (getrandom(r, sizeof(r), 0) != sizeof(r))
                 return fsg_error(e, FSG_ERR_FAILED, "No random bytes for a grant's id: %m");
-        *ret = (FsgGrant) { .uid = uid, .since_usec = now_usec, .until_usec = now_usec + seconds * UINT64_C(1000000) };
+        *ret = (FsgGrant) { .uid = uid, .since_usec = now_usec, .until_usec = now_usec + seconds * UINT64_C(1000000),
+                            .ends_usec = boot_usec + seconds * UINT64_C(1000000) };
         for (size_t i = 0; i < sizeof(r); i++)
                 sprintf(ret->id + 2 * i, "%02x", r[i]);
         snprintf(ret->module, sizeof(ret->module), "%s", module);
@@ -60,8 +61,8 @@ char *fsg_grant_format(const FsgGrant *g) {
 
         current_boot_id(boot);
         if (asprintf(&s, "# fsgate's grant: a load that ends by itself (fsgatectl status %s)\n"
-                         "module=%s\nuid=%" PRIu32 "\nsince=%" PRIu64 "\nuntil=%" PRIu64 "\nboot=%s\n",
-                     g->module, g->module, g->uid, g->since_usec, g->until_usec, boot) < 0)
+                         "module=%s\nuid=%" PRIu32 "\nsince=%" PRIu64 "\nuntil=%" PRIu64 "\nends=%" PRIu64 "\nboot=%s\n",
+                     g->module, g->module, g->uid, g->since_usec, g->until_usec, g->ends_usec, boot) < 0)
                 return NULL;
         if (*g->device) {
                 char *t;
@@ -196,6 +197,10 @@ int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGr
                                 return -EINVAL;
                         g.major = ma;
                         g.minor = mi;
+                } else if (streq(line, "ends")) {
+                        bit = 256;
+                        if (parse_u64(eq, &g.ends_usec) < 0 || g.ends_usec == 0)
+                                return -EINVAL;
                 } else if (streq(line, "diskseq")) {
                         bit = 128;
                         if (parse_u64(eq, &g.diskseq) < 0 || g.diskseq == 0)
@@ -218,7 +223,7 @@ int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGr
                 seen |= bit;
         }
         /* The medium's three keys come together or not at all. */
-        if ((seen != 31 && seen != 255) || g.until_usec <= g.since_usec)
+        if (((seen & 255) != 31 && (seen & 255) != 255) || g.until_usec <= g.since_usec)
                 return -EINVAL;
         g.other_boot = !same_boot;
         *ret = g;
@@ -227,7 +232,15 @@ int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGr
 
 static int cmp_until(const void *a, const void *b) {
         const FsgGrant *x = a, *y = b;
-        return x->until_usec < y->until_usec ? -1 : x->until_usec > y->until_usec ? 1 : strcmp(x->id, y->id);
+        return x->ends_usec < y->ends_usec ? -1 : x->ends_usec > y->ends_usec ? 1 : strcmp(x->id, y->id);
+}
+
+/* A record without ends= (an older fsgated wrote it): its end from now on the boot clock is
+ * what is left of it on the wall clock now. */
+static void legacy_ends(FsgGrant *g) {
+        uint64_t real = fsg_realtime_usec(), boot = fsg_boottime_usec();
+
+        g->ends_usec = g->until_usec > real ? boot + (g->until_usec - real) : boot ? boot : 1;
 }
 
 int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned *ret_skipped, FsgError *e) {
@@ -272,6 +285,8 @@ int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned
                         skipped++;
                         continue;
                 }
+                if (!v[n].ends_usec)
+                        legacy_ends(&v[n]);
                 n++;
         }
         qsort(v, n, sizeof(FsgGrant), cmp_until);
@@ -318,8 +333,8 @@ void fsg_grants_dir_remove_if_empty(const FsgContext *c) {
                 (void) unlinkat(dfd, "grants", AT_REMOVEDIR);
 }
 
-bool fsg_grant_in_force(const FsgGrant *g, uint64_t now_usec) {
-        return !g->other_boot && g->until_usec > now_usec && fsg_grant_medium_present(g);
+bool fsg_grant_in_force(const FsgGrant *g, uint64_t boot_usec) {
+        return !g->other_boot && g->ends_usec > boot_usec && fsg_grant_medium_present(g);
 }
 
 const char *fsg_grant_time_string(uint64_t usec, char buf[static 32]) {

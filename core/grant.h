@@ -9,9 +9,10 @@
 #include "name.h"
 #include "time-util.h"
 
-/* A grant: an allow that ends by itself, after a time. The allow is fsgate's RUNTIME mask in
- * /run/modprobe.d (so a crash or a reboot can never leave it persistent); the grant is a
- * record of it in ROOT/run/fsgate/grants, one file named by its id, so that a restarted
+/* A grant: a load that ends by itself, after a time or with its medium. Nothing is allowed
+ * by it: fsgated loads the module past the deny (as Load does) and unloads it at the end, once
+ * unused; the deny stays in force for every other medium. The grant is a record of it in
+ * ROOT/run/fsgate/grants, one file named by its id, so that a restarted
  * fsgated (idle exit, crash) arms it again, every reader of the state can show its end, and a
  * reboot ends it (/run is gone; a record of another boot, where /run is no tmpfs, is
  * ignored). fsgated alone writes them; offline readers only read. */
@@ -34,8 +35,12 @@ typedef struct FsgGrant {
         char id[FSG_GRANT_ID_LEN + 1];  /* 128 random bits in hex: the record's file name */
         char module[FSG_NAME_MAX + 1];  /* normalized */
         uint32_t uid;                   /* who asked */
-        uint64_t since_usec;            /* CLOCK_REALTIME */
-        uint64_t until_usec;            /* CLOCK_REALTIME */
+        uint64_t since_usec;            /* CLOCK_REALTIME, for people */
+        uint64_t until_usec;            /* CLOCK_REALTIME, for people: the end as it was asked */
+        /* CLOCK_BOOTTIME: the end that counts, which setting the wall clock back cannot
+         * delay (records are of one boot). Records of older versions have none: filled in
+         * from until_usec when read (fsg_grants_read()). */
+        uint64_t ends_usec;
         /* For one medium only ("" and 0 when not): its node as asked, its device number, and
          * the kernel's sequence number of the medium (diskseq: a new medium in the same port,
          * or a loop device set up again, has a new one). The grant ends when it is gone. */
@@ -45,10 +50,10 @@ typedef struct FsgGrant {
         bool other_boot;                /* a record a past boot left behind: no grant */
 } FsgGrant;
 
-/* A new grant of module (normalized) for seconds (1 to FSG_GRANT_SECONDS_MAX) from now_usec
- * (CLOCK_REALTIME), with a fresh id. */
-int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t seconds, FsgGrant *ret,
-                  FsgError *e);
+/* A new grant of module (normalized) for seconds (1 to FSG_GRANT_SECONDS_MAX) from now:
+ * now_usec (CLOCK_REALTIME) and boot_usec (CLOCK_BOOTTIME), with a fresh id. */
+int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t boot_usec, uint64_t seconds,
+                  FsgGrant *ret, FsgError *e);
 /* The medium at node ("/dev/NAME", NAME a block device of the running kernel, as /sys names
  * it) into g's device fields: -EINVAL (InvalidArgs) for anything else, or a device the kernel
  * gives no diskseq. */
@@ -64,9 +69,9 @@ int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned
 int fsg_grant_write(const FsgContext *c, const FsgGrant *g, FsgError *e);
 /* ROOT/run/fsgate/grants itself, when no record is left in it (best effort). */
 void fsg_grants_dir_remove_if_empty(const FsgContext *c);
-/* Whether g is still in force at now_usec (CLOCK_REALTIME): of this boot, not past its end,
+/* Whether g is still in force at boot_usec (CLOCK_BOOTTIME): of this boot, not past its end,
  * its medium (if any) still there. What readers other than fsgated trust. */
-bool fsg_grant_in_force(const FsgGrant *g, uint64_t now_usec);
+bool fsg_grant_in_force(const FsgGrant *g, uint64_t boot_usec);
 /* Removes the record of id (already gone is success). */
 int fsg_grant_remove(const FsgContext *c, const char *id, FsgError *e);
 /* A record's text, and back: key=value lines. Exported for the unit test and the fuzzer. */

@@ -309,7 +309,7 @@ int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
         }
         /* Sorted by end: the last one of a module is its latest. Only those in force: a
          * record fsgated did not end (it was stopped) is no grant. */
-        uint64_t now = fsg_realtime_usec();
+        uint64_t now = fsg_boottime_usec();
         for (size_t i = 0; i < n; i++) {
                 FsgEntry *x = fsg_grant_in_force(&g[i], now) ? fsg_state_find_module(s, g[i].module) : NULL;
                 char buf[32];

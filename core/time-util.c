@@ -20,6 +20,13 @@ uint64_t fsg_realtime_usec(void) {
         return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
 }
 
+uint64_t fsg_boottime_usec(void) {
+        struct timespec ts;
+
+        (void) clock_gettime(CLOCK_BOOTTIME, &ts);
+        return (uint64_t) ts.tv_sec * 1000000ULL + (uint64_t) ts.tv_nsec / 1000ULL;
+}
+
 unsigned fsg_env_unsigned(const char *name, unsigned fallback, unsigned max) {
         const char *e = secure_getenv(name);
         unsigned long v;

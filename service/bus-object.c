@@ -530,7 +530,7 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
         if (manager_state(m, &s, &e) >= 0 && (x = fsg_state_find_module(s, req->module)) && x->loaded &&
             !manager_module_granted(m, req->module))
                 return sd_bus_reply_method_return(call, "s", "");
-        r = fsg_grant_new(req->module, uid, fsg_realtime_usec(), req->seconds, &g, &e);
+        r = fsg_grant_new(req->module, uid, fsg_realtime_usec(), fsg_boottime_usec(), req->seconds, &g, &e);
         /* The medium again: another one may have taken its place while polkit asked. */
         if (r >= 0 && *req->medium.device) {
                 r = fsg_grant_set_medium(&g, req->medium.device, &e);

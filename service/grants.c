@@ -122,10 +122,10 @@ static void grant_end(Manager *m, size_t i, const char *reason) {
 }
 
 static void end_expired(Manager *m) {
-        uint64_t now = fsg_realtime_usec();
+        uint64_t now = fsg_boottime_usec();
 
         /* Sorted by end: the expired ones are the first. */
-        while (m->n_grants > 0 && m->grants[0].until_usec <= now)
+        while (m->n_grants > 0 && m->grants[0].ends_usec <= now)
                 grant_end(m, 0, "expired");
 }
 
@@ -163,7 +163,7 @@ static void arm(Manager *m) {
 
         m->grant_timer = sd_event_source_disable_unref(m->grant_timer);
         if (m->n_grants > 0) {
-                r = sd_event_add_time(m->event, &m->grant_timer, CLOCK_REALTIME, m->grants[0].until_usec,
+                r = sd_event_add_time(m->event, &m->grant_timer, CLOCK_BOOTTIME, m->grants[0].ends_usec,
                                       USEC_PER_SEC / 10, on_grant_time, m);
                 if (r < 0)
                         log_plain(LOG_ERR, "Cannot arm the end of grant %s: %s", m->grants[0].id, strerror(-r));
@@ -184,7 +184,7 @@ static void arm(Manager *m) {
 
 static int cmp_until(const void *a, const void *b) {
         const FsgGrant *x = a, *y = b;
-        return x->until_usec < y->until_usec ? -1 : x->until_usec > y->until_usec ? 1 : strcmp(x->id, y->id);
+        return x->ends_usec < y->ends_usec ? -1 : x->ends_usec > y->ends_usec ? 1 : strcmp(x->id, y->id);
 }
 
 int manager_grant_add(Manager *m, const FsgGrant *g, FsgError *e) {

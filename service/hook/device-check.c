@@ -167,7 +167,7 @@ bool device_granted_elsewhere(const FsgContext *c, const char *type, const char 
         _cleanup_free_ FsgGrant *g = NULL;
         FsgGrant here = {};
         bool elsewhere = false, any_medium = false;
-        uint64_t now = fsg_realtime_usec();
+        uint64_t now = fsg_boottime_usec();
         size_t n;
 
         /* The records first: mostly there is none for a medium, and then modules.alias (over

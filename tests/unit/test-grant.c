@@ -14,9 +14,10 @@ TEST(round_trip) {
         char boot[64] = "", *p = boot;
         FILE *f;
 
-        ASSERT_OK_E(fsg_grant_new("hfs", 1000, UINT64_C(1700000000000000), 600, &g, &e), &e);
+        ASSERT_OK_E(fsg_grant_new("hfs", 1000, UINT64_C(1700000000000000), UINT64_C(5000000), 600, &g, &e), &e);
         ASSERT(strlen(g.id) == FSG_GRANT_ID_LEN);
         ASSERT(g.until_usec == UINT64_C(1700000000000000) + 600 * UINT64_C(1000000));
+        ASSERT(g.ends_usec == UINT64_C(5000000) + 600 * UINT64_C(1000000));
         text = fsg_grant_format(&g);
         ASSERT(text);
         /* The record carries this boot's id: read back with it, it is of this boot. */
@@ -31,16 +32,43 @@ TEST(round_trip) {
         ASSERT(!back.other_boot);
         ASSERT_STREQ(back.module, "hfs");
         ASSERT(back.uid == 1000 && back.since_usec == g.since_usec && back.until_usec == g.until_usec);
+        ASSERT(back.ends_usec == g.ends_usec);
         ASSERT(fsg_grant_parse(text, g.id, BOOT, &back) == 0);
         ASSERT(back.other_boot);
+}
+
+/* The end that counts is on the boot clock: a wall clock set back (until_usec far ahead of
+ * it now) or forward does not move it. */
+TEST(ends_by_the_boot_clock) {
+        FsgGrant g;
+        FsgError e = {};
+        uint64_t boot = fsg_boottime_usec();
+
+        ASSERT_OK_E(fsg_grant_new("hfs", 0, UINT64_C(1700000000000000), boot, 10, &g, &e), &e);
+        g.until_usec = UINT64_MAX / 2;  /* as if the wall clock had been set back by years */
+        ASSERT(fsg_grant_in_force(&g, boot + 9 * UINT64_C(1000000)));
+        ASSERT(!fsg_grant_in_force(&g, boot + 10 * UINT64_C(1000000)));
+        g.until_usec = 1;               /* and forward */
+        ASSERT(fsg_grant_in_force(&g, boot));
+}
+
+/* A record an older fsgated wrote (no ends=) is read, its end taken from the wall clock. */
+TEST(parse_without_ends) {
+        FsgGrant g;
+
+        ASSERT(fsg_grant_parse("module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\n", ID, BOOT, &g) == 0);
+        ASSERT(g.ends_usec == 0);
+        ASSERT(fsg_grant_parse("module=hfs\nuid=0\nsince=1\nuntil=2\nends=0\nboot=" BOOT "\n", ID, BOOT, &g) < 0);
+        ASSERT(fsg_grant_parse("module=hfs\nuid=0\nsince=1\nuntil=2\nends=3\nends=3\nboot=" BOOT "\n", ID, BOOT,
+                               &g) < 0);
 }
 
 TEST(new_refuses) {
         FsgGrant g;
         FsgError e = {};
 
-        ASSERT_ERR_E(fsg_grant_new("hfs", 0, 1, 0, &g, &e), &e, FSG_ERR_INVALID_ARGS);
-        ASSERT_ERR_E(fsg_grant_new("hfs", 0, 1, FSG_GRANT_SECONDS_MAX + 1, &g, &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(fsg_grant_new("hfs", 0, 1, 1, 0, &g, &e), &e, FSG_ERR_INVALID_ARGS);
+        ASSERT_ERR_E(fsg_grant_new("hfs", 0, 1, 1, FSG_GRANT_SECONDS_MAX + 1, &g, &e), &e, FSG_ERR_INVALID_ARGS);
 }
 
 TEST(parse_strict) {

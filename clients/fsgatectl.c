@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <getopt.h>
 #include <locale.h>
 
@@ -539,6 +540,18 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
         return v->run(argc, argv, c);
 }
 
+/* The kernel's name of a device people name by /dev/disk/by-label/STICK and the like:
+ * fsgated, which has no /dev of its own, knows devices by /dev/NAME only. Anything else goes
+ * as typed, and the service says what is wrong with it. */
+static const char *device_node(const char *arg) {
+        static char buf[PATH_MAX];
+
+        if (strncmp(arg, "/dev/", 5) != 0 || !strchr(arg + 5, '/') || !realpath(arg, buf) ||
+            strncmp(buf, "/dev/", 5) != 0 || strchr(buf + 5, '/'))
+                return arg;
+        return buf;
+}
+
 int main(int argc, char *argv[]) {
         Ctl c = { .o.ask_password = true, .lines = 100 };
         FsgError e = {};
@@ -585,7 +598,7 @@ int main(int argc, char *argv[]) {
                         }
                         break;
                 case ARG_DEVICE:
-                        c.grant_device = optarg;
+                        c.grant_device = device_node(optarg);
                         break;
                 case ARG_LINES: {
                         char *end;

@@ -132,6 +132,67 @@ int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e) {
         return 0;
 }
 
+/* udev's record of a block device: "E:KEY=VALUE" lines, the probe's among them. */
+#define UDEV_RECORD_MAX (64 * 1024)
+
+static int udev_fs_type(const FsgContext *c, const FsgGrant *g, char ret[static 32]) {
+        _cleanup_fclose_ FILE *f = NULL;
+        char path[64], line[256];
+        int r;
+
+        snprintf(path, sizeof(path), "/run/udev/data/b%" PRIu32 ":%" PRIu32, g->major, g->minor);
+        r = fsg_fopen_regular(c, path, UDEV_RECORD_MAX, &f);
+        if (r < 0)
+                return r;
+        while (fgets(line, sizeof(line), f))
+                if (strncmp(line, "E:ID_FS_TYPE=", 13) == 0) {
+                        line[strcspn(line, "\n")] = 0;
+                        if (!line[13] || strlen(line + 13) >= 32)
+                                return -ENODATA;
+                        snprintf(ret, 32, "%s", line + 13);
+                        return 0;
+                }
+        return -ENODATA;
+}
+
+/* The disk's "removable" (a partition has none of its own: its disk's), from the kernel. */
+static bool removable_of(const FsgGrant *g) {
+        char path[96], c = '0';
+        FILE *f;
+
+        for (int up = 0; up < 2; up++) {
+                snprintf(path, sizeof(path), "/sys/dev/block/%" PRIu32 ":%" PRIu32 "%s/removable", g->major, g->minor,
+                         up ? "/.." : "");
+                f = fopen(path, "re");
+                if (!f)
+                        continue;
+                if (fread(&c, 1, 1, f) != 1)
+                        c = '0';
+                fclose(f);
+                return c == '1';
+        }
+        return false;
+}
+
+int fsg_grant_check_medium(const FsgContext *c, FsgGrant *g, char * const *types, const char *module, FsgError *e) {
+        char type[32] = "";
+        int r;
+
+        r = udev_fs_type(c, g, type);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS,
+                                 "Cannot tell which filesystem %s holds (udev has no ID_FS_TYPE for it): a grant "
+                                 "for a medium is for a filesystem %s reads; nothing was granted", g->device, module);
+        for (char * const *t = types; t && *t; t++)
+                if (streq(*t, type)) {
+                        snprintf(g->fstype, sizeof(g->fstype), "%s", type);
+                        g->removable = removable_of(g);
+                        return 0;
+                }
+        return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s holds a %s filesystem, which %s does not read; nothing was granted",
+                         g->device, type, module);
+}
+
 bool fsg_grant_medium_present(const FsgGrant *g) {
         return !*g->device || diskseq_of(g->major, g->minor) == g->diskseq;
 }

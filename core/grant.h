@@ -47,6 +47,10 @@ typedef struct FsgGrant {
         char device[FSG_GRANT_DEVICE_MAX];
         uint32_t major, minor;
         uint64_t diskseq;
+        /* What the medium holds and whether it is removable (fsg_grant_check_medium()): for
+         * polkit's rules and the dialog, not recorded. */
+        char fstype[32];
+        bool removable;
         bool other_boot;                /* a record a past boot left behind: no grant */
 } FsgGrant;
 
@@ -58,6 +62,11 @@ int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t 
  * it) into g's device fields: -EINVAL (InvalidArgs) for anything else, or a device the kernel
  * gives no diskseq. */
 int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e);
+/* That g's medium (set above) holds a filesystem of one of types, the types of the module
+ * granted, as udev's probe found it (ROOT/run/udev/data: ID_FS_TYPE); fills g->fstype and
+ * g->removable. InvalidArgs otherwise, unknown type included: a grant for a medium is for what
+ * is on it, and a mistyped node must not load a module for 24 hours on another disk. */
+int fsg_grant_check_medium(const FsgContext *c, FsgGrant *g, char * const *types, const char *module, FsgError *e);
 /* Whether g's medium is still there: the same device number with the same diskseq (always
  * for a grant without one). Read from the running kernel's /sys. */
 bool fsg_grant_medium_present(const FsgGrant *g);

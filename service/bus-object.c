@@ -445,13 +445,18 @@ static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
                         return;
                 }
         }
-        /* A grant's rules may judge its length and its medium too ("" for none). */
+        /* A grant's rules may judge its length and its medium too ("" for none): what the
+         * medium holds and whether it is removable. */
         snprintf(seconds, sizeof(seconds), "%" PRIu64, req->seconds);
         polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action),
                                   req->profile ? (const char * const[]) { "profile", req->profile->profile,
                                                                           "modules", modules, NULL }
                                   : req->seconds ? (const char * const[]) { "module", req->module, "seconds", seconds,
-                                                                            "device", req->medium.device, NULL }
+                                                                            "device", req->medium.device,
+                                                                            "fstype", req->medium.fstype,
+                                                                            "removable", !*req->medium.device ? "" :
+                                                                            req->medium.removable ? "true" : "false",
+                                                                            NULL }
                                                : (const char * const[]) { "module", req->module, NULL },
                                   req->needs[req->next].message, on_authorized, req);
 }
@@ -648,6 +653,8 @@ static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *erro
         r = read_grant_scope(call, &req.seconds, &req.medium, &e);
         if (r <= 0)
                 return r < 0 ? r : manager_reply_error(call, &e);
+        if (*req.medium.device && fsg_grant_check_medium(m->ctx, &req.medium, x->types, x->module, &e) < 0)
+                return manager_reply_error(call, &e);
         r = sd_bus_message_read(call, "t", &flags);
         if (r < 0)
                 return r;

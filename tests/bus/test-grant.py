@@ -294,9 +294,22 @@ class GrantTest(BusTestCase):
         self.assertIn('2 files in', out)
 
     # -- a grant for one medium: a real loop device of the host's kernel ----------------------
-    def loop_device(self, name='medium'):
+    def udev_record(self, node, fstype):
+        """udev's record of node under the scratch root (fsgated --root reads ROOT/run/udev),
+        as udev's blkid builtin writes it: what the medium holds."""
+        st = os.stat(node)
+        path = os.path.join(self.root, f'run/udev/data/b{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}')
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if not fstype:
+            if os.path.exists(path):
+                os.unlink(path)
+            return
+        with open(path, 'w') as f:
+            f.write(f'S:disk/by-label/STICK\nE:ID_FS_LABEL=STICK\nE:ID_FS_TYPE={fstype}\nE:ID_FS_USAGE=filesystem\n')
+
+    def loop_device(self, name='medium', fstype='hfs'):
         """A loop device over a small file (attached, never mounted): a medium with a diskseq
-        that goes away for real with losetup -d."""
+        that goes away for real with losetup -d; udev's record says it holds fstype."""
         if not os.path.exists('/dev/loop-control'):
             self.skipTest('no loop devices on this kernel')
         img = os.path.join(self.workdir, name + '.img')
@@ -304,9 +317,49 @@ class GrantTest(BusTestCase):
             f.truncate(1 << 20)
         node = subprocess.run(['losetup', '-f', '--show', img], capture_output=True, text=True, check=True).stdout.strip()
         self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+        self.udev_record(node, fstype)
         name = os.path.basename(node)
         with open(f'/sys/block/{name}/diskseq') as f:
             return node, int(f.read())
+
+    def test_device_grant_is_for_what_the_medium_holds(self):
+        """A grant for a medium loads the module for the filesystem on it: a medium whose
+        type udev does not know, or whose type the module does not read (a typo, the system
+        disk), is refused before polkit is asked, and nothing is recorded. polkit's rules get
+        the type and whether the medium is removable; a /dev/disk/by-* style name is taken."""
+        st = self.stack
+        node, _ = self.loop_device(fstype=None)
+        before = snapshot(self.root)
+        st.mock_polkit_clear()
+        self.assertError(st.gdbus('Grant', 'hfs', "{'device': <'%s'>}" % node, 'uint64 0', uid=NOBODY),
+                         E_INVALID_ARGS, f'Cannot tell which filesystem {node} holds')
+        self.udev_record(node, 'ext4')
+        before = snapshot(self.root)
+        self.assertError(st.gdbus('Grant', 'hfs', "{'device': <'%s'>}" % node, 'uint64 0', uid=NOBODY),
+                         E_INVALID_ARGS, f'{node} holds a ext4 filesystem, which hfs does not read')
+        self.assertEqual(st.mock_polkit_calls(), [])
+        self.assertEqual(snapshot(self.root), before)
+        self.assertEqual(self.records(), [])
+        # What the medium holds, for the rules: refused by this mock, asked with the details.
+        self.udev_record(node, 'hfs')
+        self.assertError(st.gdbus('Grant', 'hfs', "{'device': <'%s'>}" % node, 'uint64 0', uid=NOBODY),
+                         E_ACCESS_DENIED)
+        calls = st.mock_polkit_calls()
+        self.assertEqual([(c[0], c[2].get('device'), c[2].get('fstype'), c[2].get('removable')) for c in calls],
+                         [(ACTION_GRANT, node, 'hfs', 'false')])
+        # A name below /dev that links to the device, as udev's /dev/disk/by-label/STICK does
+        # (made in /dev/shm, the one place below /dev a test may write). hfs "loaded" by a
+        # grant before it, so that the host's kernel is asked to load nothing.
+        self.loaded('hfs')
+        self.record('hfs', 600)
+        self.restart()
+        link = f'/dev/shm/fsgate-test-by-label-{os.getpid()}'
+        os.symlink(node, link)
+        self.addCleanup(os.unlink, link)
+        r = st.ctl('allow', f'--device={link}', 'hfs')
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn(f'or until {node} is removed', r.out)
+        self.assertIn(node, [g[5] for g in self.grants()])
 
     def test_device_scope_refuses_what_is_no_medium(self):
         st = self.stack

@@ -190,9 +190,17 @@ step "grant for one medium: minix while a loop device holds it, read-only"
 modprobe loop 2>/dev/null || true
 dd if=/dev/zero of=/tmp/minix.img bs=1024 count=2048 2>/dev/null || fail "dd failed"
 mkfs.minix /tmp/minix.img >/dev/null || fail "mkfs.minix of an image failed"
+# A grant for a medium is for what udev's probe found on it (ID_FS_TYPE): udevd runs.
+start_udevd
 _loop=$(losetup -f --show /tmp/minix.img) || fail "losetup failed"
+udevadm settle --timeout=60 || fail "udevadm settle timed out"
 [ -r "/sys/block/${_loop#/dev/}/diskseq" ] || fail "$_loop has no diskseq"
 is_loaded minix && fail "minix is loaded before the grant"
+# A typo that names another disk (here the system's own) loads nothing for a day.
+_out=$(fsgatectl allow --device=/dev/vda minix 2>&1) && fail "a grant of minix for /dev/vda was made: $_out"
+assert_contains "$_out" "nothing was granted" "fsgatectl allow --device=/dev/vda minix"
+is_loaded minix && fail "a refused grant for /dev/vda loaded minix"
+pass "a grant of minix for /dev/vda (no minix filesystem on it) is refused: $_out"
 _out=$(fsgatectl allow --device="$_loop" minix) || fail "fsgatectl allow --device=$_loop minix failed: $_out"
 assert_contains "$_out" "or until $_loop is removed" "fsgatectl allow --device=$_loop minix"
 is_loaded minix || fail "the grant for $_loop did not load minix"

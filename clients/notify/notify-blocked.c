@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* fsgated's Blocked signal: read, judged for this session (only a block this session's
- * person caused asks anything: a medium that appeared at this session's seat while the
- * session was the active one there), and made news or part of an item already shown. */
+/* fsgated's Blocked signal: believed only from fsgated, read, judged for this session (only
+ * a block this session's person caused asks anything: a medium that appeared at this
+ * session's seat while the session was the active one there), and made news or part of an
+ * item already shown. */
 #define _GNU_SOURCE
 #include <stddef.h>
 #include <systemd/sd-login.h>
@@ -12,6 +13,12 @@
 
 /* Untrusted strings (a stick's label) get one line each, not a screenful. */
 #define FIELD_MAX 64
+
+/* Anyone may send us Blocked signals by the thousand: a few lines a minute say so. */
+static const RateLimit forged_log_limit = { .interval = 60 * 1000000ULL, .burst = 3 };
+
+#define DBUS_NAME "org.freedesktop.DBus"
+#define DBUS_PATH "/org/freedesktop/DBus"
 
 /* Reads Blocked's details dictionary; unknown keys and unexpected types are skipped, so
  * that fsgated may add to it. */
@@ -111,8 +118,8 @@ static const char *scope_phrase(NotifyScope scope) {
 }
 
 /* Reads a Blocked signal into b (cleaned, every string set); < 0 (logged) to ignore it.
- * The match names fsgated's bus name as sender, so the bus delivers only what the name's
- * owner (root, by the bus policy) sends: nobody else can make us ask for a password. */
+ * The signal is fsgated's (blocked_from_fsgated), its contents are not to be trusted any
+ * further than that. */
 static int blocked_read(sd_bus_message *m, NotifyBlocked *b) {
         const char *type, *module, *device;
         int r;
@@ -207,6 +214,91 @@ static bool blocked_merge(Item *i, NotifyBlocked *b, bool ask, uint64_t now) {
         return false;
 }
 
+/* ---- who sends Blocked --------------------------------------------------------------------
+ *
+ * The match names fsgated's bus name as the sender, but dbus-daemon applies match rules to
+ * broadcasts only: a signal addressed to our own connection is delivered whatever they say,
+ * and sd-bus cannot check a well-known sender by itself (a message carries its sender's
+ * unique name), as GLib could not before CVE-2024-34397. So any local account could make us
+ * ask for an administrator's password about a drive it made up, or add one to a real
+ * stick's question, whose one Open read-only then granted for it too. We therefore follow
+ * the owner of fsgated's name ourselves, as GLib now does. */
+
+/* The name's owner is now OWNER ("" or NULL: none). The one before is kept: see
+ * blocked_from_fsgated(). */
+static void owner_changed(Context *ctx, const char *owner) {
+        char *copy = NULL;
+
+        if (streq_ptr(ctx->fsgated_owner, owner && *owner ? owner : NULL))
+                return;
+        if (owner && *owner && !(copy = strdup(owner)))
+                /* Failing closed: Blocked is not believed until the next change. */
+                log_error("Out of memory");
+        if (ctx->fsgated_owner) {
+                free(ctx->fsgated_former);
+                ctx->fsgated_former = ctx->fsgated_owner;
+        }
+        ctx->fsgated_owner = copy;
+        log_debug("%s is owned by %s", FSGATE_BUS_NAME, copy ?: "nobody");
+}
+
+static int on_name_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+        Context *ctx = userdata;
+        const char *name, *old_owner, *new_owner;
+
+        /* The bus's own: nobody may own its name, and the bus sets every sender. (sd-bus's
+         * match compares this sender too; said here, where it matters: a NameOwnerChanged
+         * another connection addresses to us passes the bus.) */
+        if (!streq_ptr(sd_bus_message_get_sender(m), DBUS_NAME) ||
+            sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || !streq(name, FSGATE_BUS_NAME))
+                return 0;
+        owner_changed(ctx, new_owner);
+        return 0;
+}
+
+static int on_get_name_owner(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
+        Context *ctx = userdata;
+        const char *owner = NULL;
+
+        /* An error is NameHasNoOwner: fsgated is not running (it is activated by the first
+         * call, whose NameOwnerChanged tells us then). */
+        if (!sd_bus_message_is_method_error(reply, NULL) && sd_bus_message_read(reply, "s", &owner) < 0)
+                owner = NULL;
+        owner_changed(ctx, owner);
+        return 0;
+}
+
+/* Whether m is fsgated's own broadcast: it never sends Blocked to one connection, and
+ * sends it from the connection that owns its name, or owned it last: at its idle exit
+ * fsgated releases the name, then still answers the reports sent to it before and signals
+ * their blocks. Only root may own the name (the bus policy), and the bus never gives a
+ * unique name to a second connection, so either is root's fsgated. Another root connection
+ * that never owned the name is not fsgated and need not be believed (root could take the
+ * name, but fsgated does not send from elsewhere). What is lost: the blocks a fsgated
+ * signals after its release to a notifier that started meanwhile, never having seen it own
+ * the name. */
+static bool blocked_from_fsgated(Context *ctx, sd_bus_message *m) {
+        const char *sender = sd_bus_message_get_sender(m);
+
+        return !sd_bus_message_get_destination(m) && sender &&
+               (streq_ptr(sender, ctx->fsgated_owner) || streq_ptr(sender, ctx->fsgated_former));
+}
+
+static void log_forged(Context *ctx, sd_bus_message *m) {
+        /* The sender is a unique name the bus set (":1.42"): safe to print. */
+        const char *sender = sd_bus_message_get_sender(m) ?: "?";
+        const char *to_us = sd_bus_message_get_destination(m) ? ", addressed to us alone" : "";
+        unsigned held_back = 0;
+
+        if (!ratelimit_below(&forged_log_limit, &ctx->forged_logged, -1, context_now(ctx), &held_back))
+                return;
+        if (held_back)
+                log_warning("Ignoring a Blocked signal that fsgated did not send (from %s%s), and %u more before it "
+                            "not logged", sender, to_us, held_back);
+        else
+                log_warning("Ignoring a Blocked signal that fsgated did not send (from %s%s)", sender, to_us);
+}
+
 static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
         _cleanup_(notify_blocked_done) NotifyBlocked b = {};
         Context *ctx = userdata;
@@ -214,6 +306,10 @@ static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         NotifyScope scope;
         Item *i;
 
+        if (!blocked_from_fsgated(ctx, m)) {
+                log_forged(ctx, m);
+                return 0;
+        }
         if (blocked_read(m, &b) < 0)
                 return 0;
         scope = blocked_scope(&b);
@@ -230,9 +326,32 @@ static int on_blocked(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
         return 0;
 }
 
+/* In this order, on one connection, whose messages the bus answers and we dispatch in
+ * order: each change of the owner from now on; then who owns it now, whose answer comes
+ * after the changes before it; then Blocked, whose broadcasts therefore come after that
+ * answer. No call waits in the loop: the two matches are set up before it runs. */
 int blocked_watch(Context *ctx) {
+        int r;
+
+        r = sd_bus_add_match(ctx->system_bus, NULL,
+                             "type='signal',sender='" DBUS_NAME "',path='" DBUS_PATH "',interface='" DBUS_NAME "',"
+                             "member='NameOwnerChanged',arg0='" FSGATE_BUS_NAME "'",
+                             on_name_owner_changed, ctx);
+        if (r < 0)
+                return r;
+        r = sd_bus_call_method_async(ctx->system_bus, NULL, DBUS_NAME, DBUS_PATH, DBUS_NAME, "GetNameOwner",
+                                     on_get_name_owner, ctx, "s", FSGATE_BUS_NAME);
+        if (r < 0)
+                return r;
         /* The rule names the well-known name, which the bus resolves at each delivery, so it
-         * keeps matching when fsgated exits idle and is activated again. */
+         * keeps matching when fsgated exits idle and is activated again; it spares us other
+         * connections' broadcasts, not what they address to us (blocked_from_fsgated). */
         return sd_bus_match_signal(ctx->system_bus, NULL, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE,
                                    "Blocked", on_blocked, ctx);
+}
+
+void blocked_watch_done(Context *ctx) {
+        free(ctx->fsgated_owner);
+        free(ctx->fsgated_former);
+        ctx->fsgated_owner = ctx->fsgated_former = NULL;
 }

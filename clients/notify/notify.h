@@ -13,6 +13,7 @@
 
 #include "macro.h"
 #include "notify-text.h"
+#include "service/ratelimit.h"
 
 /* Sticks of one filesystem that joined one notification; more are logged only. */
 #define DEVICES_MAX 4
@@ -88,6 +89,11 @@ struct Context {
         bool server_actions;
         bool server_missing_logged;
         sd_bus_slot *caps_slot;
+        /* Who may send Blocked (notify-blocked.c): the unique names of the connection that
+         * owns fsgated's bus name now and of the one that owned it before; NULL: none known. */
+        char *fsgated_owner;
+        char *fsgated_former;
+        RateLimitCount forged_logged;   /* the lines about Blocked signals dropped as forged */
 };
 
 /* The loop's time of this event, CLOCK_MONOTONIC. */
@@ -139,5 +145,8 @@ void call_start(Item *i, NotifyRequest req);
 
 /* ---- notify-blocked.c: fsgated's Blocked signal ------------------------------------------ */
 
-/* Subscribes to fsgated's Blocked signal on the system bus. */
+/* Subscribes to fsgated's Blocked signal on the system bus, and follows who owns fsgated's
+ * name, the one sender it believes. */
 int blocked_watch(Context *ctx);
+/* Forgets who owns fsgated's name. */
+void blocked_watch_done(Context *ctx);

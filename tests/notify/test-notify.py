@@ -561,6 +561,113 @@ class NotifyTest(BusTestCase):
         self.assertNotIn('/dev/sdq1', self.notifier.log())
         self.assertEqual(self.stack.mock_polkit_calls(), [])
 
+    # -- forged Blocked signals ----------------------------------------------------------------
+    # Regression (issue 36, item 1): the match names fsgated's bus name as sender, but
+    # dbus-daemon applies that to broadcasts only: a signal addressed to the notifier's own
+    # connection is delivered whatever its match rules say (GLib's CVE-2024-34397). Any
+    # local account (here www-data, uid 33) made the notifier show a question it invented,
+    # and a forged /dev/vda joined a real stick's question, so that its one Open read-only
+    # click granted hfs for the system disk too.
+    ATTACKER = 33
+
+    def forge_blocked(self, device, dest=None, count=1, uid=ATTACKER, claim_name=False):
+        """Blocked(hfs, hfs, DEVICE) as fsgated words a stick at our seat, sent COUNT times by a
+        connection of uid UID that does not own fsgated's name; to DEST (a unicast) if given.
+        CLAIM_NAME: first a NameOwnerChanged (to DEST) that says this connection owns it now."""
+        script = (
+            'import dbus, sys\n'
+            'device, dest, count, claim = sys.argv[1], sys.argv[2] or None, int(sys.argv[3]), sys.argv[5] == "1"\n'
+            'conn = dbus.bus.BusConnection(sys.argv[4])\n'
+            'if claim:\n'
+            '    m = dbus.lowlevel.SignalMessage("/org/freedesktop/DBus", "org.freedesktop.DBus", "NameOwnerChanged")\n'
+            '    if dest:\n'
+            '        m.set_destination(dest)\n'
+            f'    m.append({fb.BUS_NAME!r}, "", conn.get_unique_name(), signature="sss")\n'
+            '    conn.send_message(m)\n'
+            'for _ in range(count):\n'
+            f'    m = dbus.lowlevel.SignalMessage({fb.OBJ_PATH!r}, {fb.IFACE!r}, "Blocked")\n'
+            '    if dest:\n'
+            '        m.set_destination(dest)\n'
+            '    m.append("hfs", "hfs", device, dbus.Dictionary({"cause": "device", "seat": %r, "label": "HOLIDAY '
+            'PHOTOS", "source": "/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf"}, signature="sv"), signature="sssa{sv}")\n'
+            '    conn.send_message(m)\n'
+            'conn.flush()\n' % SEAT)
+        rc, out, err = self.stack.run(['/usr/bin/python3', '-c', script, device, dest or '', str(count),
+                                       self.stack.address, '1' if claim_name else '0'], uid=uid)
+        self.assertEqual(rc, 0, err)
+
+    def assertForgeryDropped(self, n_posted, device, genuine, delivered=True):
+        """A genuine block after the forged one (the stick GENUINE, another filesystem; fsgated
+        reports a stick once, so each test has its own) is shown, and nothing of the forged
+        device: not posted, not joined, not even logged as a block. DELIVERED: the bus gave it
+        to the notifier, which says it dropped it."""
+        self.device_appears(genuine, 'hfsplus')
+        n = self.session.wait_notifications(n_posted + 1)
+        time.sleep(0.3)
+        n = self.session.notifications()
+        self.assertEqual(len(n), n_posted + 1, n)
+        self.assertBlockedNotification(n[-1], genuine, 'hfsplus')
+        for x in n:
+            self.assertNotIn(device, x['summary'] + x['body'])
+            self.assertNotIn('HOLIDAY PHOTOS', x['summary'] + x['body'])
+        self.assertNotIn(f'on {device}', self.notifier.log())
+        if delivered:
+            self.assertIn('Ignoring a Blocked signal that fsgated did not send', self.notifier.log())
+        self.assertEqual(self.stack.mock_polkit_calls(), [])
+
+    # (a) A unicast to the notifier's own connection from another account: nothing shown,
+    # and a flood of them is logged in a few lines, not one each.
+    def test_forged_blocked_unicast(self):
+        self.forge_blocked('/dev/sdz7', dest=self.notifier_unique_name(), count=200)
+        self.assertForgeryDropped(0, '/dev/sdz7', '/dev/sdaa1')
+        self.assertLessEqual(self.notifier.log().count('Ignoring a Blocked signal that fsgated did not send'), 5,
+                             self.notifier.log())
+
+    # (a') The same unicast from root: not fsgated's connection either (fsgated never sends
+    # Blocked to one connection).
+    def test_forged_blocked_unicast_from_root(self):
+        self.forge_blocked('/dev/sdz6', dest=self.notifier_unique_name(), uid=0)
+        self.assertForgeryDropped(0, '/dev/sdz6', '/dev/sdab1')
+
+    # (a'') ... also after telling the notifier, as the bus would, that it owns fsgated's name
+    # now: only the bus's own NameOwnerChanged counts.
+    def test_forged_name_owner_changed(self):
+        self.forge_blocked('/dev/sdz4', dest=self.notifier_unique_name(), claim_name=True)
+        self.assertForgeryDropped(0, '/dev/sdz4', '/dev/sdae1')
+
+    # (b) A broadcast from a connection that does not own fsgated's name: nothing shown. The
+    # match's sender keeps the bus from even delivering it (this guards that match).
+    def test_forged_blocked_broadcast(self):
+        self.forge_blocked('/dev/sdz5', count=20)
+        self.assertForgeryDropped(0, '/dev/sdz5', '/dev/sdac1', delivered=False)
+
+    # (c) A forged device does not join a real stick's open question: the details name no
+    # such drive, and Open read-only would grant only for the real stick.
+    def test_forged_device_does_not_join(self):
+        s = self.session
+        self.device_appears('/dev/sdb1', 'hfs')
+        n = s.wait_notifications(1)
+        self.assertBlockedNotification(n[0], '/dev/sdb1')
+        self.forge_blocked('/dev/vda', dest=self.notifier_unique_name())
+        self.forge_blocked('/dev/vda')
+        self.assertForgeryDropped(1, '/dev/vda', '/dev/sdad1')
+        self.assertNotIn('joins it', self.notifier.log())
+        s.click(n[0]['id'], 'default')
+        d = s.wait_notifications(3)[2]
+        self.assertEqual(d['replaces'], n[0]['id'])
+        self.assertTrue(d['body'].startswith('Device: /dev/sdb1\n'), d['body'])
+        self.assertNotIn('Also not mounted', d['body'])
+        self.assertNotIn('/dev/vda', d['body'])
+
+    # (d) The control: fsgated's own Blocked, from the name's owner, is shown (every other
+    # test relies on it too), also after fsgated was replaced by a new owner of the name
+    # (test_fsgated_restarts).
+    def test_genuine_blocked_is_shown(self):
+        self.device_appears('/dev/sdb3', 'hfs')
+        n = self.session.wait_notifications(1)
+        self.assertBlockedNotification(n[0], '/dev/sdb3')
+        self.assertNotIn('Ignoring a Blocked signal', self.notifier.log())
+
     # Regression: once a notification expired or was dismissed, every
     # later block of that device or type stayed silent for the whole session. (The first
     # checks are on counts and on log lines the old notifier wrote too, so that they fail

@@ -9,11 +9,21 @@ static const char *method_of(NotifyRequest req) {
         return req == NOTIFY_REQUEST_LOAD ? "Load" : req == NOTIFY_REQUEST_READ_ONLY ? "Grant" : "Allow";
 }
 
+/* What the call in flight is about, for the log: Open read-only grants one stick at a
+ * time (b[n_granted]), the others decide for the item. */
+static const char *call_subject(const Item *i) {
+        if (i->request == NOTIFY_REQUEST_READ_ONLY && i->n_granted < i->n_b && *i->b[i->n_granted].device)
+                return i->b[i->n_granted].device;
+        return item_key(i);
+}
+
 static int call_send(Item *i);
 
 static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         Item *i = userdata;
         const char *method = method_of(i->request);
+        /* Before n_granted counts this answer. */
+        const char *subject = call_subject(i);
 
         i->call_slot = sd_bus_slot_unref(i->call_slot);
         free(i->message);
@@ -24,17 +34,21 @@ static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
 
                 i->outcome = notify_classify_error(name, msg);
                 i->message = msg ? notify_clean(msg, 512) : NULL;
-                log_info("%s(%s) for %s: %s (%s)", method, i->b[0].module, item_key(i), name ?: "error", msg ?: "");
+                log_info("%s(%s) for %s: %s (%s)", method, i->b[0].module, subject, name ?: "error", msg ?: "");
         } else if (i->request == NOTIFY_REQUEST_READ_ONLY && ++i->n_granted < i->n_b) {
                 /* One grant a stick: each ends with its own stick. */
-                log_info("Grant(%s) for %s: done", i->b[0].module, i->b[i->n_granted - 1].device);
-                if (call_send(i) >= 0)
+                log_info("Grant(%s) for %s: done", i->b[0].module, subject);
+                if (call_send(i) >= 0) {
+                        log_info("Calling Grant(%s) for %s, interactive authorization allowed", i->b[0].module,
+                                 call_subject(i));
                         return 0;
+                }
+                log_warning("Failed to call Grant(%s) for %s", i->b[0].module, call_subject(i));
                 i->outcome = NOTIFY_OUTCOME_FAILED;
         } else {
                 i->outcome = NOTIFY_OUTCOME_ALLOWED;
                 i->done = true;
-                log_info("%s(%s) for %s: done", method, i->b[0].module, item_key(i));
+                log_info("%s(%s) for %s: done", method, i->b[0].module, subject);
                 /* The point of the click was the stick: mount it, then say where. */
                 item_forget_mounts(i);
                 if (*i->b[0].device) {
@@ -86,12 +100,12 @@ void call_start(Item *i, NotifyRequest req) {
         i->n_granted = 0;
         r = call_send(i);
         if (r < 0) {
-                log_warning("Failed to call %s(%s): %s", method, i->b[0].module, strerror(-r));
+                log_warning("Failed to call %s(%s) for %s: %s", method, i->b[0].module, call_subject(i), strerror(-r));
                 free(i->message);
                 i->message = strdup(strerror(-r));
                 i->outcome = NOTIFY_OUTCOME_FAILED;
                 post_queue(i, NOTE_OUTCOME);
                 return;
         }
-        log_info("Calling %s(%s) for %s, interactive authorization allowed", method, i->b[0].module, item_key(i));
+        log_info("Calling %s(%s) for %s, interactive authorization allowed", method, i->b[0].module, call_subject(i));
 }

@@ -848,16 +848,20 @@ class NotifyTest(BusTestCase):
     # mounts it with "ro". The stick is a real loop device (a grant needs a medium the kernel
     # numbers); the host's kernel loads nothing, so hfs is "loaded" in the scratch root
     # under a grant by time recorded before, as a restarted fsgated finds it.
-    def test_open_read_only(self):
+    def loop_sticks(self, n):
+        """N loop devices (a grant needs a medium the kernel numbers), hfs "loaded" under a grant
+        by time, and fsgated started again to find it; the path of the grants' records."""
         if not os.path.exists('/dev/loop-control'):
             self.skipTest('no loop devices on this kernel')
-        s = self.session
-        img = os.path.join(self.workdir, 'stick.img')
-        with open(img, 'wb') as f:
-            f.truncate(1 << 20)
-        node = subprocess.run(['losetup', '-f', '--show', img], capture_output=True, text=True,
-                              check=True).stdout.strip()
-        self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+        nodes = []
+        for k in range(n):
+            img = os.path.join(self.workdir, f'stick{k}.img')
+            with open(img, 'wb') as f:
+                f.truncate(1 << 20)
+            node = subprocess.run(['losetup', '-f', '--show', img], capture_output=True, text=True,
+                                  check=True).stdout.strip()
+            self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+            nodes.append(node)
         fb.write(self.root, 'proc/modules', fb.proc_modules_line('hfs'))
         with open('/proc/sys/kernel/random/boot_id') as f:
             boot = f.read().strip().replace('-', '')
@@ -869,6 +873,11 @@ class NotifyTest(BusTestCase):
         self.stack.stop_daemon()
         self.stack.start_daemon(self.root, self.kver)
         self.addCleanup(self.stack.stop_daemon)
+        return nodes, grants
+
+    def test_open_read_only(self):
+        s = self.session
+        (node,), grants = self.loop_sticks(1)
         u = self.start_mock_udisks({node: "ret = '/media/nobody/STICK'"})
         self.device_appears(node, 'hfs')
         n = s.wait_notifications(1)
@@ -891,6 +900,27 @@ class NotifyTest(BusTestCase):
         self.assertEqual(len(os.listdir(grants)), 2)
         for d in ('etc/modprobe.d', 'run/modprobe.d'):
             self.assertEqual(os.listdir(os.path.join(self.root, d)), [], f'{d}: a grant writes no configuration')
+
+    # Open read-only for two sticks of one question: a grant each, and each log line names
+    # its own stick (issue 36, item 9: every later grant was logged as the first stick's).
+    def test_open_read_only_two_sticks(self):
+        s = self.session
+        (first, second), grants = self.loop_sticks(2)
+        self.start_mock_udisks({first: "ret = '/media/nobody/ONE'", second: "ret = '/media/nobody/TWO'"})
+        self.device_appears(first, 'hfs')
+        n = s.wait_notifications(1)
+        self.device_appears(second, 'hfs')
+        self.notifier.wait_log(f'{second} joins it')
+        self.stack.mock_polkit_allow([ACTION_GRANT])
+        s.click(n[0]['id'], 'open-read-only')
+        s.wait_notifications(2)
+        calls = self.polkit_calls()
+        self.assertEqual([c[2].get('device') for c in calls], [first, second], 'a grant for each stick')
+        log = self.notifier.log()
+        for node in (first, second):
+            self.assertIn(f'Calling Grant(hfs) for {node},', log)
+            self.assertIn(f'Grant(hfs) for {node}: done', log)
+        self.assertEqual(log.count(f'Grant(hfs) for {first}: done'), 1, log)
 
     def test_german(self):
         s = self.session

@@ -18,7 +18,7 @@ import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_GRANT, CONFIG, E_ACCESS_DENIED, E_INVALID_ARGS, ERR, NOBODY, TIMEOUT,  # noqa: E402
-                        BlockedMonitor, BusTestCase, proc_modules_line, snapshot, write)
+                        BlockedMonitor, BusTestCase, proc_modules_line, snapshot, udev_record, write)
 from fsgatetest.util import stop_process, wait_until  # noqa: E402
 
 E_LIMITS = 'org.freedesktop.DBus.Error.LimitsExceeded'
@@ -294,19 +294,6 @@ class GrantTest(BusTestCase):
         self.assertIn('2 files in', out)
 
     # -- a grant for one medium: a real loop device of the host's kernel ----------------------
-    def udev_record(self, node, fstype):
-        """udev's record of node under the scratch root (fsgated --root reads ROOT/run/udev),
-        as udev's blkid builtin writes it: what the medium holds."""
-        st = os.stat(node)
-        path = os.path.join(self.root, f'run/udev/data/b{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}')
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        if not fstype:
-            if os.path.exists(path):
-                os.unlink(path)
-            return
-        with open(path, 'w') as f:
-            f.write(f'S:disk/by-label/STICK\nE:ID_FS_LABEL=STICK\nE:ID_FS_TYPE={fstype}\nE:ID_FS_USAGE=filesystem\n')
-
     def loop_device(self, name='medium', fstype='hfs'):
         """A loop device over a small file (attached, never mounted): a medium with a diskseq
         that goes away for real with losetup -d; udev's record says it holds fstype."""
@@ -317,7 +304,7 @@ class GrantTest(BusTestCase):
             f.truncate(1 << 20)
         node = subprocess.run(['losetup', '-f', '--show', img], capture_output=True, text=True, check=True).stdout.strip()
         self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
-        self.udev_record(node, fstype)
+        udev_record(self.root, node, fstype)
         name = os.path.basename(node)
         with open(f'/sys/block/{name}/diskseq') as f:
             return node, int(f.read())
@@ -333,7 +320,7 @@ class GrantTest(BusTestCase):
         st.mock_polkit_clear()
         self.assertError(st.gdbus('Grant', 'hfs', "{'device': <'%s'>}" % node, 'uint64 0', uid=NOBODY),
                          E_INVALID_ARGS, f'Cannot tell which filesystem {node} holds')
-        self.udev_record(node, 'ext4')
+        udev_record(self.root, node, 'ext4')
         before = snapshot(self.root)
         self.assertError(st.gdbus('Grant', 'hfs', "{'device': <'%s'>}" % node, 'uint64 0', uid=NOBODY),
                          E_INVALID_ARGS, f'{node} holds a ext4 filesystem, which hfs does not read')
@@ -341,7 +328,7 @@ class GrantTest(BusTestCase):
         self.assertEqual(snapshot(self.root), before)
         self.assertEqual(self.records(), [])
         # What the medium holds, for the rules: refused by this mock, asked with the details.
-        self.udev_record(node, 'hfs')
+        udev_record(self.root, node, 'hfs')
         self.assertError(st.gdbus('Grant', 'hfs', "{'device': <'%s'>}" % node, 'uint64 0', uid=NOBODY),
                          E_ACCESS_DENIED)
         calls = st.mock_polkit_calls()

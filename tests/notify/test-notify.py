@@ -861,6 +861,7 @@ class NotifyTest(BusTestCase):
             node = subprocess.run(['losetup', '-f', '--show', img], capture_output=True, text=True,
                                   check=True).stdout.strip()
             self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+            fb.udev_record(self.root, node, 'hfs')    # what udev's probe found on the stick
             nodes.append(node)
         fb.write(self.root, 'proc/modules', fb.proc_modules_line('hfs'))
         with open('/proc/sys/kernel/random/boot_id') as f:

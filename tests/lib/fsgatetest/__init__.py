@@ -39,7 +39,7 @@ from .names import (ACTION_ALLOW, ACTION_DENY, ACTION_GRANT, ACTION_LOAD, BUS_NA
 from .risk import RISK_KEYS, expected_facts, expected_phrase, notify_risk_sentence
 from .root import (DEFAULT_PROC, MODPROBE_DIRS, ROUTES, SUSE_VENDOR_FILE, TEMP_PREFIX, add_builtin, conf_name,
                    expected_from_files, last_change, make_scratch_root, modprobe_files, proc_modules_line,
-                   reset_root, snapshot, symlink, target_state, write)
+                   reset_root, snapshot, symlink, target_state, udev_record, write)
 from .stack import Stack
 from .util import (CONFIG, DAEMON_WRAPPER, NOBODY, PYTHON, TIMEOUT, TIMEOUT_MULTIPLIER, die_with_parent, log,
                    percentile, read_text, start_dbusmock, stop_dbusmock, stop_process, wait_until)
@@ -52,4 +52,4 @@ __all__ = ['cli_main', 'unpack', 'RISK_KEYS', 'expected_facts', 'expected_phrase
            'die_with_parent', 'Entry', 'expected_from_files', 'last_change', 'log', 'main',
            'make_scratch_root', 'modprobe_files', 'percentile', 'PrivateBus', 'proc_modules_line',
            'read_text', 'Reply', 'reset_root', 'SignalMonitor', 'snapshot', 'Stack', 'start_dbusmock',
-           'stop_dbusmock', 'stop_process', 'symlink', 'system_bus_config', 'target_state', 'Typed', 'wait_until', 'write']
+           'stop_dbusmock', 'stop_process', 'symlink', 'system_bus_config', 'target_state', 'Typed', 'udev_record', 'wait_until', 'write']

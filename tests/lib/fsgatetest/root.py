@@ -94,6 +94,19 @@ def write(root, rel, content, mode=0o644):
     return full
 
 
+def udev_record(root, node, fstype):
+    """udev's record of the block device node under root (fsgated --root reads ROOT/run/udev),
+    as udev's blkid builtin writes it: the medium holds fstype (None: no record at all)."""
+    st = os.stat(node)
+    path = os.path.join(root, f'run/udev/data/b{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}')
+    if not fstype:
+        if os.path.exists(path):
+            os.unlink(path)
+        return
+    write(root, os.path.relpath(path, root),
+          f'E:ID_FS_LABEL=STICK\nE:ID_FS_TYPE={fstype}\nE:ID_FS_USAGE=filesystem\n')
+
+
 def symlink(root, rel, target):
     full = os.path.join(root, rel)
     os.makedirs(os.path.dirname(full), exist_ok=True)

@@ -10,6 +10,7 @@
 #include "conffile.h"
 #include "ctl.h"
 #include "json-writer.h"
+#include "shell-quote.h"
 #include "strv.h"
 
 /* fsgatectl initramfs: does the initramfs of this kernel deny what the system denies? It is
@@ -35,7 +36,7 @@ typedef CtlInitramfsDisagreement Disagreement;
 struct CtlInitramfs {
         Generator generator;
         char *image;
-        char command[PATH_MAX + 128];  /* what would make it again: printed, never run */
+        char *command;                 /* what would make it again: printed, never run (shell-quoted) */
         FsgContext *context, *inside_context;
         FsgState *here, *inside;        /* inside: NULL when it holds no module tree for this kernel */
         Disagreement *d;
@@ -241,17 +242,20 @@ static size_t compare(const FsgContext *c, const FsgState *here, const FsgState 
         return n;
 }
 
-/* For an image (--root), run inside it: the bare command would make the host's. */
-static const char *fix_command(Generator g, const FsgContext *c, char buf[static PATH_MAX + 128]) {
-        char chroot[PATH_MAX + 16] = "";
+/* For an image (--root), run inside it: the bare command would make the host's. Each word
+ * quoted for the shell it is pasted into: the root is any path, and the release, though
+ * checked (fsg_kernel_release_is_valid()), is the image's. NULL: out of memory. */
+static char *fix_command(Generator g, const FsgContext *c) {
+        const char *tools[] = { "update-initramfs", "-u", "-k", c->kver, NULL };
+        const char *dracut[] = { "dracut", "-f", "--kver", c->kver, NULL };
+        const char **cmd = g == GEN_INITRAMFS_TOOLS ? tools : dracut;
+        const char *words[8] = { "chroot", c->root };
+        size_t n = *c->root ? 2 : 0;
 
-        if (!streq(c->root, "/") && *c->root)
-                snprintf(chroot, sizeof(chroot), "chroot %s ", c->root);
-        if (g == GEN_INITRAMFS_TOOLS)
-                snprintf(buf, PATH_MAX + 128, "%supdate-initramfs -u -k %s", chroot, c->kver);
-        else
-                snprintf(buf, PATH_MAX + 128, "%sdracut -f --kver %s", chroot, c->kver);
-        return buf;
+        for (const char **w = cmd; *w; w++)
+                words[n++] = *w;
+        words[n] = NULL;
+        return fsg_shell_join(words);
 }
 
 /* Only initramfs-tools is known to leave a /dev/null mask out (its copy_file). */
@@ -312,13 +316,14 @@ static void print_text(Generator g, const char *image, const Disagreement *d, si
                        "of modprobe.d, so the deny the mask hides stays in the initramfs. Regenerating does not change "
                        "that; the module autoloads once the real root is mounted."));
         /* TRANSLATORS: %s is a command (update-initramfs -u -k KVER). */
-        printf(_("To make it again from the configuration as it is now: %s\n"), command);
+        printf(_("To make it again from the configuration as it is now: %s\n"), ctl_esc(command));
 }
 
 CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k) {
         if (!k)
                 return NULL;
         free(k->image);
+        free(k->command);
         free(k->d);
         fsg_state_free(k->here);
         fsg_state_free(k->inside);
@@ -396,7 +401,9 @@ static int check(const CtlOptions *o, CtlInitramfs **ret, FsgError *e) {
         if (!k->d)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         k->n = k->inside ? compare(k->context, k->here, k->inside, k->d, k->inside->n) : 0;
-        fix_command(k->generator, k->context, k->command);
+        k->command = fix_command(k->generator, k->context);
+        if (!k->command)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         *ret = TAKE_PTR(k);
         return 0;
 }
@@ -459,7 +466,7 @@ int ctl_initramfs_status(const CtlOptions *o, const char *module, char **ret_row
                 else if (r >= 0)
                         /* TRANSLATORS: %s is a command (update-initramfs -u -k KVER). */
                         r = asprintf(ret_advice, _("To make the initramfs again from the configuration as it is now: %s"),
-                                     k->command);
+                                     ctl_esc(k->command));
         } else if ((y = held_inside(k, module)))
                 /* TRANSLATORS: %1$s "allowed" or "denied", %2$s the image. */
                 r = asprintf(ret_row, _("%1$s there too   (%2$s)"), ctl_state_word(y), ctl_esc(k->image));

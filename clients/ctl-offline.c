@@ -98,7 +98,7 @@ static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
                         /* TRANSLATORS: %1$s a module name, %2$s a command (fsgatectl --root=DIR). */
                         _("%1$s is loaded but nothing is mounted with it: not exempted; if this system needs it, "
                           "%2$s allow %1$s\n"),
-                        ctl_esc(*u), ctl_command(o));
+                        ctl_sh(*u), ctl_command(o));
         return 0;
 }
 

@@ -9,6 +9,7 @@
 #include "entry-fields.h"
 #include "json-writer.h"
 #include "risk.h"
+#include "shell-quote.h"
 #include "strv.h"
 #include "utf8.h"
 
@@ -25,6 +26,14 @@ const char *ctl_esc(const char *s) {
         ring[next] = t;
         next = (next + 1) % ELEMENTSOF(ring);
         return t;
+}
+
+const char *ctl_sh(const char *w) {
+        _cleanup_free_ char *q = fsg_shell_quote(w ?: "");
+
+        /* Quoted for sh, then escaped for the terminal (a no-op but for control characters,
+         * which only a --root path typed so could hold). */
+        return q ? ctl_esc(q) : "(out of memory)";
 }
 
 static void json_field_value(JsonWriter *w, const FsgEntry *x, const FsgEntryField *f) {
@@ -191,11 +200,11 @@ static void warn_grants(const FsgState *s) {
                         /* TRANSLATORS: %1$s a module, %2$s a time (UTC), %3$s a device node. */
                         fprintf(stderr, _("%1$s is loaded for a while: until %2$s or until %3$s is removed "
                                           "(fsgatectl deny %1$s ends it now)\n"),
-                                x->module, ctl_esc(x->granted_until), ctl_esc(x->granted_device));
+                                ctl_sh(x->module), ctl_esc(x->granted_until), ctl_esc(x->granted_device));
                 else
                         /* TRANSLATORS: %1$s a module, %2$s a time (UTC). */
                         fprintf(stderr, _("%1$s is loaded for a while: until %2$s (fsgatectl deny %1$s ends it now)\n"),
-                                x->module, ctl_esc(x->granted_until));
+                                ctl_sh(x->module), ctl_esc(x->granted_until));
         }
 }
 
@@ -268,29 +277,6 @@ void ctl_print_risk_table(const FsgState *s) {
                fsg_risk_source);
 }
 
-/* A word as a shell reads it back: quoted unless it is plain. */
-static char *shell_word(const char *w) {
-        size_t n = 3;
-        char *q, *t;
-
-        if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/._+-@=:,") == strlen(w))
-                return strdup(w);
-        for (const char *p = w; *p; p++)
-                n += *p == '\'' ? 4 : 1;
-        q = t = malloc(n);
-        if (!q)
-                return NULL;
-        *t++ = '\'';
-        for (const char *p = w; *p; p++)
-                if (*p == '\'')
-                        t = stpcpy(t, "'\\''");
-                else
-                        *t++ = *p;
-        *t++ = '\'';
-        *t = 0;
-        return q;
-}
-
 const char *ctl_command(const CtlOptions *o) {
         static char *cmd;
         _cleanup_free_ char *root = NULL, *kver = NULL;
@@ -303,7 +289,8 @@ const char *ctl_command(const CtlOptions *o) {
         if (o->root && !o->kernel_release && stat(o->root, &st) == 0 && fsg_stat_is_host_root(&st))
                 return "fsgatectl";
         /* Offline, a hint works only with the same --root (and kernel) it was printed for. */
-        if (o->root && (!(root = shell_word(o->root)) || (o->kernel_release && !(kver = shell_word(o->kernel_release)))))
+        if (o->root && (!(root = fsg_shell_quote(o->root)) ||
+                          (o->kernel_release && !(kver = fsg_shell_quote(o->kernel_release)))))
                 return "fsgatectl";
         if (asprintf(&cmd, "fsgatectl%s%s%s%s", root ? " --root=" : "", root ?: "", kver ? " --kernel-release=" : "",
                      kver ?: "") < 0)
@@ -411,11 +398,11 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                 /* TRANSLATORS: %1$s a time (UTC), %2$s a device node, %3$s "fsgatectl", %4$s a module. */
                 vtable_row(t, ROW_GRANTED, _("until %1$s or until %2$s is removed, then unloaded once unused (%3$s deny "
                                              "%4$s ends it now)\n"),
-                           ctl_esc(x->granted_until), ctl_esc(x->granted_device), "fsgatectl", x->module);
+                           ctl_esc(x->granted_until), ctl_esc(x->granted_device), "fsgatectl", ctl_sh(x->module));
         else if (x->granted_until)
                 /* TRANSLATORS: %1$s a time (UTC), %2$s "fsgatectl", %3$s a module name. */
                 vtable_row(t, ROW_GRANTED, _("until %1$s, then unloaded once unused (%2$s deny %3$s ends it now)\n"),
-                           ctl_esc(x->granted_until), "fsgatectl", x->module);
+                           ctl_esc(x->granted_until), "fsgatectl", ctl_sh(x->module));
         vtable_row(t, ROW_MOUNTED, "%s\n", ctl_yes_no(x->mounted));
         if (x->denied && !x->builtin)
                 /* The service's own answer: it reads the system's files. */
@@ -457,28 +444,28 @@ static void status_advice(const CtlOptions *o, const FsgEntry *x, const FsgHardD
         if (x->override_of && *x->override_of && x->override_stale && !x->denied)
                 /* TRANSLATORS: %1$s is a command (fsgatectl, maybe with --root), %2$s a module name. */
                 printf(_("\nTo make the override again from the vendor file as it is now: %1$s allow %2$s\n"), ctl,
-                       x->module);
+                       ctl_sh(x->module));
         if (!x->denied || x->builtin)
                 return;
         /* Only advice that works: the service (or the offline core) planned the Allow. */
         if (x->allow_refused && *x->allow_refused)
                 /* TRANSLATORS: %1$s is a command, %2$s a module name, %3$s the reason (in English). */
-                printf(_("\n%1$s allow %2$s would be refused: %3$s\n"), ctl, x->module, ctl_esc(x->allow_refused));
+                printf(_("\n%1$s allow %2$s would be refused: %3$s\n"), ctl, ctl_sh(x->module), ctl_esc(x->allow_refused));
         else if (x->hard)
                 /* TRANSLATORS: %1$s is a command, %2$s a module name; "fsgatectl load" is a command. */
                 printf(_("\nTo allow it: %1$s allow %2$s   (a hard deny: fsgatectl load cannot lift it)\n"), ctl,
-                       x->module);
+                       ctl_sh(x->module));
         else if (dep)
                 /* TRANSLATORS: %1$s is a command, %2$s and %3$s are module names; "fsgatectl load" is a command. */
                 printf(_("\nTo allow it: %1$s allow %2$s   (fsgatectl load cannot load it while %3$s is denied hard)\n"),
-                       ctl, x->module, dep->module);
+                       ctl, ctl_sh(x->module), ctl_sh(dep->module));
         else if (o->root || !x->available)
                 /* TRANSLATORS: %1$s is a command (fsgatectl --root=DIR), %2$s a module name. */
-                printf(_("\nTo allow it: %1$s allow %2$s\n"), ctl, x->module);
+                printf(_("\nTo allow it: %1$s allow %2$s\n"), ctl, ctl_sh(x->module));
         else
                 /* TRANSLATORS: %1$s is a module name; "fsgatectl allow", "fsgatectl load" are commands. */
                 printf(_("\nTo allow it: fsgatectl allow %1$s   (once, this boot only: fsgatectl load %1$s)\n"),
-                       x->module);
+                       ctl_sh(x->module));
 }
 
 void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x, const CtlStatusExtras *extras) {

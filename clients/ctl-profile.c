@@ -98,7 +98,7 @@ static void initramfs_text(const CtlInitramfs *k, const FsgError *why, bool noth
         for (size_t i = 0; i < n; i++)
                 ctl_initramfs_print_disagreement(d[i]);
         /* TRANSLATORS: %s is a command (update-initramfs -u -k KVER). */
-        printf(_("To make it again from the configuration as it is now: %s\n"), ctl_initramfs_command(k));
+        printf(_("To make it again from the configuration as it is now: %s\n"), ctl_esc(ctl_initramfs_command(k)));
 }
 
 int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard) {

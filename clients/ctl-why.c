@@ -179,14 +179,14 @@ static void print_allow_advice(const CtlOptions *o, const FsgEntry *x) {
                 /* fsgate's own file decides, yet an Allow would be refused: the reason says why. */
                 fputs("  ", stdout);
                 /* TRANSLATORS: %1$s is a command, %2$s a module name, %3$s the reason (in English). */
-                printf(_("%1$s allow %2$s would be refused: %3$s\n"), ctl_command(o), x->module,
+                printf(_("%1$s allow %2$s would be refused: %3$s\n"), ctl_command(o), ctl_sh(x->module),
                        ctl_esc(x->allow_refused));
         } else if (!x->allow_refused && !ours) {
                 fputs("  ", stdout);
                 printf(_("edit %s by hand: fsgate did not write it and will not change it\n"),
                        ctl_esc(x->deciding_file));
         } else
-                printf("  %s allow %s     %s\n", ctl_command(o), x->module, _("allow it from now on"));
+                printf("  %s allow %s     %s\n", ctl_command(o), ctl_sh(x->module), _("allow it from now on"));
 }
 
 /* "What you can do" for a denied module. The commands stay as they are typed; the
@@ -222,8 +222,8 @@ static void print_way_out(const CtlOptions *o, const FsgEntry *x) {
         }
         if (o->root)
                 return; /* a load needs the running system */
-        printf("  fsgatectl load %s      %s\n", x->module, _("load it for this boot only, then mount again"));
-        printf("  modprobe %s            %s\n", x->module, _("the same, by hand (root)"));
+        printf("  fsgatectl load %s      %s\n", ctl_sh(x->module), _("load it for this boot only, then mount again"));
+        printf("  modprobe %s            %s\n", ctl_sh(x->module), _("the same, by hand (root)"));
 }
 
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {

@@ -49,6 +49,9 @@ extern const CtlBackend ctl_backend_offline;
  * fsg_cescape()d, so that a name or a line with ESC sequences cannot rewrite the screen.
  * Valid until 16 more calls (enough for the arguments of one printf); never NULL. */
 const char *ctl_esc(const char *s);
+/* w as one shell word (fsg_shell_quote()) fit for a terminal, from ctl_esc()'s ring: every
+ * value in a command printed for a person to run goes through it. */
+const char *ctl_sh(const char *w);
 /* How many columns s takes: its characters (UTF-8), not its bytes. */
 size_t ctl_width(const char *s);
 /* The larger of w and s's width. */

@@ -135,7 +135,7 @@ static void print_changed(Ctl *c, FsgOp op, const FsgState *s) {
                          * offline), %2$s "--runtime " or nothing, %3$s a module name. */
                         printf(_("The hard deny stays; to make it soft: %1$s deny %2$s--soft %3$s\n"),
                                ctl_command(&c->o), streq(own_file_dir(x), "/run/modprobe.d") ? "--runtime " : "",
-                               x->module);
+                               ctl_sh(x->module));
         }
 }
 
@@ -241,11 +241,11 @@ static int grant_names(Ctl *c, char **names, size_t n) {
                          * run as written. */
                         printf(_("%1$s: loaded until %2$s or until %3$s is removed, then unloaded once unused; to end "
                                  "it now: fsgatectl deny %1$s\n"),
-                               x->module, x->granted_until ? ctl_esc(x->granted_until) : "?", ctl_esc(c->grant_device));
+                               ctl_sh(x->module), x->granted_until ? ctl_esc(x->granted_until) : "?", ctl_esc(c->grant_device));
                 else
                         /* TRANSLATORS: %1$s a module, %2$s a time (UTC); the command is run as written. */
                         printf(_("%1$s: loaded until %2$s, then unloaded once unused; to end it now: fsgatectl deny %1$s\n"),
-                               x->module, x->granted_until ? ctl_esc(x->granted_until) : "?");
+                               ctl_sh(x->module), x->granted_until ? ctl_esc(x->granted_until) : "?");
         }
         return 0;
 }

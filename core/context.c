@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 
 #include "context.h"
+#include "shell-quote.h"
 #include "lock.h"
 
 /* Resolves abs the way the system under the root sees it: an absolute symlink target starts
@@ -603,8 +604,10 @@ int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgErr
 
         base = modules_base(c);
         if (kver) {
-                if (strchr(kver, '/') || streq(kver, "..") || streq(kver, ".") || !*kver)
-                        return fsg_error(e, FSG_ERR_INVALID_ARGS, "Invalid kernel release: %s", kver);
+                if (!fsg_kernel_release_is_valid(kver))
+                        return fsg_error(e, FSG_ERR_INVALID_ARGS,
+                                         "Invalid kernel release: %s (only letters, digits and . _ + - may name one)",
+                                         kver);
                 c->kver = strdup(kver);
                 if (!c->kver)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
@@ -612,6 +615,12 @@ int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgErr
                 r = pick_release(c, base, &c->kver);
                 if (r < 0)
                         return fsg_error_errno(e, -r, "Failed to list %s%s", c->root, base);
+                /* An image is hostile input: its newest module tree's name goes into paths
+                 * and into the commands fsgatectl prints (chroot IMG update-initramfs -k KVER). */
+                if (c->kver && !fsg_kernel_release_is_valid(c->kver))
+                        return fsg_error(e, FSG_ERR_INVALID_ARGS,
+                                         "Invalid kernel release %s in %s%s: only letters, digits and . _ + - may "
+                                         "name one; --kernel-release= picks another tree", c->kver, c->root, base);
         }
 
         if (c->kver) {

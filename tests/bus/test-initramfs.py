@@ -163,6 +163,75 @@ class InitramfsTest(unittest.TestCase):
         self.assertNotIn('Warning', self.ctl('audit', 'cis', want=9, env=env).stdout)
         self.assertNotIn('Initramfs', self.ctl('status', 'udf').stdout)
 
+    def image_root(self, name):
+        """A copy of the template at BASE/NAME, with initramfs-tools and hfs denied as setUp's."""
+        root = os.path.join(self.base, name)
+        shutil.copytree(self.template, root, symlinks=True)
+        write(root, 'usr/sbin/update-initramfs', '#!/bin/sh\nexit 1\n')
+        write(root, f'{VENDOR}/60-blacklist_fs-hfs.conf', 'blacklist hfs\n')
+        return root
+
+    def test_a_hostile_release_is_refused(self):
+        """Issue 36 item 5: an image whose module tree is named like a command. fsgatectl
+        refuses the release in words and prints no command with it (it printed `chroot IMG
+        update-initramfs -u -k 9.9.9-amd64 ;touch PWNED;#`)."""
+        hostile = '9.9.9-amd64 ;touch PWNED;#'
+        modules = os.path.join(self.root, 'usr/lib/modules')
+        os.rename(os.path.join(modules, self.kver), os.path.join(modules, hostile))
+        make_initramfs(self.root, hostile, ['hfs', 'minix'], self.base)
+        cwd = tempfile.mkdtemp(dir=self.base)
+        for args in (['allow', 'hfs'], ['initramfs'], ['--json', 'initramfs'], ['status', 'hfs'], ['why', 'hfs'],
+                     [f'--kernel-release={hostile}', 'initramfs']):
+            p = subprocess.run([CONFIG.fsgatectl, f'--root={self.root}', *args], capture_output=True, text=True,
+                               timeout=120, cwd=cwd, env=dict(os.environ, LC_ALL='C.UTF-8'))
+            self.assertEqual(p.returncode, 2, p)
+            self.assertIn('Invalid kernel release', p.stderr, p)
+            self.assertIn('only letters, digits and . _ + - may name one', p.stderr, p)
+            self.assertNotIn('update-initramfs', p.stdout + p.stderr, p)
+        self.assertEqual(os.listdir(cwd), [])
+        # Another release chosen by hand works as ever.
+        os.makedirs(os.path.join(modules, self.kver))
+        shutil.copytree(os.path.join(modules, hostile), os.path.join(modules, self.kver), dirs_exist_ok=True,
+                        symlinks=True)
+        self.ctl(f'--kernel-release={self.kver}', 'status', 'hfs')
+
+    def test_a_root_with_a_space_and_a_quote_gets_a_quoted_command(self):
+        """The printed command, run as written by sh (with a stand-in chroot on PATH that
+        records its arguments), hands chroot the image's path as one word."""
+        root = self.image_root("it's a root; touch PWNED")
+        make_initramfs(root, self.kver, ['hfs', 'minix', 'ufs'], self.base)
+        p = subprocess.run([CONFIG.fsgatectl, f'--root={root}', 'deny', 'ufs'], capture_output=True, text=True,
+                           timeout=120)
+        self.assertEqual(p.returncode, 0, p)
+        bindir = tempfile.mkdtemp(dir=self.base)
+        record = os.path.join(bindir, 'argv')
+        write(bindir, 'chroot', '#!/usr/bin/python3\nimport json, sys\n'
+              f'open({record!r}, "a").write(json.dumps(sys.argv[1:]) + "\\n")\n')
+        os.chmod(os.path.join(bindir, 'chroot'), 0o755)
+        want = [root, 'update-initramfs', '-u', '-k', self.kver]
+        p = subprocess.run([CONFIG.fsgatectl, f'--root={root}', 'initramfs'], capture_output=True, text=True,
+                           timeout=120, env=dict(os.environ, LC_ALL='C.UTF-8'))
+        self.assertEqual(p.returncode, 9, p)
+        prefix = 'To make it again from the configuration as it is now: '
+        text = [line[len(prefix):] for line in p.stdout.splitlines() if line.startswith(prefix)]
+        j = json.loads(subprocess.run([CONFIG.fsgatectl, f'--root={root}', '--json', 'initramfs'],
+                                      capture_output=True, text=True, timeout=120).stdout)
+        p = subprocess.run([CONFIG.fsgatectl, f'--root={root}', 'status', 'ufs'], capture_output=True, text=True,
+                           timeout=120, env=dict(os.environ, LC_ALL='C.UTF-8'))
+        prefix = 'To make the initramfs again from the configuration as it is now: '
+        status = [line.strip()[len(prefix):] for line in p.stdout.splitlines() if line.strip().startswith(prefix)]
+        self.assertEqual(len(text), 1, p)
+        self.assertEqual(status, text)
+        self.assertEqual(j['command'], text[0])
+        cwd = tempfile.mkdtemp(dir=self.base)
+        for command in (text[0], j['command']):
+            self.assertEqual(subprocess.run(['sh', '-n', '-c', command]).returncode, 0, command)
+            subprocess.run(['sh', '-c', command], check=True, cwd=cwd,
+                           env=dict(os.environ, PATH=f'{bindir}:{os.environ["PATH"]}'))
+        with open(record) as f:
+            self.assertEqual([json.loads(line) for line in f], [want, want])
+        self.assertEqual(os.listdir(cwd), [], 'the command ran more than chroot')
+
     def test_no_generator_no_image_and_a_hostile_archive(self):
         before = self.temp_dirs_left()
         os.unlink(os.path.join(self.root, 'usr/sbin/update-initramfs'))

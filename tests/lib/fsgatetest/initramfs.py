@@ -5,6 +5,7 @@ files of modprobe.d only (its copy_file leaves a /dev/null mask out). The real
 update-initramfs runs in the system image (tests/system/scenarios/install.sh)."""
 
 import os
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -37,6 +38,8 @@ def make_initramfs(root, kver, modules, scratch):
                 shutil.copy(path, os.path.join(tree, d, name))
     image = os.path.join(root, 'boot', f'initrd.img-{kver}')
     os.makedirs(os.path.dirname(image), exist_ok=True)
-    subprocess.run(f'cd {tree} && find . | cpio -o -H newc --quiet | zstd -q -f -o {image}', shell=True, check=True)
+    # Quoted: a test's root or release may be hostile on purpose (test-initramfs.py).
+    subprocess.run(f'cd {shlex.quote(tree)} && find . | cpio -o -H newc --quiet | zstd -q -f -o {shlex.quote(image)}',
+                   shell=True, check=True)
     shutil.rmtree(tree)
     return image

@@ -111,9 +111,7 @@ static uint64_t fnv_mix(uint64_t h, const void *p, size_t n) {
         return h;
 }
 
-/* What the modprobe.d directories hold, as one number: each directory's and entry's name,
- * inode, size and change time. Equal before and after a pass: nothing changed while it read. */
-static uint64_t conf_dirs_fingerprint(const FsgContext *c) {
+uint64_t fsg_routes_conf_fingerprint(const FsgContext *c) {
         uint64_t h = UINT64_C(1469598103934665603);     /* FNV-1a */
 
         for (size_t i = 0; i < fsg_n_conf_dirs; i++) {
@@ -155,7 +153,7 @@ int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
         for (unsigned pass = 0; (changed || before != after) && pass < 5; pass++) {
                 _cleanup_(fsg_state_freep) FsgState *s = NULL;
 
-                before = conf_dirs_fingerprint(c);
+                before = fsg_routes_conf_fingerprint(c);
                 r = fsg_state_build(c, NULL, &s, e);
                 if (r < 0)
                         return r;
@@ -164,7 +162,7 @@ int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
                         return r;
                 if (changed && ret_changed)
                         *ret_changed = true;
-                after = conf_dirs_fingerprint(c);
+                after = fsg_routes_conf_fingerprint(c);
         }
         return 0;
 }

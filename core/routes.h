@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "fsg-error.h"
 #include "state.h"
@@ -40,6 +41,12 @@ char *fsg_routes_content(const FsgState *s, const char *hook);
  * runs). *ret_changed (may be NULL): whether the file changed. A file of that name fsgate did
  * not write is left alone (FSG_ERR_FOREIGN_CONFIG). */
 int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e);
+/* What the modprobe.d directories hold, as one number: each directory's and entry's name,
+ * inode, size and change time (an edit in place changes the last two). Equal before and
+ * after a pass of fsg_routes_refresh(): nothing changed while it read; equal for two of the
+ * hook's runs of a route: the configuration it judged is the same. Far cheaper than a state
+ * build: a readdir() and an fstatat() an entry, no file opened. */
+uint64_t fsg_routes_conf_fingerprint(const FsgContext *c);
 /* One write, with fsgate's lock held, for a state built under it (the service's). */
 int fsg_routes_write_locked(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e);
 

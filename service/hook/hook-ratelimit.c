@@ -4,6 +4,8 @@
  *
  *   hook-TYPE.state      TYPE's count (RateLimitCount, ratelimit.h), shared by every hook
  *                        through mmap(); flock()ed by the attempt that opens a window
+ *   hook-TYPE.route      the count of TYPE's routed requests (fsgate-blocked --route)
+ *   hook-TYPE.verdict    what the last state build decided for TYPE's route, and for what
  *   hook-TYPE.reporter   flock()ed by the one child reporting TYPE
  *   hook-reporter-N      N < HOOK_REPORTERS_MAX: flock()ed by any reporting child
  *
@@ -17,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "hook-ratelimit.h"
 #include "macro.h"
@@ -65,7 +68,7 @@ static uint64_t now_ms(void) {
         return (uint64_t) ts.tv_sec * 1000 + (uint64_t) ts.tv_nsec / 1000000;
 }
 
-void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
+static void account(int dir_fd, const char *type, const char *counter, HookVerdict *ret) {
         _cleanup_close_ int fd = -1;
         char name[FSG_NAME_MAX + 32];
         RateLimitCount *c;
@@ -76,7 +79,7 @@ void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
         rl = (RateLimit) { .interval = ret->window_sec * UINT64_C(1000), .burst = ret->burst };
         if (dir_fd < 0)
                 return;
-        (void) snprintf(name, sizeof(name), "hook-%s.state", type);
+        (void) snprintf(name, sizeof(name), "hook-%s.%s", type, counter);
         fd = open_state_file(dir_fd, name);
         if (fd < 0 || fstat(fd, &st) < 0)
                 return;
@@ -88,6 +91,63 @@ void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
                 return;
         ret->log = ret->report = ratelimit_below(&rl, c, fd, now_ms(), &ret->summary);
         (void) munmap(c, sizeof(RateLimitCount));
+}
+
+void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
+        account(dir_fd, type, "state", ret);
+}
+
+void hook_account_route(int dir_fd, const char *type, HookVerdict *ret) {
+        account(dir_fd, type, "route", ret);
+}
+
+typedef struct RouteRecord {
+        uint64_t key;
+        uint32_t verdict;
+        uint32_t magic;
+        uint64_t check;         /* of the fields above: a torn record is no record */
+} RouteRecord;
+
+#define ROUTE_RECORD_MAGIC UINT32_C(0x66737276)
+
+static uint64_t route_record_check(const RouteRecord *r) {
+        uint64_t h = UINT64_C(1469598103934665603);     /* FNV-1a */
+
+        for (const unsigned char *b = (const unsigned char *) r; b < (const unsigned char *) &r->check; b++)
+                h = (h ^ *b) * UINT64_C(1099511628211);
+        return h;
+}
+
+int hook_route_verdict_get(int dir_fd, const char *type, uint64_t key) {
+        _cleanup_close_ int fd = -1;
+        char name[FSG_NAME_MAX + 32];
+        RouteRecord r;
+
+        if (dir_fd < 0)
+                return -ENOENT;
+        (void) snprintf(name, sizeof(name), "hook-%s.verdict", type);
+        fd = open_state_file(dir_fd, name);
+        if (fd < 0)
+                return fd;
+        if (pread(fd, &r, sizeof(r), 0) != (ssize_t) sizeof(r) || r.magic != ROUTE_RECORD_MAGIC ||
+            r.check != route_record_check(&r) || r.key != key)
+                return -ENOENT;
+        return (int) r.verdict;
+}
+
+void hook_route_verdict_put(int dir_fd, const char *type, uint64_t key, unsigned verdict) {
+        _cleanup_close_ int fd = -1;
+        char name[FSG_NAME_MAX + 32];
+        RouteRecord r = { .key = key, .verdict = verdict, .magic = ROUTE_RECORD_MAGIC };
+
+        if (dir_fd < 0)
+                return;
+        (void) snprintf(name, sizeof(name), "hook-%s.verdict", type);
+        fd = open_state_file(dir_fd, name);
+        if (fd < 0)
+                return;
+        r.check = route_record_check(&r);
+        (void) !pwrite(fd, &r, sizeof(r), 0);
 }
 
 int hook_claim_reporter(int dir_fd, const char *type, int ret_fds[static 2]) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /* Any user who may create a user namespace can make the kernel run the hook as root, as
  * often as it likes (`unshare -Urm mount -t hfs ...`). What one attempt may cost therefore
@@ -27,6 +28,19 @@ int hook_state_open(void);
  * is logged (a block never goes unseen) and none is reported (what costs a process and a
  * bus connection is never unbounded). */
 void hook_account(int dir_fd, const char *type, HookVerdict *ret);
+
+/* The same count for a request the routes file sent (fsgate-blocked --route), kept apart
+ * (hook-TYPE.route): where a deny of fsgate's and a route a moment older than it both run for
+ * one request, each counts it once in its own window. It is taken before anything is built:
+ * past the burst a route costs what the verdict below costs. */
+void hook_account_route(int dir_fd, const char *type, HookVerdict *ret);
+
+/* What the last state build decided for TYPE's route (fsgate-blocked.c's RouteVerdict), kept
+ * in hook-TYPE.verdict with the key it was decided for (the configuration's fingerprint, the
+ * module, the kernel). A route past its burst acts on it instead of building the state. A
+ * record that is missing, torn (two writers at once) or for another key: -ENOENT. */
+int hook_route_verdict_get(int dir_fd, const char *type, uint64_t key);
+void hook_route_verdict_put(int dir_fd, const char *type, uint64_t key, unsigned verdict);
 
 /* Claims the right to report TYPE: one reporter per type, HOOK_REPORTERS_MAX in all. On
  * success ret_fds[] hold the two locks; a child forked before they are closed keeps them

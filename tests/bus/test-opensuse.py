@@ -161,6 +161,9 @@ class RoutesTest(BusTestCase):
         scratch = tempfile.mkdtemp(dir=self.workdir)   # per test: the class shares its workdir
         self.kmsg = os.path.join(scratch, 'kmsg')
         open(self.kmsg, 'w').close()    # the hook appends to it, as to /dev/kmsg; it creates nothing
+        # The hook's counts per test: each route request counts against its type's burst
+        # (service/hook/hook-ratelimit.h), and the class's tests route hfs several times.
+        self.hook_rundir = os.path.join(scratch, 'run-fsgate')
         self.modprobe_log = os.path.join(scratch, 'modprobe.log')
         # A stand-in for /sbin/modprobe: the host loads no module. It records what the hook
         # asked, which is the hook's whole part of a load.
@@ -170,7 +173,8 @@ class RoutesTest(BusTestCase):
         os.chmod(self.modprobe, 0o755)
 
     def hook(self, *args):
-        env = dict(self.stack.env, FSGATE_ROOT=self.root, FSGATE_KMSG=self.kmsg, FSGATE_MODPROBE=self.modprobe)
+        env = dict(self.stack.env, FSGATE_ROOT=self.root, FSGATE_KMSG=self.kmsg, FSGATE_MODPROBE=self.modprobe,
+                   FSGATE_RUNTIME_DIR=self.hook_rundir)
         p = subprocess.run([CONFIG.hook, *args], env=env, capture_output=True, text=True, timeout=30)
         self.assertEqual(p.returncode, 0, p)
         return p.stdout

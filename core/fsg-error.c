@@ -34,6 +34,7 @@ static const struct {
         [FSG_ERR_NO_KERNEL]          = { "org.fsgate.fsgate1.Error.NoKernel",          10, ENOPKG       },
         [FSG_ERR_HARD_DENY_IGNORED]  = { "org.fsgate.fsgate1.Error.HardDenyIgnored",   5, EOPNOTSUPP    },
         [FSG_ERR_NEEDED_FOR_BOOT]    = { "org.fsgate.fsgate1.Error.NeededForBoot",     5, EBUSY         },
+        [FSG_ERR_DEPENDENCY_DENIED]  = { "org.fsgate.fsgate1.Error.DependencyDenied",  5, EPERM         },
 };
 
 static int error_to_errno(FsgErrorCode code) {

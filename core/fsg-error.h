@@ -28,6 +28,7 @@ typedef enum FsgErrorCode {
         FSG_ERR_NO_KERNEL,         /* no (usable) module tree: nothing can be judged against it */
         FSG_ERR_HARD_DENY_IGNORED, /* kmod would ignore the install command a hard deny writes */
         FSG_ERR_NEEDED_FOR_BOOT,   /* a deny of what /, /usr, /boot or the ESP is on */
+        FSG_ERR_DEPENDENCY_DENIED, /* a grant would load a denied module along with its own */
         _FSG_ERR_MAX,
 } FsgErrorCode;
 

@@ -64,7 +64,15 @@ char *fsg_grant_format(const FsgGrant *g) {
                          "module=%s\nuid=%" PRIu32 "\nsince=%" PRIu64 "\nuntil=%" PRIu64 "\nends=%" PRIu64 "\nboot=%s\n",
                      g->module, g->module, g->uid, g->since_usec, g->until_usec, g->ends_usec, boot) < 0)
                 return NULL;
-        if (*g->device) {
+        if (*g->deps) {
+                char *t;
+
+                if (asprintf(&t, "%sdeps=%s\n", s, g->deps) < 0)
+                        t = NULL;
+                free(s);
+                s = t;
+        }
+        if (s && *g->device) {
                 char *t;
 
                 if (asprintf(&t, "%sdevice=%s\ndevnum=%" PRIu32 ":%" PRIu32 "\ndiskseq=%" PRIu64 "\n", s, g->device,
@@ -197,6 +205,25 @@ bool fsg_grant_medium_present(const FsgGrant *g) {
         return !*g->device || diskseq_of(g->major, g->minor) == g->diskseq;
 }
 
+/* Module names, one space between each: what fsg_grant_format() writes, nothing else. */
+static bool deps_are_valid(const char *v) {
+        char name[FSG_NAME_MAX + 1];
+
+        for (const char *p = v;; p++) {
+                size_t n = strcspn(p, " ");
+
+                if (n == 0 || n > FSG_NAME_MAX)
+                        return false;
+                memcpy(name, p, n);
+                name[n] = 0;
+                if (!fsg_name_is_valid(name))
+                        return false;
+                p += n;
+                if (!*p)
+                        return true;
+        }
+}
+
 static int parse_u64(const char *v, uint64_t *ret) {
         char *end;
 
@@ -258,6 +285,11 @@ int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGr
                                 return -EINVAL;
                         g.major = ma;
                         g.minor = mi;
+                } else if (streq(line, "deps")) {
+                        bit = 512;
+                        if (!deps_are_valid(eq) || strlen(eq) >= sizeof(g.deps))
+                                return -EINVAL;
+                        snprintf(g.deps, sizeof(g.deps), "%s", eq);
                 } else if (streq(line, "ends")) {
                         bit = 256;
                         if (parse_u64(eq, &g.ends_usec) < 0 || g.ends_usec == 0)

@@ -30,6 +30,7 @@
 #define FSG_GRANT_DEVICE_SECONDS_DEFAULT (UINT64_C(24) * 3600)
 #define FSG_GRANT_DEVICE_MAX 64
 #define FSG_GRANT_ID_LEN 32
+#define FSG_GRANT_DEPS_MAX 256
 
 typedef struct FsgGrant {
         char id[FSG_GRANT_ID_LEN + 1];  /* 128 random bits in hex: the record's file name */
@@ -41,6 +42,10 @@ typedef struct FsgGrant {
          * delay (records are of one boot). Records of older versions have none: filled in
          * from until_usec when read (fsg_grants_read()). */
         uint64_t ends_usec;
+        /* The modules the grant's load inserted before the module, in kmod's order, space-
+         * separated ("" for none): unloaded after it at the end, in reverse, so that nothing a
+         * grant loaded outlives it. */
+        char deps[FSG_GRANT_DEPS_MAX];
         /* For one medium only ("" and 0 when not): its node as asked, its device number, and
          * the kernel's sequence number of the medium (diskseq: a new medium in the same port,
          * or a loop device set up again, has a new one). The grant ends when it is gone. */

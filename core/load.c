@@ -3,7 +3,66 @@
 #include <libkmod.h>
 
 #include "autoload.h"
+#include "modtree.h"
+#include "name.h"
 #include "store.h"
+#include "strv.h"
+#include "usage.h"
+
+static void collect_module(void *userdata, unsigned column, char *word) {
+        char ***live = userdata;
+
+        if (column == 0) {
+                fsg_name_normalize(word);
+                (void) strv_extend(live, word);
+        }
+}
+
+int fsg_load_new_dependencies(const FsgContext *c, const char *module, char ***ret, FsgError *e) {
+        _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
+        _cleanup_(fsg_modtree_freep) FsgModTree *t = NULL;
+        _cleanup_strv_free_ char **chain = NULL, **live = NULL, **deps = NULL;
+        int r;
+
+        *ret = NULL;
+        r = fsg_kmod_new_plain(c, &k, e);
+        if (r < 0 || !k)
+                return r;
+        r = fsg_kmod_load_chain(k, module, &chain);
+        if (r == -ENOENT)
+                return 0;
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot tell which modules a load of %s inserts: %s", module,
+                                 strerror(-r));
+        r = fsg_modtree_load(c, &t, e);
+        if (r < 0)
+                return r;
+        r = fsg_read_table(c, "/proc/modules", collect_module, &live);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot read %s/proc/modules: %s", c->root, strerror(-r));
+        for (char **m = chain; m && *m; m++) {
+                if (fsg_modtree_is_builtin(t, *m) || strv_contains(live, *m))
+                        continue;
+                if (strv_extend(&deps, *m) < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        }
+        *ret = TAKE_PTR(deps);
+        return 0;
+}
+
+int fsg_load_refuse_denied_dependencies(const FsgState *s, const char *module, char * const *deps, FsgError *e) {
+        for (char * const *d = deps; d && *d; d++) {
+                const FsgEntry *x = fsg_state_find_module(s, *d);
+
+                if (x && x->denied && !x->loaded && !x->builtin)
+                        return fsg_error(e, FSG_ERR_DEPENDENCY_DENIED,
+                                         "%s needs %s, which is denied (%s): a grant loads nothing another deny keeps "
+                                         "out; allow %s first, or grant it too", module, x->module,
+                                         *x->deciding_file ? x->deciding_file : "the kernel command line",
+                                         x->module);
+        }
+        return 0;
+}
 
 int fsg_load_possible(const FsgContext *c, const char *module, FsgError *e) {
         if (fsg_context_is_running_system(c))

@@ -125,6 +125,13 @@ int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError
 /* HardDenied if loading x now would step past a hard deny, its own or one of the dependencies
  * the load would insert (not the loaded ones); 0 if not (or nothing is to be loaded). */
 int fsg_load_refused(const FsgEntry *x, FsgError *e);
+/* The modules a load of module would insert before it now, in kmod's order: its load chain
+ * without what ROOT/proc/modules lists or the kernel has built in. What a grant loads, and
+ * unloads again at its end (*ret NULL: nothing else; no module tree: nothing). */
+int fsg_load_new_dependencies(const FsgContext *c, const char *module, char ***ret, FsgError *e);
+/* DependencyDenied when one of deps (fsg_load_new_dependencies()) is a filesystem module s
+ * says is denied: a grant loads what it was asked for, not another deny's module with it. */
+int fsg_load_refuse_denied_dependencies(const FsgState *s, const char *module, char * const *deps, FsgError *e);
 /* LoadFailed, in words, unless c is the running system: a service or CLI working on an image
  * never loads into the kernel it runs on (the image's module files are not that kernel's). */
 int fsg_load_possible(const FsgContext *c, const char *module, FsgError *e);

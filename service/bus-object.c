@@ -514,6 +514,32 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
 static const char grant_message[] =
         N_("Authentication is required to load the $(module) filesystem module for a while.");
 
+/* What a grant of module loads with it, as its record's deps= ("" for nothing): refused with
+ * DependencyDenied when a deny keeps one of them out. */
+static int grant_dependencies(Manager *m, const char *module, char deps[static FSG_GRANT_DEPS_MAX], FsgError *e) {
+        _cleanup_strv_free_ char **l = NULL;
+        const FsgState *s;
+        size_t n = 0;
+        int r;
+
+        r = fsg_load_new_dependencies(m->ctx, module, &l, e);
+        if (r >= 0)
+                r = manager_state(m, &s, e);
+        if (r >= 0)
+                r = fsg_load_refuse_denied_dependencies(s, module, l, e);
+        if (r < 0)
+                return r;
+        deps[0] = 0;
+        for (char **d = l; d && *d; d++) {
+                int k = snprintf(deps + n, FSG_GRANT_DEPS_MAX - n, "%s%s", n ? " " : "", *d);
+
+                if (k < 0 || (size_t) k >= FSG_GRANT_DEPS_MAX - n)
+                        return fsg_error(e, FSG_ERR_FAILED, "%s has more dependencies than a grant records", module);
+                n += k;
+        }
+        return 0;
+}
+
 static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const FsgState *s;
@@ -536,6 +562,10 @@ static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
             !manager_module_granted(m, req->module))
                 return sd_bus_reply_method_return(call, "s", "");
         r = fsg_grant_new(req->module, uid, fsg_realtime_usec(), fsg_boottime_usec(), req->seconds, &g, &e);
+        /* Again: a deny of a dependency may have come while polkit asked. Recorded before the
+         * load, as the grant itself, so that its end unloads them. */
+        if (r >= 0 && !manager_module_granted(m, req->module))
+                r = grant_dependencies(m, req->module, g.deps, &e);
         /* The medium again: another one may have taken its place while polkit asked. */
         if (r >= 0 && *req->medium.device) {
                 r = fsg_grant_set_medium(&g, req->medium.device, &e);
@@ -675,6 +705,14 @@ static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *erro
         }
         if (fsg_load_refused(x, &e) < 0)
                 return manager_reply_error(call, &e);
+        /* Refused before polkit is asked, by name: a dependency another deny keeps out
+         * (grant_dependencies() may rebuild the state: x is not used after it). */
+        if (!x->loaded) {
+                char deps[FSG_GRANT_DEPS_MAX];
+
+                if (grant_dependencies(m, req.module, deps, &e) < 0)
+                        return manager_reply_error(call, &e);
+        }
         if (m->n_grants >= FSG_GRANTS_MAX)
                 return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_LIMITS_EXCEEDED,
                                                   "There are %u grants already, the most fsgated keeps", FSG_GRANTS_MAX);

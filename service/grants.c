@@ -47,6 +47,45 @@ bool manager_grants_hold(const Manager *m) {
 
 static void arm(Manager *m);
 
+/* After module went (or was never loaded): what its grants loaded with it goes too, newest
+ * first, one try each (only the kernel's refcount keeps one: then something else uses it).
+ * keep: module stays (allowed now), and so does what it needs. */
+static void end_dependencies(Manager *m, const char *module, bool keep) {
+        for (size_t i = 0; m->unload_deps && m->unload_deps[i] && m->unload_deps[i + 1];) {
+                _cleanup_strv_free_ char **deps = NULL;
+                char *list = m->unload_deps[i + 1];
+
+                if (!streq(m->unload_deps[i], module)) {
+                        i += 2;
+                        continue;
+                }
+                for (char *w = strtok(list, " "); w && !keep; w = strtok(NULL, " "))
+                        (void) strv_extend(&deps, w);
+                for (size_t k = strv_length(deps); k-- > 0;) {
+                        FsgError e = {};
+                        int r;
+
+                        if (manager_module_granted(m, deps[k]))
+                                continue;
+                        r = fsg_unload(m->ctx, deps[k], &e);
+                        if (r == -EBUSY)
+                                log_plain(LOG_NOTICE, "%s stays loaded: loaded with %s's grant, it is in use by "
+                                          "something else now", deps[k], module);
+                        else if (r < 0)
+                                log_plain(r == -EOPNOTSUPP ? LOG_INFO : LOG_WARNING, "%s", e.message);
+                        else
+                                log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, deps[k], UINT32_MAX, NULL,
+                                          "%s unloaded: loaded with %s's grant, which ended", deps[k], module);
+                }
+                free(m->unload_deps[i]);
+                free(list);
+                memmove(&m->unload_deps[i], &m->unload_deps[i + 2],
+                        (strv_length(m->unload_deps + i + 2) + 1) * sizeof(char *));
+        }
+        if (strv_isempty(m->unload_deps))
+                m->unload_deps = strv_free(m->unload_deps);
+}
+
 /* One pass over the modules whose last grant ended: unloaded where nothing else allows or
  * uses them; the others wait for the next pass. */
 static void try_unloads(Manager *m) {
@@ -69,10 +108,13 @@ static void try_unloads(Manager *m) {
                 }
                 x = fsg_state_find_module(s, *p);
                 if (!x || !x->loaded || x->builtin || !x->denied) {
-                        if (x && x->loaded && !x->builtin)
+                        bool stays = x && x->loaded && !x->builtin;
+
+                        if (stays)
                                 log_plain(LOG_NOTICE, "%s stays loaded after its grant: %s allows it now", *p,
                                           *x->deciding_file ? x->deciding_file : "the default");
                         strv_remove(m->unload_announced, *p);
+                        end_dependencies(m, *p, stays);
                         continue;
                 }
                 r = x->mounted ? -EBUSY : fsg_unload(m->ctx, *p, &e);
@@ -92,6 +134,7 @@ static void try_unloads(Manager *m) {
                         log_grant(FSGATE_MESSAGE_GRANT_ENDED, LOG_NOTICE, *p, UINT32_MAX, NULL,
                                   "%s unloaded: its grant ended and nothing uses it; the deny is in force again", *p);
                 strv_remove(m->unload_announced, *p);
+                end_dependencies(m, *p, r < 0);
         }
         if (strv_isempty(m->unload_pending))
                 m->unload_pending = strv_free(m->unload_pending);
@@ -117,6 +160,8 @@ static void grant_end(Manager *m, size_t i, const char *reason) {
          * (TEST=="/run/fsgate/grants") starts no program for every medium. */
         if (m->n_grants == 0)
                 fsg_grants_dir_remove_if_empty(m->ctx);
+        if (*g.deps && (strv_extend(&m->unload_deps, g.module) < 0 || strv_extend(&m->unload_deps, g.deps) < 0))
+                log_plain(LOG_WARNING, "Out of memory: %s, loaded with %s's grant, may stay loaded", g.deps, g.module);
         if (!manager_module_granted(m, g.module) && !strv_contains(m->unload_pending, g.module))
                 (void) strv_extend(&m->unload_pending, g.module);
 }
@@ -275,6 +320,7 @@ void manager_grants_done(Manager *m) {
         m->n_grants = 0;
         m->unload_pending = strv_free(m->unload_pending);
         m->unload_announced = strv_free(m->unload_announced);
+        m->unload_deps = strv_free(m->unload_deps);
 }
 
 int manager_append_grants(const Manager *m, sd_bus_message *reply) {

@@ -25,6 +25,8 @@ typedef struct Manager {
         sd_event_source *grant_timer;   /* at the next end */
         char **unload_pending;  /* modules whose last grant ended and that are still loaded */
         char **unload_announced; /* those of them said to be in use already (one line each) */
+        char **unload_deps;     /* pairs: a module of an ended grant, what its grants loaded with it
+                                 * ("fuse configfs"), unloaded once the module is gone */
         sd_event_source *watch_timer;    /* media of device grants, waiting unloads */
 } Manager;
 

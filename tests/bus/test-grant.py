@@ -159,6 +159,26 @@ class GrantTest(BusTestCase):
         self.assertEqual(self.grants(), [])
         self.assertRegex(st.daemon_output()[self._log_mark:], r'Grant [0-9a-f]{32} of hfs .* ended: failed')
 
+    def test_denied_dependency_is_refused_by_name(self):
+        # virtiofs needs fuse: with fuse denied, a grant of virtiofs would load fuse too, and
+        # leave it loaded while "status fuse" says denied. Refused, by name, before polkit.
+        st = self.stack
+        self.assertReplyOk(st.send('Deny', 'virtiofs', 0))
+        self.assertReplyOk(st.send('Deny', 'fuse', 0))
+        before = snapshot(self.root)
+        st.mock_polkit_clear()
+        r = st.gdbus('Grant', 'virtiofs', scope(60), 'uint64 0', uid=NOBODY)
+        self.assertError(r, ERR + 'DependencyDenied', 'virtiofs needs fuse, which is denied')
+        self.assertEqual(st.mock_polkit_calls(), [])
+        r = st.ctl('allow', '--for=4s', 'virtiofs')
+        self.assertEqual(r.rc, 5, r)
+        self.assertIn('allow fuse first, or grant it too', r.err)
+        self.assertEqual(snapshot(self.root), before)
+        self.assertEqual(self.records(), [])
+        # fuse allowed again: the grant goes on (and fails only at the load, on this image).
+        self.assertReplyOk(st.send('Reset', 'fuse', 0))
+        self.assertError(st.gdbus('Grant', 'virtiofs', scope(60), 'uint64 0'), ERR + 'LoadFailed', 'virtiofs')
+
     def test_caller_not_allowed(self):
         st = self.stack
         r = st.gdbus('Grant', 'hfs', scope(90), 'uint64 0', uid=NOBODY)

@@ -52,6 +52,27 @@ TEST(ends_by_the_boot_clock) {
         ASSERT(fsg_grant_in_force(&g, boot));
 }
 
+/* What a grant loaded with its module goes into the record and comes back; anything but
+ * module names one space apart is no record. */
+TEST(deps_round_trip_and_strict) {
+        static const char * const bad[] = { "", " fuse", "fuse ", "fuse  dlm", "../x", "fuse\tdlm" };
+        _cleanup_free_ char *text = NULL;
+        FsgGrant g, back;
+        FsgError e = {};
+        char record[256];
+
+        ASSERT_OK_E(fsg_grant_new("gfs2", 0, 1000000, 1000000, 60, &g, &e), &e);
+        snprintf(g.deps, sizeof(g.deps), "%s", "configfs dlm");
+        text = fsg_grant_format(&g);
+        ASSERT(text);
+        ASSERT(fsg_grant_parse(text, g.id, BOOT, &back) == 0);
+        ASSERT_STREQ(back.deps, "configfs dlm");
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                snprintf(record, sizeof(record), "module=hfs\nuid=0\nsince=1\nuntil=2\nboot=" BOOT "\ndeps=%s\n", bad[i]);
+                ASSERT(fsg_grant_parse(record, ID, BOOT, &back) < 0);
+        }
+}
+
 /* A record an older fsgated wrote (no ends=) is read, its end taken from the wall clock. */
 TEST(parse_without_ends) {
         FsgGrant g;

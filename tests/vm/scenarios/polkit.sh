@@ -19,7 +19,10 @@
 #     FIGURES"); then a mount of minix is blocked again. A grant for one medium (a loop
 #     device over a minix image, the medium's diskseq): mounted read-only (a write fails),
 #     and once the loop device is detached minix is unloaded (the time from the removal is
-#     printed); then fsgated exits when idle.
+#     printed). Its end by time does not move when the wall clock is set back an hour. A
+#     grant for a medium that holds no minix (/dev/vda) is refused. A grant of virtiofs with
+#     fuse denied is refused (DependencyDenied); with fuse allowed, its end unloads virtiofs
+#     and then fuse, which it loaded. Then fsgated exits when idle.
 # vm-boots: 1
 
 set -eu
@@ -219,4 +222,22 @@ assert_eq "$(busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" Grants)" "a
 expect_state minix denied vendor
 probe_mount minix "$FSGATE_SCRATCH_DISK"
 assert_eq "$PROBE_RESULT" unknown "a mount of minix after the medium went"
+step "grant and its dependencies: virtiofs needs fuse"
+fsgatectl deny virtiofs >/dev/null || fail "fsgatectl deny virtiofs failed"
+fsgatectl deny fuse >/dev/null || fail "fsgatectl deny fuse failed"
+is_loaded fuse && fail "fuse is loaded before the grant (the scenario needs it out)"
+_rc=0
+_out=$(fsgatectl allow --for=20s virtiofs 2>&1) || _rc=$?
+assert_eq "$_rc" 5 "the exit status of a grant of virtiofs with fuse denied"
+assert_contains "$_out" "virtiofs needs fuse, which is denied" "fsgatectl allow --for=20s virtiofs"
+is_loaded virtiofs && fail "a refused grant loaded virtiofs"
+is_loaded fuse && fail "a refused grant loaded fuse"
+fsgatectl reset fuse >/dev/null || fail "fsgatectl reset fuse failed"
+_out=$(fsgatectl allow --for=6s virtiofs) || fail "fsgatectl allow --for=6s virtiofs failed: $_out"
+is_loaded virtiofs || fail "the grant did not load virtiofs"
+is_loaded fuse || fail "the grant did not load fuse with virtiofs"
+wait_while 120 "virtiofs still loaded 2 min after its 6 s grant" is_loaded virtiofs
+wait_while 30 "fuse, loaded with virtiofs's grant, still loaded after virtiofs went" is_loaded fuse
+pass "the grant's end unloaded virtiofs, then fuse, which it had loaded with it"
+fsgatectl reset virtiofs >/dev/null || fail "fsgatectl reset virtiofs failed"
 wait_fsgated_exit 60

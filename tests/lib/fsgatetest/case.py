@@ -215,7 +215,24 @@ def main():
     def on_term(signum, frame):
         raise KeyboardInterrupt(f'signal {signum}')
     signal.signal(signal.SIGTERM, on_term)
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+    run_tests([sys.argv[0]] + rest, verbosity=2)
+
+
+def run_tests(argv, verbosity=1):
+    """unittest's run, ended with meson's exit statuses: 77 (SKIP) when every test was
+    skipped (a suite whose inputs are missing must not read as OK), unless CI=true, where
+    that is a failure: CI runs where every input is meant to be."""
+    result = unittest.main(argv=argv, verbosity=verbosity, exit=False).result
+    if not result.wasSuccessful():
+        sys.exit(1)
+    if result.testsRun and len(result.skipped) == result.testsRun:
+        reasons = '; '.join(sorted({why for _, why in result.skipped}))
+        if os.environ.get('CI') == 'true':
+            print(f'FAIL: every test skipped, under CI=true: {reasons}', file=sys.stderr)
+            sys.exit(1)
+        print(f'SKIP: every test skipped: {reasons}', file=sys.stderr)
+        sys.exit(77)
+    sys.exit(0)
 
 
 def cli_main(need=(), root=False):
@@ -236,4 +253,4 @@ def cli_main(need=(), root=False):
     if root and os.geteuid() != 0:
         print('SKIP: root only', file=sys.stderr)
         sys.exit(77)
-    unittest.main(argv=[sys.argv[0], '-v'] + rest)
+    run_tests([sys.argv[0]] + rest, verbosity=2)

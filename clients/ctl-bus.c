@@ -113,7 +113,7 @@ static int read_entry(sd_bus_message *m, FsgEntry *x) {
 }
 
 static int state_new(size_t n, FsgState **ret) {
-        FsgState *s = calloc(1, sizeof(FsgState));
+        FsgState *s = fsg_state_new();
         if (!s || !(s->entries = calloc(n + 1, sizeof(FsgEntry)))) {
                 free(s);
                 return -ENOMEM;
@@ -170,7 +170,7 @@ static void read_grants(sd_bus *bus, FsgState *s) {
 static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         size_t cap = 64;
         int r;
 
@@ -209,7 +209,7 @@ static int bus_one(const CtlOptions *o, const char *method, const char *name,
                    int (*read)(sd_bus_message *m, FsgEntry *x), FsgState **ret, FsgError *e) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         int r;
 
         r = call(o, &bus, &reply, e, method, "s", name);

@@ -227,7 +227,7 @@ static void print_way_out(const CtlOptions *o, const FsgEntry *x) {
 }
 
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_free_ char *type = NULL;
         const char *device;
         FsgError e = {};

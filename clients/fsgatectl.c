@@ -48,7 +48,7 @@ typedef struct Verb {
 } Verb;
 
 static int verb_list(int argc, char *argv[], Ctl *c) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
         if (c->be->list(&c->o, &s, &e) < 0)
@@ -78,7 +78,7 @@ static void ctl_status_extras_done(CtlStatusExtras *x) {
 }
 
 static int verb_status(int argc, char *argv[], Ctl *c) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
         if (c->be->describe(&c->o, argv[1], &s, &e) < 0)
@@ -193,7 +193,7 @@ static int change_names(Ctl *c, FsgOp op, char **names, size_t n) {
                         ctl_warn_unreadable(after[i]);
                         print_changed(c, op, after[i]);
                 }
-                fsg_state_free(after[i]);
+                fsg_state_unref(after[i]);
         }
         free(after);
         return r;
@@ -215,7 +215,7 @@ static void print_not_granted(const FsgEntry *x) {
 /* allow --for: a grant each, one after the other (no dry run: a grant changes no file). */
 static int grant_names(Ctl *c, char **names, size_t n) {
         for (size_t i = 0; i < n; i++) {
-                _cleanup_(fsg_state_freep) FsgState *after = NULL;
+                _cleanup_(fsg_state_unrefp) FsgState *after = NULL;
                 _cleanup_free_ char *id = NULL;
                 const FsgEntry *x;
                 FsgError e = {};
@@ -305,7 +305,7 @@ static int verb_exempt_loaded(int argc, char *argv[], Ctl *c) {
 /* Every word a NAME argument accepts (modules and their types), one a line: what the shell
  * completions offer, from the service or, with --root, from the image. */
 static int verb_list_names(int argc, char *argv[], Ctl *c) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_strv_free_ char **names = NULL;
         FsgError e = {};
 

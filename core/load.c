@@ -79,7 +79,7 @@ int fsg_load_possible(const FsgContext *c, const char *module, FsgError *e) {
  * apply either — the same as an admin typing "modprobe --ignore-install NAME". The context
  * reads no configuration, so that no install command can run from here. */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
         struct kmod_module *m = NULL;
         const FsgEntry *x;

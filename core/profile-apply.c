@@ -127,7 +127,7 @@ static int plan_module(const FsgContext *c, const FsgState *current, FsgWhatIfMe
 
 int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *name,
                      uint64_t flags, FsgProfilePlan **ret, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *built = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
         _cleanup_(fsg_profile_freep) FsgProfile *prof = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *tree = NULL;

@@ -151,7 +151,7 @@ int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
          * (a package's files arriving during a read would be missed). Five passes bound a
          * configuration that keeps changing. */
         for (unsigned pass = 0; (changed || before != after) && pass < 5; pass++) {
-                _cleanup_(fsg_state_freep) FsgState *s = NULL;
+                _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
 
                 before = fsg_routes_conf_fingerprint(c);
                 r = fsg_state_build(c, NULL, &s, e);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <assert.h>
 
 #include "attribution.h"
 #include "autoload.h"
@@ -335,7 +336,7 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         _cleanup_(fsg_modtree_freep) FsgModTree *t = NULL;
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL, *plain = NULL;
         _cleanup_strv_free_ char **modules = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         int r;
 
         r = fsg_config_load(c, ov, &cfg, e);
@@ -368,7 +369,7 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         }
         strv_sort_unique(modules);
 
-        s = calloc(1, sizeof(FsgState));
+        s = fsg_state_new();
         if (!s)
                 goto oom;
         s->entries = calloc(strv_length(modules) + 1, sizeof(FsgEntry));
@@ -430,7 +431,7 @@ int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, con
                 return r;
         }
         /* No kernel to ask: the name is taken as a module's, with what the files say of it. */
-        fsg_state_free(*built);
+        fsg_state_unref(*built);
         *built = NULL;
         r = fsg_state_build(c, &ov, built, e);
         if (r < 0)
@@ -439,7 +440,7 @@ int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, con
 }
 
 int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *all = NULL, *one = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *all = NULL, *one = NULL;
         const FsgEntry *x;
         FsgEntry *from;
         int r;
@@ -450,7 +451,7 @@ int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, F
         r = fsg_state_resolve_unknown_kernel(c, all, name, &all, &x, e);
         if (r < 0)
                 return r;
-        one = calloc(1, sizeof(FsgState));
+        one = fsg_state_new();
         if (!one || !(one->entries = calloc(1, sizeof(FsgEntry))))
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         /* Moved, not copied: the full state is freed without it. */
@@ -496,8 +497,25 @@ void fsg_entry_done(FsgEntry *x) {
         *x = (FsgEntry) {};
 }
 
-FsgState *fsg_state_free(FsgState *s) {
+FsgState *fsg_state_new(void) {
+        FsgState *s = calloc(1, sizeof(FsgState));
+
+        if (s)
+                s->n_ref = 1;
+        return s;
+}
+
+FsgState *fsg_state_ref(FsgState *s) {
+        assert(s && s->n_ref > 0);
+        s->n_ref++;
+        return s;
+}
+
+FsgState *fsg_state_unref(FsgState *s) {
         if (!s)
+                return NULL;
+        assert(s->n_ref > 0);
+        if (--s->n_ref > 0)
                 return NULL;
         for (size_t i = 0; i < s->n; i++)
                 fsg_entry_done(&s->entries[i]);

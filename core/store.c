@@ -168,7 +168,7 @@ void fsg_what_if_memo_clear(FsgWhatIfMemo *memo) {
  * that asking again, as every unauthorized caller may, costs a lookup. */
 static int what_if(const FsgContext *c, FsgWhatIfMemo *memo, const char *path, bool as_mask, const char *content,
                    const char *module, FsgWhatIf *ret, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_free_ char *key = NULL, *source = NULL, *cmd = NULL, *cmd_source = NULL;
         FsgOverride ov = { .path = path, .as_mask = as_mask, .module = module, .content = content };
         char sha[FSG_SHA256_HEX_SIZE] = "";
@@ -611,7 +611,7 @@ static int plan_target(Planning *pl, FsgError *e) {
 
 int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgOp op, const char *name,
                     uint64_t flags, FsgPlan *p, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *built = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
         _cleanup_(fsg_what_if_memo_clear) FsgWhatIfMemo own = {};
         uint64_t valid = FSG_FLAG_DRY_RUN |
                          (op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
@@ -765,7 +765,7 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
 
 int fsg_exempt_loaded_locked(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
                              FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_strv_free_ char **done = NULL, **failed = NULL, **unmounted = NULL;
         int r;
 

@@ -319,7 +319,7 @@ static bool reported_before(Manager *m, const char *devnode, sd_device *d, const
 
 static int report(sd_bus_message *call, Manager *m, const char *type, const char *device) {
         _cleanup_(sd_device_unrefp) sd_device *d = NULL;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
         FsgError e = {};
 

@@ -92,7 +92,7 @@ static void try_unloads(Manager *m) {
         _cleanup_strv_free_ char **pending = TAKE_PTR(m->unload_pending);
 
         for (char **p = pending; p && *p; p++) {
-                const FsgState *s;
+                _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
                 const FsgEntry *x;
                 FsgError e = {};
                 int r;

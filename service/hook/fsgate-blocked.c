@@ -162,7 +162,7 @@ static int hand_over(const char *devnode) {
  * ordinary disks do not start the service at every boot. */
 static int device_mode(const char *devnode) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const char *type = getenv("ID_FS_TYPE"), *root = secure_getenv("FSGATE_ROOT");
         const FsgEntry *x;
 
@@ -283,7 +283,7 @@ static int route_load(const char *type, const char *module) {
 static int route_mode(const char *type, const char *module) {
         _cleanup_close_ int dir_fd = hook_state_open();
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
         RouteVerdict verdict;
         HookVerdict v;
@@ -365,7 +365,7 @@ static void report_device(const FsgContext *c, FsgState **s, sd_device *d) {
 static int report_mode(const char *devnode) {
         _cleanup_(sd_device_unrefp) sd_device *d = NULL;
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
 
         alarm(60);
         if (strncmp(devnode, "/dev/", 5) != 0 || sd_device_new_from_devname(&d, devnode) < 0 ||
@@ -382,7 +382,7 @@ static int report_mode(const char *devnode) {
 static int boot_mode(void) {
         _cleanup_(sd_device_enumerator_unrefp) sd_device_enumerator *e = NULL;
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
 
         alarm(120);
         if (sd_device_enumerator_new(&e) < 0 || sd_device_enumerator_add_match_subsystem(e, "block", true) < 0 ||

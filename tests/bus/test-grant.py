@@ -5,7 +5,8 @@ module that is not loaded ends in LoadFailed; what a grant does once made (its r
 end, the unload that waits while the module is in use, Reset ending it, a restart arming it
 again) is played from records as a restarted fsgated finds them, with the module "loaded"
 in the scratch root's /proc/modules. The real load and unload are the VM's
-(tests/vm/scenarios/grant.sh)."""
+(tests/vm/scenarios/polkit.sh: by time, with the clock set back, for a medium, with a
+dependency; reboot.sh: a grant does not outlive a reboot)."""
 
 import json
 import os

@@ -76,8 +76,8 @@ LOCALE_DIR = None      # BUILD/po, set by main()
 
 
 def _system_bus_config(socket, extra=fb_bus.ALLOW_MONITORING + fb_bus.ALLOW_MOCK_POLKIT,
-                       _orig=fb_bus.system_bus_config):
-    return _orig(socket, extra + ALLOW_MOCK_UDISKS)
+                       _orig=fb_bus.system_bus_config, **kw):
+    return _orig(socket, extra + ALLOW_MOCK_UDISKS, **kw)
 
 
 # Only this test runs a MOCK udisks2: its bus gets the policy, the other tests' buses do not.

@@ -12,6 +12,7 @@ import tempfile
 import unittest
 
 from .fsgated import daemon_is_sanitized
+from .names import BUS_NAME
 from .root import SUSE_VENDOR_FILE, TEMP_PREFIX, conf_name, make_scratch_root, reset_root, write
 from .stack import Stack
 from .util import CONFIG, DAEMON_WRAPPER, log
@@ -39,6 +40,9 @@ class BusTestCase(unittest.TestCase):
     start_daemon = True
     # The text of a bus policy file to load instead of the project's (None: the project's).
     bus_policy = None
+    # True: the bus activates fsgated (the built one, on the scratch root, as root) on the
+    # first call to its name, as a system's bus does; start_daemon is then usually False.
+    bus_activation = False
 
     @classmethod
     def setUpClass(cls):
@@ -52,7 +56,16 @@ class BusTestCase(unittest.TestCase):
             policy = os.path.join(cls.workdir, 'bus-policy.conf')
             with open(policy, 'w') as f:
                 f.write(cls.bus_policy)
-        cls.stack = Stack(cls.workdir, bus_policy=policy)
+        service_dir = None
+        if cls.bus_activation:
+            service_dir = os.path.join(cls.workdir, 'services')
+            os.makedirs(service_dir)
+            # dbus-daemon starts Exec= with its own environment (the stack's: the private
+            # bus as the system bus, the runtime dir); fsgated's output goes to bus.log.
+            with open(os.path.join(service_dir, BUS_NAME + '.service'), 'w') as f:
+                f.write(f'[D-BUS Service]\nName={BUS_NAME}\nExec={CONFIG.fsgated} --root={cls.root} '
+                        f'--kernel-release={cls.kver} --idle-timeout=0\nUser=root\n')
+        cls.stack = Stack(cls.workdir, bus_policy=policy, service_dir=service_dir)
         cls.addClassCleanup(cls.stack.stop)
         cls.stack.start_bus()
         if cls.start_polkit:

@@ -1002,7 +1002,7 @@ class NotifyTest(BusTestCase):
         fb.wait_until(lambda: not st.has_owner(fb.BUS_NAME), what='fsgated to leave the bus')
         # One type a stick: the hook's per-type limit stays out of the way. Sticks no other
         # test uses: fsgated reports a medium once, also across its restarts.
-        for i, (dev, fstype) in enumerate((('/dev/sdaa1', 'hfs'), ('/dev/sdab1', 'hfsplus'), ('/dev/sdac1', 'minix')), 1):
+        for i, (dev, fstype) in enumerate((('/dev/sdba1', 'hfs'), ('/dev/sdbb1', 'hfsplus'), ('/dev/sdbc1', 'minix')), 1):
             self.device_appears(dev, fstype)
             n = self.session.wait_notifications(i, what=f'the notification of {dev}, whose report activated fsgated')
             self.assertBlockedNotification(n[i - 1], dev, fstype)

@@ -5,9 +5,38 @@
 #include "autoload.h"
 #include "modtree.h"
 #include "name.h"
+#include "load.h"
 #include "store.h"
 #include "strv.h"
 #include "usage.h"
+
+int fsg_hard_denied(const char *module, const char *install_command, const char *install_file, FsgError *e) {
+        return fsg_error(e, FSG_ERR_HARD_DENIED,
+                         "%s may not be loaded at all: for \"modprobe %s\" kmod runs \"%s\" from %s, which refuses "
+                         "explicit loads (a hard deny). If fsgate wrote that file, allow it first (fsgatectl allow %s); "
+                         "otherwise edit that file by hand",
+                         module, module, install_command, *install_file ? install_file : "the configuration", module);
+}
+
+int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError *e) {
+        return fsg_error(e, FSG_ERR_HARD_DENIED,
+                         "%s may not be loaded at all: its dependency %s is denied hard by %s (for \"modprobe %s\" kmod "
+                         "runs \"%s\", which refuses explicit loads), and loading %s would load %s too. If fsgate wrote "
+                         "that file, allow %s first (fsgatectl allow %s); otherwise edit that file by hand",
+                         module, d->module, *d->install_file ? d->install_file : "the configuration", d->module,
+                         d->install_command, module, d->module, d->module, d->module);
+}
+
+int fsg_load_refused(const FsgEntry *x, FsgError *e) {
+        const FsgHardDep *d;
+
+        if (x->builtin || x->loaded)
+                return 0;
+        if (x->hard)
+                return fsg_hard_denied(x->module, x->install_command, x->install_file, e);
+        d = fsg_entry_load_blocker(x);
+        return d ? fsg_hard_denied_dependency(x->module, d, e) : 0;
+}
 
 static void collect_module(void *userdata, unsigned column, char *word) {
         char ***live = userdata;

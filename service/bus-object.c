@@ -17,6 +17,7 @@
 #include "routes.h"
 #include "state-cache.h"
 #include "state.h"
+#include "load.h"
 #include "store.h"
 #include "strv.h"
 #include "utf8.h"

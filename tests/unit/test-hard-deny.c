@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "autoload.h"
+#include "load.h"
 #include "store.h"
 #include "strv.h"
 #include "test-util.h"

@@ -552,13 +552,11 @@ static const char *device_node(const char *arg) {
         return buf;
 }
 
-int main(int argc, char *argv[]) {
-        Ctl c = { .o.ask_password = true, .lines = 100 };
-        FsgError e = {};
+/* The options into c: > 0 go on with the verb, 0 done (help, version, the lists), < 0 refused
+ * (*e says why; not set when getopt already did). */
+static int parse_options(Ctl *c, int argc, char *argv[], FsgError *e) {
         int r;
 
-        /* Before the options, so that getopt's own complaints are in the person's language. */
-        fsg_i18n_init();
         while ((r = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (r) {
                 case 'h': help(); return 0;
@@ -566,78 +564,92 @@ int main(int argc, char *argv[]) {
                 case ARG_ROOT:
                         /* Empty, as when a script's $TARGET is unset: never "the host". */
                         if (!*optarg) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s",
+                                fsg_error(e, FSG_ERR_INVALID_ARGS, "%s",
                                           _("--root= needs a directory; without --root fsgatectl works on this system"));
-                                return ctl_fail(&c.o, &e);
+                                return -EINVAL;
                         }
-                        c.o.root = optarg;
+                        c->o.root = optarg;
                         break;
-                case ARG_KVER: c.o.kernel_release = optarg; break;
-                case ARG_RUNTIME: c.flags |= FSG_FLAG_RUNTIME; break;
-                case ARG_FORCE: c.flags |= FSG_FLAG_FORCE; break;
-                case ARG_LOAD: c.flags |= FSG_FLAG_LOAD_NOW; break;
-                case ARG_HARD: c.flags |= FSG_FLAG_HARD; break;
-                case ARG_SOFT: c.flags |= FSG_FLAG_SOFT; break;
-                case ARG_DRY_RUN: c.flags |= FSG_FLAG_DRY_RUN; break;
-                case ARG_JSON: c.o.json = true; break;
-                case ARG_RISK: c.o.risk = true; break;
+                case ARG_KVER: c->o.kernel_release = optarg; break;
+                case ARG_RUNTIME: c->flags |= FSG_FLAG_RUNTIME; break;
+                case ARG_FORCE: c->flags |= FSG_FLAG_FORCE; break;
+                case ARG_LOAD: c->flags |= FSG_FLAG_LOAD_NOW; break;
+                case ARG_HARD: c->flags |= FSG_FLAG_HARD; break;
+                case ARG_SOFT: c->flags |= FSG_FLAG_SOFT; break;
+                case ARG_DRY_RUN: c->flags |= FSG_FLAG_DRY_RUN; break;
+                case ARG_JSON: c->o.json = true; break;
+                case ARG_RISK: c->o.risk = true; break;
                 case ARG_SINCE:
-                        if (ctl_parse_since(optarg, &c.since_usec) < 0) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --since: %s (a date such as 2026-12-06 "
+                        if (ctl_parse_since(optarg, &c->since_usec) < 0) {
+                                fsg_error(e, FSG_ERR_INVALID_ARGS, _("Invalid --since: %s (a date such as 2026-12-06 "
                                           "10:30, or a span such as 90min, 12h, 7d)"), optarg);
-                                return ctl_fail(&c.o, &e);
+                                return -EINVAL;
                         }
-                        c.log_options = true;
+                        c->log_options = true;
                         break;
                 case ARG_FOR:
-                        if (ctl_parse_span(optarg, true, &c.grant_usec) < 0 || c.grant_usec < 1000000 ||
-                            c.grant_usec > FSG_GRANT_SECONDS_MAX * 1000000) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --for: %s (a span from 1s to 7d, such as "
+                        if (ctl_parse_span(optarg, true, &c->grant_usec) < 0 || c->grant_usec < 1000000 ||
+                            c->grant_usec > FSG_GRANT_SECONDS_MAX * 1000000) {
+                                fsg_error(e, FSG_ERR_INVALID_ARGS, _("Invalid --for: %s (a span from 1s to 7d, such as "
                                           "90s, 10min, 2h)"), optarg);
-                                return ctl_fail(&c.o, &e);
+                                return -EINVAL;
                         }
                         break;
                 case ARG_DEVICE:
-                        c.grant_device = device_node(optarg);
+                        c->grant_device = device_node(optarg);
                         break;
                 case ARG_LINES: {
                         char *end;
                         unsigned long n = strtoul(optarg, &end, 10);
                         if (!*optarg || *end || *optarg == '-' || n < 1 || n > CTL_LOG_LINES_MAX) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --lines: %s (1 to %d)"), optarg,
+                                fsg_error(e, FSG_ERR_INVALID_ARGS, _("Invalid --lines: %s (1 to %d)"), optarg,
                                           CTL_LOG_LINES_MAX);
-                                return ctl_fail(&c.o, &e);
+                                return -EINVAL;
                         }
-                        c.lines = (unsigned) n;
-                        c.log_options = true;
+                        c->lines = (unsigned) n;
+                        c->log_options = true;
                         break;
                 }
-                case ARG_NO_ASK: c.o.ask_password = false; break;
+                case ARG_NO_ASK: c->o.ask_password = false; break;
                 case ARG_LIST_VERBS: list_verbs(); return 0;
                 case ARG_LIST_OPTIONS: list_options(); return 0;
-                default: return 2;
+                default: return -EINVAL; /* getopt said why */
                 }
+        return 1;
+}
+
+/* What the verb needs beyond the options one by one: a command, --kernel-release only with
+ * --root, --root made absolute (relative to the working directory, as systemd's tools take it). */
+static int check_options(Ctl *c, int argc, FsgError *e) {
+        if (optind >= argc)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s", _("Missing command; see fsgatectl --help"));
+        if (c->o.kernel_release && !c->o.root)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s", _("--kernel-release only applies offline, with --root"));
+        if (c->o.root && c->o.root[0] != '/') {
+                _cleanup_free_ char *cwd = getcwd(NULL, 0);
+                if (!cwd || asprintf(&c->root_abs, "%s/%s", cwd, c->o.root) < 0)
+                        return fsg_error_errno(e, errno, "%s", _("Failed to resolve --root"));
+                c->o.root = c->root_abs;
+        }
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        Ctl c = { .o.ask_password = true, .lines = 100 };
+        FsgError e = {};
+        int r;
+
+        /* Before the options, so that getopt's own complaints are in the person's language. */
+        fsg_i18n_init();
+        r = parse_options(&c, argc, argv, &e);
+        if (r <= 0)
+                return r == 0 ? 0 : e.code == FSG_OK ? 2 : ctl_fail(&c.o, &e);
         /* --json is for scripts: every text in it (and every error message beside it) as
          * without a locale, the same everywhere. */
         if (c.o.json)
                 (void) setlocale(LC_ALL, "C");
-        if (optind >= argc) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("Missing command; see fsgatectl --help"));
+        if (check_options(&c, argc, &e) < 0)
                 return ctl_fail(&c.o, &e);
-        }
-        if (c.o.kernel_release && !c.o.root) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("--kernel-release only applies offline, with --root"));
-                return ctl_fail(&c.o, &e);
-        }
-        if (c.o.root && c.o.root[0] != '/') {
-                /* Relative to the working directory, as systemd's tools take --root. */
-                _cleanup_free_ char *cwd = getcwd(NULL, 0);
-                if (!cwd || asprintf(&c.root_abs, "%s/%s", cwd, c.o.root) < 0) {
-                        fsg_error_errno(&e, errno, "%s", _("Failed to resolve --root"));
-                        return ctl_fail(&c.o, &e);
-                }
-                c.o.root = c.root_abs;
-        }
         c.be = c.o.root ? &ctl_backend_offline : &ctl_backend_bus;
         r = dispatch_verb(argc - optind, argv + optind, &c);
         free(c.root_abs);

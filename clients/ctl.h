@@ -5,7 +5,8 @@
 #include "json-writer.h"
 #include "state.h"
 #include "store.h"
-#include "profile.h"
+#include "profile-apply.h"
+#include "profile-audit.h"
 
 typedef struct CtlOptions {
         const char *root;            /* offline when set */

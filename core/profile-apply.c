@@ -7,7 +7,7 @@
 #include "conffile.h"
 #include "lock.h"
 #include "modtree.h"
-#include "profile.h"
+#include "profile-apply.h"
 #include "strv.h"
 
 /* Applying a profile: one Deny plan per module, all made before anything is written, and

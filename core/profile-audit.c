@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include <stdarg.h>
 
-#include "profile.h"
+#include "profile-audit.h"
 #include "strv.h"
 
 /* Auditing a profile: whether the system complies, module by module, judged by fsgate's state

@@ -3,7 +3,8 @@
  * profile files, what "unused" keeps and why, plans (all or nothing), apply and audit. */
 #include <sys/stat.h>
 
-#include "profile.h"
+#include "profile-apply.h"
+#include "profile-audit.h"
 #include "risk.h"
 #include "strv.h"
 #include "test-util.h"

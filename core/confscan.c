@@ -8,7 +8,6 @@
 #include "alloc-util.h"
 #include "confscan.h"
 #include "override.h"
-#include "routes.h"
 #include "name.h"
 #include "strv.h"
 #include "utf8.h"
@@ -43,6 +42,15 @@ FsgOrigin fsg_origin_from_string(const char *s) {
 }
 
 /* kmod reads *.conf and *.alias, skipping hidden files (our temp files start with '.'). */
+bool fsg_routes_target_is(const char *target, const char *type) {
+        _cleanup_free_ char *want = NULL;
+
+        if (asprintf(&want, FSG_ROUTED_PREFIX "%s", type) < 0)
+                return false;
+        fsg_name_normalize(want);
+        return streq(target, want);
+}
+
 static bool conf_name_wanted(const char *fn) {
         size_t l = strlen(fn);
         if (fn[0] == '.')

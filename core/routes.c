@@ -18,15 +18,6 @@
 #include "name.h"
 #include "routes.h"
 
-bool fsg_routes_target_is(const char *target, const char *type) {
-        _cleanup_free_ char *want = NULL;
-
-        if (asprintf(&want, FSG_ROUTED_PREFIX "%s", type) < 0)
-                return false;
-        fsg_name_normalize(want);
-        return streq(target, want);
-}
-
 char *fsg_routes_content(const FsgState *s, const char *hook) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;

@@ -153,3 +153,13 @@ static inline bool fsg_entry_explicit_load(const FsgEntry *x) {
 static inline const char *fsg_entry_state_string(const FsgEntry *x) {
         return x->denied ? "denied" : "allowed";
 }
+
+/* What is in use on the system under the root: the modules ROOT/proc/modules lists and the
+ * filesystem types ROOT/proc/mounts holds (read by usage.h). */
+/* Set every entry's loaded (mounted) flag. Neither allocates for the running system, so a
+ * caller that cannot tell whether they changed can afford them for every answer.
+ * update_loaded marks the entries' hard-denied dependencies (FsgHardDep) too, loaded when live.
+ * It returns > 0 when one of those modules is half loaded or half unloaded: the kernel
+ * announces no end of a load that fails, so that answer must not be kept. */
+int fsg_state_update_loaded(const FsgContext *c, FsgState *s);
+int fsg_state_update_mounted(const FsgContext *c, FsgState *s);

@@ -306,41 +306,97 @@ static void print_text(const LogRun *run) {
 
 /* A span: a whole number with a unit, "90s", "90min", "12h", "7d" (a bare number: seconds
  * when bare_seconds), at most 100 years. */
-int ctl_parse_span(const char *s, bool bare_seconds, uint64_t *ret_usec) {
+/* The unit words systemd's time spans take (systemd.time(7)), longest first within a unit. */
+static uint64_t span_unit_usec(const char *w, size_t n) {
         static const struct {
-                const char *suffix;
+                const char *word;
                 uint64_t usec;
-        } units[] = { { "s", UINT64_C(1000000) }, { "min", 60 * UINT64_C(1000000) }, { "h", 3600 * UINT64_C(1000000) },
-                      { "d", 86400 * UINT64_C(1000000) }, { "", UINT64_C(1000000) } };
-        char *num_end;
-        unsigned long long n;
+        } units[] = {
+                { "seconds", 1 }, { "second", 1 }, { "secs", 1 }, { "sec", 1 }, { "s", 1 },
+                { "minutes", 60 }, { "minute", 60 }, { "mins", 60 }, { "min", 60 }, { "m", 60 },
+                { "hours", 3600 }, { "hour", 3600 }, { "hrs", 3600 }, { "hr", 3600 }, { "h", 3600 },
+                { "days", 86400 }, { "day", 86400 }, { "d", 86400 },
+                { "weeks", 604800 }, { "week", 604800 }, { "w", 604800 },
+        };
 
-        if (*s < '0' || *s > '9')
-                return -EINVAL;
-        errno = 0;
-        n = strtoull(s, &num_end, 10);
-        if (errno)
-                return -ERANGE;
-        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-                if (!streq(num_end, units[i].suffix) || (!*units[i].suffix && !bare_seconds))
-                        continue;
-                if (n > 36500ULL * 86400 * 1000000 / units[i].usec)
-                        return -ERANGE;
-                *ret_usec = n * units[i].usec;
-                return 0;
-        }
-        return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (strlen(units[i].word) == n && strncmp(w, units[i].word, n) == 0)
+                        return units[i].usec * UINT64_C(1000000);
+        return 0;
 }
 
-/* "2026-12-06", "2026-12-06 10:30[:00]" (local time), or a span back from now: "90min",
- * "12h", "7d". */
+int ctl_parse_span(const char *s, bool bare_seconds, uint64_t *ret_usec) {
+        uint64_t total = 0;
+        unsigned parts = 0;
+
+        /* "90s", "10 min", "1h 30min", "2 hours": numbers each with a unit, as systemd
+         * takes spans; a bare number is seconds where bare_seconds says so, alone. */
+        for (const char *p = s;;) {
+                unsigned long long n;
+                uint64_t unit;
+                char *end;
+                size_t l;
+
+                p += strspn(p, " ");
+                if (!*p)
+                        break;
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                errno = 0;
+                n = strtoull(p, &end, 10);
+                if (errno)
+                        return -ERANGE;
+                p = end + strspn(end, " ");
+                l = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+                unit = l ? span_unit_usec(p, l) : bare_seconds && parts == 0 && !p[strspn(p, " ")] ? UINT64_C(1000000) : 0;
+                if (!unit)
+                        return -EINVAL;
+                if (n > 36500ULL * 86400 * 1000000 / unit || total + n * unit < total)
+                        return -ERANGE;
+                total += n * unit;
+                parts++;
+                p += l;
+        }
+        if (parts == 0)
+                return -EINVAL;
+        *ret_usec = total;
+        return 0;
+}
+
+/* Midnight, local time, days_back days before today. */
+static int local_midnight(unsigned days_back, uint64_t *ret) {
+        time_t now = time(NULL);
+        struct tm tm;
+        time_t t;
+
+        if (!localtime_r(&now, &tm))
+                return -EINVAL;
+        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+        tm.tm_mday -= (int) days_back;
+        tm.tm_isdst = -1;
+        t = mktime(&tm);
+        if (t < 0)
+                return -EINVAL;
+        *ret = (uint64_t) t * 1000000;
+        return 0;
+}
+
 int ctl_parse_since(const char *s, uint64_t *ret) {
         static const char * const formats[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
-        uint64_t span;
+        _cleanup_free_ char *ago = NULL;
+        uint64_t span, now = fsg_realtime_usec();
+        size_t l = strlen(s);
 
-        if (ctl_parse_span(s, false, &span) == 0) {
-                uint64_t now = fsg_realtime_usec();
-
+        /* journalctl's words: now, today, yesterday; "-1h" and "1h ago" as well as "1h". */
+        if (streq(s, "now")) {
+                *ret = now;
+                return 0;
+        }
+        if (streq(s, "today") || streq(s, "yesterday"))
+                return local_midnight(streq(s, "yesterday"), ret);
+        if (l > 4 && streq(s + l - 4, " ago"))
+                ago = strndup(s, l - 4);
+        if (ctl_parse_span(ago ?: s + (*s == '-'), false, &span) == 0) {
                 *ret = now > span ? now - span : 0;
                 return 0;
         }

@@ -122,10 +122,8 @@ extern const size_t fsg_n_conf_dirs;
  * a /dev/null link there turns the routes off for good, whoever writes them. */
 #define FSG_ROUTES_OFF_PATH "/etc/modprobe.d/" FSG_ROUTES_NAME
 
-/* The name a route sends a type's request to: not FSG_BLOCKED_PREFIX, so that where a deny
- * of fsgate's and a route (a moment older than it) both alias a type, kmod runs each one's
- * own install line, and the route's run can stay quiet. */
-#define FSG_ROUTED_PREFIX "fsgate_routed_"
+/* Its lines, and the name a route sends a type's request to (FSG_ROUTED_PREFIX). */
+#include "hook-line.h"
 
 /* Whether an alias for fs-type with this (normalized) target is fsgate's route. */
 bool fsg_routes_target_is(const char *target, const char *type);

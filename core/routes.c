@@ -41,9 +41,8 @@ char *fsg_routes_content(const FsgState *s, const char *hook) {
                         /* The line runs through /bin/sh: only names that need no quoting. */
                         if (!fsg_name_is_valid(*t) || !fsg_name_is_valid(x->module))
                                 continue;
-                        fprintf(f, "alias fs-%s " FSG_ROUTED_PREFIX "%s\n"
-                                   "install " FSG_ROUTED_PREFIX "%s %s --route %s %s\n",
-                                *t, *t, *t, hook, *t, x->module);
+                        (void) fsg_hook_lines_write(f, hook, &(FsgHookArgs) { .kind = FSG_HOOK_LINE_ROUTE,
+                                                                              .type = *t, .module = x->module });
                         any = true;
                 }
         }

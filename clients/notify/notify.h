@@ -13,7 +13,7 @@
 
 #include "macro.h"
 #include "notify-text.h"
-#include "service/ratelimit.h"
+#include "ratelimit.h"
 
 /* Sticks of one filesystem that joined one notification; more are logged only. */
 #define DEVICES_MAX 4

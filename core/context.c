@@ -137,6 +137,8 @@ static int context_module_dirs(FsgContext *c, bool asked, const char *base, FsgE
 }
 
 int fsg_context_new(const char *root, const char *kver, FsgContext **ret, FsgError *e) {
+        assert(ret);
+
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         const char *base;
         int r;
@@ -165,6 +167,8 @@ bool fsg_stat_is_host_root(const struct stat *st) {
 }
 
 bool fsg_context_is_running_system(const FsgContext *c) {
+        assert(c);
+
         struct stat st;
 
         return !*c->root || (c->root_fd >= 0 && fstat(c->root_fd, &st) == 0 && fsg_stat_is_host_root(&st));
@@ -175,6 +179,8 @@ static const char *root_name(const FsgContext *c) {
 }
 
 int fsg_context_require_kernel(const FsgContext *c, FsgError *e) {
+        assert(c);
+
         /* libkmod reads the binary index only: a text modules.dep alone finds nothing. */
         static const char * const indexes[] = { "modules.dep.bin" };
 

@@ -37,6 +37,9 @@ static bool is_id(const char *s) {
 
 int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t boot_usec, uint64_t seconds,
                   FsgGrant *ret, FsgError *e) {
+        assert(module);
+        assert(ret);
+
         uint8_t r[FSG_GRANT_ID_LEN / 2];
 
         if (seconds < 1 || seconds > FSG_GRANT_SECONDS_MAX)
@@ -56,6 +59,8 @@ int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t 
 }
 
 char *fsg_grant_format(const FsgGrant *g) {
+        assert(g);
+
         char boot[FSG_GRANT_ID_LEN + 1];
         char *s;
 
@@ -112,6 +117,9 @@ static uint64_t diskseq_of(uint32_t major, uint32_t minor) {
 }
 
 int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e) {
+        assert(g);
+        assert(node);
+
         char path[FSG_GRANT_DEVICE_MAX + 32], buf[32] = "";
         unsigned ma, mi;
         FILE *f;
@@ -183,6 +191,10 @@ static bool removable_of(const FsgGrant *g) {
 }
 
 int fsg_grant_check_medium(const FsgContext *c, FsgGrant *g, char * const *types, const char *module, FsgError *e) {
+        assert(c);
+        assert(g);
+        assert(module);
+
         char type[32] = "";
         int r;
 
@@ -202,6 +214,8 @@ int fsg_grant_check_medium(const FsgContext *c, FsgGrant *g, char * const *types
 }
 
 bool fsg_grant_medium_present(const FsgGrant *g) {
+        assert(g);
+
         return !*g->device || diskseq_of(g->major, g->minor) == g->diskseq;
 }
 
@@ -301,6 +315,11 @@ static int parse_field(const char *key, const char *v, const char *boot_id, FsgG
 }
 
 int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGrant *ret) {
+        assert(text);
+        assert(id);
+        assert(boot_id);
+        assert(ret);
+
         FsgGrant g = {};
         unsigned seen = 0;
         const char *p = text;
@@ -353,6 +372,10 @@ static void legacy_ends(FsgGrant *g) {
 }
 
 int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned *ret_skipped, FsgError *e) {
+        assert(c);
+        assert(ret);
+        assert(ret_n);
+
         _cleanup_closedir_ DIR *d = NULL;
         _cleanup_free_ FsgGrant *v = NULL;
         char boot[FSG_GRANT_ID_LEN + 1];
@@ -407,6 +430,9 @@ int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned
 }
 
 int fsg_grant_write(const FsgContext *c, const FsgGrant *g, FsgError *e) {
+        assert(c);
+        assert(g);
+
         _cleanup_free_ char *text = fsg_grant_format(g);
         _cleanup_close_ int dfd = -1;
 
@@ -419,6 +445,9 @@ int fsg_grant_write(const FsgContext *c, const FsgGrant *g, FsgError *e) {
 }
 
 int fsg_grant_remove(const FsgContext *c, const char *id, FsgError *e) {
+        assert(c);
+        assert(id);
+
         _cleanup_close_ int dfd = -1;
 
         if (!is_id(id))
@@ -443,6 +472,8 @@ void fsg_grants_dir_remove_if_empty(const FsgContext *c) {
 }
 
 bool fsg_grant_in_force(const FsgGrant *g, uint64_t boot_usec) {
+        assert(g);
+
         return !g->other_boot && g->ends_usec > boot_usec && fsg_grant_medium_present(g);
 }
 

@@ -54,6 +54,9 @@ static int lock_name(const FsgContext *c, char **ret, FsgError *e) {
 }
 
 int fsg_lock_open(const FsgContext *c, int *ret_fd, FsgError *e) {
+        assert(c);
+        assert(ret_fd);
+
         _cleanup_free_ char *name = NULL;
         _cleanup_close_ int dfd = -1, fd = -1;
         struct stat st;
@@ -78,6 +81,8 @@ int fsg_lock_open(const FsgContext *c, int *ret_fd, FsgError *e) {
 }
 
 int fsg_lock_try(int fd, FsgError *e) {
+        assert(fd >= 0);
+
         if (flock(fd, LOCK_EX | LOCK_NB) == 0)
                 return 0;
         if (errno == EWOULDBLOCK || errno == EINTR)
@@ -87,6 +92,9 @@ int fsg_lock_try(int fd, FsgError *e) {
 }
 
 int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e) {
+        assert(c);
+        assert(ret_fd);
+
         _cleanup_close_ int fd = -1;
         uint64_t deadline = fsg_now_usec() + timeout_usec;
         int r;

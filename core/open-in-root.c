@@ -72,6 +72,9 @@ static char *chase(const FsgContext *c, const char *abs, bool follow_last) {
 }
 
 char *fsg_path(const FsgContext *c, const char *abs) {
+        assert(c);
+        assert(abs);
+
         if (*c->root)
                 return chase(c, abs, true);
         return strdup(abs);
@@ -240,6 +243,9 @@ static int open_below(int dfd, const char *name, int flags, bool in_root) {
 }
 
 int fsg_open_in_root(const FsgContext *c, const char *abs, int flags) {
+        assert(c);
+        assert(abs);
+
         int fd;
 
         if (c->root_fd >= 0)
@@ -249,6 +255,9 @@ int fsg_open_in_root(const FsgContext *c, const char *abs, int flags) {
 }
 
 int fsg_open_dir(const FsgContext *c, const char *abs, bool create) {
+        assert(c);
+        assert(abs);
+
         _cleanup_free_ char *p = NULL;
         int fd = fsg_open_in_root(c, abs, O_RDONLY | O_DIRECTORY);
 
@@ -290,6 +299,10 @@ int fsg_open_dir(const FsgContext *c, const char *abs, bool create) {
 }
 
 int fsg_opendir(const FsgContext *c, const char *abs, DIR **ret) {
+        assert(c);
+        assert(abs);
+        assert(ret);
+
         int fd = fsg_open_dir(c, abs, false), r;
 
         if (fd < 0)
@@ -347,6 +360,9 @@ static int open_checked(int dfd, const char *name, bool in_root, uint64_t max) {
 }
 
 int fsg_open_regular(const FsgContext *c, const char *abs, uint64_t max) {
+        assert(c);
+        assert(abs);
+
         struct stat st;
         int fd, r;
 
@@ -421,6 +437,10 @@ int fsg_fdopen_capped(int fd, uint64_t max, FILE **ret) {
 }
 
 int fsg_fopen_regular(const FsgContext *c, const char *abs, uint64_t max, FILE **ret) {
+        assert(c);
+        assert(abs);
+        assert(ret);
+
         int fd = fsg_open_regular(c, abs, max);
 
         return fd < 0 ? fd : fsg_fdopen_capped(fd, max, ret);
@@ -465,6 +485,10 @@ ssize_t fsg_read_line(FILE *f, int delim, size_t max, char **line, size_t *cap) 
 }
 
 int fsg_read_regular(const FsgContext *c, const char *abs, uint64_t max, char **ret, size_t *ret_len) {
+        assert(c);
+        assert(abs);
+        assert(ret);
+
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, cap = 0;

@@ -127,6 +127,10 @@ static int plan_module(const FsgContext *c, const FsgState *current, FsgWhatIfMe
 
 int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *name,
                      uint64_t flags, FsgProfilePlan **ret, FsgError *e) {
+        assert(c);
+        assert(name);
+        assert(ret);
+
         _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
         _cleanup_(fsg_profile_freep) FsgProfile *prof = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
@@ -227,6 +231,9 @@ static bool same_plans(const FsgProfilePlan *a, const FsgProfilePlan *b) {
 }
 
 int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
+        assert(c);
+        assert(authorized);
+
         _cleanup_close_ int lock = -1;
         int r;
 
@@ -239,6 +246,9 @@ int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, Fsg
 }
 
 int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
+        assert(c);
+        assert(authorized);
+
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *now = NULL;
         Before *before = NULL;
         size_t done = 0;

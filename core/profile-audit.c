@@ -42,6 +42,10 @@ static int audit_add(FsgAudit *a, const char *module, bool compliant, bool denie
 
 int fsg_profile_audit(const FsgContext *c, const FsgState *current, const char *name, bool hard, FsgAudit **ret,
                       FsgError *e) {
+        assert(c);
+        assert(name);
+        assert(ret);
+
         _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
         const FsgState *s = current;
         _cleanup_(fsg_profile_freep) FsgProfile *p = NULL;

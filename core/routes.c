@@ -19,6 +19,9 @@
 #include "routes.h"
 
 char *fsg_routes_content(const FsgState *s, const char *hook) {
+        assert(s);
+        assert(hook);
+
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
@@ -86,6 +89,9 @@ static int routes_write(const FsgContext *c, const char *content, bool *ret_chan
 }
 
 int fsg_routes_write_locked(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e) {
+        assert(c);
+        assert(s);
+
         _cleanup_free_ char *content = fsg_routes_content(s, FSGATE_BLOCKED_HOOK);
 
         if (ret_changed)
@@ -126,6 +132,8 @@ uint64_t fsg_routes_conf_fingerprint(const FsgContext *c) {
 }
 
 int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
+        assert(c);
+
         _cleanup_close_ int lock = -1;
         bool changed = true;
         uint64_t before = 0, after = 0;

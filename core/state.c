@@ -284,10 +284,16 @@ static int cmp_type_key(const void *key, const void *t) {
 }
 
 FsgEntry *fsg_state_find_module(const FsgState *s, const char *normalized) {
+        assert(s);
+        assert(normalized);
+
         return s->n > 0 ? bsearch(normalized, s->entries, s->n, sizeof(FsgEntry), cmp_module_key) : NULL;
 }
 
 FsgEntry *fsg_state_find_type(const FsgState *s, const char *type) {
+        assert(s);
+        assert(type);
+
         FsgTypeRef *t = s->n_types > 0 ? bsearch(type, s->by_type, s->n_types, sizeof(FsgTypeRef), cmp_type_key) : NULL;
         return t ? t->entry : NULL;
 }
@@ -297,6 +303,9 @@ static int cmp_entries(const void *a, const void *b) {
 }
 
 int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
+        assert(c);
+        assert(s);
+
         _cleanup_free_ FsgGrant *g = NULL;
         size_t n;
         int r = fsg_grants_read(c, &g, &n, NULL, e);
@@ -332,6 +341,9 @@ int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
 }
 
 int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e) {
+        assert(c);
+        assert(ret);
+
         _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *t = NULL;
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL, *plain = NULL;
@@ -440,6 +452,10 @@ int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, con
 }
 
 int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e) {
+        assert(c);
+        assert(name);
+        assert(ret);
+
         _cleanup_(fsg_state_unrefp) FsgState *all = NULL, *one = NULL;
         const FsgEntry *x;
         FsgEntry *from;
@@ -528,6 +544,9 @@ FsgState *fsg_state_unref(FsgState *s) {
 }
 
 const FsgEntry *fsg_state_find(const FsgState *s, const char *name) {
+        assert(s);
+        assert(name);
+
         char norm[FSG_NAME_MAX + 1];
         size_t l = strlen(name);
         const FsgEntry *x;
@@ -541,6 +560,11 @@ const FsgEntry *fsg_state_find(const FsgState *s, const char *name) {
 }
 
 int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e) {
+        assert(c);
+        assert(s);
+        assert(name);
+        assert(ret);
+
         const FsgEntry *x;
 
         if (!fsg_name_is_valid(name))
@@ -595,6 +619,9 @@ static void loaded_word(void *userdata, unsigned column, char *word) {
 }
 
 int fsg_state_update_loaded(const FsgContext *c, FsgState *s) {
+        assert(c);
+        assert(s);
+
         LoadedScan ls = { .s = s };
         int r;
 
@@ -618,6 +645,9 @@ static void mounted_word(void *userdata, unsigned column, char *word) {
 }
 
 int fsg_state_update_mounted(const FsgContext *c, FsgState *s) {
+        assert(c);
+        assert(s);
+
         for (size_t i = 0; i < s->n; i++)
                 s->entries[i].mounted = false;
         return fsg_read_table(c, "/proc/mounts", mounted_word, s);

@@ -69,10 +69,16 @@ static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
 }
 
 int fsg_write_plan_locked(const FsgContext *c, const FsgPlan *p, FsgError *e) {
+        assert(c);
+        assert(p);
+
         return write_plan(c, p, e);
 }
 
 int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
+        assert(c);
+        assert(authorized);
+
         _cleanup_close_ int lock = -1;
         int r;
 
@@ -85,6 +91,9 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
 }
 
 int fsg_apply_locked(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
+        assert(c);
+        assert(authorized);
+
         FsgPlan now;
         int r;
 
@@ -104,6 +113,9 @@ int fsg_apply_locked(const FsgContext *c, const FsgPlan *authorized, FsgError *e
 
 int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
                       FsgError *e) {
+        assert(c);
+        assert(ret_done);
+
         _cleanup_close_ int lock = -1;
         int r;
 
@@ -115,6 +127,9 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
 
 int fsg_exempt_loaded_locked(const FsgContext *c, char ***ret_done, char ***ret_failed, char ***ret_unmounted,
                              FsgError *e) {
+        assert(c);
+        assert(ret_done);
+
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_strv_free_ char **done = NULL, **failed = NULL, **unmounted = NULL;
         int r;

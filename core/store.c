@@ -571,6 +571,10 @@ static int plan_target(Planning *pl, FsgError *e) {
 
 int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgOp op, const char *name,
                     uint64_t flags, FsgPlan *p, FsgError *e) {
+        assert(c);
+        assert(name);
+        assert(p);
+
         _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
         _cleanup_(fsg_what_if_memo_clear) FsgWhatIfMemo own = {};
         uint64_t valid = FSG_FLAG_DRY_RUN |
@@ -609,6 +613,9 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
 }
 
 bool fsg_refusal_wants_plan(const FsgEntry *x, FsgOp op, uint64_t *ret_flags) {
+        assert(x);
+        assert(ret_flags);
+
         *ret_flags = 0;
         if (op == FSG_OP_ALLOW)
                 return x->denied && !x->builtin;
@@ -620,5 +627,9 @@ bool fsg_refusal_wants_plan(const FsgEntry *x, FsgOp op, uint64_t *ret_flags) {
 }
 
 int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *p, FsgError *e) {
+        assert(c);
+        assert(name);
+        assert(p);
+
         return fsg_plan_cached(c, NULL, NULL, op, name, flags, p, e);
 }

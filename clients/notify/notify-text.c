@@ -542,9 +542,10 @@ int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome
                 return outcome_allowed(b, req, mounts, n_mounts, ret_summary, ret_body);
         case NOTIFY_OUTCOME_REFUSED:
                 r = format(&summary, _("%s not allowed"), b->type);
+                /* In words, once, in the person's language: polkit's or the service's reason is
+                 * English and repeats it (the log has it, notify-call.c). */
                 if (r >= 0)
-                        /* TRANSLATORS: %s is polkit's or the service's reason, in English. */
-                        r = format(&body, _("Not authorized; nothing was changed. (%s)"), message);
+                        r = format(&body, "%s", _("Not authorized; nothing was changed."));
                 break;
         case NOTIFY_OUTCOME_CANCELLED:
                 r = format(&summary, _("%s: cancelled"), b->type);

@@ -352,7 +352,7 @@ TEST(outcome) {
         ASSERT(strstr(t.body, "\nThe drive /dev/sdb1: mount it again."));
         outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "Not authorized", NULL, 0);
         ASSERT_STREQ(t.summary, "hfs not allowed");
-        ASSERT_STREQ(t.body, "Not authorized; nothing was changed. (Not authorized)");
+        ASSERT_STREQ(t.body, "Not authorized; nothing was changed.");
         outcome(&t, &b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_CANCELLED, "x", NULL, 0);
         ASSERT_STREQ(t.summary, "hfs: cancelled");
         outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, "A file decides", NULL, 0);

@@ -128,6 +128,13 @@ static void print_changed(Ctl *c, FsgOp op, const FsgState *s) {
                  * for a hard deny. */
                 printf(x->hard ? _("%s: %s, hard (%s%s%s)\n") : _("%s: %s (%s%s%s)\n"), x->module,
                        ctl_state_word(x), fsg_origin_to_string(x->origin), *x->deciding_file ? " " : "", ctl_esc(x->deciding_file));
+                /* A deny (--force) of what is in use keeps nothing out that is in already, and
+                 * an audit counts a loaded module against the profile. */
+                if (op == FSG_OP_DENY && x->denied && (x->mounted || x->loaded))
+                        printf(x->mounted ? _("%s is denied, but stays loaded until it is unmounted: an audit fails "
+                                              "until then.\n") :
+                                            _("%s is denied, but stays loaded until it is unloaded (modprobe -r): an "
+                                              "audit fails until then.\n"), x->module);
                 /* A plain deny leaves a hard deny as it is: say how to weaken it, if fsgate can. */
                 if (op == FSG_OP_DENY && x->hard && !(c->flags & (FSG_FLAG_HARD | FSG_FLAG_SOFT)) &&
                     streq(x->install_file, x->deciding_file) && own_file_dir(x) != NULL)
@@ -150,6 +157,42 @@ static void error_add_changed(FsgError *e, char **names, size_t n) {
                       _("Changed before this failure:"));
         for (size_t i = 0; i < n && l < sizeof(e->message); i++)
                 l += snprintf(e->message + l, sizeof(e->message) - l, " %s", names[i]);
+}
+
+/* Allow --load whose allow was written but whose load failed: *e says both, and the exit
+ * status tells it from a load refused before anything was written (7). */
+static int allow_written_load_failed(Ctl *c, const char *name, FsgState **after, FsgError *e) {
+        FsgError d = {};
+        char msg[sizeof(e->message)];
+        const FsgEntry *x;
+
+        if (c->be->describe(&c->o, name, after, &d) < 0 || (x = &(*after)->entries[0])->denied)
+                return -1;
+        snprintf(msg, sizeof(msg), "%s", e->message);
+        /* TRANSLATORS: %1$s a module, %2$s the file that allows it, %3$s why the load failed. */
+        fsg_error(e, FSG_ERR_LOAD_FAILED, _("%1$s is allowed (%2$s); loading it failed: %3$s"), x->module,
+                  *x->deciding_file ? x->deciding_file : fsg_origin_to_string(x->origin), msg);
+        return CTL_EXIT_CHANGED_LOAD_FAILED;
+}
+
+/* One name changed and described into *after: 0; CTL_EXIT_CHANGED_LOAD_FAILED when allowed
+ * but not loaded; -1 when it failed (*e says why). */
+static int change_one(Ctl *c, FsgOp op, const char *name, FsgState **after, FsgError *e) {
+        _cleanup_(fsg_state_unrefp) FsgState *before = NULL;
+        bool allow_load = op == FSG_OP_ALLOW && (c->flags & FSG_FLAG_LOAD_NOW);
+        bool was_denied = false;
+
+        /* Whether the allow writes anything is known from the state before it only. */
+        if (allow_load) {
+                if (c->be->describe(&c->o, name, &before, e) < 0)
+                        return -1;
+                was_denied = before->entries[0].denied;
+        }
+        if (c->be->change(&c->o, op, name, c->flags, e) >= 0)
+                return c->be->describe(&c->o, name, after, e) >= 0 ? 0 : -1;
+        if (allow_load && was_denied && e->code == FSG_ERR_LOAD_FAILED)
+                return allow_written_load_failed(c, name, after, e);
+        return -1;
 }
 
 /* Several names: each is first asked as a dry run (would it be done?), so that a name that
@@ -176,15 +219,18 @@ static int change_names(Ctl *c, FsgOp op, char **names, size_t n) {
                 return ctl_fail(&c->o, &e);
         }
         for (size_t i = 0; i < n && r == 0; i++) {
-                if (c->be->change(&c->o, op, names[i], c->flags, &e) >= 0) {
+                int k = change_one(c, op, names[i], &after[i], &e);
+
+                if (k == 0) {
                         changed++;
-                        if (c->be->describe(&c->o, names[i], &after[i], &e) >= 0)
-                                continue;
+                        continue;
                 }
-                /* A change that failed after writing (Allow's load) counts as not made: the
-                 * error says what happened to it. */
+                if (k == CTL_EXIT_CHANGED_LOAD_FAILED)
+                        changed++;
                 error_add_changed(&e, names, n > 1 ? changed : 0);
                 r = ctl_fail(&c->o, &e);
+                if (k == CTL_EXIT_CHANGED_LOAD_FAILED)
+                        r = k;
         }
         if (r == 0 && c->o.json)
                 ctl_print_json_states(after, n, n == 1);
@@ -296,6 +342,8 @@ static int verb_exempt_loaded(int argc, char *argv[], Ctl *c) {
                 return ctl_fail(&c->o, &e);
         if (c->o.json)
                 ctl_print_strv_json(done);
+        else if (strv_isempty(done))
+                printf("%s\n", _("Nothing to exempt: no filesystem a vendor file denies is mounted now."));
         else
                 for (char **d = done; d && *d; d++)
                         printf(_("Exempted %s: it is in use, so it stays allowed.\n"), *d);

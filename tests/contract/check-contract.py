@@ -9,7 +9,7 @@ change forgot (HACKING.md's checklist):
   README's error table;
 - every polkit action id of core/fsgate-api.h is defined in polkit/org.fsgate.fsgate1.policy
   and named in the man page, and the policy defines no other;
-- every fsgatectl verb (fsgatectl --list-verbs) is in man/fsgatectl.1.scd;
+- every fsgatectl verb (fsgatectl --list-verbs) is in man/fsgatectl.1.scd, and in its SYNOPSIS;
 - every field of a module (core/entry-fields.c: Describe's keys, which --json uses too) is
   in both man pages;
 - every key of the Blocked signal's details (core/block-fields.c) is in the man page, and
@@ -67,9 +67,16 @@ out = subprocess.run([fsgatectl, '--list-verbs'], capture_output=True, text=True
 verbs = [line.split()[0] for line in out.splitlines() if line.strip()]
 if not verbs:
     problems.append('fsgatectl --list-verbs printed nothing')
+# The SYNOPSIS is what a person reads first: every verb there, not only further down.
+m = re.search(r'^# SYNOPSIS\n(.*?)^# ', ctl_man, re.M | re.S)
+synopsis = m.group(1) if m else ''
+if not synopsis:
+    problems.append('man/fsgatectl.1.scd: no SYNOPSIS section')
 for v in verbs:
     if not re.search(r'\*' + re.escape(v) + r'\*', ctl_man):
         problems.append(f'fsgatectl verb {v}: not in man/fsgatectl.1.scd')
+    elif not re.search(r'\*' + re.escape(v) + r'\*', synopsis):
+        problems.append(f'fsgatectl verb {v}: not in the SYNOPSIS of man/fsgatectl.1.scd')
 
 # A row: STORED("key", ...), COMPUTED_STRING("key", ...), HARD_DEP("key", ...) or { .key = "key", ... }.
 fields = re.findall(r'^\s*(?:[A-Z_]+\(|\{ \.key = )"(\w+)"', read('core/entry-fields.c'), re.M)

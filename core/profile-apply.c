@@ -234,12 +234,12 @@ int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, Fsg
         assert(c);
         assert(authorized);
 
-        _cleanup_close_ int lock = -1;
+        _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(c);
         int r;
 
         if (authorized->n == 0 || (authorized->flags & FSG_FLAG_DRY_RUN))
                 return 0;
-        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        r = fsg_lock(c, c->lock_timeout_usec, &lock.fd, e);
         if (r < 0)
                 return r;
         return fsg_profile_apply_locked(c, authorized, e);

@@ -134,14 +134,14 @@ uint64_t fsg_routes_conf_fingerprint(const FsgContext *c) {
 int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
         assert(c);
 
-        _cleanup_close_ int lock = -1;
+        _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(c);
         bool changed = true;
         uint64_t before = 0, after = 0;
         int r;
 
         if (ret_changed)
                 *ret_changed = false;
-        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        r = fsg_lock(c, c->lock_timeout_usec, &lock.fd, e);
         if (r < 0)
                 return r;
         /* A pass that changes nothing, with the directories as they were when it began, shows

@@ -79,12 +79,12 @@ int fsg_apply(const FsgContext *c, const FsgPlan *authorized, FsgError *e) {
         assert(c);
         assert(authorized);
 
-        _cleanup_close_ int lock = -1;
+        _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(c);
         int r;
 
         if (authorized->write == FSG_WRITE_NOTHING || (authorized->flags & FSG_FLAG_DRY_RUN))
                 return 0;
-        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        r = fsg_lock(c, c->lock_timeout_usec, &lock.fd, e);
         if (r < 0)
                 return r;
         return fsg_apply_locked(c, authorized, e);
@@ -116,10 +116,10 @@ int fsg_exempt_loaded(const FsgContext *c, char ***ret_done, char ***ret_failed,
         assert(c);
         assert(ret_done);
 
-        _cleanup_close_ int lock = -1;
+        _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(c);
         int r;
 
-        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        r = fsg_lock(c, c->lock_timeout_usec, &lock.fd, e);
         if (r < 0)
                 return r;
         return fsg_exempt_loaded_locked(c, ret_done, ret_failed, ret_unmounted, e);

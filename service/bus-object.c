@@ -9,6 +9,7 @@
 #include "entry-fields.h"
 #include "grants.h"
 #include "lock-wait.h"
+#include "lock.h"
 #include "log.h"
 #include "manager.h"
 #include "name.h"
@@ -328,10 +329,9 @@ static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_erro
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);
 
-static void request_free(Request *req) {
+static void request_free(Manager *m, Request *req) {
         fsg_profile_plan_free(req->profile);
-        if (req->lock_fd >= 0)
-                close(req->lock_fd);
+        (void) fsg_unlock(m->ctx, req->lock_fd);
         free(req);
 }
 
@@ -347,7 +347,7 @@ static void on_locked(Manager *m, sd_bus_message *call, int lock_fd, const FsgEr
                 req->lock_fd = lock_fd;
                 (void) req->authorized(m, call, req);
         }
-        request_free(req);
+        request_free(m, req);
 }
 
 static int compare_strings(const void *a, const void *b) {
@@ -366,7 +366,7 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
                                     *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded",
                                     error->message);
                 (void) sd_bus_reply_method_error(call, error);
-                request_free(req);
+                request_free(m, req);
                 return;
         }
         req->next++;
@@ -408,7 +408,7 @@ static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
                         return;
                 }
                 (void) req->authorized(m, call, req);
-                request_free(req);
+                request_free(m, req);
                 return;
         }
         /* What rules scope a grant by and the dialog names: the module, or the profile and
@@ -722,7 +722,7 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 update_routes_locked(m);
         }
         /* Written: other writers need not wait for the unloads and loads below. */
-        req->lock_fd = safe_close(req->lock_fd);
+        req->lock_fd = fsg_unlock(m->ctx, req->lock_fd);
         /* The admin decided: a grant does not outlive a change of its module. After a
          * permanent allow it stays loaded; otherwise it is unloaded once unused. */
         if (req->end_grants || (req->plan.write != FSG_WRITE_NOTHING && manager_module_granted(m, req->module)))

@@ -135,13 +135,13 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
         _cleanup_(fsg_profile_freep) FsgProfile *prof = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *tree = NULL;
-        const uint64_t valid = FSG_FLAG_HARD | FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN;
         Refusals rf = {};
         uint64_t deny_flags;
         int r;
 
-        if (flags & ~valid)
-                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown flags 0x%llx", (unsigned long long) (flags & ~valid));
+        r = fsg_flags_check(FSG_FLAGS_APPLY_PROFILE, flags, e);
+        if (r < 0)
+                return r;
         r = fsg_profile_load_current(c, &current, &built, name, &prof, e);
         if (r < 0)
                 return r;

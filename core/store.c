@@ -57,6 +57,29 @@ const char *fsg_flags_to_string(uint64_t flags, bool as_options) {
         return buf;
 }
 
+int fsg_flags_check(FsgFlagsOf of, uint64_t flags, FsgError *e) {
+        static const struct {
+                const char *name;
+                uint64_t valid;
+        } takes[_FSG_FLAGS_OF_MAX] = {
+                [FSG_FLAGS_ALLOW]         = { "Allow", FSG_FLAG_DRY_RUN | FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW },
+                [FSG_FLAGS_DENY]          = { "Deny", FSG_FLAG_DRY_RUN | FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD |
+                                                      FSG_FLAG_SOFT },
+                [FSG_FLAGS_RESET]         = { "Reset", FSG_FLAG_DRY_RUN | FSG_FLAG_RUNTIME },
+                [FSG_FLAGS_APPLY_PROFILE] = { "ApplyProfile", FSG_FLAG_HARD | FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN },
+                [FSG_FLAGS_AUDIT_PROFILE] = { "AuditProfile", FSG_FLAG_HARD },
+                [FSG_FLAGS_GRANT]         = { "Grant", 0 },
+        };
+
+        assert(of < _FSG_FLAGS_OF_MAX);
+        if (flags & ~takes[of].valid)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Flags not valid for %s: %s", takes[of].name,
+                                 fsg_flags_to_string(flags & ~takes[of].valid, false));
+        if ((flags & FSG_FLAG_HARD) && (flags & FSG_FLAG_SOFT))
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "A deny is either hard or soft, not both");
+        return 0;
+}
+
 static const char *target_dir(uint64_t flags) {
         return flags & FSG_FLAG_RUNTIME ? "/run/modprobe.d" : "/etc/modprobe.d";
 }
@@ -577,19 +600,14 @@ int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo 
 
         _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
         _cleanup_(fsg_what_if_memo_clear) FsgWhatIfMemo own = {};
-        uint64_t valid = FSG_FLAG_DRY_RUN |
-                         (op == FSG_OP_ALLOW ? FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW :
-                          op == FSG_OP_DENY  ? FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT :
-                          FSG_FLAG_RUNTIME);
         Planning pl = { .c = c, .memo = memo ?: &own, .flags = flags, .p = p };
         int r;
 
         *p = (FsgPlan) { .op = op, .flags = flags };
-        if (flags & ~valid)
-                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Flags not valid for %s: %s", fsg_op_to_string(op),
-                                 fsg_flags_to_string(flags & ~valid, false));
-        if ((flags & FSG_FLAG_HARD) && (flags & FSG_FLAG_SOFT))
-                return fsg_error(e, FSG_ERR_INVALID_ARGS, "A deny is either hard or soft, not both");
+        r = fsg_flags_check(op == FSG_OP_ALLOW ? FSG_FLAGS_ALLOW : op == FSG_OP_DENY ? FSG_FLAGS_DENY : FSG_FLAGS_RESET,
+                            flags, e);
+        if (r < 0)
+                return r;
         r = fsg_state_current_or_build(c, &current, &built, e);
         if (r < 0)
                 return r;

@@ -30,6 +30,19 @@ const char *fsg_action_id(FsgAction a);
 const char *fsg_op_to_string(FsgOp op);
 const char *fsg_flags_to_string(uint64_t flags, bool as_options);
 
+/* What takes flags, for the one table of which ones each takes (fsg_flags_check()). */
+typedef enum FsgFlagsOf {
+        FSG_FLAGS_ALLOW,
+        FSG_FLAGS_DENY,
+        FSG_FLAGS_RESET,
+        FSG_FLAGS_APPLY_PROFILE,
+        FSG_FLAGS_AUDIT_PROFILE,
+        FSG_FLAGS_GRANT,
+        _FSG_FLAGS_OF_MAX,
+} FsgFlagsOf;
+/* InvalidArgs naming the flags of that what does not take (and a hard and soft deny at once). */
+int fsg_flags_check(FsgFlagsOf of, uint64_t flags, FsgError *e);
+
 typedef enum FsgWrite {
         FSG_WRITE_NOTHING,   /* nothing would change: reply at once */
         FSG_WRITE_MASK,

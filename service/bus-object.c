@@ -665,10 +665,8 @@ static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *erro
         r = sd_bus_message_read(call, "t", &flags);
         if (r < 0)
                 return r;
-        if (flags != 0) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Flags not valid for Grant: %s", fsg_flags_to_string(flags, false));
+        if (fsg_flags_check(FSG_FLAGS_GRANT, flags, &e) < 0)
                 return manager_reply_error(call, &e);
-        }
         /* Nothing to grant: the kernel has it or may load it already. An empty id says so;
          * no grant is made, so none ends (and unloads) what was there before. */
         if (x->builtin || !x->denied || (x->loaded && !manager_module_granted(m, x->module)))
@@ -942,11 +940,8 @@ static int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_err
         r = sd_bus_message_read(call, "st", &name, &flags);
         if (r < 0)
                 return r;
-        if (flags & ~FSG_FLAG_HARD) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "Flags not valid for AuditProfile: %s",
-                          fsg_flags_to_string(flags & ~FSG_FLAG_HARD, false));
+        if (fsg_flags_check(FSG_FLAGS_AUDIT_PROFILE, flags, &e) < 0)
                 return manager_reply_error(call, &e);
-        }
         /* The kernel check first: without a tree the cached state is empty, not compliant. */
         if (fsg_context_require_kernel(m->ctx, &e) < 0 || manager_state(m, &s, &e) < 0 ||
             fsg_profile_audit(m->ctx, s, name, flags & FSG_FLAG_HARD, &a, &e) < 0)

@@ -5,10 +5,12 @@
 
 #include "block-reports.h"
 #include "bus-object.h"
+#include "bus-grant.h"
+#include "bus-reply.h"
+#include "bus-request.h"
 #include "config.h"
 #include "entry-fields.h"
 #include "grants.h"
-#include "lock-wait.h"
 #include "lock.h"
 #include "log.h"
 #include "manager.h"
@@ -27,93 +29,8 @@
 /* Every method is one block: its handler (arguments → validate and plan against the kept
  * state, with named errors and nothing touched → reply at once if nothing would change), the
  * polkit actions it needs with their messages, and what it does once authorized (apply →
- * log → signal → reply). The request carries that last step. */
-
-typedef struct Request Request;
-typedef int (*AuthorizedFn)(Manager *m, sd_bus_message *call, Request *req);
-
-struct Request {
-        AuthorizedFn authorized;
-        char module[64];        /* "" when the request is not about one module */
-        FsgPlan plan;           /* changes only */
-        bool load;              /* changes only: a load was asked for and must follow */
-        bool end_grants;        /* changes only: a Deny or Reset of a granted module ends its grants */
-        uint64_t seconds;       /* Grant: how long */
-        FsgGrant medium;        /* Grant: the medium it is for (device fields only; "" for none) */
-        FsgProfilePlan *profile; /* ApplyProfile: the list authorized (owned) */
-        bool writes;            /* authorized runs with the writers' lock held, in lock_fd */
-        int lock_fd;
-        char subject[80];       /* what the logs name when module is "" */
-        struct {
-                FsgAction action;
-                const char *message;
-        } needs[2];             /* authorizations still to obtain, in order */
-        size_t n_needs;
-        size_t next;
-};
-
-static void request_need(Request *req, FsgAction action, const char *message) {
-        assert(req->n_needs < ELEMENTSOF(req->needs));
-        req->needs[req->n_needs].action = action;
-        req->needs[req->n_needs++].message = message;
-}
-
-int manager_reply_error(sd_bus_message *call, const FsgError *e) {
-        /* Messages quote paths and names, which need not be UTF-8; D-Bus strings must be. */
-        _cleanup_free_ char *msg = fsg_utf8_escape(e->message);
-        return sd_bus_reply_method_errorf(call, fsg_error_dbus_name(e->code), "%s", msg ?: "Out of memory");
-}
-
-/* The end of every method that builds its reply: sent if all went well, freed either way. */
-static int send_reply(sd_bus_message *reply, int r) {
-        if (r >= 0)
-                r = sd_bus_send(NULL, reply, NULL);
-        sd_bus_message_unref(reply);
-        return r;
-}
-
-/* One value of an entry's field (entry-fields.h), of the D-Bus type its row names. */
-static int append_field_value(sd_bus_message *reply, const FsgEntry *x, const FsgEntryField *f) {
-        int r, b;
-
-        switch (f->signature[0]) {
-        case 's':
-                return sd_bus_message_append_basic(reply, 's', fsg_entry_field_string(x, f));
-        case 'b':
-                b = fsg_entry_field_bool(x, f);
-                return sd_bus_message_append_basic(reply, 'b', &b);
-        }
-        if (streq(f->signature, "as"))
-                return sd_bus_message_append_strv(reply, fsg_entry_field_strv(x, f));
-        /* a(ss): the list holds the pairs one after the other. */
-        r = sd_bus_message_open_container(reply, 'a', "(ss)");
-        for (char **p = fsg_entry_field_strv(x, f); r >= 0 && p && p[0] && p[1]; p += 2)
-                r = sd_bus_message_append(reply, "(ss)", p[0], p[1]);
-        return r < 0 ? r : sd_bus_message_close_container(reply);
-}
-
-/* Runs for every entry of every List: sd_bus_message_append_basic() directly, without the
- * format string that sd_bus_message_append() would parse again for each entry. */
-static int append_entry(sd_bus_message *reply, const FsgEntry *x) {
-        int r = sd_bus_message_open_container(reply, 'r', "sassssbbbb");
-
-        for (size_t i = 0; r >= 0 && i < fsg_entry_fields_n; i++)
-                if (fsg_entry_fields[i].flags & FSG_FIELD_ENTRY)
-                        r = append_field_value(reply, x, &fsg_entry_fields[i]);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
-}
-
-static int emit_changed(Manager *m, const char *module) {
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        const FsgEntry *x;
-
-        if (manager_state(m, &s, NULL) < 0 || !(x = fsg_state_find(s, module)))
-                return -EIO;
-        return sd_bus_emit_signal(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "FilesystemChanged", "sss",
-                                  x->module, fsg_entry_state_string(x), fsg_origin_to_string(x->origin));
-}
+ * log → signal → reply). The request (bus-request.h) carries that last step and its own data;
+ * the answers are built by bus-reply.h. Grant is bus-grant.c's, the opens bus-open.c's. */
 
 /* After a change of fsgate's, under the same lock as its write: a deny of its own now reports
  * what a route did (two aliases would run the hook twice), a reset may leave another file's
@@ -128,47 +45,10 @@ static void update_routes_locked(Manager *m) {
                 log_plain(LOG_WARNING, "Could not update %s%s: %s", m->ctx->root, FSG_ROUTES_PATH, e.message);
 }
 
-/* Every entry of the state, each appended by append into an array of signature "a" type. */
-static int reply_all_entries(sd_bus_message *call, void *userdata, const char *type,
-                             int (*append)(sd_bus_message *reply, const FsgEntry *x)) {
-        Manager *m = userdata;
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        sd_bus_message *reply = NULL;
-        FsgError e = {};
-        int r;
-
-        if (manager_state(m, &s, &e) < 0)
-                return manager_reply_error(call, &e);
-        r = sd_bus_message_new_method_return(call, &reply);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', type);
-        for (size_t i = 0; r >= 0 && i < s->n; i++)
-                r = append(reply, &s->entries[i]);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return send_reply(reply, r);
-}
-
 static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        return reply_all_entries(call, userdata, "(sassssbbbb)", append_entry);
+        return bus_reply_all_entries(call, userdata, "(sassssbbbb)", bus_append_entry);
 }
 
-/* The entry a method's name argument names, in the state *ret_state (the caller's reference,
- * which keeps the entry valid): > 0 found, 0 not (*e says why, for the caller), < 0 a
- * malformed call. */
-static int read_entry_arg(Manager *m, sd_bus_message *call, FsgState **ret_state, const FsgEntry **ret,
-                          FsgError *e) {
-        const char *name;
-        int r;
-
-        assert(!*ret_state);
-        r = sd_bus_message_read(call, "s", &name);
-        if (r < 0)
-                return r;
-        if (manager_state(m, ret_state, e) < 0 || fsg_state_resolve(m->ctx, *ret_state, name, ret, e) < 0)
-                return 0;
-        return 1;
-}
 
 /* GetFilesystem and Describe: one module named by the call, answered in the given form. */
 static int reply_one_entry(sd_bus_message *call, void *userdata,
@@ -179,45 +59,20 @@ static int reply_one_entry(sd_bus_message *call, void *userdata,
         FsgError e = {};
         int r;
 
-        r = read_entry_arg(userdata, call, &s, &x, &e);
+        r = request_read_entry(userdata, call, &s, &x, &e);
         if (r <= 0)
                 return r < 0 ? r : manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = append(reply, x);
-        return send_reply(reply, r);
+        return bus_send_reply(reply, r);
 }
 
 static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        return reply_one_entry(call, userdata, append_entry);
+        return reply_one_entry(call, userdata, bus_append_entry);
 }
 
 /* -- Describe, DescribeAll: everything fsgate knows of a module, extensible --------------- */
-
-/* a{sv}: every field of the entry under its name. A client must ignore keys it does not
- * know: new ones will come. */
-static int append_description(sd_bus_message *reply, const FsgEntry *x) {
-        int r = sd_bus_message_open_container(reply, 'a', "{sv}");
-
-        for (size_t i = 0; r >= 0 && i < fsg_entry_fields_n; i++) {
-                const FsgEntryField *f = &fsg_entry_fields[i];
-
-                if ((f->flags & FSG_FIELD_OPTIONAL) && !fsg_entry_field_string(x, f))
-                        continue;
-                r = sd_bus_message_open_container(reply, 'e', "sv");
-                if (r >= 0)
-                        r = sd_bus_message_append_basic(reply, 's', f->key);
-                if (r >= 0)
-                        r = sd_bus_message_open_container(reply, 'v', f->signature);
-                if (r >= 0)
-                        r = append_field_value(reply, x, f);
-                for (unsigned k = 0; r >= 0 && k < 2; k++)
-                        r = sd_bus_message_close_container(reply);
-        }
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
-}
 
 typedef struct Refusal {
         char *allow, *reset;
@@ -257,7 +112,7 @@ static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *e
         FsgError e = {};
         int r;
 
-        r = read_entry_arg(m, call, &s, &x, &e);
+        r = request_read_entry(m, call, &s, &x, &e);
         if (r <= 0)
                 return r < 0 ? r : manager_reply_error(call, &e);
         if (plan_refusals(m, x, &refused) < 0)
@@ -267,19 +122,8 @@ static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *e
         copy.reset_refused = refused.reset;
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
-                r = append_description(reply, &copy);
-        return send_reply(reply, r);
-}
-
-static int append_named_description(sd_bus_message *reply, const FsgEntry *x) {
-        int r = sd_bus_message_open_container(reply, 'e', "sa{sv}");
-        if (r >= 0)
-                r = sd_bus_message_append_basic(reply, 's', x->module);
-        if (r >= 0)
-                r = append_description(reply, x);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return r;
+                r = bus_append_description(reply, &copy);
+        return bus_send_reply(reply, r);
 }
 
 typedef struct Refusals {
@@ -320,131 +164,11 @@ static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_erro
 
                 copy.allow_refused = rs.refusal[i].allow;
                 copy.reset_refused = rs.refusal[i].reset;
-                r = append_named_description(reply, &copy);
+                r = bus_append_named_description(reply, &copy);
         }
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
-        return send_reply(reply, r);
-}
-
-static void authorize_next(Manager *m, sd_bus_message *call, Request *req);
-
-static void request_free(Manager *m, Request *req) {
-        fsg_profile_plan_free(req->profile);
-        (void) fsg_unlock(m->ctx, req->lock_fd);
-        free(req);
-}
-
-static void on_locked(Manager *m, sd_bus_message *call, int lock_fd, const FsgError *error, void *userdata) {
-        Request *req = userdata;
-
-        if (lock_fd < 0) {
-                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, *req->module ? req->module : NULL,
-                            "Change %s%s failed: %s", *req->module ? "to " : "of ",
-                            *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded", error->message);
-                (void) manager_reply_error(call, error);
-        } else {
-                req->lock_fd = lock_fd;
-                (void) req->authorized(m, call, req);
-        }
-        request_free(m, req);
-}
-
-static int compare_strings(const void *a, const void *b) {
-        return strcmp(*(const char * const *) a, *(const char * const *) b);
-}
-
-static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const sd_bus_error *error, void *userdata) {
-        Request *req = userdata;
-
-        if (!granted) {
-                /* Refusals for too many waiting requests are counted in polkit-bridge.c,
-                 * not logged one by one. */
-                if (!sd_bus_error_has_name(error, SD_BUS_ERROR_LIMITS_EXCEEDED))
-                        log_refusal(call, req->module, "Refused %s %s%s: %s",
-                                    fsg_action_id(req->needs[req->next].action), *req->module ? "on " : "for ",
-                                    *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded",
-                                    error->message);
-                (void) sd_bus_reply_method_error(call, error);
-                request_free(m, req);
-                return;
-        }
-        req->next++;
-        authorize_next(m, call, req);
-}
-
-/* The modules a profile's plan writes, space-separated and sorted (a rule may compare the
- * string; the plan lists "unused" notable first): a computed profile names other modules on
- * another day, so its name alone does not say what a grant covers. */
-static char *profile_modules(const FsgProfilePlan *pp) {
-        _cleanup_free_ const char **names = calloc(pp->n + 1, sizeof(char *));
-        size_t size = 1, l = 0;
-        char *s;
-
-        if (!names)
-                return NULL;
-        for (size_t i = 0; i < pp->n; i++) {
-                names[i] = pp->plans[i].module;
-                size += strlen(names[i]) + 1;
-        }
-        qsort(names, pp->n, sizeof(char *), compare_strings);
-        s = malloc(size);
-        if (!s)
-                return NULL;
-        s[0] = 0;
-        for (size_t i = 0; i < pp->n; i++)
-                l += sprintf(s + l, "%s%s", i ? " " : "", names[i]);
-        return s;
-}
-
-static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
-        _cleanup_free_ char *modules = NULL;
-        char seconds[24];
-
-        if (req->next >= req->n_needs) {
-                /* A change waits for the lock in the loop, never in place (lock-wait.c). */
-                if (req->writes) {
-                        manager_lock_async(m, call, on_locked, req);
-                        return;
-                }
-                (void) req->authorized(m, call, req);
-                request_free(m, req);
-                return;
-        }
-        /* What rules scope a grant by and the dialog names: the module, or the profile and
-         * the modules it would deny (no "module": it is not about one). */
-        if (req->profile) {
-                modules = profile_modules(req->profile);
-                if (!modules) {
-                        sd_bus_error error = SD_BUS_ERROR_MAKE_CONST(SD_BUS_ERROR_NO_MEMORY, "Out of memory");
-                        on_authorized(m, call, false, &error, req);
-                        return;
-                }
-        }
-        /* A grant's rules may judge its length and its medium too ("" for none): what the
-         * medium holds and whether it is removable. */
-        snprintf(seconds, sizeof(seconds), "%" PRIu64, req->seconds);
-        polkit_check_async(m, call, fsg_action_id(req->needs[req->next].action),
-                                  req->profile ? (const char * const[]) { "profile", req->profile->profile,
-                                                                          "modules", modules, NULL }
-                                  : req->seconds ? (const char * const[]) { "module", req->module, "seconds", seconds,
-                                                                            "device", req->medium.device,
-                                                                            "fstype", req->medium.fstype,
-                                                                            "removable", !*req->medium.device ? "" :
-                                                                            req->medium.removable ? "true" : "false",
-                                                                            NULL }
-                                               : (const char * const[]) { "module", req->module, NULL },
-                                  req->needs[req->next].message, on_authorized, req);
-}
-
-static int start_request(Manager *m, sd_bus_message *call, const Request *template) {
-        Request *req = malloc(sizeof(Request));
-        if (!req)
-                return -ENOMEM;
-        *req = *template;
-        req->lock_fd = -1;
-        authorize_next(m, call, req);
-        return 1;
+        return bus_send_reply(reply, r);
 }
 
 /* -- Load: this boot only, no configuration change ---------------------------------------- */
@@ -468,7 +192,7 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
         FsgError e = {};
         int r;
 
-        r = read_entry_arg(m, call, &s, &x, &e);
+        r = request_read_entry(m, call, &s, &x, &e);
         if (r <= 0)
                 return r < 0 ? r : manager_reply_error(call, &e);
         if (x->loaded || x->builtin)
@@ -483,212 +207,7 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
                 return manager_reply_error(call, &e);
         snprintf(req.module, sizeof(req.module), "%s", x->module);
         request_need(&req, FSG_ACTION_LOAD, load_message);
-        return start_request(m, call, &req);
-}
-
-/* -- Grant: a load that ends by itself ----------------------------------------------------- */
-
-static const char grant_message[] =
-        N_("Authentication is required to load the $(module) filesystem module for a while.");
-
-/* What a grant of module loads with it, as its record's deps= ("" for nothing): refused with
- * DependencyDenied when a deny keeps one of them out. */
-static int grant_dependencies(Manager *m, const char *module, char deps[static FSG_GRANT_DEPS_MAX], FsgError *e) {
-        _cleanup_strv_free_ char **l = NULL;
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        size_t n = 0;
-        int r;
-
-        r = fsg_load_new_dependencies(m->ctx, module, &l, e);
-        if (r >= 0)
-                r = manager_state(m, &s, e);
-        if (r >= 0)
-                r = fsg_load_refuse_denied_dependencies(s, module, l, e);
-        if (r < 0)
-                return r;
-        deps[0] = 0;
-        for (char **d = l; d && *d; d++) {
-                int k = snprintf(deps + n, FSG_GRANT_DEPS_MAX - n, "%s%s", n ? " " : "", *d);
-
-                if (k < 0 || (size_t) k >= FSG_GRANT_DEPS_MAX - n)
-                        return fsg_error(e, FSG_ERR_FAILED, "%s has more dependencies than a grant records", module);
-                n += k;
-        }
-        return 0;
-}
-
-static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
-        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        const FsgEntry *x;
-        char until[32];
-        uid_t uid = 0;
-        FsgGrant g;
-        FsgError e = {};
-        int r;
-
-        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds) >= 0)
-                (void) sd_bus_creds_get_euid(creds, &uid);
-        if (manager_grants_of_uid(m, uid) >= FSG_GRANTS_PER_UID_MAX)
-                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                                  "uid %u has %u grants already, the most one user may have",
-                                                  (unsigned) uid, FSG_GRANTS_PER_UID_MAX);
-        /* Loaded meanwhile (a Load, an admin's modprobe) while polkit asked: a grant would
-         * unload at its end what was there before it. */
-        if (manager_state(m, &s, &e) >= 0 && (x = fsg_state_find_module(s, req->module)) && x->loaded &&
-            !manager_module_granted(m, req->module))
-                return sd_bus_reply_method_return(call, "s", "");
-        r = fsg_grant_new(req->module, uid, fsg_realtime_usec(), fsg_boottime_usec(), req->seconds, &g, &e);
-        /* Again: a deny of a dependency may have come while polkit asked. Recorded before the
-         * load, as the grant itself, so that its end unloads them. */
-        if (r >= 0 && !manager_module_granted(m, req->module))
-                r = grant_dependencies(m, req->module, g.deps, &e);
-        /* The medium again: another one may have taken its place while polkit asked. */
-        if (r >= 0 && *req->medium.device) {
-                r = fsg_grant_set_medium(&g, req->medium.device, &e);
-                if (r >= 0 && (g.diskseq != req->medium.diskseq || g.major != req->medium.major ||
-                               g.minor != req->medium.minor))
-                        r = fsg_error(&e, FSG_ERR_CONCURRENT_CHANGE,
-                                      "%s holds another medium than when the grant was asked for; nothing was granted",
-                                      req->medium.device);
-        }
-        /* The record first: a crash between it and the load leaves a grant whose end finds
-         * nothing to unload, never a load without an end. */
-        if (r >= 0)
-                r = manager_grant_add(m, &g, &e);
-        if (r >= 0 && (r = fsg_load(m->ctx, req->module, NULL, &e)) < 0)
-                manager_grant_end_id(m, g.id, "failed");
-        if (r < 0) {
-                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, req->module, "Grant of %s failed: %s",
-                            req->module, e.message);
-                return manager_reply_error(call, &e);
-        }
-        log_request(call, FSGATE_MESSAGE_MODULE_LOADED, LOG_NOTICE, req->module,
-                    "Loaded %s until %s%s%s%s (grant %s): then unloaded once unused", req->module,
-                    fsg_grant_time_string(g.until_usec, until), *g.device ? " or until " : "", g.device,
-                    *g.device ? " is removed" : "", g.id);
-        return sd_bus_reply_method_return(call, "s", g.id);
-}
-
-/* The scope a{sv}: "seconds" (t) and "device" (s), at least one; any other key is refused by
- * name, so that a caller asking for a scope this service does not know never gets a wider
- * grant. > 0 read, 0 refused (*e says why), < 0 a malformed call. */
-static int read_grant_scope(sd_bus_message *call, uint64_t *ret_seconds, FsgGrant *ret_medium, FsgError *e) {
-        const char *device = NULL;
-        uint64_t seconds = 0;
-        bool has_seconds = false;
-        int r;
-
-        r = sd_bus_message_enter_container(call, 'a', "{sv}");
-        if (r < 0)
-                return r;
-        while ((r = sd_bus_message_enter_container(call, 'e', "sv")) > 0) {
-                const char *key;
-
-                r = sd_bus_message_read(call, "s", &key);
-                if (r < 0)
-                        return r;
-                if (streq(key, "seconds")) {
-                        r = sd_bus_message_read(call, "v", "t", &seconds);
-                        has_seconds = true;
-                } else if (streq(key, "device"))
-                        r = sd_bus_message_read(call, "v", "s", &device);
-                else {
-                        _cleanup_free_ char *k = fsg_utf8_escape(key);
-                        fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown scope of a grant: \"%.64s\" (known: seconds, device)",
-                                  k ?: "?");
-                        return 0;
-                }
-                if (r < 0) {
-                        fsg_error(e, FSG_ERR_INVALID_ARGS, "The scope \"%s\" of a grant is of type %s", key,
-                                  streq(key, "seconds") ? "t" : "s");
-                        return 0;
-                }
-                r = sd_bus_message_exit_container(call);
-                if (r < 0)
-                        return r;
-        }
-        if (r < 0)
-                return r;
-        r = sd_bus_message_exit_container(call);
-        if (r < 0)
-                return r;
-        if (!has_seconds && !device) {
-                fsg_error(e, FSG_ERR_INVALID_ARGS, "A grant needs a scope: seconds, device, or both");
-                return 0;
-        }
-        if (!has_seconds)
-                seconds = FSG_GRANT_DEVICE_SECONDS_DEFAULT;
-        if (seconds < 1 || seconds > FSG_GRANT_SECONDS_MAX) {
-                fsg_error(e, FSG_ERR_INVALID_ARGS, "A grant lasts from 1 to %" PRIu64 " seconds (7 days); asked: %" PRIu64,
-                          FSG_GRANT_SECONDS_MAX, seconds);
-                return 0;
-        }
-        if (device) {
-                _cleanup_free_ char *d = fsg_utf8_escape(device);
-
-                if (!d || fsg_grant_set_medium(ret_medium, d, e) < 0)
-                        return d ? 0 : -ENOMEM;
-        }
-        *ret_seconds = seconds;
-        return 1;
-}
-
-static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        Request req = { .authorized = grant_authorized };
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        const FsgEntry *x;
-        uint64_t flags;
-        FsgError e = {};
-        int r;
-
-        r = read_entry_arg(m, call, &s, &x, &e);
-        if (r < 0)
-                return r;
-        /* The rest of the call is read whether the name was found or not: a malformed call
-         * is a malformed call. */
-        if (r == 0) {
-                FsgError name_error = e;
-                FsgGrant ignored_medium = {};
-                uint64_t ignored;
-
-                r = read_grant_scope(call, &ignored, &ignored_medium, &e);
-                return r < 0 ? r : manager_reply_error(call, &name_error);
-        }
-        snprintf(req.module, sizeof(req.module), "%s", x->module);
-        r = read_grant_scope(call, &req.seconds, &req.medium, &e);
-        if (r <= 0)
-                return r < 0 ? r : manager_reply_error(call, &e);
-        if (*req.medium.device && fsg_grant_check_medium(m->ctx, &req.medium, x->types, x->module, &e) < 0)
-                return manager_reply_error(call, &e);
-        r = sd_bus_message_read(call, "t", &flags);
-        if (r < 0)
-                return r;
-        if (fsg_flags_check(FSG_FLAGS_GRANT, flags, &e) < 0)
-                return manager_reply_error(call, &e);
-        /* Nothing to grant: the kernel has it or may load it already. An empty id says so;
-         * no grant is made, so none ends (and unloads) what was there before. */
-        if (x->builtin || !x->denied || (x->loaded && !manager_module_granted(m, x->module)))
-                return sd_bus_reply_method_return(call, "s", "");
-        if (!x->available) {
-                fsg_error(&e, FSG_ERR_LOAD_FAILED, "No module file for %s in kernel %s", x->module, m->ctx->kver ?: "(none)");
-                return manager_reply_error(call, &e);
-        }
-        if (fsg_load_refused(x, &e) < 0)
-                return manager_reply_error(call, &e);
-        /* Refused before polkit is asked, by name: a dependency another deny keeps out. */
-        if (!x->loaded) {
-                char deps[FSG_GRANT_DEPS_MAX];
-
-                if (grant_dependencies(m, req.module, deps, &e) < 0)
-                        return manager_reply_error(call, &e);
-        }
-        if (m->n_grants >= FSG_GRANTS_MAX)
-                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_LIMITS_EXCEEDED,
-                                                  "There are %u grants already, the most fsgated keeps", FSG_GRANTS_MAX);
-        request_need(&req, FSG_ACTION_GRANT, grant_message);
-        return start_request(m, call, &req);
+        return request_start(m, call, &req);
 }
 
 /* -- Allow, Deny, Reset: one module's file ------------------------------------------------- */
@@ -708,27 +227,27 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                                              [FSG_WRITE_OVERRIDE] = "written (an override of a vendor file)" };
         FsgError e = {};
 
-        if (fsg_apply_locked(m->ctx, &req->plan, &e) < 0) {
+        if (fsg_apply_locked(m->ctx, &req->change.plan, &e) < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, req->module, "Change to %s failed: %s",
                             req->module, e.message);
                 return manager_reply_error(call, &e);
         }
-        if (req->plan.write != FSG_WRITE_NOTHING) {
+        if (req->change.plan.write != FSG_WRITE_NOTHING) {
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, req->module, "%s %s",
-                            req->plan.target, done[req->plan.write]);
-                (void) emit_changed(m, req->module);
+                            req->change.plan.target, done[req->change.plan.write]);
+                (void) manager_emit_changed(m, req->module);
                 update_routes_locked(m);
         }
         /* Written: other writers need not wait for the unloads and loads below. */
         req->lock_fd = fsg_unlock(m->ctx, req->lock_fd);
         /* The admin decided: a grant does not outlive a change of its module. After a
          * permanent allow it stays loaded; otherwise it is unloaded once unused. */
-        if (req->end_grants || (req->plan.write != FSG_WRITE_NOTHING && manager_module_granted(m, req->module)))
-                (void) manager_grants_end_module(m, req->module, req->plan.op == FSG_OP_ALLOW ? "allowed" :
-                                                                 req->plan.op == FSG_OP_DENY ? "denied" : "reset");
+        if (req->change.end_grants || (req->change.plan.write != FSG_WRITE_NOTHING && manager_module_granted(m, req->module)))
+                (void) manager_grants_end_module(m, req->module, req->change.plan.op == FSG_OP_ALLOW ? "allowed" :
+                                                                 req->change.plan.op == FSG_OP_DENY ? "denied" : "reset");
         /* Only with the load authorization: a module that was loaded when the request came
          * (so none was asked for) stays unloaded if it went away. */
-        if (req->load)
+        if (req->change.load)
                 return load_authorized(m, call, req);
         return sd_bus_reply_method_return(call, NULL);
 }
@@ -744,7 +263,7 @@ static bool needs_load(Manager *m, const char *module) {
 }
 
 static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
-        Request req = { .authorized = change_authorized };
+        Request req = { .authorized = change_authorized, .kind = REQUEST_CHANGE };
         const char *name;
         uint64_t flags;
         FsgError e = {};
@@ -753,31 +272,31 @@ static int method_change(sd_bus_message *call, Manager *m, FsgOp op) {
         r = sd_bus_message_read(call, "st", &name, &flags);
         if (r < 0)
                 return r;
-        if (manager_plan(m, op, name, flags, &req.plan, &e) < 0)
+        if (manager_plan(m, op, name, flags, &req.change.plan, &e) < 0)
                 return manager_reply_error(call, &e);
         /* A dry run is a question (would this be done?): nothing to authorize, write or load. */
         if (flags & FSG_FLAG_DRY_RUN)
                 return sd_bus_reply_method_return(call, NULL);
-        snprintf(req.module, sizeof(req.module), "%s", req.plan.module);
-        req.writes = req.plan.write != FSG_WRITE_NOTHING;
+        snprintf(req.module, sizeof(req.module), "%s", req.change.plan.module);
+        req.writes = req.change.plan.write != FSG_WRITE_NOTHING;
         if (req.writes)
-                request_need(&req, req.plan.action,
-                             req.plan.action == FSG_ACTION_ALLOW ? allow_message : deny_message);
-        if ((flags & FSG_FLAG_LOAD_NOW) && needs_load(m, req.plan.module)) {
+                request_need(&req, req.change.plan.action,
+                             req.change.plan.action == FSG_ACTION_ALLOW ? allow_message : deny_message);
+        if ((flags & FSG_FLAG_LOAD_NOW) && needs_load(m, req.change.plan.module)) {
                 request_need(&req, FSG_ACTION_LOAD, load_message);
-                req.load = true;
+                req.change.load = true;
         }
         /* "reset" and "deny" end a grant early even where the files have nothing to change:
          * that ends a load, so it is the deny authorization's. */
-        if (op != FSG_OP_ALLOW && manager_module_granted(m, req.plan.module)) {
-                req.end_grants = true;
+        if (op != FSG_OP_ALLOW && manager_module_granted(m, req.change.plan.module)) {
+                req.change.end_grants = true;
                 if (req.n_needs == 0 || req.needs[0].action != FSG_ACTION_DENY)
                         if (req.n_needs < ELEMENTSOF(req.needs))
                                 request_need(&req, FSG_ACTION_DENY, end_grant_message);
         }
         if (req.n_needs == 0)
                 return sd_bus_reply_method_return(call, NULL);
-        return start_request(m, call, &req);
+        return request_start(m, call, &req);
 }
 
 static int method_allow(sd_bus_message *call, void *userdata, sd_bus_error *error) {
@@ -805,7 +324,7 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
         for (char **d = done; d && *d; d++) {
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, *d,
                             "%s is in use: allowed so that it keeps working", *d);
-                (void) emit_changed(m, *d);
+                (void) manager_emit_changed(m, *d);
         }
         if (done)
                 update_routes_locked(m);
@@ -827,7 +346,7 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = sd_bus_message_append_strv(reply, done);
-        return send_reply(reply, r);
+        return bus_send_reply(reply, r);
 }
 
 /* Whether ExemptLoaded has anything to exempt: a module a vendor file denies that is mounted
@@ -854,7 +373,7 @@ static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *err
         if (!exempt_has_work(s) && sd_bus_query_sender_privilege(call, CAP_SYS_ADMIN) <= 0)
                 return sd_bus_reply_method_return(call, "as", 0);
         request_need(&req, FSG_ACTION_ALLOW, exempt_message);
-        return start_request(userdata, call, &req);
+        return request_start(userdata, call, &req);
 }
 
 /* -- ApplyProfile: many denies, one authorization, all or nothing --------------------------- */
@@ -875,29 +394,29 @@ static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {
                                           fsg_profile_change_string(&pp->plans[i]), pp->plans[i].target);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
-        return send_reply(reply, r);
+        return bus_send_reply(reply, r);
 }
 
 static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
         FsgError e = {};
 
-        if (fsg_profile_apply_locked(m->ctx, req->profile, &e) < 0) {
+        if (fsg_profile_apply_locked(m->ctx, req->profile.plan, &e) < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "%s failed: %s", req->subject, e.message);
                 return manager_reply_error(call, &e);
         }
-        for (size_t i = 0; i < req->profile->n; i++) {
-                const FsgPlan *p = &req->profile->plans[i];
+        for (size_t i = 0; i < req->profile.plan->n; i++) {
+                const FsgPlan *p = &req->profile.plan->plans[i];
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, p->module, "%s written (%s, profile %s)",
-                            p->target, fsg_profile_change_string(p), req->profile->profile);
-                (void) emit_changed(m, p->module);
+                            p->target, fsg_profile_change_string(p), req->profile.plan->profile);
+                (void) manager_emit_changed(m, p->module);
         }
         update_routes_locked(m);
-        return reply_profile(call, req->profile);
+        return reply_profile(call, req->profile.plan);
 }
 
 static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        Request req = { .authorized = profile_authorized, .writes = true };
+        Request req = { .authorized = profile_authorized, .kind = REQUEST_PROFILE, .writes = true };
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const char *name;
@@ -917,10 +436,10 @@ static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_err
                 return reply_profile(call, pp);
         snprintf(req.subject, sizeof(req.subject), "ApplyProfile %s", pp->profile);
         request_need(&req, FSG_ACTION_DENY, profile_message);
-        req.profile = TAKE_PTR(pp);
-        r = start_request(m, call, &req);
+        req.profile.plan = TAKE_PTR(pp);
+        r = request_start(m, call, &req);
         if (r < 0)
-                fsg_profile_plan_free(req.profile);
+                fsg_profile_plan_free(req.profile.plan);
         return r;
 }
 
@@ -928,7 +447,7 @@ static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_err
  * the same source as `status`. ------------------------------------------------------------- */
 
 static int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        sd_bus_message *reply = NULL;   /* send_reply() frees it */
+        sd_bus_message *reply = NULL;   /* bus_send_reply() frees it */
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
         Manager *m = userdata;
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
@@ -956,7 +475,7 @@ static int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_err
                                           a->items[i].denied, a->items[i].hard, a->items[i].why);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
-        return send_reply(reply, r);
+        return bus_send_reply(reply, r);
 }
 
 /* -- Properties ----------------------------------------------------------------------------- */

@@ -263,6 +263,17 @@ static bool mask_not_copied(Generator g, const Disagreement *d) {
         return d->mask && g == GEN_INITRAMFS_TOOLS;
 }
 
+/* How many of the disagreements making the initramfs again would end: not an allow by a mask,
+ * which initramfs-tools never copies. Only those make the answer a failure and print the
+ * command; the others are information. */
+static size_t regenerable(Generator g, const Disagreement *d, size_t n) {
+        size_t k = 0;
+
+        for (size_t i = 0; i < n; i++)
+                k += !mask_not_copied(g, &d[i]);
+        return k;
+}
+
 static void json_disagreement(JsonWriter *w, Generator g, const Disagreement *d) {
         json_object_begin(w);
         json_field_string(w, "module", d->here->module);
@@ -293,7 +304,8 @@ static void print_json(Generator g, const char *image, const Disagreement *d, si
         for (size_t i = 0; i < n; i++)
                 json_disagreement(&w, g, &d[i]);
         json_array_end(&w);
-        json_field_string(&w, "command", n ? command : "");
+        json_field_bool(&w, "regenerating_helps", regenerable(g, d, n) > 0);
+        json_field_string(&w, "command", regenerable(g, d, n) > 0 ? command : "");
         json_object_end(&w);
         putchar('\n');
 }
@@ -315,8 +327,9 @@ static void print_text(Generator g, const char *image, const Disagreement *d, si
                 puts(_("An allow by a /dev/null mask never reaches it: initramfs-tools copies only regular files "
                        "of modprobe.d, so the deny the mask hides stays in the initramfs. Regenerating does not change "
                        "that; the module autoloads once the real root is mounted."));
-        /* TRANSLATORS: %s is a command (update-initramfs -u -k KVER). */
-        printf(_("To make it again from the configuration as it is now: %s\n"), ctl_esc(command));
+        if (regenerable(g, d, n) > 0)
+                /* TRANSLATORS: %s is a command (update-initramfs -u -k KVER). */
+                printf(_("To make it again from the configuration as it is now: %s\n"), ctl_esc(command));
 }
 
 CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k) {
@@ -494,5 +507,5 @@ int ctl_initramfs(const CtlOptions *o) {
                 print_json(k->generator, k->image, k->d, k->n, k->command);
         else
                 print_text(k->generator, k->image, k->d, k->n, k->command);
-        return k->n ? 9 : 0;
+        return regenerable(k->generator, k->d, k->n) > 0 ? 9 : 0;
 }

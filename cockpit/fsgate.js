@@ -912,9 +912,10 @@ function renderInitramfs(j) {
            el("div", { class: "pf-c-alert__description" },
            el("ul", { class: "initramfs-disagreements" }, items),
            masks ? el("p", null, _("An allow by a /dev/null mask never reaches it: initramfs-tools copies only regular files of modprobe.d. Making it again does not change that; the module autoloads once the real root is mounted.")) : null,
-           /* Printed, never run from here: making an initramfs is the admin's decision. */
-           el("p", null, _("To make it again from the configuration as it is now, run as root: "),
-              el("code", { class: "initramfs-command" }, j.command)))));
+           /* Printed, never run from here: making an initramfs is the admin's decision; only
+            * where making it again would change something. */
+           j.command ? el("p", null, _("To make it again from the configuration as it is now, run as root: "),
+                          el("code", { class: "initramfs-command" }, j.command)) : null)));
 }
 
 function loadInitramfs() {

@@ -29,3 +29,6 @@
 /* Grant: a load that ends by itself (its own action, so that a site can allow it more
  * freely than a permanent allow). */
 #define FSGATE_ACTION_GRANT "org.fsgate.fsgate1.grant"
+/* OpenSafely: the files of a medium read by a sandboxed userspace driver, no kernel module
+ * loaded (its own action: no kernel code is loaded, so its default can be freer). */
+#define FSGATE_ACTION_OPEN  "org.fsgate.fsgate1.open"

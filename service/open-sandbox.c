@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/audit.h>
+#include <linux/capability.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "macro.h"
+#include "open-sandbox.h"
+
+#define NOBODY 65534
+
+/* A hostile medium may make the driver do anything its code can: what it may then do is
+ * bounded here. None of these are needed to read a medium and serve FUSE requests. */
+static const int denied_syscalls[] = {
+        __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot, __NR_unshare, __NR_setns,
+        __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_kexec_load,
+        __NR_init_module, __NR_finit_module, __NR_delete_module, __NR_bpf, __NR_perf_event_open,
+        __NR_keyctl, __NR_add_key, __NR_request_key, __NR_userfaultfd, __NR_socket, __NR_socketpair,
+        __NR_io_uring_setup, __NR_open_by_handle_at, __NR_name_to_handle_at, __NR_swapon,
+        __NR_swapoff, __NR_reboot, __NR_personality, __NR_fanotify_init, __NR_mknod, __NR_mknodat,
+        __NR_clone3,    /* ENOSYS below: libc falls back to clone(), whose flags are checked */
+};
+
+#if defined(__x86_64__)
+#define SANDBOX_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define SANDBOX_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#ifdef SANDBOX_AUDIT_ARCH
+/* A deny list, not an allow list: the drivers are several programs of several libraries, and
+ * an allow list that misses one call breaks a driver on a medium the tests never had. The
+ * other architecture's calls are killed, clone() into new namespaces refused. */
+static int install_seccomp(void) {
+        struct sock_filter f[11 + 2 * ELEMENTSOF(denied_syscalls)];
+        size_t n = 0;
+
+        f[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch));
+        f[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SANDBOX_AUDIT_ARCH, 1, 0);
+        f[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+        f[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr));
+#ifdef __x86_64__
+        /* The x32 ABI's numbers are the same calls with a bit set: none of them. */
+        f[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000, 0, 1);
+        f[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
+#endif
+        for (size_t i = 0; i < ELEMENTSOF(denied_syscalls); i++) {
+                f[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, denied_syscalls[i], 0, 1);
+                f[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO |
+                                                       (denied_syscalls[i] == __NR_clone3 ? ENOSYS : EPERM));
+        }
+        /* clone(): threads and processes, no namespaces (its flags are the first argument, their
+         * low word at its offset on a little-endian machine). */
+        f[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 0, 2);
+        f[n++] = (struct sock_filter) BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0]));
+        f[n++] = (struct sock_filter) BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, CLONE_NEWNS | CLONE_NEWUSER |
+                                               CLONE_NEWNET | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS |
+                                               CLONE_NEWCGROUP, 1, 0);
+        f[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+        f[n++] = (struct sock_filter) BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM);
+        struct sock_fprog prog = { .len = (unsigned short) n, .filter = f };
+        return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0);
+}
+#else
+static int install_seccomp(void) {
+        return 0;       /* an architecture this filter does not know: namespaces and nobody only */
+}
+#endif
+
+static void set_limit(int resource, rlim_t v) {
+        struct rlimit rl = { v, v };
+        (void) setrlimit(resource, &rl);
+}
+
+/* Everything about the driver's process but its files; -1 if any step failed. */
+static int confine(void) {
+        sigset_t none;
+
+        sigemptyset(&none);
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||
+            unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0 ||
+            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+                return -1;
+        set_limit(RLIMIT_AS, 512ULL << 20);
+        set_limit(RLIMIT_NPROC, 256);   /* nobody's tasks, all of them: no fork bomb */
+        set_limit(RLIMIT_NOFILE, 64);
+        set_limit(RLIMIT_FSIZE, 0);     /* it writes no file */
+        set_limit(RLIMIT_CORE, 0);
+        for (int c = 0; c <= CAP_LAST_CAP; c++)
+                if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) < 0 && errno != EINVAL)
+                        return -1;
+        if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 ||
+            setgroups(0, NULL) < 0 || setresgid(NOBODY, NOBODY, NOBODY) < 0 ||
+            setresuid(NOBODY, NOBODY, NOBODY) < 0 || getuid() != NOBODY || geteuid() != NOBODY)
+                return -1;
+        /* After the uid change, which clears both: others running as nobody may not ptrace it,
+         * and it dies with fsgated (which then cannot unmount; the mount fails ENOTCONN). */
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0 ||
+            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0)
+                return -1;
+        return install_seccomp();
+}
+
+static _Noreturn void fail(const char *what) {
+        char buf[160];
+        int n = snprintf(buf, sizeof(buf), "fsgated: cannot start the driver: %s: %s\n", what, strerror(errno));
+        (void) !write(STDERR_FILENO, buf, n);
+        _exit(127);
+}
+
+pid_t open_spawn_driver(const char *path, char * const argv[], const char *preload, int medium_fd, int fuse_fd,
+                        int err_fd) {
+        char env_preload[300];
+        char * const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", env_preload, NULL };
+        pid_t pid;
+
+        snprintf(env_preload, sizeof(env_preload), "LD_PRELOAD=%s", preload);
+        pid = fork();
+        if (pid != 0)
+                return pid < 0 ? -errno : pid;
+        /* The child: only async-signal-safe calls until exec (fsgated is one thread). Every fd
+         * moved above 9 first, so that no dup2() below overwrites another. */
+        int nul = open("/dev/null", O_RDWR | O_CLOEXEC);
+        int m = fcntl(medium_fd, F_DUPFD, 10), f = fcntl(fuse_fd, F_DUPFD, 10), e = fcntl(err_fd, F_DUPFD, 10);
+        if (nul < 0 || m < 0 || f < 0 || e < 0 || dup2(nul, 0) < 0 || dup2(e, 1) < 0 || dup2(e, 2) < 0 ||
+            dup2(m, 3) < 0 || dup2(f, 4) < 0)
+                fail("file descriptors");
+        if (syscall(SYS_close_range, 5, ~0U, 0) < 0)
+                fail("close_range");
+        if (getppid() == 1 || confine() < 0)
+                fail("sandbox");
+        if (chdir("/") < 0)
+                fail("chdir");
+        execve(path, argv, envp);
+        fail(path);
+}
+
+pid_t open_spawn_probe(const char *mountpoint, uid_t uid, gid_t gid) {
+        sigset_t none;
+        pid_t pid = fork();
+
+        if (pid != 0)
+                return pid < 0 ? -errno : pid;
+        sigemptyset(&none);
+        if (syscall(SYS_close_range, 3, ~0U, 0) < 0 || sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||
+            setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0 ||
+            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+                _exit(2);
+        /* Only uid may enter a mount without allow_other; the first answer is the driver's. */
+        DIR *d = opendir(mountpoint);
+        _exit(d && readdir(d) ? 0 : 1);
+}

@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Open safely: a squashfs image's files, read-only, for its caller, through squashfuse run
+as nobody in a sandbox; no kernel module. Real FUSE mounts on the host (fuse is built into
+its kernel), under the scratch root's run/fsgate-open; a cleanup unmounts whatever a failed
+test left there. Prints the time from the call to the first listing and the driver's RSS."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+sys.dont_write_bytecode = True      # keep the source tree clean
+from fsgatetest import E_ACCESS_DENIED, NOBODY, BusTestCase, log  # noqa: E402
+from fsgatetest.util import wait_until  # noqa: E402
+
+ACTION_OPEN = 'org.fsgate.fsgate1.open'
+# OTHER has no passwd entry, so dbus-daemon refuses its connections: it only tries the mount.
+USER, OTHER = 1000, 1001
+NAMES = {'a file with spaces.txt': b'hello, world\n', 'größe ñ – 日本.bin': os.urandom(300000),
+         'sub dir/deeper/ünïcode €.dat': bytes(range(256)) * 1000}
+
+
+def mounts_under(prefix):
+    out = []
+    with open('/proc/self/mountinfo') as f:
+        for line in f:
+            fields = line.split()
+            mp = fields[4].encode().decode('unicode_escape')
+            if mp.startswith(prefix):
+                sep = fields.index('-')
+                out.append((mp, fields[5], fields[sep + 1], fields[sep + 3]))
+    return out
+
+
+def drivers():
+    """pids of squashfuse processes serving a handed-over connection."""
+    pids = []
+    for p in os.listdir('/proc'):
+        if not p.isdigit():
+            continue
+        try:
+            with open(f'/proc/{p}/cmdline', 'rb') as f:
+                cmd = f.read().split(b'\0')
+        except OSError:
+            continue
+        if cmd and cmd[0] == b'squashfuse' and b'/dev/fd/4' in cmd:
+            pids.append(int(p))
+    return pids
+
+
+def status(pid):
+    with open(f'/proc/{pid}/status') as f:
+        return dict(line.rstrip('\n').split(':\t', 1) for line in f if ':\t' in line)
+
+
+class OpenTest(BusTestCase):
+    start_polkit = True
+
+    @classmethod
+    def prepare_root(cls, root):
+        if not shutil.which('mksquashfs') or not os.path.exists('/usr/bin/squashfuse'):
+            raise unittest_skip('mksquashfs or squashfuse missing (tools/install-deps)')
+        # The caller must reach the mountpoint below the scratch root.
+        os.chmod(cls.workdir, 0o755)
+        os.chmod(root, 0o755)
+        cls.opendir = os.path.join(root, 'run/fsgate-open')
+        src = os.path.join(cls.workdir, 'src')
+        for name, data in NAMES.items():
+            os.makedirs(os.path.dirname(os.path.join(src, name)), exist_ok=True)
+            with open(os.path.join(src, name), 'wb') as f:
+                f.write(data)
+        # Files only root may read inside, and an image only USER may read: nobody (the
+        # driver) reads it through the descriptor handed over, never by its path.
+        os.chmod(os.path.join(src, 'a file with spaces.txt'), 0o600)
+        cls.images = os.path.join(cls.workdir, 'images')
+        os.makedirs(cls.images)
+        os.chmod(cls.images, 0o755)
+        cls.image = os.path.join(cls.images, 'my image.sqfs')
+        subprocess.run(['mksquashfs', src, cls.image, '-noappend', '-quiet', '-no-progress'], check=True,
+                       stdout=subprocess.DEVNULL)
+        os.chown(cls.image, USER, USER)
+        os.chmod(cls.image, 0o600)
+        with open(cls.image, 'rb') as f:
+            data = f.read()
+        cls.truncated = os.path.join(cls.images, 'truncated.sqfs')
+        with open(cls.truncated, 'wb') as f:
+            f.write(data[:len(data) // 3])
+        os.chmod(cls.truncated, 0o644)
+        cls.root_only = os.path.join(cls.images, 'root-only.sqfs')
+        shutil.copy(cls.image, cls.root_only)
+        os.chmod(cls.root_only, 0o600)
+
+    def setUp(self):
+        super().setUp()
+        self.addCleanup(self.cleanup_mounts)
+
+    def cleanup_mounts(self):
+        for mp, *_ in mounts_under(self.opendir):
+            subprocess.run(['umount', '-l', mp], check=False)
+        for pid in drivers():
+            try:
+                os.kill(pid, 9)
+            except ProcessLookupError:
+                pass
+
+    def assertNothingOpen(self):
+        wait_until(lambda: not drivers(), what='no driver left')
+        # What fsgated does when a driver ends comes a moment after it.
+        wait_until(lambda: not mounts_under(self.opendir) and not self.stack.prop('OpenMedia') and
+                   not (os.path.isdir(self.opendir) and os.listdir(self.opendir)),
+                   what='no mount, no mountpoint, nothing in OpenMedia')
+
+    def open_image(self, image, uid=USER):
+        t0 = time.monotonic()
+        r = self.stack.ctl('open', image, uid=uid)
+        return r, time.monotonic() - t0
+
+    def test_open_read_close(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, elapsed = self.open_image(self.image)
+        self.assertEqual(r.rc, 0, r)
+        mp = r.out.strip()
+        self.assertTrue(mp.startswith(self.opendir + '/'), mp)
+        self.assertIn('fsgatectl close', r.err)
+        t0 = time.monotonic()
+        rc, out, err = st.run(['ls', '-1', mp], uid=USER)
+        listing = time.monotonic() - t0
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(sorted(out.splitlines()), sorted({n.split('/')[0] for n in NAMES}))
+        log(f'  open to first listing: {elapsed + listing:.3f} s (open call {elapsed:.3f} s, ls {listing:.3f} s)')
+        # Every byte back, names with spaces and beyond ASCII included, as USER.
+        for name, data in NAMES.items():
+            rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(out.split()[0], hashlib.sha256(data).hexdigest(), name)
+        # Read-only, inert, USER's only.
+        [(_, opts, fstype, super_opts)] = mounts_under(mp)
+        self.assertEqual(fstype, 'fuse.squashfuse')
+        for o in ('ro', 'nosuid', 'nodev', 'noexec'):
+            self.assertIn(o, opts.split(','))
+        self.assertIn(f'user_id={USER}', super_opts)
+        self.assertNotIn('allow_other', super_opts)
+        rc, _, err = st.run(['touch', os.path.join(mp, 'new')], uid=USER)
+        self.assertNotEqual(rc, 0)
+        self.assertIn('Read-only', err)
+        for uid in (OTHER, NOBODY):
+            rc, _, err = st.run(['ls', mp], uid=uid)
+            self.assertNotEqual(rc, 0, f'uid {uid} could list {mp}')
+            self.assertIn('Permission denied', err)
+        # The driver: nobody, no capabilities at all, no_new_privs, seccomp, its namespaces.
+        [pid] = drivers()
+        s = status(pid)
+        self.assertEqual(s['Uid'].split(), [str(NOBODY)] * 4)
+        self.assertEqual(s['Gid'].split(), [str(NOBODY)] * 4)
+        self.assertEqual(s['Groups'].strip(), '')
+        for cap in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb'):
+            self.assertEqual(int(s[cap], 16), 0, cap)
+        self.assertEqual(s['NoNewPrivs'], '1')
+        self.assertEqual(s['Seccomp'], '2')
+        for ns in ('net', 'mnt', 'ipc', 'uts'):
+            self.assertNotEqual(os.readlink(f'/proc/{pid}/ns/{ns}'), os.readlink(f'/proc/self/ns/{ns}'), ns)
+        # 0-2 and the two handed over; any more is its own copy of the medium (open("/dev/fd/3")
+        # made a dup by the preloaded shim), nothing else of fsgated's.
+        fds = {int(fd): os.readlink(f'/proc/{pid}/fd/{fd}') for fd in os.listdir(f'/proc/{pid}/fd')}
+        self.assertEqual(fds[4], '/dev/fuse')
+        self.assertEqual(fds[3], self.image)
+        self.assertEqual({fds[fd] for fd in fds if fd > 4}, {self.image})
+        log(f'  squashfuse RSS: {s["VmRSS"].strip()}')
+        # Listed with its owner.
+        [(oid, omp, dev, uid, fstype, driver, since)] = st.prop('OpenMedia')
+        self.assertEqual((omp, dev, uid, fstype, driver), (mp, '', USER, 'squashfs', 'squashfuse'))
+        # Another user cannot close it; USER can, by mountpoint.
+        r = st.ctl('close', mp, uid=NOBODY)
+        self.assertEqual(r.rc, 4, r)
+        r = st.ctl('close', mp, uid=USER)
+        self.assertEqual(r.rc, 0, r)
+        self.assertNothingOpen()
+        self.assertFalse(os.path.exists(f'/proc/{pid}'))
+        r = st.ctl('close', oid, uid=USER)
+        self.assertEqual(r.rc, 3, r)
+        self.assertIn('Nothing is open', r.err)
+
+    def test_driver_crash_unmounts(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, _ = self.open_image(self.image)
+        self.assertEqual(r.rc, 0, r)
+        [pid] = drivers()
+        os.kill(pid, 9)
+        wait_until(lambda: not mounts_under(self.opendir), what='the mount to go')
+        self.assertNothingOpen()
+        self.assertIn('unmounted', st.daemon_output()[self._log_mark:])
+
+    def test_truncated_image(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, _ = self.open_image(self.truncated)
+        self.assertEqual(r.rc, 11, r)
+        self.assertIn('squashfuse could not read an image', r.err)
+        self.assertIn('nothing was mounted', r.err)
+        self.assertNothingOpen()
+
+    def test_not_squashfs(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        junk = os.path.join(self.images, 'junk.img')
+        with open(junk, 'wb') as f:
+            f.write(b'\0' * 65536)
+        os.chmod(junk, 0o644)
+        r, _ = self.open_image(junk)
+        self.assertEqual(r.rc, 3, r)
+        self.assertIn('no filesystem fsgate can open', r.err)
+        self.assertEqual(st.mock_polkit_calls(), [])
+        self.assertNothingOpen()
+
+    def test_unauthorized(self):
+        st = self.stack
+        r, _ = self.open_image(self.image)
+        self.assertEqual(r.rc, 4, r)
+        [(action, _, details, _)] = st.mock_polkit_calls()
+        self.assertEqual((action, details.get('fstype'), details.get('route'), details.get('device')),
+                         (ACTION_OPEN, 'squashfs', 'squashfuse', ''))
+        self.assertNothingOpen()
+
+    def test_unreadable_image_never_reaches_fsgated(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, _ = self.open_image(self.root_only, uid=NOBODY)
+        self.assertEqual(r.rc, 2, r)
+        self.assertIn(f'Cannot open {self.root_only}: Permission denied', r.err)
+        self.assertEqual(st.mock_polkit_calls(), [])
+        self.assertNothingOpen()
+
+    def test_limits(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        mps = []
+        for _ in range(4):
+            r, _ = self.open_image(self.image)
+            self.assertEqual(r.rc, 0, r)
+            mps.append(r.out.strip())
+        r, _ = self.open_image(self.image)
+        self.assertNotEqual(r.rc, 0)
+        self.assertIn('At most 4', r.err)
+        for mp in mps:
+            self.assertEqual(st.ctl('close', mp, uid=USER).rc, 0)
+        self.assertNothingOpen()
+
+    def test_bad_calls(self):
+        st = self.stack
+        r = st.send('OpenSafely', 'string:/dev/../etc/passwd', 'unix_fd:0', 'string:', 'uint64:0')
+        self.assertEqual(r.error, 'org.freedesktop.DBus.Error.InvalidArgs', r)
+        r = st.send('OpenSafely', 'string:', 'unix_fd:0', 'string:vm', 'uint64:0')
+        self.assertEqual(r.error, 'org.freedesktop.DBus.Error.InvalidArgs', r)
+        r = st.send('OpenSafely', 'string:', 'unix_fd:0', 'string:', 'uint64:1')
+        self.assertEqual(r.error, 'org.freedesktop.DBus.Error.InvalidArgs', r)
+        r = st.send('CloseSafely', 'string:nothing')
+        self.assertEqual(r.error, 'org.fsgate.fsgate1.Error.NotOpen', r)
+        self.assertNothingOpen()
+
+
+def unittest_skip(why):
+    import unittest
+    return unittest.SkipTest(why)
+
+
+if __name__ == '__main__':
+    from fsgatetest import main
+    main()

@@ -174,7 +174,13 @@ static int on_probe_exit(sd_event_source *s, const siginfo_t *si, void *userdata
         o->probe_pid = 0;
         o->probe = sd_event_source_disable_unref(o->probe);
         if (si->si_code != CLD_EXITED || si->si_status != 0) {
-                open_fail(o, "its mount could not be listed");
+                char why[96];
+
+                /* The probe's status: 1 and the errno of the listing, or 2 (it could not start). */
+                snprintf(why, sizeof(why), "its mount could not be listed (%s)",
+                         si->si_code != CLD_EXITED ? "probe killed" : si->si_status == 2 ? "probe failed to start" :
+                         si->si_status > 10 ? strerror(si->si_status - 10) : "empty");
+                open_fail(o, why);
                 return 0;
         }
         o->timer = sd_event_source_disable_unref(o->timer);

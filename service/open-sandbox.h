@@ -13,5 +13,6 @@
 pid_t open_spawn_driver(const char *path, char * const argv[], const char *preload, int medium_fd, int fuse_fd,
                         int err_fd);
 /* The probe: as uid and gid (no groups, no capabilities), lists the first entry of mountpoint
- * and exits 0, or 1 if it cannot: when it ends, the driver has answered or died. */
+ * and exits 0; 10 + errno (1 without one) if it cannot, 2 if it could not become uid: when it
+ * ends, the driver has answered or died. */
 pid_t open_spawn_probe(const char *mountpoint, uid_t uid, gid_t gid);

@@ -184,6 +184,46 @@ class OpenTest(BusTestCase):
         self.assertEqual(r.rc, 3, r)
         self.assertIn('Nothing is open', r.err)
 
+    def loop_device(self, image):
+        node = subprocess.run(['losetup', '-r', '-f', '--show', image], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+        return node
+
+    def test_block_device(self):
+        """A stick's node is root:disk 0660: fsgated opens it, read-only, and hands the open file
+        to the driver (nobody could not open the node). Closed by device name."""
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        node = self.loop_device(self.image)
+        r = st.ctl('open', node, uid=USER)
+        self.assertEqual(r.rc, 0, r)
+        mp = r.out.strip()
+        [(action, _, details, _)] = st.mock_polkit_calls()
+        self.assertEqual((action, details['device'], details['fstype']), (ACTION_OPEN, node, 'squashfs'))
+        name = 'größe ñ – 日本.bin'
+        rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(out.split()[0], hashlib.sha256(NAMES[name]).hexdigest())
+        [(_, _, dev, uid, _, _, _)] = st.prop('OpenMedia')
+        self.assertEqual((dev, uid), (node, USER))
+        self.assertEqual(st.ctl('close', node, uid=USER).rc, 0)
+        self.assertNothingOpen()
+
+    def test_block_device_junk(self):
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        junk = os.path.join(self.images, 'zeros.img')
+        with open(junk, 'wb') as f:
+            f.write(b'\0' * (1 << 20))
+        node = self.loop_device(junk)
+        r = st.ctl('open', node, uid=USER)
+        self.assertEqual(r.rc, 3, r)
+        self.assertEqual(st.mock_polkit_calls(), [])
+        r = st.ctl('open', '/dev/loop-control', uid=USER)
+        self.assertNotEqual(r.rc, 0, r)
+        self.assertNothingOpen()
+
     def test_driver_crash_unmounts(self):
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])

@@ -35,7 +35,7 @@ static const char *route_status(const FsgOpenRoute *r, const char *path) {
                 return _("none known");
         if (!*path)
                 return _("not installed");
-        return fsg_open_route_usable(r) ? _("installed") : _("installed, not usable yet (libfuse2)");
+        return fsg_open_route_usable(r) ? _("installed") : _("installed, not started by fsgate yet");
 }
 
 int ctl_routes(const CtlBackend *be, const CtlOptions *o) {

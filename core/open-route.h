@@ -15,9 +15,14 @@ typedef enum FsgOpenStart {
         /* libfuse3: takes a pre-mounted "/dev/fd/N" as its mountpoint, so fsgated mounts and the
          * driver, sandboxed, only serves (squashfuse). */
         FSG_OPEN_START_FD,
-        /* libfuse2 (or its own FUSE lite): mounts through fusermount, which would have to hand
-         * over a pre-mounted fd through _FUSE_COMMFD. Not done yet: listed, never started. */
+        /* libfuse2: mounts through fusermount, which hands back a connection over the socket in
+         * _FUSE_COMMFD; in the sandbox fsgate's stand-in (service/open-fusermount.c) hands back
+         * the one fsgated mounted (fuse2fs). The driver's mountpoint is an empty directory of
+         * the sandbox's own, FSG_OPEN_SANDBOX_MNT. */
         FSG_OPEN_START_FUSERMOUNT,
+        /* Known, packaged, but not started: its own FUSE lite (ntfs-3g), a mtab of its own
+         * (fuseiso) or allow_other forced (exfat-fuse) need more than the stand-in. */
+        FSG_OPEN_START_NONE,
 } FsgOpenStart;
 
 typedef struct FsgOpenRoute {
@@ -25,7 +30,12 @@ typedef struct FsgOpenRoute {
         const char *driver;     /* the command, looked up in fixed directories only */
         const char *package;    /* the Debian package that ships it */
         FsgOpenStart start;
+        /* Its command line: the medium is /dev/fd/3, the connection /dev/fd/4 (FD) or the
+         * sandbox's mountpoint (FUSERMOUNT); read-only, foreground, one thread. */
+        const char *argv[8];
 } FsgOpenRoute;
+
+#define FSG_OPEN_SANDBOX_MNT "/tmp/mnt"
 
 #define FSG_OPEN_ROUTE_FUSE "fuse"      /* the one route kind so far (a VM's is to come) */
 
@@ -33,7 +43,7 @@ typedef struct FsgOpenRoute {
 const FsgOpenRoute *fsg_open_route_find(const char *type);
 /* Whether fsgated can start this route's driver with a handed-over FUSE connection. */
 static inline bool fsg_open_route_usable(const FsgOpenRoute *r) {
-        return r && r->start == FSG_OPEN_START_FD;
+        return r && r->start != FSG_OPEN_START_NONE;
 }
 /* Where r's driver is installed: /usr/bin, /usr/sbin, /bin, /sbin in turn (never $PATH), a
  * regular executable file owned by root and writable by nobody else; under c's root when c is

@@ -49,6 +49,7 @@ typedef struct OpenMedium {
 
 /* What OpenSafely checked before polkit, carried to its answer. */
 typedef struct OpenRequest {
+        const FsgOpenRoute *route;
         int medium_fd;
         char device[64], fstype[32], driver_path[128], driver[32];
         uint32_t uid, gid;
@@ -228,9 +229,10 @@ static int mount_fuse(OpenMedium *o, int fuse_fd, FsgError *e) {
         return 0;
 }
 
-/* The shim the driver preloads (open-fd-preload.c), installed beside fsgated (libexecdir, or
- * the build tree's service/): root's, and writable by nobody else. */
-static int preload_path(char *ret, size_t size, FsgError *e) {
+/* A helper of the driver's installed beside fsgated (libexecdir, or the build tree's
+ * service/): the shim it preloads (open-fd-preload.c), the fusermount it finds
+ * (open-fusermount.c). Root's, and writable by nobody else. */
+static int helper_path(const char *name, char *ret, size_t size, FsgError *e) {
         char exe[PATH_MAX];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
         struct stat st;
@@ -243,7 +245,7 @@ static int preload_path(char *ret, size_t size, FsgError *e) {
         if (!slash)
                 return fsg_error(e, FSG_ERR_FAILED, "Cannot find fsgated's own directory");
         *slash = 0;
-        if ((size_t) snprintf(ret, size, "%s/fsgate-open-fd.so", exe) >= size)
+        if ((size_t) snprintf(ret, size, "%s/%s", exe, name) >= size)
                 return fsg_error(e, FSG_ERR_FAILED, "fsgated's directory has too long a name");
         if (stat(ret, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
                 return fsg_error(e, FSG_ERR_NO_ROUTE, "%s is missing or not root's alone", ret);
@@ -251,15 +253,16 @@ static int preload_path(char *ret, size_t size, FsgError *e) {
 }
 
 static int start_driver(OpenMedium *o, const OpenRequest *q, FsgError *e) {
-        char *argv[] = { o->driver, (char *) "-f", (char *) "-s", (char *) "-o", (char *) "ro",
-                         (char *) "/dev/fd/3", (char *) "/dev/fd/4", NULL };
         _cleanup_close_ int fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
-        char preload[PATH_MAX + 32];
+        char preload[PATH_MAX + 32], fusermount[PATH_MAX + 32];
+        bool standin = q->route->start == FSG_OPEN_START_FUSERMOUNT;
         int pipefd[2], r;
 
         if (fuse_fd < 0)
                 return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot open /dev/fuse: %s", strerror(errno));
-        r = preload_path(preload, sizeof(preload), e);
+        r = helper_path("fsgate-open-fd.so", preload, sizeof(preload), e);
+        if (r >= 0 && standin)
+                r = helper_path("fsgate-fusermount", fusermount, sizeof(fusermount), e);
         if (r < 0)
                 return r;
         r = mount_fuse(o, fuse_fd, e);
@@ -268,7 +271,8 @@ static int start_driver(OpenMedium *o, const OpenRequest *q, FsgError *e) {
         if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Cannot make a pipe: %s", strerror(errno));
         o->err_fd = pipefd[0];
-        o->pid = open_spawn_driver(q->driver_path, argv, preload, q->medium_fd, fuse_fd, pipefd[1]);
+        o->pid = open_spawn_driver(q->driver_path, (char * const *) q->route->argv, preload,
+                                   standin ? fusermount : NULL, q->medium_fd, fuse_fd, pipefd[1]);
         close(pipefd[1]);
         if (o->pid < 0)
                 return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot start %s: %s", o->driver, strerror(-o->pid));
@@ -417,11 +421,12 @@ static int read_open_request(sd_bus_message *call, OpenRequest *q, FsgError *e) 
         const FsgOpenRoute *rt = fsg_open_route_find(q->fstype);
         if (!fsg_open_route_usable(rt))
                 return fsg_error(e, FSG_ERR_NO_ROUTE, "No userspace driver fsgate can start reads %s%s%s%s", q->fstype,
-                                 rt ? " yet (" : "", rt ? rt->driver : "", rt ? " needs fusermount's handover)" : "");
+                                 rt ? " yet (" : "", rt ? rt->driver : "", rt ? " is not started by fsgate)" : "");
         if (fsg_open_route_driver(NULL, rt, q->driver_path, sizeof(q->driver_path)) < 0)
                 return fsg_error(e, FSG_ERR_NO_ROUTE, "%s reads %s, but it is not installed: install the package %s",
                                  rt->driver, q->fstype, rt->package);
         snprintf(q->driver, sizeof(q->driver), "%s", rt->driver);
+        q->route = rt;
         return 1;
 }
 

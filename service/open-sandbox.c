@@ -16,7 +16,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <limits.h>
+#include <sys/stat.h>
+
 #include "macro.h"
+#include "open-route.h"
 #include "open-sandbox.h"
 
 #define NOBODY 65534
@@ -27,7 +31,8 @@ static const int denied_syscalls[] = {
         __NR_mount, __NR_umount2, __NR_pivot_root, __NR_chroot, __NR_unshare, __NR_setns,
         __NR_ptrace, __NR_process_vm_readv, __NR_process_vm_writev, __NR_kexec_load,
         __NR_init_module, __NR_finit_module, __NR_delete_module, __NR_bpf, __NR_perf_event_open,
-        __NR_keyctl, __NR_add_key, __NR_request_key, __NR_userfaultfd, __NR_socket, __NR_socketpair,
+        __NR_keyctl, __NR_add_key, __NR_request_key, __NR_userfaultfd,
+        __NR_socket,    /* socketpair() stays: libfuse2 talks to fusermount over one */
         __NR_io_uring_setup, __NR_open_by_handle_at, __NR_name_to_handle_at, __NR_swapon,
         __NR_swapoff, __NR_reboot, __NR_personality, __NR_fanotify_init, __NR_mknod, __NR_mknodat,
         __NR_clone3,    /* ENOSYS below: libc falls back to clone(), whose flags are checked */
@@ -93,14 +98,42 @@ static void set_limit(int resource, rlim_t v) {
         (void) setrlimit(resource, &rl);
 }
 
+/* path as a bind mount of src, if path exists (an empty file made for it when make). */
+static int bind_file(const char *src, const char *path, bool make) {
+        if (make) {
+                int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+                if (fd < 0)
+                        return -1;
+                close(fd);
+        } else if (access(path, F_OK) < 0)
+                return 0;
+        return mount(src, path, NULL, MS_BIND, NULL);
+}
+
+/* The driver's own view: the host's /tmp hidden under an empty tmpfs, read-only once made.
+ * With a stand-in fusermount: /tmp/bin/fusermount (first on its PATH) and every real
+ * fusermount libfuse2 would run are the stand-in, and FSG_OPEN_SANDBOX_MNT is an empty
+ * directory for libfuse2 to check before it asks fusermount. */
+static int make_view(const char *fusermount) {
+        if (mount("fsgate", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") < 0)
+                return -1;
+        if (fusermount &&
+            (mkdir("/tmp/bin", 0755) < 0 || mkdir(FSG_OPEN_SANDBOX_MNT, 0755) < 0 ||
+             bind_file(fusermount, "/tmp/bin/fusermount", true) < 0 ||
+             bind_file(fusermount, "/bin/fusermount", false) < 0 ||
+             bind_file(fusermount, "/usr/bin/fusermount", false) < 0))
+                return -1;
+        return mount(NULL, "/tmp", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=64k,mode=0755");
+}
+
 /* Everything about the driver's process but its files; -1 if any step failed. */
-static int confine(void) {
+static int confine(const char *fusermount) {
         sigset_t none;
 
         sigemptyset(&none);
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||
             unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0 ||
-            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || make_view(fusermount) < 0)
                 return -1;
         set_limit(RLIMIT_AS, 512ULL << 20);
         set_limit(RLIMIT_NPROC, 256);   /* nobody's tasks, all of them: no fork bomb */
@@ -129,10 +162,11 @@ static _Noreturn void fail(const char *what) {
         _exit(127);
 }
 
-pid_t open_spawn_driver(const char *path, char * const argv[], const char *preload, int medium_fd, int fuse_fd,
-                        int err_fd) {
-        char env_preload[300];
-        char * const envp[] = { "PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8", env_preload, NULL };
+pid_t open_spawn_driver(const char *path, char * const argv[], const char *preload, const char *fusermount,
+                        int medium_fd, int fuse_fd, int err_fd) {
+        char env_preload[PATH_MAX + 16];
+        char * const envp[] = { fusermount ? "PATH=/tmp/bin:/usr/bin:/bin" : "PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8",
+                                env_preload, NULL };
         pid_t pid;
 
         snprintf(env_preload, sizeof(env_preload), "LD_PRELOAD=%s", preload);
@@ -147,7 +181,7 @@ pid_t open_spawn_driver(const char *path, char * const argv[], const char *prelo
             dup2(m, 3) < 0 || dup2(f, 4) < 0)
                 fail("file descriptors");
         close_from(5);
-        if (getppid() == 1 || confine() < 0)
+        if (getppid() == 1 || confine(fusermount) < 0)
                 fail("sandbox");
         if (chdir("/") < 0)
                 fail("chdir");

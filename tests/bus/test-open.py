@@ -36,7 +36,7 @@ def mounts_under(prefix):
 
 
 def drivers():
-    """pids of squashfuse processes serving a handed-over connection."""
+    """pids of the drivers serving a handed-over connection (squashfuse, fuse2fs)."""
     pids = []
     for p in os.listdir('/proc'):
         if not p.isdigit():
@@ -46,7 +46,7 @@ def drivers():
                 cmd = f.read().split(b'\0')
         except OSError:
             continue
-        if cmd and cmd[0] == b'squashfuse' and b'/dev/fd/4' in cmd:
+        if cmd and cmd[0] in (b'squashfuse', b'fuse2fs') and b'/dev/fd/3' in cmd:
             pids.append(int(p))
     return pids
 
@@ -89,6 +89,12 @@ class OpenTest(BusTestCase):
         with open(cls.truncated, 'wb') as f:
             f.write(data[:len(data) // 3])
         os.chmod(cls.truncated, 0o644)
+        # ext4, for fuse2fs (libfuse2: the stand-in fusermount hands over the connection).
+        cls.ext4 = os.path.join(cls.images, 'stick.ext4')
+        subprocess.run(['mkfs.ext4', '-q', '-F', '-L', 'STICK', '-d', src, cls.ext4, '8M'], check=True,
+                       stdout=subprocess.DEVNULL, env=dict(os.environ, E2FSPROGS_FAKE_TIME='1700000000'))
+        os.chown(cls.ext4, USER, USER)
+        os.chmod(cls.ext4, 0o600)
         cls.root_only = os.path.join(cls.images, 'root-only.sqfs')
         shutil.copy(cls.image, cls.root_only)
         os.chmod(cls.root_only, 0o600)
@@ -183,6 +189,61 @@ class OpenTest(BusTestCase):
         r = st.ctl('close', oid, uid=USER)
         self.assertEqual(r.rc, 3, r)
         self.assertIn('Nothing is open', r.err)
+
+    def test_ext4_fuse2fs(self):
+        """fuse2fs is libfuse2: it asks fusermount for its connection, and the stand-in in its
+        sandbox hands back the one fsgated mounted. Same checks as for squashfuse."""
+        if not os.path.exists('/usr/bin/fuse2fs'):
+            self.skipTest('fuse2fs missing (tools/install-deps)')
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, elapsed = self.open_image(self.ext4)
+        self.assertEqual(r.rc, 0, r)
+        mp = r.out.strip()
+        # fuse2fs checks the files' own permissions, as the kernel's ext4 would: the 0600 file
+        # of root's is not USER's to read; squashfuse checks none.
+        for name, data in NAMES.items():
+            rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
+            if name == 'a file with spaces.txt':
+                self.assertIn('Permission denied', err)
+                continue
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(out.split()[0], hashlib.sha256(data).hexdigest(), name)
+        [(_, opts, fstype, super_opts)] = mounts_under(mp)
+        self.assertEqual(fstype, 'fuse.fuse2fs')
+        self.assertIn('ro', opts.split(','))
+        self.assertNotIn('allow_other', super_opts)
+        rc, _, err = st.run(['mkdir', os.path.join(mp, 'new')], uid=USER)
+        self.assertNotEqual(rc, 0)
+        rc, _, err = st.run(['ls', mp], uid=OTHER)
+        self.assertNotEqual(rc, 0)
+        [pid] = drivers()
+        s = status(pid)
+        self.assertEqual(s['Uid'].split(), [str(NOBODY)] * 4)
+        self.assertEqual(int(s['CapEff'], 16) | int(s['CapBnd'], 16), 0)
+        self.assertEqual((s['NoNewPrivs'], s['Seccomp']), ('1', '2'))
+        log(f'  fuse2fs: open {elapsed:.3f} s, RSS {s["VmRSS"].strip()}')
+        self.assertEqual(st.ctl('close', mp, uid=USER).rc, 0)
+        self.assertNothingOpen()
+        # The stick's image unchanged by a read-only open (no journal replay, no mount count).
+        rc = subprocess.run(['e2fsck', '-n', self.ext4], capture_output=True).returncode
+        self.assertEqual(rc, 0)
+
+    def test_ext4_truncated(self):
+        if not os.path.exists('/usr/bin/fuse2fs'):
+            self.skipTest('fuse2fs missing (tools/install-deps)')
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        bad = os.path.join(self.images, 'bad.ext4')
+        with open(self.ext4, 'rb') as f:
+            data = f.read(64 * 1024)
+        with open(bad, 'wb') as f:
+            f.write(data)
+        os.chmod(bad, 0o644)
+        r, _ = self.open_image(bad)
+        self.assertEqual(r.rc, 11, r)
+        self.assertIn('fuse2fs could not read an image', r.err)
+        self.assertNothingOpen()
 
     def loop_device(self, image):
         node = subprocess.run(['losetup', '-r', '-f', '--show', image], capture_output=True, text=True,

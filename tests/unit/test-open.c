@@ -12,7 +12,10 @@ TEST(routes) {
         ASSERT(r && streq(r->driver, "squashfuse") && streq(r->package, "squashfuse"));
         ASSERT(fsg_open_route_usable(r));
         r = fsg_open_route_find("ext4");
-        ASSERT(r && streq(r->driver, "fuse2fs") && !fsg_open_route_usable(r));
+        ASSERT(r && streq(r->driver, "fuse2fs") && fsg_open_route_usable(r) && r->start == FSG_OPEN_START_FUSERMOUNT);
+        ASSERT(streq(r->argv[2], FSG_OPEN_SANDBOX_MNT) && streq(r->argv[1], "/dev/fd/3"));
+        r = fsg_open_route_find("ntfs");
+        ASSERT(r && !fsg_open_route_usable(r));
         ASSERT(!fsg_open_route_find("hfs"));
         ASSERT(!fsg_open_route_find(""));
         ASSERT(!fsg_open_route_usable(NULL));
@@ -45,7 +48,7 @@ TEST(probe_types) {
 }
 
 TEST(driver_lookup_fixed_dirs) {
-        static const FsgOpenRoute fake = { "x", "no-such-driver-fsgate", "none", FSG_OPEN_START_FD };
+        static const FsgOpenRoute fake = { "x", "no-such-driver-fsgate", "none", FSG_OPEN_START_FD, {} };
         char path[128];
 
         /* $PATH is never read: a driver there is not found. */

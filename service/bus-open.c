@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/capability.h>
 #include <linux/magic.h>
 #include <signal.h>
@@ -50,6 +52,7 @@ typedef struct OpenMedium {
 /* What OpenSafely checked before polkit, carried to its answer. */
 typedef struct OpenRequest {
         const FsgOpenRoute *route;
+        bool removable;         /* a device's: on USB or MMC, or removable media */
         int medium_fd;
         char device[64], fstype[32], driver_path[128], driver[32];
         uint32_t uid, gid;
@@ -76,11 +79,27 @@ static void emit_changed(Manager *m) {
         (void) sd_bus_emit_properties_changed(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "OpenMedia", NULL);
 }
 
-static void reap(pid_t pid) {
-        if (pid > 0) {
+/* A child killed and left to the loop to reap, never waited for in place: a driver reading a
+ * failing stick may sit in the kernel for minutes, fsgated must not. Its source, floating and
+ * without userdata, frees itself when the child is gone (release_orphan()). */
+static void kill_child(sd_event_source **s, pid_t pid) {
+        if (pid > 0)
                 (void) kill(pid, SIGKILL);
-                (void) waitpid(pid, NULL, 0);
+        if (!*s)
+                return;
+        (void) sd_event_source_set_userdata(*s, NULL);
+        if (pid > 0 && sd_event_source_set_floating(*s, true) >= 0) {
+                *s = NULL;
+                return;
         }
+        *s = sd_event_source_disable_unref(*s);
+}
+
+/* The child of an ended open exited: its source goes too. */
+static int release_orphan(sd_event_source *s) {
+        (void) sd_event_source_set_floating(s, false);
+        sd_event_source_unref(s);
+        return 0;
 }
 
 /* Unmounted first (a detach: a process in the mount keeps what it has open, nothing new),
@@ -94,12 +113,10 @@ static void open_teardown(OpenMedium *o) {
                 if (rmdir(o->mountpoint) < 0 && errno != ENOENT)
                         log_plain(LOG_WARNING, "Cannot remove %s: %s", o->mountpoint, strerror(errno));
         }
-        o->child = sd_event_source_disable_unref(o->child);
-        o->probe = sd_event_source_disable_unref(o->probe);
+        kill_child(&o->probe, o->probe_pid);
+        kill_child(&o->child, o->pid);
         o->timer = sd_event_source_disable_unref(o->timer);
         o->err_source = sd_event_source_disable_unref(o->err_source);
-        reap(o->probe_pid);
-        reap(o->pid);
         if (o->err_fd >= 0)
                 close(o->err_fd);
         o->call = sd_bus_message_unref(o->call);
@@ -153,6 +170,8 @@ static int on_driver_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         OpenMedium *o = userdata;
         char why[64];
 
+        if (!o)
+                return release_orphan(s);
         o->pid = 0;     /* reaped by sd-event */
         on_driver_output(NULL, o->err_fd, 0, o);
         snprintf(why, sizeof(why), si->si_code == CLD_EXITED ? "it exited with status %d" : "it was killed by signal %d",
@@ -172,6 +191,8 @@ static int on_driver_exit(sd_event_source *s, const siginfo_t *si, void *userdat
 static int on_probe_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
         OpenMedium *o = userdata;
 
+        if (!o)
+                return release_orphan(s);
         o->probe_pid = 0;
         o->probe = sd_event_source_disable_unref(o->probe);
         if (si->si_code != CLD_EXITED || si->si_status != 0) {
@@ -325,8 +346,8 @@ static void on_open_authorized(Manager *m, sd_bus_message *call, bool granted, c
 
         if (!granted) {
                 if (!sd_bus_error_has_name(error, SD_BUS_ERROR_LIMITS_EXCEEDED))
-                        log_refusal(call, "", "Refused %s for %s: %s", FSGATE_ACTION_OPEN,
-                                    *q->device ? q->device : "an image", error->message);
+                        log_refusal(call, "", "Refused opening %s: %s", *q->device ? q->device : "an image",
+                                    error->message);
                 (void) sd_bus_reply_method_error(call, error);
         } else if (m->n_opens >= OPEN_MAX || opens_of_uid(m, q->uid) >= OPEN_PER_UID_MAX)
                 (void) sd_bus_reply_method_errorf(call, SD_BUS_ERROR_LIMITS_EXCEEDED,
@@ -338,6 +359,46 @@ static void on_open_authorized(Manager *m, sd_bus_message *call, bool granted, c
                 (void) manager_reply_error(call, &e);
         }
         request_free(q);
+}
+
+/* Whether anything uses the block device: mounted in fsgated's view of the mounts (the
+ * host's), or held (a RAID, LVM or dm-crypt under it). Reading a filesystem another driver
+ * has mounted read-write gives a torn view of it, and the system's own would be anyone's. */
+static bool device_in_use(unsigned ma, unsigned mi) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        _cleanup_free_ char *line = NULL;
+        char path[96], want[32];
+        size_t cap = 0;
+        DIR *d;
+        bool used = false;
+
+        snprintf(want, sizeof(want), " %u:%u ", ma, mi);
+        while (f && getline(&line, &cap, f) > 0 && !used)
+                used = strstr(line, want) != NULL;
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/holders", ma, mi);
+        d = opendir(path);
+        for (struct dirent *de; d && !used && (de = readdir(d));)
+                used = de->d_name[0] != '.';
+        if (d)
+                closedir(d);
+        return used;
+}
+
+/* As udisks2 tells a stick from the machine's own disks: removable media (the disk's flag; a
+ * partition has none of its own), or a device on USB or MMC (a USB disk says "not removable"). */
+static bool device_removable(unsigned ma, unsigned mi) {
+        char path[96], real[PATH_MAX], c = '0';
+
+        for (int up = 0; up < 2; up++) {
+                _cleanup_fclose_ FILE *f = NULL;
+
+                snprintf(path, sizeof(path), "/sys/dev/block/%u:%u%s/removable", ma, mi, up ? "/.." : "");
+                f = fopen(path, "re");
+                if (f && fread(&c, 1, 1, f) == 1 && c == '1')
+                        return true;
+        }
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", ma, mi);
+        return realpath(path, real) && (strstr(real, "/usb") || strstr(real, "/mmc"));
 }
 
 /* A block device fsgated opens itself, read-only: "/dev/NAME" as the kernel names it. */
@@ -353,6 +414,10 @@ static int open_device(const char *device, OpenRequest *q, FsgError *e) {
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Cannot open %s: %s", device, strerror(errno));
         if (fstat(q->medium_fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(g.major, g.minor))
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s is not the block device /sys names", device);
+        if (device_in_use(g.major, g.minor))
+                return fsg_error(e, FSG_ERR_IN_USE, "%s is mounted or in use; fsgate opens only a medium nothing "
+                                 "else uses", device);
+        q->removable = device_removable(g.major, g.minor);
         snprintf(q->device, sizeof(q->device), "%s", device);
         return 0;
 }
@@ -459,9 +524,11 @@ int method_open_safely(sd_bus_message *call, void *userdata, sd_bus_error *error
         sigemptyset(&ss);
         sigaddset(&ss, SIGCHLD);
         (void) sigprocmask(SIG_BLOCK, &ss, NULL);
-        polkit_check_async(m, call, FSGATE_ACTION_OPEN,
-                           (const char * const[]) { "device", *q->device ? q->device : "", "fstype", q->fstype,
-                                                    "route", q->driver, NULL },
+        /* An image is one its caller could read anyway; a device is theirs only if removable. */
+        polkit_check_async(m, call, !*q->device || q->removable ? FSGATE_ACTION_OPEN : FSGATE_ACTION_OPEN_SYSTEM,
+                           (const char * const[]) { "device", q->device, "fstype", q->fstype, "route", q->driver,
+                                                    "removable", !*q->device ? "" : q->removable ? "true" : "false",
+                                                    NULL },
                            open_message, on_open_authorized, q);
         return 1;
 }

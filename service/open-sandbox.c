@@ -199,7 +199,8 @@ pid_t open_spawn_probe(const char *mountpoint, uid_t uid, gid_t gid) {
         close_from(3);
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||
             setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0 ||
-            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+            prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+            prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)     /* the caller may not read fsgated's memory in it */
                 _exit(2);
         /* Only uid may enter a mount without allow_other; the first answer is the driver's. */
         DIR *d = opendir(mountpoint);

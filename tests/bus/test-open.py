@@ -13,10 +13,9 @@ import sys
 import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-from fsgatetest import E_ACCESS_DENIED, NOBODY, BusTestCase, log  # noqa: E402
+from fsgatetest import ACTION_OPEN, ACTION_OPEN_SYSTEM, NOBODY, BusTestCase, log  # noqa: E402
 from fsgatetest.util import wait_until  # noqa: E402
 
-ACTION_OPEN = 'org.fsgate.fsgate1.open'
 # OTHER has no passwd entry, so dbus-daemon refuses its connections: it only tries the mount.
 USER, OTHER = 1000, 1001
 NAMES = {'a file with spaces.txt': b'hello, world\n', 'größe ñ – 日本.bin': os.urandom(300000),
@@ -255,13 +254,19 @@ class OpenTest(BusTestCase):
         """A stick's node is root:disk 0660: fsgated opens it, read-only, and hands the open file
         to the driver (nobody could not open the node). Closed by device name."""
         st = self.stack
-        st.mock_polkit_allow([ACTION_OPEN])
         node = self.loop_device(self.image)
+        # A loop device is not removable: the stricter action, which the open one does not give.
+        st.mock_polkit_allow([ACTION_OPEN])
+        r = st.ctl('open', node, uid=USER)
+        self.assertEqual(r.rc, 4, r)
+        st.mock_polkit_clear()
+        st.mock_polkit_allow([ACTION_OPEN_SYSTEM])
         r = st.ctl('open', node, uid=USER)
         self.assertEqual(r.rc, 0, r)
         mp = r.out.strip()
         [(action, _, details, _)] = st.mock_polkit_calls()
-        self.assertEqual((action, details['device'], details['fstype']), (ACTION_OPEN, node, 'squashfs'))
+        self.assertEqual((action, details['device'], details['fstype'], details['removable']),
+                         (ACTION_OPEN_SYSTEM, node, 'squashfs', 'false'))
         name = 'größe ñ – 日本.bin'
         rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
         self.assertEqual(rc, 0, err)
@@ -269,6 +274,25 @@ class OpenTest(BusTestCase):
         [(_, _, dev, uid, _, _, _)] = st.prop('OpenMedia')
         self.assertEqual((dev, uid), (node, USER))
         self.assertEqual(st.ctl('close', node, uid=USER).rc, 0)
+        self.assertNothingOpen()
+
+    def test_block_device_in_use(self):
+        """A device something has mounted (here the host kernel's built-in squashfs) is refused
+        before polkit: a second driver would read a filesystem under its owner's feet."""
+        with open('/proc/filesystems') as f:
+            if 'squashfs' not in f.read().split():
+                self.skipTest('the host kernel has no squashfs built in')
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN, ACTION_OPEN_SYSTEM])
+        node = self.loop_device(self.image)
+        target = os.path.join(self.workdir, 'kernel-mount')
+        os.makedirs(target, exist_ok=True)
+        subprocess.run(['mount', '-t', 'squashfs', '-o', 'ro', node, target], check=True)
+        self.addCleanup(subprocess.run, ['umount', '-l', target])
+        r = st.ctl('open', node, uid=USER)
+        self.assertEqual(r.rc, 5, r)
+        self.assertIn('mounted or in use', r.err)
+        self.assertEqual(st.mock_polkit_calls(), [])
         self.assertNothingOpen()
 
     def test_block_device_junk(self):

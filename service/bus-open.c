@@ -47,6 +47,7 @@ typedef struct OpenMedium {
         int err_fd;
         char err_tail[200];     /* the driver's last line: what a failure says */
         sd_bus_message *call;   /* OpenSafely's, answered once the driver answered */
+        bool closed;            /* ended, in opens_closed until its children are reaped */
 } OpenMedium;
 
 /* What OpenSafely checked before polkit, carried to its answer. */
@@ -79,27 +80,23 @@ static void emit_changed(Manager *m) {
         (void) sd_bus_emit_properties_changed(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "OpenMedia", NULL);
 }
 
-/* A child killed and left to the loop to reap, never waited for in place: a driver reading a
- * failing stick may sit in the kernel for minutes, fsgated must not. Its source, floating and
- * without userdata, frees itself when the child is gone (release_orphan()). */
-static void kill_child(sd_event_source **s, pid_t pid) {
-        if (pid > 0)
-                (void) kill(pid, SIGKILL);
-        if (!*s)
-                return;
-        (void) sd_event_source_set_userdata(*s, NULL);
-        if (pid > 0 && sd_event_source_set_floating(*s, true) >= 0) {
-                *s = NULL;
-                return;
-        }
-        *s = sd_event_source_disable_unref(*s);
+static void open_free(OpenMedium *o) {
+        sd_event_source_disable_unref(o->child);
+        sd_event_source_disable_unref(o->probe);
+        free(o->mountpoint);
+        free(o);
 }
 
-/* The child of an ended open exited: its source goes too. */
-static int release_orphan(sd_event_source *s) {
-        (void) sd_event_source_set_floating(s, false);
-        sd_event_source_unref(s);
-        return 0;
+/* A closed open whose children are gone is freed. */
+static void closed_reaped(OpenMedium *o) {
+        if ((o->pid > 0 && o->child) || (o->probe_pid > 0 && o->probe))
+                return;
+        for (OpenMedium **p = &o->manager->opens_closed; *p; p = &(*p)->next)
+                if (*p == o) {
+                        *p = o->next;
+                        break;
+                }
+        open_free(o);
 }
 
 /* Unmounted first (a detach: a process in the mount keeps what it has open, nothing new),
@@ -113,12 +110,15 @@ static void open_teardown(OpenMedium *o) {
                 if (rmdir(o->mountpoint) < 0 && errno != ENOENT)
                         log_plain(LOG_WARNING, "Cannot remove %s: %s", o->mountpoint, strerror(errno));
         }
-        kill_child(&o->probe, o->probe_pid);
-        kill_child(&o->child, o->pid);
+        if (o->probe_pid > 0)
+                (void) kill(o->probe_pid, SIGKILL);
+        if (o->pid > 0)
+                (void) kill(o->pid, SIGKILL);
         o->timer = sd_event_source_disable_unref(o->timer);
         o->err_source = sd_event_source_disable_unref(o->err_source);
         if (o->err_fd >= 0)
                 close(o->err_fd);
+        o->err_fd = -1;
         o->call = sd_bus_message_unref(o->call);
         for (OpenMedium **p = &m->opens; *p; p = &(*p)->next)
                 if (*p == o) {
@@ -126,8 +126,12 @@ static void open_teardown(OpenMedium *o) {
                         m->n_opens--;
                         break;
                 }
-        free(o->mountpoint);
-        free(o);
+        /* Its children are reaped by the loop, never waited for in place: a driver reading a
+         * failing stick may sit in the kernel for minutes, fsgated must not. Kept until then. */
+        o->closed = true;
+        o->next = m->opens_closed;
+        m->opens_closed = o;
+        closed_reaped(o);
 }
 
 static const char *medium_name(const OpenMedium *o) {
@@ -170,8 +174,11 @@ static int on_driver_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         OpenMedium *o = userdata;
         char why[64];
 
-        if (!o)
-                return release_orphan(s);
+        if (o->closed) {
+                o->pid = 0;
+                closed_reaped(o);
+                return 0;
+        }
         o->pid = 0;     /* reaped by sd-event */
         on_driver_output(NULL, o->err_fd, 0, o);
         snprintf(why, sizeof(why), si->si_code == CLD_EXITED ? "it exited with status %d" : "it was killed by signal %d",
@@ -191,8 +198,11 @@ static int on_driver_exit(sd_event_source *s, const siginfo_t *si, void *userdat
 static int on_probe_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
         OpenMedium *o = userdata;
 
-        if (!o)
-                return release_orphan(s);
+        if (o->closed) {
+                o->probe_pid = 0;
+                closed_reaped(o);
+                return 0;
+        }
         o->probe_pid = 0;
         o->probe = sd_event_source_disable_unref(o->probe);
         if (si->si_code != CLD_EXITED || si->si_status != 0) {
@@ -583,6 +593,32 @@ int property_open_media(sd_bus *bus, const char *path, const char *interface, co
         return r < 0 ? r : sd_bus_message_close_container(reply);
 }
 
+void manager_opens_start(Manager *m) {
+        _cleanup_close_ int dfd = fsg_open_dir(m->ctx, OPEN_DIR, false);
+        _cleanup_free_ char *dir = fsg_path(m->ctx, OPEN_DIR);
+        struct dirent *de;
+        struct stat st;
+        DIR *d;
+
+        /* Only in fsgated's own directory, as it made it: root's alone. */
+        if (dfd < 0 || !dir || fstat(dfd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0022))
+                return;
+        d = fdopendir(dfd);
+        if (!d)
+                return;
+        dfd = -1;
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *mp = NULL;
+
+                if (de->d_name[0] == '.' || asprintf(&mp, "%s/%s", dir, de->d_name) < 0)
+                        continue;
+                if (umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW) >= 0)
+                        log_plain(LOG_NOTICE, "Unmounted %s, left by an fsgated that stopped without closing it", mp);
+                (void) rmdir(mp);
+        }
+        closedir(d);
+}
+
 void manager_opens_done(Manager *m) {
         while (m->opens) {
                 OpenMedium *o = m->opens;
@@ -593,5 +629,12 @@ void manager_opens_done(Manager *m) {
                         log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
                                   "Closed %s at %s (open %s): fsgated is stopping", medium_name(o), o->mountpoint, o->id);
                 open_teardown(o);
+        }
+        /* Killed and not reaped yet: left to init. */
+        while (m->opens_closed) {
+                OpenMedium *o = m->opens_closed;
+
+                m->opens_closed = o->next;
+                open_free(o);
         }
 }

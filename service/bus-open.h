@@ -19,5 +19,8 @@ int property_open_media(sd_bus *bus, const char *path, const char *interface, co
                         sd_bus_message *reply, void *userdata, sd_bus_error *error);
 /* Whether fsgated must stay up: a mount and its driver are its to end. */
 bool manager_opens_hold(const Manager *m);
+/* At start: what a crashed fsgated left in /run/fsgate-open (its drivers died with it:
+ * PR_SET_PDEATHSIG) unmounted and removed. */
+void manager_opens_start(Manager *m);
 /* At exit: every mount unmounted, every driver killed, every mountpoint removed. */
 void manager_opens_done(Manager *m);

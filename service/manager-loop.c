@@ -115,6 +115,7 @@ int manager_connect(Manager *m) {
          * one whose end passed while no fsgated ran ends now (its signal goes out from the
          * unique name). */
         manager_grants_start(m);
+        manager_opens_start(m);
         r = sd_bus_request_name(m->bus, FSGATE_BUS_NAME, 0);
         if (r < 0)
                 return log_plain(LOG_ERR, "Failed to acquire %s: %s", FSGATE_BUS_NAME, strerror(-r)), r;

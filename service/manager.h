@@ -30,6 +30,7 @@ typedef struct Manager {
         sd_event_source *watch_timer;    /* media of device grants, waiting unloads */
         struct OpenMedium *opens; /* what OpenSafely mounted, and those still starting (bus-open.c) */
         unsigned n_opens;
+        struct OpenMedium *opens_closed; /* ended, their killed children not reaped yet */
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);

@@ -131,7 +131,8 @@ static int confine(const char *fusermount) {
         sigset_t none;
 
         sigemptyset(&none);
-        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||
+        /* Its own session: a signal to fsgated's process group is not for it; fsgated ends it. */
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 || setsid() < 0 ||
             unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0 ||
             mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || make_view(fusermount) < 0)
                 return -1;
@@ -197,7 +198,7 @@ pid_t open_spawn_probe(const char *mountpoint, uid_t uid, gid_t gid) {
                 return pid < 0 ? -errno : pid;
         sigemptyset(&none);
         close_from(3);
-        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 ||
+        if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 || setsid() < 0 ||
             setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0 ||
             prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
             prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)     /* the caller may not read fsgated's memory in it */

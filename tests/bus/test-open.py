@@ -320,6 +320,27 @@ class OpenTest(BusTestCase):
         self.assertNothingOpen()
         self.assertIn('unmounted', st.daemon_output()[self._log_mark:])
 
+    def test_stop_unmounts(self):
+        """fsgated stopping (SIGTERM to its process group: the drivers are in sessions of their
+        own) unmounts what it opened; one killed leaves a stale mount its next start removes."""
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, _ = self.open_image(self.image)
+        self.assertEqual(r.rc, 0, r)
+        st.stop_daemon()
+        self.assertEqual(mounts_under(self.opendir), [])
+        wait_until(lambda: not drivers(), what='the driver to end')
+        self.assertEqual(os.listdir(self.opendir), [])
+        st.start_daemon(self.root, self.kver)
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, _ = self.open_image(self.image)
+        self.assertEqual(r.rc, 0, r)
+        st.kill_daemon()
+        wait_until(lambda: not drivers(), what='the driver to die with fsgated')
+        self.assertEqual(len(mounts_under(self.opendir)), 1)
+        st.start_daemon(self.root, self.kver)
+        self.assertNothingOpen()
+
     def test_truncated_image(self):
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -70,15 +72,27 @@ int ctl_routes(const CtlBackend *be, const CtlOptions *o) {
         return 0;
 }
 
+/* The kernel's name (/dev/NAME) of a block device arg names (/dev/disk/by-label/STICK, or any
+ * link to its node), or NULL: fsgated knows devices by that name only. */
+static const char *device_name(const char *arg, char *buf, size_t size) {
+        char real[PATH_MAX];
+        struct stat st;
+
+        if (!realpath(arg, real) || strncmp(real, "/dev/", 5) != 0 ||
+            strchr(real + 5, '/') || stat(real, &st) < 0 || !S_ISBLK(st.st_mode))
+                return NULL;
+        snprintf(buf, size, "%s", real);
+        return buf;
+}
+
 /* A block device below /dev goes by name: fsgated opens it. Anything else is an image the
  * caller opens here, as themselves, and hands over open: fsgated never opens a caller's path. */
 int ctl_open(const CtlBackend *be, const CtlOptions *o, const char *arg, const char *route) {
         _cleanup_free_ char *mountpoint = NULL, *id = NULL;
         _cleanup_close_ int fd = -1;
-        struct stat st;
+        char node[PATH_MAX];
         FsgError e = {};
-        bool device = strncmp(arg, "/dev/", 5) == 0 && !strchr(arg + 5, '/') && stat(arg, &st) >= 0 &&
-                      S_ISBLK(st.st_mode);
+        const char *device = device_name(arg, node, sizeof(node));
 
         if (!device) {
                 fd = open(arg, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -88,7 +102,7 @@ int ctl_open(const CtlBackend *be, const CtlOptions *o, const char *arg, const c
                 }
         } else
                 fd = open("/dev/null", O_RDONLY | O_CLOEXEC);   /* the call always carries one */
-        if (be->open_safely(o, device ? arg : "", fd, route ?: "", &mountpoint, &id, &e) < 0)
+        if (be->open_safely(o, device ?: "", fd, route ?: "", &mountpoint, &id, &e) < 0)
                 return ctl_fail(o, &e);
         if (o->json) {
                 JsonWriter w = JSON_WRITER(stdout);

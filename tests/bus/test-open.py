@@ -276,6 +276,41 @@ class OpenTest(BusTestCase):
         self.assertEqual(st.ctl('close', node, uid=USER).rc, 0)
         self.assertNothingOpen()
 
+    def test_routes(self):
+        st = self.stack
+        r = st.ctl('routes', '--json')
+        self.assertEqual(r.rc, 0, r)
+        import json
+        rows = {x['type']: x for x in json.loads(r.out)}
+        self.assertEqual((rows['squashfs']['driver'], rows['squashfs']['installed'], rows['squashfs']['usable']),
+                         ('squashfuse', '/usr/bin/squashfuse', True))
+        self.assertEqual((rows['iso9660']['driver'], rows['iso9660']['usable']), ('fuseiso', False))
+        self.assertEqual((rows['hfs']['driver'], rows['hfs']['package']), ('', ''))
+        r = st.ctl('routes')
+        self.assertEqual(r.rc, 0, r)
+        self.assertRegex(r.out, r'(?m)^squashfs +squashfs +squashfuse +squashfuse +installed$')
+        # The scratch root has no drivers: not installed there.
+        r = st.ctl('--root=' + self.root, 'routes', '--json')
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual({x['type']: x['installed'] for x in json.loads(r.out)}['squashfs'], '')
+        r = st.ctl('--root=' + self.root, 'open', self.image)
+        self.assertEqual(r.rc, 2, r)
+
+    def test_block_device_by_link(self):
+        """A link to the node (as /dev/disk/by-label/... are) names the device it points to."""
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN_SYSTEM])
+        node = self.loop_device(self.image)
+        link = os.path.join(self.images, 'by-label STICK')
+        os.symlink(node, link)
+        r = st.ctl('open', '--json', link, uid=USER)
+        self.assertEqual(r.rc, 0, r)
+        import json
+        mp = json.loads(r.out)['mountpoint']
+        self.assertEqual(st.prop('OpenMedia')[0][2], node)
+        self.assertEqual(st.ctl('close', mp, uid=USER).rc, 0)
+        self.assertNothingOpen()
+
     def test_block_device_in_use(self):
         """A device something has mounted (here the host kernel's built-in squashfs) is refused
         before polkit: a second driver would read a filesystem under its owner's feet."""

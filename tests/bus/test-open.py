@@ -376,6 +376,24 @@ class OpenTest(BusTestCase):
         st.start_daemon(self.root, self.kver)
         self.assertNothingOpen()
 
+    def test_idle_exit_waits_for_close(self):
+        """With an idle timeout of 1 s fsgated stays up while something is open (the mount and
+        its driver are its to end), and leaves once it is closed."""
+        st = self.stack
+        st.stop_daemon()
+        st.start_daemon(self.root, self.kver, extra=('--idle-timeout=1',))
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, _ = self.open_image(self.image)
+        self.assertEqual(r.rc, 0, r)
+        time.sleep(2.5)
+        self.assertIsNone(st.daemon.poll(), 'fsgated left with a medium open')
+        self.assertEqual(len(mounts_under(self.opendir)), 1)
+        # Closed through the running daemon (a call would also start one by activation).
+        self.assertEqual(st.ctl('close', r.out.strip(), uid=USER).rc, 0)
+        wait_until(lambda: st.daemon.poll() is not None, timeout=10, what='the idle exit')
+        self.assertEqual(st.daemon.returncode, 0)
+        self.assertEqual(mounts_under(self.opendir), [])
+
     def test_truncated_image(self):
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])

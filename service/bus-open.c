@@ -289,8 +289,11 @@ static int start_driver(OpenMedium *o, const OpenRequest *q, FsgError *e) {
         bool standin = q->route->start == FSG_OPEN_START_FUSERMOUNT;
         int pipefd[2], r;
 
+        /* The one module an open needs; loaded by the kernel on this open unless denied. */
         if (fuse_fd < 0)
-                return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot open /dev/fuse: %s", strerror(errno));
+                return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot open /dev/fuse: %s%s", strerror(errno),
+                                 errno == ENODEV || errno == ENXIO || errno == ENOENT ?
+                                 " (is the fuse module denied? fsgatectl status fuse)" : "");
         r = helper_path("fsgate-open-fd.so", preload, sizeof(preload), e);
         if (r >= 0 && standin)
                 r = helper_path("fsgate-fusermount", fusermount, sizeof(fusermount), e);

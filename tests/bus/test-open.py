@@ -13,7 +13,8 @@ import sys
 import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-from fsgatetest import ACTION_OPEN, ACTION_OPEN_SYSTEM, NOBODY, BusTestCase, log  # noqa: E402
+from fsgatetest import (ACTION_OPEN, ACTION_OPEN_SYSTEM, BUS_NAME, E_INVALID_ARGS, IFACE, NOBODY, OBJ_PATH,  # noqa: E402
+                        BusTestCase, log)
 from fsgatetest.util import wait_until  # noqa: E402
 
 # OTHER has no passwd entry, so dbus-daemon refuses its connections: it only tries the mount.
@@ -447,6 +448,52 @@ class OpenTest(BusTestCase):
         self.assertIn('At most 4', r.err)
         for mp in mps:
             self.assertEqual(st.ctl('close', mp, uid=USER).rc, 0)
+        self.assertNothingOpen()
+
+    def call_with_fd(self, fd, device='', route='', flags=0):
+        """OpenSafely from the harness's own connection (root), with fd handed over: (error
+        name, message), or None when it opened."""
+        import dbus
+        try:
+            self.stack.bus_call(BUS_NAME, OBJ_PATH, IFACE, 'OpenSafely', 'shst',
+                                [device, dbus.types.UnixFd(fd), route, dbus.UInt64(flags)])
+            return None
+        except dbus.exceptions.DBusException as ex:
+            return ex.get_dbus_name(), ex.get_dbus_message()
+
+    def test_hostile_descriptors(self):
+        """What the caller hands over must be an open file to read: a pipe, a socket, a file
+        open for writing only, an O_PATH descriptor or a directory is refused by name, before
+        polkit and without reading anything."""
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, w = os.pipe()
+        self.addCleanup(os.close, r)
+        self.addCleanup(os.close, w)
+        self.assertIn('neither a regular file', self.call_with_fd(r)[1])
+        import socket
+        a, b = socket.socketpair()
+        self.addCleanup(a.close)
+        self.addCleanup(b.close)
+        self.assertIn('neither a regular file', self.call_with_fd(a.fileno())[1])
+        wo = os.open(self.image, os.O_WRONLY)
+        self.addCleanup(os.close, wo)
+        self.assertEqual(self.call_with_fd(wo), (E_INVALID_ARGS, 'The image was not opened for reading'))
+        path = os.open(self.image, os.O_PATH)
+        self.addCleanup(os.close, path)
+        self.assertEqual(self.call_with_fd(path), (E_INVALID_ARGS, 'The image was not opened for reading'))
+        d = os.open(self.images, os.O_RDONLY | os.O_DIRECTORY)
+        self.addCleanup(os.close, d)
+        self.assertIn('neither a regular file', self.call_with_fd(d)[1])
+        # One opened read-write is opened for the driver read-only: it could not write through it.
+        rw = os.open(self.image, os.O_RDWR)
+        self.addCleanup(os.close, rw)
+        self.assertIsNone(self.call_with_fd(rw))
+        [pid] = drivers()
+        self.assertEqual(open(f'/proc/{pid}/fdinfo/3').read().split('flags:')[1].split()[0][-1], '0')
+        [(oid, *_)] = st.prop('OpenMedia')
+        self.assertEqual(st.ctl('close', oid).rc, 0)
+        self.assertEqual(st.mock_polkit_calls(), [])    # root: polkit is not asked
         self.assertNothingOpen()
 
     def test_bad_calls(self):

@@ -115,10 +115,12 @@ int manager_connect(Manager *m) {
          * one whose end passed while no fsgated ran ends now (its signal goes out from the
          * unique name). */
         manager_grants_start(m);
-        manager_opens_start(m);
         r = sd_bus_request_name(m->bus, FSGATE_BUS_NAME, 0);
         if (r < 0)
                 return log_plain(LOG_ERR, "Failed to acquire %s: %s", FSGATE_BUS_NAME, strerror(-r)), r;
+        /* Only once the name is ours: a second fsgated that fails to get it must not unmount
+         * what the first opened. */
+        manager_opens_start(m);
         return 0;
 }
 

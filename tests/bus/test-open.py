@@ -14,7 +14,7 @@ import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_OPEN, ACTION_OPEN_SYSTEM, BUS_NAME, E_INVALID_ARGS, IFACE, NOBODY, OBJ_PATH,  # noqa: E402
-                        BusTestCase, log)
+                        CONFIG, BusTestCase, log)
 from fsgatetest.util import wait_until  # noqa: E402
 
 # OTHER has no passwd entry, so dbus-daemon refuses its connections: it only tries the mount.
@@ -410,6 +410,22 @@ class OpenTest(BusTestCase):
         wait_until(lambda: st.daemon.poll() is not None, timeout=10, what='the idle exit')
         self.assertEqual(st.daemon.returncode, 0)
         self.assertEqual(mounts_under(self.opendir), [])
+
+    def test_second_fsgated_leaves_mounts_alone(self):
+        """A second fsgated on the same root fails to get the name, and must not take what the
+        first opened for a crashed one's leftovers."""
+        st = self.stack
+        st.mock_polkit_allow([ACTION_OPEN])
+        r, _ = self.open_image(self.image)
+        self.assertEqual(r.rc, 0, r)
+        p = subprocess.run([CONFIG.fsgated, '--root=' + self.root, '--idle-timeout=0', '--kernel-release=' + self.kver],
+                           env=st.env, capture_output=True, text=True, timeout=30)
+        self.assertNotEqual(p.returncode, 0, p)
+        self.assertEqual(len(mounts_under(self.opendir)), 1)
+        rc, out, err = st.run(['ls', r.out.strip()], uid=USER)
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(st.ctl('close', r.out.strip(), uid=USER).rc, 0)
+        self.assertNothingOpen()
 
     def test_truncated_image(self):
         st = self.stack

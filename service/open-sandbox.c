@@ -110,11 +110,21 @@ static int bind_file(const char *src, const char *path, bool make) {
         return mount(src, path, NULL, MS_BIND, NULL);
 }
 
-/* The driver's own view: the host's /tmp hidden under an empty tmpfs, read-only once made.
+/* Where people's and other services' files are: empty and read-only for the driver (nobody
+ * could read what there is world-readable, and share files there with other nobodies). */
+static const char * const hidden_dirs[] = { "/home", "/root", "/run/user", "/var/tmp", "/dev/shm", "/srv", "/media",
+                                            "/mnt" };
+
+/* The driver's own view: the host's /tmp hidden under an empty tmpfs, read-only once made,
+ * and so hidden_dirs (those there are).
  * With a stand-in fusermount: /tmp/bin/fusermount (first on its PATH) and every real
  * fusermount libfuse2 would run are the stand-in, and FSG_OPEN_SANDBOX_MNT is an empty
  * directory for libfuse2 to check before it asks fusermount. */
 static int make_view(const char *fusermount) {
+        for (size_t i = 0; i < ELEMENTSOF(hidden_dirs); i++)
+                if (mount("fsgate", hidden_dirs[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                          "size=4k,mode=0755") < 0 && errno != ENOENT)
+                        return -1;
         if (mount("fsgate", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") < 0)
                 return -1;
         if (fusermount &&

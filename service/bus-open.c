@@ -510,6 +510,8 @@ static int read_open_request(sd_bus_message *call, OpenRequest *q, FsgError *e) 
 
 static const char open_message[] =
         N_("Authentication is required to open the files of $(device) read-only without a kernel module.");
+static const char open_image_message[] =
+        N_("Authentication is required to open the files of an image read-only without a kernel module.");
 
 int method_open_safely(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
@@ -542,7 +544,7 @@ int method_open_safely(sd_bus_message *call, void *userdata, sd_bus_error *error
                            (const char * const[]) { "device", q->device, "fstype", q->fstype, "route", q->driver,
                                                     "removable", !*q->device ? "" : q->removable ? "true" : "false",
                                                     NULL },
-                           open_message, on_open_authorized, q);
+                           *q->device ? open_message : open_image_message, on_open_authorized, q);
         return 1;
 }
 

@@ -461,6 +461,7 @@ class OpenTest(BusTestCase):
         [(action, _, details, _)] = st.mock_polkit_calls()
         self.assertEqual((action, details.get('fstype'), details.get('route'), details.get('device')),
                          (ACTION_OPEN, 'squashfs', 'squashfuse', ''))
+        self.assertIn('files of an image', details['polkit.message'])
         self.assertNothingOpen()
 
     def test_unreadable_image_never_reaches_fsgated(self):

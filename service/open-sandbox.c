@@ -24,6 +24,8 @@
 #include "open-sandbox.h"
 
 #define NOBODY 65534
+/* Where the driver finds the shim it preloads (open-fd-preload.c), in its own /tmp. */
+#define OPEN_PRELOAD "/tmp/lib/fsgate-open-fd.so"
 
 /* A hostile medium may make the driver do anything its code can: what it may then do is
  * bounded here. None of these are needed to read a medium and serve FUSE requests. */
@@ -98,15 +100,20 @@ static void set_limit(int resource, rlim_t v) {
         (void) setrlimit(resource, &rl);
 }
 
-/* path as a bind mount of src, if path exists (an empty file made for it when make). */
-static int bind_file(const char *src, const char *path, bool make) {
+/* path, an empty file made for it (make) or one there is (else nothing), as a bind mount of
+ * the file open in fd: opened (in this mount namespace: a bind from another one is EINVAL)
+ * before anything was mounted over where it lives. */
+static int bind_fd(int fd, const char *path, bool make) {
+        char src[32];
+
         if (make) {
-                int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-                if (fd < 0)
+                int made = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+                if (made < 0)
                         return -1;
-                close(fd);
+                close(made);
         } else if (access(path, F_OK) < 0)
                 return 0;
+        snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
         return mount(src, path, NULL, MS_BIND, NULL);
 }
 
@@ -115,36 +122,42 @@ static int bind_file(const char *src, const char *path, bool make) {
 static const char * const hidden_dirs[] = { "/home", "/root", "/run/user", "/var/tmp", "/dev/shm", "/srv", "/media",
                                             "/mnt" };
 
-/* The driver's own view: the host's /tmp hidden under an empty tmpfs, read-only once made,
- * and so hidden_dirs (those there are).
- * With a stand-in fusermount: /tmp/bin/fusermount (first on its PATH) and every real
- * fusermount libfuse2 would run are the stand-in, and FSG_OPEN_SANDBOX_MNT is an empty
- * directory for libfuse2 to check before it asks fusermount. */
-static int make_view(const char *fusermount) {
+/* The driver's own view: an empty tmpfs on /tmp, read-only once made, holding its helpers
+ * (OPEN_PRELOAD, and with a stand-in fusermount /tmp/bin/fusermount, first on its PATH, and
+ * FSG_OPEN_SANDBOX_MNT, an empty directory for libfuse2 to check before it asks fusermount);
+ * every real fusermount libfuse2 would run is the stand-in too; hidden_dirs empty. preload_fd
+ * and fusermount (NULL: none) are the helpers, wherever they are installed. */
+static int make_view(const char *preload, const char *fusermount) {
+        int preload_fd = open(preload, O_PATH | O_CLOEXEC);
+        int fusermount_fd = fusermount ? open(fusermount, O_PATH | O_CLOEXEC) : -1;
+
+        if (preload_fd < 0 || (fusermount && fusermount_fd < 0))
+                return -1;
+        if (mount("fsgate", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") < 0 ||
+            mkdir("/tmp/lib", 0755) < 0 || bind_fd(preload_fd, OPEN_PRELOAD, true) < 0)
+                return -1;
+        if (fusermount_fd >= 0 &&
+            (mkdir("/tmp/bin", 0755) < 0 || mkdir(FSG_OPEN_SANDBOX_MNT, 0755) < 0 ||
+             bind_fd(fusermount_fd, "/tmp/bin/fusermount", true) < 0 ||
+             bind_fd(fusermount_fd, "/bin/fusermount", false) < 0 ||
+             bind_fd(fusermount_fd, "/usr/bin/fusermount", false) < 0))
+                return -1;
         for (size_t i = 0; i < ELEMENTSOF(hidden_dirs); i++)
                 if (mount("fsgate", hidden_dirs[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                           "size=4k,mode=0755") < 0 && errno != ENOENT)
                         return -1;
-        if (mount("fsgate", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=0755") < 0)
-                return -1;
-        if (fusermount &&
-            (mkdir("/tmp/bin", 0755) < 0 || mkdir(FSG_OPEN_SANDBOX_MNT, 0755) < 0 ||
-             bind_file(fusermount, "/tmp/bin/fusermount", true) < 0 ||
-             bind_file(fusermount, "/bin/fusermount", false) < 0 ||
-             bind_file(fusermount, "/usr/bin/fusermount", false) < 0))
-                return -1;
         return mount(NULL, "/tmp", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=64k,mode=0755");
 }
 
 /* Everything about the driver's process but its files; -1 if any step failed. */
-static int confine(const char *fusermount) {
+static int confine(const char *preload, const char *fusermount) {
         sigset_t none;
 
         sigemptyset(&none);
         /* Its own session: a signal to fsgated's process group is not for it; fsgated ends it. */
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 || setsid() < 0 ||
             unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0 ||
-            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || make_view(fusermount) < 0)
+            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || make_view(preload, fusermount) < 0)
                 return -1;
         set_limit(RLIMIT_AS, 512ULL << 20);
         set_limit(RLIMIT_NPROC, 256);   /* nobody's tasks, all of them: no fork bomb */
@@ -175,12 +188,10 @@ static _Noreturn void fail(const char *what) {
 
 pid_t open_spawn_driver(const char *path, char * const argv[], const char *preload, const char *fusermount,
                         int medium_fd, int fuse_fd, int err_fd) {
-        char env_preload[PATH_MAX + 16];
         char * const envp[] = { fusermount ? "PATH=/tmp/bin:/usr/bin:/bin" : "PATH=/usr/bin:/bin", "LC_ALL=C.UTF-8",
-                                env_preload, NULL };
+                                "LD_PRELOAD=" OPEN_PRELOAD, NULL };
         pid_t pid;
 
-        snprintf(env_preload, sizeof(env_preload), "LD_PRELOAD=%s", preload);
         pid = fork();
         if (pid != 0)
                 return pid < 0 ? -errno : pid;
@@ -192,7 +203,7 @@ pid_t open_spawn_driver(const char *path, char * const argv[], const char *prelo
             dup2(m, 3) < 0 || dup2(f, 4) < 0)
                 fail("file descriptors");
         close_from(5);
-        if (getppid() == 1 || confine(fusermount) < 0)
+        if (getppid() == 1 || confine(preload, fusermount) < 0)
                 fail("sandbox");
         if (chdir("/") < 0)
                 fail("chdir");

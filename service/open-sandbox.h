@@ -8,8 +8,8 @@
 /* The driver: its own mount, network, IPC and UTS namespaces, nobody (no groups, no
  * capabilities, not even in its bounding set), no_new_privs, a seccomp filter, limits on memory,
  * tasks, files and file size; only the medium (as fd 3, /dev/fd/3) and the FUSE connection
- * (fd 4), stdin /dev/null, stdout and stderr into err_fd; an empty read-only tmpfs on /tmp,
- * /home, /root, /run/user, /var/tmp, /dev/shm, /srv, /media and /mnt.
+ * (fd 4), stdin /dev/null, stdout and stderr into err_fd; an empty read-only tmpfs on /tmp
+ * (but for its helpers), /home, /root, /run/user, /var/tmp, /dev/shm, /srv, /media and /mnt.
  * preload is the shim that lets it open /dev/fd/3 as nobody; fusermount, if not NULL, the
  * stand-in bound over every fusermount it could run, with FSG_OPEN_SANDBOX_MNT its mountpoint.
  * The pid, or a negative errno. */

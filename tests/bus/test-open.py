@@ -190,11 +190,12 @@ class OpenTest(BusTestCase):
         self.assertEqual(fds[4], '/dev/fuse')
         self.assertEqual(fds[3], self.image)
         self.assertEqual({fds[fd] for fd in fds if fd > 4}, {self.image})
-        # Its view: /tmp and people's directories empty (the image's directory is under /tmp
-        # on the host: hidden too).
-        for d in ('tmp', 'home', 'root'):
+        # Its view: people's directories empty, /tmp holding its shim only (the image's
+        # directory is under /tmp on the host: hidden too).
+        for d in ('home', 'root'):
             if os.path.isdir('/' + d):
                 self.assertEqual(os.listdir(f'/proc/{pid}/root/{d}'), [], d)
+        self.assertEqual(os.listdir(f'/proc/{pid}/root/tmp'), ['lib'])
         log(f'  squashfuse RSS: {s["VmRSS"].strip()}')
         # Listed with its owner.
         [(oid, omp, dev, uid, fstype, driver, since)] = st.prop('OpenMedia')

@@ -22,7 +22,7 @@ static char *run_sandboxed(const char *script, int *ret_status) {
         pid_t pid;
 
         ASSERT(medium >= 0 && fuse >= 0 && pipe2(p, O_CLOEXEC) == 0);
-        pid = open_spawn_driver("/bin/sh", argv, "", NULL, medium, fuse, p[1]);
+        pid = open_spawn_driver("/bin/sh", argv, FSGATE_OPEN_PRELOAD, NULL, medium, fuse, p[1]);
         ASSERT(pid > 0);
         close(p[1]);
         while (n < sizeof(out) - 1 && (k = read(p[0], out + n, sizeof(out) - 1 - n)) > 0)
@@ -51,7 +51,7 @@ TEST(who_it_is) {
         if (geteuid() != 0)
                 exit(77);
         out = run_sandboxed("grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status;"
-                            "ls /proc/self/fd | tr '\\n' ' '; echo; ls -A /tmp /home 2>&1 | tr '\\n' ' '; echo;"
+                            "ls /proc/self/fd | tr '\\n' ' '; echo; ls -A /tmp/lib /home 2>&1 | tr '\\n' ' '; echo;"
                             "echo as=$(ulimit -v) fsize=$(ulimit -f) core=$(ulimit -c) nofile=$(ulimit -n)", &status);
         fputs(out, stderr);
         ASSERT(status == 0);
@@ -62,6 +62,8 @@ TEST(who_it_is) {
         ASSERT(has_line(out, "NoNewPrivs:\t1") && has_line(out, "Seccomp:\t2"));
         /* 0-4 and the one ls opens for itself. */
         ASSERT(has_line(out, "0 1 2 3 4 5 "));
+        /* Its /tmp holds the shim it preloads, nothing else; /home nothing. */
+        ASSERT(has_line(out, "/home:  /tmp/lib: fsgate-open-fd.so "));
         ASSERT(has_line(out, "as=524288 fsize=0 core=0 nofile=64"));
 }
 

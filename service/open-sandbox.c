@@ -114,13 +114,16 @@ static int bind_fd(int fd, const char *path, bool make) {
         } else if (access(path, F_OK) < 0)
                 return 0;
         snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
-        return mount(src, path, NULL, MS_BIND, NULL);
+        return mount(src, path, "none", MS_BIND, NULL);
 }
 
 /* Where people's and other services' files are: empty and read-only for the driver (nobody
  * could read what there is world-readable, and share files there with other nobodies). */
 static const char * const hidden_dirs[] = { "/home", "/root", "/run/user", "/var/tmp", "/dev/shm", "/srv", "/media",
                                             "/mnt" };
+
+/* "none" where mount(2) ignores the source or type (a bind, a remount, a propagation change):
+ * valgrind reads them as strings whatever the flags. */
 
 /* The driver's own view: an empty tmpfs on /tmp, read-only once made, holding its helpers
  * (OPEN_PRELOAD, and with a stand-in fusermount /tmp/bin/fusermount, first on its PATH, and
@@ -146,7 +149,7 @@ static int make_view(const char *preload, const char *fusermount) {
                 if (mount("fsgate", hidden_dirs[i], "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
                           "size=4k,mode=0755") < 0 && errno != ENOENT)
                         return -1;
-        return mount(NULL, "/tmp", NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=64k,mode=0755");
+        return mount("none", "/tmp", "none", MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=64k,mode=0755");
 }
 
 /* Everything about the driver's process but its files; -1 if any step failed. */
@@ -157,7 +160,7 @@ static int confine(const char *preload, const char *fusermount) {
         /* Its own session: a signal to fsgated's process group is not for it; fsgated ends it. */
         if (sigprocmask(SIG_SETMASK, &none, NULL) < 0 || setsid() < 0 ||
             unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS) < 0 ||
-            mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 || make_view(preload, fusermount) < 0)
+            mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0 || make_view(preload, fusermount) < 0)
                 return -1;
         set_limit(RLIMIT_AS, 512ULL << 20);
         set_limit(RLIMIT_NPROC, 256);   /* nobody's tasks, all of them: no fork bomb */

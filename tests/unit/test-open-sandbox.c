@@ -64,7 +64,11 @@ TEST(who_it_is) {
         ASSERT(has_line(out, "0 1 2 3 4 5 "));
         /* Its /tmp holds the shim it preloads, nothing else; /home nothing. */
         ASSERT(has_line(out, "/home:  /tmp/lib: fsgate-open-fd.so "));
-        ASSERT(has_line(out, "as=524288 fsize=0 core=0 nofile=64"));
+        /* valgrind keeps RLIMIT_NOFILE to itself: set in its child, the exec'd shell has valgrind's. */
+        if (getenv("LD_PRELOAD") && strstr(getenv("LD_PRELOAD"), "vgpreload"))
+                ASSERT(strstr(out, "\nas=524288 fsize=0 core=0 nofile="));
+        else
+                ASSERT(has_line(out, "as=524288 fsize=0 core=0 nofile=64"));
 }
 
 TEST(what_it_may_not_do) {

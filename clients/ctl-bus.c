@@ -9,18 +9,33 @@
 #include "profile.h"
 #include "strv.h"
 
+/* No bus or no service: what a person does next, not sd-bus's errno (which says nothing
+ * more to them: "No such file or directory" of a socket they never heard of). */
+static int unreachable(FsgError *e) {
+        return fsg_error(e, FSG_ERR_UNREACHABLE, "%s",
+                         _("fsgate's service cannot be reached: is fsgate installed and D-Bus running? For an image "
+                           "use --root=DIR."));
+}
+
 static int connect_bus(const CtlOptions *o, sd_bus **ret, FsgError *e) {
         int r = sd_bus_open_system(ret);
         if (r < 0)
-                return fsg_error(e, FSG_ERR_UNREACHABLE, _("Failed to connect to the system bus: %s"), strerror(-r));
+                return unreachable(e);
         /* Lets the desktop's (or a pkttyagent's) polkit agent ask for a password. */
         (void) sd_bus_set_allow_interactive_authorization(*ret, o->ask_password);
         return 0;
 }
 
 static int bus_failed(const sd_bus_error *error, int r, FsgError *e) {
+        /* Not for a call that timed out (a password never typed): that one was reached. */
+        if (sd_bus_error_is_set(error) && fsg_error_from_dbus_name(error->name) == FSG_ERR_UNREACHABLE &&
+            !sd_bus_error_has_name(error, SD_BUS_ERROR_NO_REPLY))
+                return unreachable(e);
         if (sd_bus_error_is_set(error))
                 return fsg_error(e, fsg_error_from_dbus_name(error->name), "%s", error->message ?: error->name);
+        /* sd-bus connects on the first call: a missing or refusing socket shows here. */
+        if (r == -ENOENT || r == -ECONNREFUSED)
+                return unreachable(e);
         return fsg_error(e, FSG_ERR_FAILED, _("D-Bus call failed: %s"), strerror(-r));
 }
 
@@ -113,7 +128,7 @@ static int read_entry(sd_bus_message *m, FsgEntry *x) {
 }
 
 static int state_new(size_t n, FsgState **ret) {
-        FsgState *s = calloc(1, sizeof(FsgState));
+        FsgState *s = fsg_state_new();
         if (!s || !(s->entries = calloc(n + 1, sizeof(FsgEntry)))) {
                 free(s);
                 return -ENOMEM;
@@ -170,7 +185,7 @@ static void read_grants(sd_bus *bus, FsgState *s) {
 static int bus_list(const CtlOptions *o, FsgState **ret, FsgError *e) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         size_t cap = 64;
         int r;
 
@@ -209,7 +224,7 @@ static int bus_one(const CtlOptions *o, const char *method, const char *name,
                    int (*read)(sd_bus_message *m, FsgEntry *x), FsgState **ret, FsgError *e) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         int r;
 
         r = call(o, &bus, &reply, e, method, "s", name);

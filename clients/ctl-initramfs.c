@@ -325,8 +325,8 @@ CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k) {
         free(k->image);
         free(k->command);
         free(k->d);
-        fsg_state_free(k->here);
-        fsg_state_free(k->inside);
+        fsg_state_unref(k->here);
+        fsg_state_unref(k->inside);
         fsg_context_free(k->context);
         fsg_context_free(k->inside_context);
         free(k);
@@ -395,7 +395,7 @@ static int check(const CtlOptions *o, CtlInitramfs **ret, FsgError *e) {
                         *e = inside_error;
                         return -EINVAL;
                 }
-                k->inside = fsg_state_free(k->inside);
+                k->inside = fsg_state_unref(k->inside);
         }
         k->d = calloc(k->inside ? k->inside->n + 1 : 1, sizeof(Disagreement));
         if (!k->d)

@@ -6,6 +6,7 @@
 #include <systemd/sd-journal.h>
 #include <time.h>
 
+#include "block-fields.h"
 #include "ctl.h"
 #include "journal-ids.h"
 #include "json-writer.h"
@@ -25,8 +26,9 @@
 
 typedef struct Block {
         uint64_t usec;
-        char *type, *module, *device, *label, *source, *cause, *seat, *session;
-        int session_uid;
+        /* What fsgated wrote of the block: the journal fields of core/block-fields.c (the
+         * signal's details that are not in the journal stay empty). */
+        FsgBlockReport r;
         /* The first change or load of the module fsgate logged after the block, if any. */
         uint64_t after_usec;
         const char *after_what;         /* "changed" or "loaded" */
@@ -34,14 +36,7 @@ typedef struct Block {
 } Block;
 
 static void block_clear(Block *b) {
-        free(b->type);
-        free(b->module);
-        free(b->device);
-        free(b->label);
-        free(b->source);
-        free(b->cause);
-        free(b->seat);
-        free(b->session);
+        fsg_block_report_clear(&b->r);
 }
 
 /* The value of FIELD in the current entry, "" when it has none; NULL only when out of memory. */
@@ -133,20 +128,23 @@ static int note_block(LogRun *run, sd_journal *j, uint64_t usec) {
                 run->cut = true;
                 return 0;
         }
-        b.type = field(j, "FSGATE_TYPE");
-        b.module = field(j, "FSGATE_MODULE");
-        b.device = field(j, "FSGATE_DEVICE");
-        b.label = field(j, "FSGATE_LABEL");
-        b.source = field(j, "FSGATE_SOURCE");
-        b.cause = field(j, "FSGATE_CAUSE");
-        b.seat = field(j, "FSGATE_SEAT");
-        b.session = field(j, "FSGATE_SESSION");
-        b.session_uid = field_int(j, "FSGATE_SESSION_UID", -1);
-        if (!b.type || !b.module || !b.device || !b.label || !b.source || !b.cause || !b.seat || !b.session) {
+        for (size_t i = 0; i < FSG_BLOCK_FIELDS_N; i++) {
+                const FsgBlockField *f = &fsg_block_fields[i];
+                _cleanup_free_ char *v = NULL;
+
+                if (!f->journal)
+                        continue;
+                v = field(j, f->journal);
+                if (!v || fsg_block_field_parse(&b.r, f, v) < 0) {
+                        block_clear(&b);
+                        return -ENOMEM;
+                }
+        }
+        if (fsg_block_report_fill_empty(&b.r) < 0) {
                 block_clear(&b);
                 return -ENOMEM;
         }
-        if ((l = later_find(run, b.module))) {
+        if ((l = later_find(run, b.r.module))) {
                 b.after_usec = l->usec;
                 b.after_what = l->what;
                 b.after_uid = l->uid;
@@ -252,16 +250,16 @@ static void print_json(const LogRun *run) {
                 json_object_begin(&w);
                 json_key(&w, "realtime_usec");
                 json_int(&w, (int64_t) b->usec);
-                json_field_string(&w, "type", b->type);
-                json_field_string(&w, "module", b->module);
-                json_field_string(&w, "device", b->device);
-                json_field_string(&w, "label", b->label);
-                json_field_string(&w, "deciding_file", b->source);
-                json_field_string(&w, "cause", b->cause);
-                json_field_string(&w, "seat", b->seat);
-                json_field_string(&w, "session", b->session);
+                json_field_string(&w, "type", b->r.type);
+                json_field_string(&w, "module", b->r.module);
+                json_field_string(&w, "device", b->r.device);
+                json_field_string(&w, "label", b->r.label);
+                json_field_string(&w, "deciding_file", b->r.source);
+                json_field_string(&w, "cause", b->r.cause);
+                json_field_string(&w, "seat", b->r.seat);
+                json_field_string(&w, "session", b->r.session);
                 json_key(&w, "session_uid");
-                json_int(&w, b->session_uid);
+                json_int(&w, b->r.session_uid);
                 json_field_string(&w, "afterwards", b->after_what ?: "");
                 json_key(&w, "afterwards_usec");
                 json_int(&w, (int64_t) b->after_usec);
@@ -280,21 +278,21 @@ static void print_text(const LogRun *run) {
 
                 format_time(b->usec, when);
                 /* TRANSLATORS: %1$s a time, %2$s a filesystem type, %3$s its module. */
-                printf(_("%1$s  %2$s (module %3$s) blocked"), when, ctl_esc(b->type), ctl_esc(b->module));
-                if (*b->device)
+                printf(_("%1$s  %2$s (module %3$s) blocked"), when, ctl_esc(b->r.type), ctl_esc(b->r.module));
+                if (*b->r.device)
                         /* TRANSLATORS: %s is a device node such as /dev/sdb1. */
-                        printf(_(" on %s"), ctl_esc(b->device));
-                if (*b->label)
-                        printf(" “%s”", ctl_esc(b->label));
-                if (*b->session)
+                        printf(_(" on %s"), ctl_esc(b->r.device));
+                if (*b->r.label)
+                        printf(" “%s”", ctl_esc(b->r.label));
+                if (*b->r.session)
                         /* TRANSLATORS: %1$s a seat, %2$d a user id, %3$s a logind session. */
-                        printf(_(", at %1$s (uid %2$d, session %3$s)"), ctl_esc(b->seat), b->session_uid,
-                               ctl_esc(b->session));
-                else if (streq(b->cause, "kernel"))
+                        printf(_(", at %1$s (uid %2$d, session %3$s)"), ctl_esc(b->r.seat), b->r.session_uid,
+                               ctl_esc(b->r.session));
+                else if (streq(b->r.cause, "kernel"))
                         fputs(_(", a mount request (any user, fsgate cannot tell who)"), stdout);
                 putchar('\n');
                 /* TRANSLATORS: %s is the file (or origin) that denies the module. */
-                printf(_("    denied by %s\n"), ctl_esc(*b->source ? b->source : _("the configuration")));
+                printf(_("    denied by %s\n"), ctl_esc(*b->r.source ? b->r.source : _("the configuration")));
                 if (b->after_what) {
                         format_time(b->after_usec, after);
                         /* TRANSLATORS: %1$s "changed" or "loaded" (in English), %2$s a time, %3$d a user id. */
@@ -306,41 +304,97 @@ static void print_text(const LogRun *run) {
 
 /* A span: a whole number with a unit, "90s", "90min", "12h", "7d" (a bare number: seconds
  * when bare_seconds), at most 100 years. */
-int ctl_parse_span(const char *s, bool bare_seconds, uint64_t *ret_usec) {
+/* The unit words systemd's time spans take (systemd.time(7)), longest first within a unit. */
+static uint64_t span_unit_usec(const char *w, size_t n) {
         static const struct {
-                const char *suffix;
+                const char *word;
                 uint64_t usec;
-        } units[] = { { "s", UINT64_C(1000000) }, { "min", 60 * UINT64_C(1000000) }, { "h", 3600 * UINT64_C(1000000) },
-                      { "d", 86400 * UINT64_C(1000000) }, { "", UINT64_C(1000000) } };
-        char *num_end;
-        unsigned long long n;
+        } units[] = {
+                { "seconds", 1 }, { "second", 1 }, { "secs", 1 }, { "sec", 1 }, { "s", 1 },
+                { "minutes", 60 }, { "minute", 60 }, { "mins", 60 }, { "min", 60 }, { "m", 60 },
+                { "hours", 3600 }, { "hour", 3600 }, { "hrs", 3600 }, { "hr", 3600 }, { "h", 3600 },
+                { "days", 86400 }, { "day", 86400 }, { "d", 86400 },
+                { "weeks", 604800 }, { "week", 604800 }, { "w", 604800 },
+        };
 
-        if (*s < '0' || *s > '9')
-                return -EINVAL;
-        errno = 0;
-        n = strtoull(s, &num_end, 10);
-        if (errno)
-                return -ERANGE;
-        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-                if (!streq(num_end, units[i].suffix) || (!*units[i].suffix && !bare_seconds))
-                        continue;
-                if (n > 36500ULL * 86400 * 1000000 / units[i].usec)
-                        return -ERANGE;
-                *ret_usec = n * units[i].usec;
-                return 0;
-        }
-        return -EINVAL;
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (strlen(units[i].word) == n && strncmp(w, units[i].word, n) == 0)
+                        return units[i].usec * UINT64_C(1000000);
+        return 0;
 }
 
-/* "2026-12-06", "2026-12-06 10:30[:00]" (local time), or a span back from now: "90min",
- * "12h", "7d". */
+int ctl_parse_span(const char *s, bool bare_seconds, uint64_t *ret_usec) {
+        uint64_t total = 0;
+        unsigned parts = 0;
+
+        /* "90s", "10 min", "1h 30min", "2 hours": numbers each with a unit, as systemd
+         * takes spans; a bare number is seconds where bare_seconds says so, alone. */
+        for (const char *p = s;;) {
+                unsigned long long n;
+                uint64_t unit;
+                char *end;
+                size_t l;
+
+                p += strspn(p, " ");
+                if (!*p)
+                        break;
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                errno = 0;
+                n = strtoull(p, &end, 10);
+                if (errno)
+                        return -ERANGE;
+                p = end + strspn(end, " ");
+                l = strspn(p, "abcdefghijklmnopqrstuvwxyz");
+                unit = l ? span_unit_usec(p, l) : bare_seconds && parts == 0 && !p[strspn(p, " ")] ? UINT64_C(1000000) : 0;
+                if (!unit)
+                        return -EINVAL;
+                if (n > 36500ULL * 86400 * 1000000 / unit || total + n * unit < total)
+                        return -ERANGE;
+                total += n * unit;
+                parts++;
+                p += l;
+        }
+        if (parts == 0)
+                return -EINVAL;
+        *ret_usec = total;
+        return 0;
+}
+
+/* Midnight, local time, days_back days before today. */
+static int local_midnight(unsigned days_back, uint64_t *ret) {
+        time_t now = time(NULL);
+        struct tm tm;
+        time_t t;
+
+        if (!localtime_r(&now, &tm))
+                return -EINVAL;
+        tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+        tm.tm_mday -= (int) days_back;
+        tm.tm_isdst = -1;
+        t = mktime(&tm);
+        if (t < 0)
+                return -EINVAL;
+        *ret = (uint64_t) t * 1000000;
+        return 0;
+}
+
 int ctl_parse_since(const char *s, uint64_t *ret) {
         static const char * const formats[] = { "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d" };
-        uint64_t span;
+        _cleanup_free_ char *ago = NULL;
+        uint64_t span, now = fsg_realtime_usec();
+        size_t l = strlen(s);
 
-        if (ctl_parse_span(s, false, &span) == 0) {
-                uint64_t now = fsg_realtime_usec();
-
+        /* journalctl's words: now, today, yesterday; "-1h" and "1h ago" as well as "1h". */
+        if (streq(s, "now")) {
+                *ret = now;
+                return 0;
+        }
+        if (streq(s, "today") || streq(s, "yesterday"))
+                return local_midnight(streq(s, "yesterday"), ret);
+        if (l > 4 && streq(s + l - 4, " ago"))
+                ago = strndup(s, l - 4);
+        if (ctl_parse_span(ago ?: s + (*s == '-'), false, &span) == 0) {
                 *ret = now > span ? now - span : 0;
                 return 0;
         }

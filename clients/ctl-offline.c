@@ -27,7 +27,7 @@ static int offline_get(const CtlOptions *o, const char *name, FsgState **ret, Fs
 /* As the service's Describe: with whether an Allow would be done now. */
 static int offline_describe(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError refusal = {}, reset_refusal = {};
         uint64_t flags;
         FsgEntry *x;

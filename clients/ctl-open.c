@@ -42,7 +42,7 @@ static const char *route_status(const FsgOpenRoute *r, const char *path) {
 
 int ctl_routes(const CtlBackend *be, const CtlOptions *o) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         JsonWriter w = JSON_WRITER(stdout);
         FsgError e = {};
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
 #include <sys/stat.h>
+#include <unistd.h>
 #include <systemd/sd-device.h>
 
 #include "confscan.h"
@@ -10,23 +11,27 @@
 #include "risk.h"
 
 
-/* The filesystem type on a device: udev's answer when it has one (what the udev rule and
- * desktop tools see), else blkid's low-level probe. */
-static char *device_fs_type(const char *devnode) {
-        char *argv[] = { (char *) "blkid", (char *) "-p", (char *) "-o", (char *) "value", (char *) "-s",
-                         (char *) "TYPE", (char *) devnode, NULL };
+/* The filesystem type udev found on a device (what the udev rule and desktop tools see). */
+static char *udev_fs_type(const char *devnode) {
         sd_device *d = NULL;
         const char *v;
-        char *type = NULL, buf[64];
-        int status;
+        char *type = NULL;
 
         if (sd_device_new_from_devname(&d, devnode) >= 0) {
                 if (sd_device_get_property_value(d, "ID_FS_TYPE", &v) >= 0 && *v)
                         type = strdup(v);
                 sd_device_unref(d);
-                if (type)
-                        return type;
         }
+        return type;
+}
+
+/* blkid's low-level probe of a device fsgatectl may read. */
+static char *blkid_fs_type(const char *devnode) {
+        char *argv[] = { (char *) "blkid", (char *) "-p", (char *) "-o", (char *) "value", (char *) "-s",
+                         (char *) "TYPE", (char *) devnode, NULL };
+        char buf[64];
+        int status;
+
         /* Its exit status says nothing more than an empty answer. */
         if (ctl_spawn_output(argv, buf, sizeof(buf), &status) <= 0)
                 return NULL;
@@ -47,11 +52,20 @@ static int device_type(const char *device, char **ret, FsgError *e) {
 
         /* Said first: "neither udev nor blkid know one" sends people looking for a
          * filesystem on a device that is not there. */
+        if (stat(device, &st) < 0 && errno == EACCES)
+                return fsg_error(e, FSG_ERR_ACCESS_DENIED, _("cannot read %s: run as root"), device);
         if (stat(device, &st) < 0)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, _("%s: %s"), device, strerror(errno));
         if (!S_ISBLK(st.st_mode) && !S_ISREG(st.st_mode))
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, _("%s is neither a block device nor an image file"), device);
-        *ret = device_fs_type(device);
+        *ret = udev_fs_type(device);
+        if (*ret)
+                return 0;
+        /* Asked before blkid, whose own words ("Permission denied") would be followed by "no
+         * filesystem found", which is not what happened. */
+        if (access(device, R_OK) < 0 && errno == EACCES)
+                return fsg_error(e, FSG_ERR_ACCESS_DENIED, _("cannot read %s: run as root"), device);
+        *ret = blkid_fs_type(device);
         if (!*ret)
                 return fsg_error(e, FSG_ERR_NO_SUCH_FILESYSTEM,
                                  _("%s: no filesystem found on it (neither udev nor blkid know one)"), device);
@@ -227,7 +241,7 @@ static void print_way_out(const CtlOptions *o, const FsgEntry *x) {
 }
 
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_free_ char *type = NULL;
         const char *device;
         FsgError e = {};

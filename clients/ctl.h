@@ -5,7 +5,8 @@
 #include "json-writer.h"
 #include "state.h"
 #include "store.h"
-#include "profile.h"
+#include "profile-apply.h"
+#include "profile-audit.h"
 
 typedef struct CtlOptions {
         const char *root;            /* offline when set */
@@ -141,6 +142,8 @@ int ctl_fail(const CtlOptions *o, const FsgError *e);
 /* `fsgatectl apply PROFILE` and `fsgatectl audit PROFILE` (ctl-profile.c). Return the exit
  * status; audit's is CTL_EXIT_NOT_COMPLIANT when a module is not. */
 #define CTL_EXIT_NOT_COMPLIANT 9
+/* allow --load: the allow was written, the load failed (LoadFailed alone, nothing written, is 7). */
+#define CTL_EXIT_CHANGED_LOAD_FAILED 11
 int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags);
 int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard);
 

@@ -50,7 +50,7 @@ typedef struct Verb {
 } Verb;
 
 static int verb_list(int argc, char *argv[], Ctl *c) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
         if (c->be->list(&c->o, &s, &e) < 0)
@@ -80,7 +80,7 @@ static void ctl_status_extras_done(CtlStatusExtras *x) {
 }
 
 static int verb_status(int argc, char *argv[], Ctl *c) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
         if (c->be->describe(&c->o, argv[1], &s, &e) < 0)
@@ -130,6 +130,13 @@ static void print_changed(Ctl *c, FsgOp op, const FsgState *s) {
                  * for a hard deny. */
                 printf(x->hard ? _("%s: %s, hard (%s%s%s)\n") : _("%s: %s (%s%s%s)\n"), x->module,
                        ctl_state_word(x), fsg_origin_to_string(x->origin), *x->deciding_file ? " " : "", ctl_esc(x->deciding_file));
+                /* A deny (--force) of what is in use keeps nothing out that is in already, and
+                 * an audit counts a loaded module against the profile. */
+                if (op == FSG_OP_DENY && x->denied && (x->mounted || x->loaded))
+                        printf(x->mounted ? _("%s is denied, but stays loaded until it is unmounted: an audit fails "
+                                              "until then.\n") :
+                                            _("%s is denied, but stays loaded until it is unloaded (modprobe -r): an "
+                                              "audit fails until then.\n"), x->module);
                 /* A plain deny leaves a hard deny as it is: say how to weaken it, if fsgate can. */
                 if (op == FSG_OP_DENY && x->hard && !(c->flags & (FSG_FLAG_HARD | FSG_FLAG_SOFT)) &&
                     streq(x->install_file, x->deciding_file) && own_file_dir(x) != NULL)
@@ -152,6 +159,42 @@ static void error_add_changed(FsgError *e, char **names, size_t n) {
                       _("Changed before this failure:"));
         for (size_t i = 0; i < n && l < sizeof(e->message); i++)
                 l += snprintf(e->message + l, sizeof(e->message) - l, " %s", names[i]);
+}
+
+/* Allow --load whose allow was written but whose load failed: *e says both, and the exit
+ * status tells it from a load refused before anything was written (7). */
+static int allow_written_load_failed(Ctl *c, const char *name, FsgState **after, FsgError *e) {
+        FsgError d = {};
+        char msg[sizeof(e->message)];
+        const FsgEntry *x;
+
+        if (c->be->describe(&c->o, name, after, &d) < 0 || (x = &(*after)->entries[0])->denied)
+                return -1;
+        snprintf(msg, sizeof(msg), "%s", e->message);
+        /* TRANSLATORS: %1$s a module, %2$s the file that allows it, %3$s why the load failed. */
+        fsg_error(e, FSG_ERR_LOAD_FAILED, _("%1$s is allowed (%2$s); loading it failed: %3$s"), x->module,
+                  *x->deciding_file ? x->deciding_file : fsg_origin_to_string(x->origin), msg);
+        return CTL_EXIT_CHANGED_LOAD_FAILED;
+}
+
+/* One name changed and described into *after: 0; CTL_EXIT_CHANGED_LOAD_FAILED when allowed
+ * but not loaded; -1 when it failed (*e says why). */
+static int change_one(Ctl *c, FsgOp op, const char *name, FsgState **after, FsgError *e) {
+        _cleanup_(fsg_state_unrefp) FsgState *before = NULL;
+        bool allow_load = op == FSG_OP_ALLOW && (c->flags & FSG_FLAG_LOAD_NOW);
+        bool was_denied = false;
+
+        /* Whether the allow writes anything is known from the state before it only. */
+        if (allow_load) {
+                if (c->be->describe(&c->o, name, &before, e) < 0)
+                        return -1;
+                was_denied = before->entries[0].denied;
+        }
+        if (c->be->change(&c->o, op, name, c->flags, e) >= 0)
+                return c->be->describe(&c->o, name, after, e) >= 0 ? 0 : -1;
+        if (allow_load && was_denied && e->code == FSG_ERR_LOAD_FAILED)
+                return allow_written_load_failed(c, name, after, e);
+        return -1;
 }
 
 /* Several names: each is first asked as a dry run (would it be done?), so that a name that
@@ -178,15 +221,18 @@ static int change_names(Ctl *c, FsgOp op, char **names, size_t n) {
                 return ctl_fail(&c->o, &e);
         }
         for (size_t i = 0; i < n && r == 0; i++) {
-                if (c->be->change(&c->o, op, names[i], c->flags, &e) >= 0) {
+                int k = change_one(c, op, names[i], &after[i], &e);
+
+                if (k == 0) {
                         changed++;
-                        if (c->be->describe(&c->o, names[i], &after[i], &e) >= 0)
-                                continue;
+                        continue;
                 }
-                /* A change that failed after writing (Allow's load) counts as not made: the
-                 * error says what happened to it. */
+                if (k == CTL_EXIT_CHANGED_LOAD_FAILED)
+                        changed++;
                 error_add_changed(&e, names, n > 1 ? changed : 0);
                 r = ctl_fail(&c->o, &e);
+                if (k == CTL_EXIT_CHANGED_LOAD_FAILED)
+                        r = k;
         }
         if (r == 0 && c->o.json)
                 ctl_print_json_states(after, n, n == 1);
@@ -195,7 +241,7 @@ static int change_names(Ctl *c, FsgOp op, char **names, size_t n) {
                         ctl_warn_unreadable(after[i]);
                         print_changed(c, op, after[i]);
                 }
-                fsg_state_free(after[i]);
+                fsg_state_unref(after[i]);
         }
         free(after);
         return r;
@@ -217,7 +263,7 @@ static void print_not_granted(const FsgEntry *x) {
 /* allow --for: a grant each, one after the other (no dry run: a grant changes no file). */
 static int grant_names(Ctl *c, char **names, size_t n) {
         for (size_t i = 0; i < n; i++) {
-                _cleanup_(fsg_state_freep) FsgState *after = NULL;
+                _cleanup_(fsg_state_unrefp) FsgState *after = NULL;
                 _cleanup_free_ char *id = NULL;
                 const FsgEntry *x;
                 FsgError e = {};
@@ -298,6 +344,8 @@ static int verb_exempt_loaded(int argc, char *argv[], Ctl *c) {
                 return ctl_fail(&c->o, &e);
         if (c->o.json)
                 ctl_print_strv_json(done);
+        else if (strv_isempty(done))
+                printf("%s\n", _("Nothing to exempt: no filesystem a vendor file denies is mounted now."));
         else
                 for (char **d = done; d && *d; d++)
                         printf(_("Exempted %s: it is in use, so it stays allowed.\n"), *d);
@@ -307,7 +355,7 @@ static int verb_exempt_loaded(int argc, char *argv[], Ctl *c) {
 /* Every word a NAME argument accepts (modules and their types), one a line: what the shell
  * completions offer, from the service or, with --root, from the image. */
 static int verb_list_names(int argc, char *argv[], Ctl *c) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_strv_free_ char **names = NULL;
         FsgError e = {};
 
@@ -576,13 +624,11 @@ static const char *device_node(const char *arg) {
         return buf;
 }
 
-int main(int argc, char *argv[]) {
-        Ctl c = { .o.ask_password = true, .lines = 100 };
-        FsgError e = {};
+/* The options into c: > 0 go on with the verb, 0 done (help, version, the lists), < 0 refused
+ * (*e says why; not set when getopt already did). */
+static int parse_options(Ctl *c, int argc, char *argv[], FsgError *e) {
         int r;
 
-        /* Before the options, so that getopt's own complaints are in the person's language. */
-        fsg_i18n_init();
         while ((r = getopt_long(argc, argv, "h", options, NULL)) >= 0)
                 switch (r) {
                 case 'h': help(); return 0;
@@ -590,79 +636,93 @@ int main(int argc, char *argv[]) {
                 case ARG_ROOT:
                         /* Empty, as when a script's $TARGET is unset: never "the host". */
                         if (!*optarg) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s",
+                                fsg_error(e, FSG_ERR_INVALID_ARGS, "%s",
                                           _("--root= needs a directory; without --root fsgatectl works on this system"));
-                                return ctl_fail(&c.o, &e);
+                                return -EINVAL;
                         }
-                        c.o.root = optarg;
+                        c->o.root = optarg;
                         break;
-                case ARG_KVER: c.o.kernel_release = optarg; break;
-                case ARG_RUNTIME: c.flags |= FSG_FLAG_RUNTIME; break;
-                case ARG_FORCE: c.flags |= FSG_FLAG_FORCE; break;
-                case ARG_LOAD: c.flags |= FSG_FLAG_LOAD_NOW; break;
-                case ARG_HARD: c.flags |= FSG_FLAG_HARD; break;
-                case ARG_SOFT: c.flags |= FSG_FLAG_SOFT; break;
-                case ARG_DRY_RUN: c.flags |= FSG_FLAG_DRY_RUN; break;
-                case ARG_JSON: c.o.json = true; break;
-                case ARG_RISK: c.o.risk = true; break;
+                case ARG_KVER: c->o.kernel_release = optarg; break;
+                case ARG_RUNTIME: c->flags |= FSG_FLAG_RUNTIME; break;
+                case ARG_FORCE: c->flags |= FSG_FLAG_FORCE; break;
+                case ARG_LOAD: c->flags |= FSG_FLAG_LOAD_NOW; break;
+                case ARG_HARD: c->flags |= FSG_FLAG_HARD; break;
+                case ARG_SOFT: c->flags |= FSG_FLAG_SOFT; break;
+                case ARG_DRY_RUN: c->flags |= FSG_FLAG_DRY_RUN; break;
+                case ARG_JSON: c->o.json = true; break;
+                case ARG_RISK: c->o.risk = true; break;
                 case ARG_SINCE:
-                        if (ctl_parse_since(optarg, &c.since_usec) < 0) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --since: %s (a date such as 2026-12-06 "
+                        if (ctl_parse_since(optarg, &c->since_usec) < 0) {
+                                fsg_error(e, FSG_ERR_INVALID_ARGS, _("Invalid --since: %s (a date such as 2026-12-06 "
                                           "10:30, or a span such as 90min, 12h, 7d)"), optarg);
-                                return ctl_fail(&c.o, &e);
+                                return -EINVAL;
                         }
-                        c.log_options = true;
+                        c->log_options = true;
                         break;
                 case ARG_FOR:
-                        if (ctl_parse_span(optarg, true, &c.grant_usec) < 0 || c.grant_usec < 1000000 ||
-                            c.grant_usec > FSG_GRANT_SECONDS_MAX * 1000000) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --for: %s (a span from 1s to 7d, such as "
+                        if (ctl_parse_span(optarg, true, &c->grant_usec) < 0 || c->grant_usec < 1000000 ||
+                            c->grant_usec > FSG_GRANT_SECONDS_MAX * 1000000) {
+                                fsg_error(e, FSG_ERR_INVALID_ARGS, _("Invalid --for: %s (a span from 1s to 7d, such as "
                                           "90s, 10min, 2h)"), optarg);
-                                return ctl_fail(&c.o, &e);
+                                return -EINVAL;
                         }
                         break;
-                case ARG_ROUTE: c.route = optarg; break;
+                case ARG_ROUTE: c->route = optarg; break;
                 case ARG_DEVICE:
-                        c.grant_device = device_node(optarg);
+                        c->grant_device = device_node(optarg);
                         break;
                 case ARG_LINES: {
                         char *end;
                         unsigned long n = strtoul(optarg, &end, 10);
                         if (!*optarg || *end || *optarg == '-' || n < 1 || n > CTL_LOG_LINES_MAX) {
-                                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Invalid --lines: %s (1 to %d)"), optarg,
+                                fsg_error(e, FSG_ERR_INVALID_ARGS, _("Invalid --lines: %s (1 to %d)"), optarg,
                                           CTL_LOG_LINES_MAX);
-                                return ctl_fail(&c.o, &e);
+                                return -EINVAL;
                         }
-                        c.lines = (unsigned) n;
-                        c.log_options = true;
+                        c->lines = (unsigned) n;
+                        c->log_options = true;
                         break;
                 }
-                case ARG_NO_ASK: c.o.ask_password = false; break;
+                case ARG_NO_ASK: c->o.ask_password = false; break;
                 case ARG_LIST_VERBS: list_verbs(); return 0;
                 case ARG_LIST_OPTIONS: list_options(); return 0;
-                default: return 2;
+                default: return -EINVAL; /* getopt said why */
                 }
+        return 1;
+}
+
+/* What the verb needs beyond the options one by one: a command, --kernel-release only with
+ * --root, --root made absolute (relative to the working directory, as systemd's tools take it). */
+static int check_options(Ctl *c, int argc, FsgError *e) {
+        if (optind >= argc)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s", _("Missing command; see fsgatectl --help"));
+        if (c->o.kernel_release && !c->o.root)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s", _("--kernel-release only applies offline, with --root"));
+        if (c->o.root && c->o.root[0] != '/') {
+                _cleanup_free_ char *cwd = getcwd(NULL, 0);
+                if (!cwd || asprintf(&c->root_abs, "%s/%s", cwd, c->o.root) < 0)
+                        return fsg_error_errno(e, errno, "%s", _("Failed to resolve --root"));
+                c->o.root = c->root_abs;
+        }
+        return 0;
+}
+
+int main(int argc, char *argv[]) {
+        Ctl c = { .o.ask_password = true, .lines = 100 };
+        FsgError e = {};
+        int r;
+
+        /* Before the options, so that getopt's own complaints are in the person's language. */
+        fsg_i18n_init();
+        r = parse_options(&c, argc, argv, &e);
+        if (r <= 0)
+                return r == 0 ? 0 : e.code == FSG_OK ? 2 : ctl_fail(&c.o, &e);
         /* --json is for scripts: every text in it (and every error message beside it) as
          * without a locale, the same everywhere. */
         if (c.o.json)
                 (void) setlocale(LC_ALL, "C");
-        if (optind >= argc) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("Missing command; see fsgatectl --help"));
+        if (check_options(&c, argc, &e) < 0)
                 return ctl_fail(&c.o, &e);
-        }
-        if (c.o.kernel_release && !c.o.root) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("--kernel-release only applies offline, with --root"));
-                return ctl_fail(&c.o, &e);
-        }
-        if (c.o.root && c.o.root[0] != '/') {
-                /* Relative to the working directory, as systemd's tools take --root. */
-                _cleanup_free_ char *cwd = getcwd(NULL, 0);
-                if (!cwd || asprintf(&c.root_abs, "%s/%s", cwd, c.o.root) < 0) {
-                        fsg_error_errno(&e, errno, "%s", _("Failed to resolve --root"));
-                        return ctl_fail(&c.o, &e);
-                }
-                c.o.root = c.root_abs;
-        }
         c.be = c.o.root ? &ctl_backend_offline : &ctl_backend_bus;
         r = dispatch_verb(argc - optind, argv + optind, &c);
         free(c.root_abs);

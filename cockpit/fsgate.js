@@ -112,6 +112,7 @@ const ERROR_TITLES = {
     "org.fsgate.fsgate1.Error.Busy": () => _("Another change is being written; try again"),
     "org.fsgate.fsgate1.Error.NoSuchProfile": () => _("No such profile"),
     "org.fsgate.fsgate1.Error.NoKernel": () => _("No kernel to judge against"),
+    "org.fsgate.fsgate1.Error.AuthenticationCancelled": () => _("Authentication cancelled"),
     "org.freedesktop.DBus.Error.AccessDenied": () => _("Not authorized"),
     "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired": () => _("A password is needed"),
     "org.freedesktop.DBus.Error.LimitsExceeded": () => _("Too many requests are waiting"),
@@ -616,6 +617,8 @@ function renderGrants() {
 
 /* ---- Recently blocked ---- */
 
+/* A key of the Blocked signal's details: one of core/block-fields.c's rows, which
+ * tests/contract/check-contract.py checks every key read here against. */
 function detailValue(details, key) {
     const d = details && details[key];
     return d && d.v !== undefined ? d.v : undefined;

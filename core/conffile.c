@@ -146,23 +146,24 @@ char *fsg_deny_file_content(const char *module, const char *types, const char *p
 
 char *fsg_deny_file_content_mode(const char *module, const char *types, const char *path, const char *hook,
                                  bool hard) {
-        _cleanup_free_ char *routes = strdup(""), *list = strdup(types ?: "");
+        _cleanup_free_ char *routes = NULL, *list = strdup(types ?: "");
+        size_t routes_len = 0;
         char *save = NULL, *s;
+        FILE *f;
 
-        if (!routes || !list)
+        if (!list || !(f = open_memstream(&routes, &routes_len)))
                 return NULL;
         /* kmod checks the blacklist only for the modules an alias names, and a config alias
          * wins over modules.alias: so the kernel's fs-TYPE request runs the hook (which loads
          * nothing), while "modprobe MODULE" by name still loads the module. */
-        for (char *t = strtok_r(list, " ", &save); t; t = strtok_r(NULL, " ", &save)) {
-                char *n;
-                if (asprintf(&n, "%salias fs-%s " FSG_BLOCKED_PREFIX "%s\n"
-                             "install " FSG_BLOCKED_PREFIX "%s %s %s %s %s\n",
-                             routes, t, t, t, hook, t, module, path) < 0)
+        for (char *t = strtok_r(list, " ", &save); t; t = strtok_r(NULL, " ", &save))
+                if (fsg_hook_lines_write(f, hook, &(FsgHookArgs) { .kind = FSG_HOOK_LINE_BLOCKED, .type = t,
+                                                                   .module = module, .source = path }) < 0) {
+                        fclose(f);
                         return NULL;
-                free(routes);
-                routes = n;
-        }
+                }
+        if (fclose(f) == EOF)
+                return NULL;
         if ((hard ? asprintf(&s,
                      FSG_HEADER ": loading the %1$s filesystem module is denied (hard deny).\n"
                      "# fsgate may replace or remove this file; undo with: fsgatectl reset %1$s\n"

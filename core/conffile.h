@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "hook-line.h"
 
 /* What sits at a 60-blacklist_fs-M.conf path, and whether fsgate may replace it. */
 typedef enum FsgFileKind {
@@ -50,9 +51,6 @@ char *fsg_deny_file_content_mode(const char *module, const char *types, const ch
 /* The line a hard deny adds; exactly what OpenSCAP's kernel_module_M_disabled rules accept
  * ("^\s*install\s+M\s+(/bin/false|/bin/true)$"). */
 #define FSG_HARD_COMMAND "/bin/false"
-
-/* The name a type's request is routed to in a deny file. */
-#define FSG_BLOCKED_PREFIX "fsgate_blocked_"
 
 /* Durable replacement of name in the directory dfd (opened by fsg_open_dir(); dir names it in
  * messages): a temp file (hidden, so kmod skips it) in the same directory, fsync, then into

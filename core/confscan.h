@@ -113,3 +113,17 @@ extern const size_t fsg_n_conf_dirs;
 
 #define FSG_FILE_PREFIX "60-blacklist_fs-"
 #define FSG_FILE_SUFFIX ".conf"
+
+/* fsgate's routes file (routes.h writes it): read by kmod, skipped by fsgate's model. */
+#define FSG_ROUTES_DIR "/run/modprobe.d"
+#define FSG_ROUTES_NAME "fsgate-routes.conf"
+#define FSG_ROUTES_PATH FSG_ROUTES_DIR "/" FSG_ROUTES_NAME
+/* The same name in /etc/modprobe.d shadows the file for kmod and for fsgate's model alike:
+ * a /dev/null link there turns the routes off for good, whoever writes them. */
+#define FSG_ROUTES_OFF_PATH "/etc/modprobe.d/" FSG_ROUTES_NAME
+
+/* Its lines, and the name a route sends a type's request to (FSG_ROUTED_PREFIX). */
+#include "hook-line.h"
+
+/* Whether an alias for fs-type with this (normalized) target is fsgate's route. */
+bool fsg_routes_target_is(const char *target, const char *type);

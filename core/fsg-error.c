@@ -30,13 +30,16 @@ static const struct {
         [FSG_ERR_NO_SUCH_PROFILE]    = { "org.fsgate.fsgate1.Error.NoSuchProfile",     3, ENOENT        },
         [FSG_ERR_PROFILE_CONFLICT]   = { "org.fsgate.fsgate1.Error.ProfileConflict",   5, EPERM         },
         [FSG_ERR_ACCESS_DENIED]      = { "org.freedesktop.DBus.Error.AccessDenied",    4, EACCES        },
+        /* Exit status 4 as AccessDenied, which a dismissed dialog was before it had a name:
+         * to a script nothing was changed either way. */
+        [FSG_ERR_AUTH_CANCELLED]     = { "org.fsgate.fsgate1.Error.AuthenticationCancelled", 4, ECANCELED },
         [FSG_ERR_UNREACHABLE]        = { "org.freedesktop.DBus.Error.ServiceUnknown",  8, EHOSTUNREACH  },
         [FSG_ERR_NO_KERNEL]          = { "org.fsgate.fsgate1.Error.NoKernel",          10, ENOPKG       },
         [FSG_ERR_HARD_DENY_IGNORED]  = { "org.fsgate.fsgate1.Error.HardDenyIgnored",   5, EOPNOTSUPP    },
         [FSG_ERR_NEEDED_FOR_BOOT]    = { "org.fsgate.fsgate1.Error.NeededForBoot",     5, EBUSY         },
         [FSG_ERR_DEPENDENCY_DENIED]  = { "org.fsgate.fsgate1.Error.DependencyDenied",  5, EPERM         },
         [FSG_ERR_NO_ROUTE]           = { "org.fsgate.fsgate1.Error.NoRoute",           3, ENOPKG        },
-        [FSG_ERR_OPEN_FAILED]        = { "org.fsgate.fsgate1.Error.OpenFailed",        11, EIO          },
+        [FSG_ERR_OPEN_FAILED]        = { "org.fsgate.fsgate1.Error.OpenFailed",        12, EIO          },
         [FSG_ERR_NOT_OPEN]           = { "org.fsgate.fsgate1.Error.NotOpen",           3, ENOENT        },
 };
 

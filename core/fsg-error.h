@@ -24,6 +24,7 @@ typedef enum FsgErrorCode {
         FSG_ERR_NO_SUCH_PROFILE,   /* not a profile in the profile directory */
         FSG_ERR_PROFILE_CONFLICT,  /* some modules of a profile cannot change: none was changed */
         FSG_ERR_ACCESS_DENIED,     /* polkit said no (clients only) */
+        FSG_ERR_AUTH_CANCELLED,    /* the person dismissed polkit's dialog: nobody said no */
         FSG_ERR_UNREACHABLE,       /* the service could not be reached (clients only) */
         FSG_ERR_NO_KERNEL,         /* no (usable) module tree: nothing can be judged against it */
         FSG_ERR_HARD_DENY_IGNORED, /* kmod would ignore the install command a hard deny writes */

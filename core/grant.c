@@ -37,6 +37,9 @@ static bool is_id(const char *s) {
 
 int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t boot_usec, uint64_t seconds,
                   FsgGrant *ret, FsgError *e) {
+        assert(module);
+        assert(ret);
+
         uint8_t r[FSG_GRANT_ID_LEN / 2];
 
         if (seconds < 1 || seconds > FSG_GRANT_SECONDS_MAX)
@@ -56,6 +59,8 @@ int fsg_grant_new(const char *module, uint32_t uid, uint64_t now_usec, uint64_t 
 }
 
 char *fsg_grant_format(const FsgGrant *g) {
+        assert(g);
+
         char boot[FSG_GRANT_ID_LEN + 1];
         char *s;
 
@@ -112,6 +117,9 @@ static uint64_t diskseq_of(uint32_t major, uint32_t minor) {
 }
 
 int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e) {
+        assert(g);
+        assert(node);
+
         char path[FSG_GRANT_DEVICE_MAX + 32], buf[32] = "";
         unsigned ma, mi;
         FILE *f;
@@ -183,6 +191,10 @@ static bool removable_of(const FsgGrant *g) {
 }
 
 int fsg_grant_check_medium(const FsgContext *c, FsgGrant *g, char * const *types, const char *module, FsgError *e) {
+        assert(c);
+        assert(g);
+        assert(module);
+
         char type[32] = "";
         int r;
 
@@ -202,6 +214,8 @@ int fsg_grant_check_medium(const FsgContext *c, FsgGrant *g, char * const *types
 }
 
 bool fsg_grant_medium_present(const FsgGrant *g) {
+        assert(g);
+
         return !*g->device || diskseq_of(g->major, g->minor) == g->diskseq;
 }
 
@@ -235,7 +249,77 @@ static int parse_u64(const char *v, uint64_t *ret) {
 }
 
 /* Strict: every key once, nothing else, values checked; a record is fsgate's or nothing. */
+/* Each key of a record, one bit, for "once each" and "these together". */
+enum {
+        KEY_MODULE = 1 << 0, KEY_BOOT = 1 << 1, KEY_UID = 1 << 2, KEY_SINCE = 1 << 3, KEY_UNTIL = 1 << 4,
+        KEY_DEVICE = 1 << 5, KEY_DEVNUM = 1 << 6, KEY_DISKSEQ = 1 << 7, KEY_ENDS = 1 << 8, KEY_DEPS = 1 << 9,
+        KEYS_NEEDED = KEY_MODULE | KEY_BOOT | KEY_UID | KEY_SINCE | KEY_UNTIL,
+        KEYS_MEDIUM = KEY_DEVICE | KEY_DEVNUM | KEY_DISKSEQ,
+};
+
+static int parse_devnum(const char *v, FsgGrant *g) {
+        unsigned ma, mi;
+        int n = -1;
+
+        if (sscanf(v, "%u:%u%n", &ma, &mi, &n) != 2 || n < 0 || v[n] || *v < '0' || *v > '9')
+                return -EINVAL;
+        g->major = ma;
+        g->minor = mi;
+        return 0;
+}
+
+/* One key=value line into g: the key's bit, or -EINVAL for an unknown key or a bad value. */
+static int parse_field(const char *key, const char *v, const char *boot_id, FsgGrant *g, bool *same_boot) {
+        uint64_t u;
+
+        if (streq(key, "module")) {
+                if (!fsg_name_is_valid(v) || strlen(v) > FSG_NAME_MAX)
+                        return -EINVAL;
+                snprintf(g->module, sizeof(g->module), "%s", v);
+                fsg_name_normalize(g->module);
+                return KEY_MODULE;
+        }
+        if (streq(key, "boot")) {
+                *same_boot = *boot_id && streq(v, boot_id);
+                return KEY_BOOT;
+        }
+        if (streq(key, "device")) {
+                if (!device_node_is_valid(v))
+                        return -EINVAL;
+                snprintf(g->device, sizeof(g->device), "%s", v);
+                return KEY_DEVICE;
+        }
+        if (streq(key, "devnum"))
+                return parse_devnum(v, g) < 0 ? -EINVAL : KEY_DEVNUM;
+        if (streq(key, "deps")) {
+                if (!deps_are_valid(v) || strlen(v) >= sizeof(g->deps))
+                        return -EINVAL;
+                snprintf(g->deps, sizeof(g->deps), "%s", v);
+                return KEY_DEPS;
+        }
+        if (streq(key, "ends"))
+                return parse_u64(v, &g->ends_usec) < 0 || g->ends_usec == 0 ? -EINVAL : KEY_ENDS;
+        if (streq(key, "diskseq"))
+                return parse_u64(v, &g->diskseq) < 0 || g->diskseq == 0 ? -EINVAL : KEY_DISKSEQ;
+        if (streq(key, "uid")) {
+                if (parse_u64(v, &u) < 0 || u > UINT32_MAX)
+                        return -EINVAL;
+                g->uid = (uint32_t) u;
+                return KEY_UID;
+        }
+        if (streq(key, "since"))
+                return parse_u64(v, &g->since_usec) < 0 ? -EINVAL : KEY_SINCE;
+        if (streq(key, "until"))
+                return parse_u64(v, &g->until_usec) < 0 ? -EINVAL : KEY_UNTIL;
+        return -EINVAL;
+}
+
 int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGrant *ret) {
+        assert(text);
+        assert(id);
+        assert(boot_id);
+        assert(ret);
+
         FsgGrant g = {};
         unsigned seen = 0;
         const char *p = text;
@@ -246,10 +330,8 @@ int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGr
         snprintf(g.id, sizeof(g.id), "%s", id);
         while (*p) {
                 size_t len = strcspn(p, "\n");
-                char line[256];
-                char *eq;
-                uint64_t u;
-                unsigned bit;
+                char line[256], *eq;
+                int bit;
 
                 if (len >= sizeof(line))
                         return -EINVAL;
@@ -262,61 +344,14 @@ int fsg_grant_parse(const char *text, const char *id, const char *boot_id, FsgGr
                 if (!eq)
                         return -EINVAL;
                 *eq++ = 0;
-                if (streq(line, "module")) {
-                        bit = 1;
-                        if (!fsg_name_is_valid(eq) || strlen(eq) > FSG_NAME_MAX)
-                                return -EINVAL;
-                        snprintf(g.module, sizeof(g.module), "%s", eq);
-                        fsg_name_normalize(g.module);
-                } else if (streq(line, "boot")) {
-                        bit = 2;
-                        same_boot = *boot_id && streq(eq, boot_id);
-                } else if (streq(line, "device")) {
-                        bit = 32;
-                        if (!device_node_is_valid(eq))
-                                return -EINVAL;
-                        snprintf(g.device, sizeof(g.device), "%s", eq);
-                } else if (streq(line, "devnum")) {
-                        unsigned ma, mi;
-                        int n = -1;
-
-                        bit = 64;
-                        if (sscanf(eq, "%u:%u%n", &ma, &mi, &n) != 2 || n < 0 || eq[n] || *eq < '0' || *eq > '9')
-                                return -EINVAL;
-                        g.major = ma;
-                        g.minor = mi;
-                } else if (streq(line, "deps")) {
-                        bit = 512;
-                        if (!deps_are_valid(eq) || strlen(eq) >= sizeof(g.deps))
-                                return -EINVAL;
-                        snprintf(g.deps, sizeof(g.deps), "%s", eq);
-                } else if (streq(line, "ends")) {
-                        bit = 256;
-                        if (parse_u64(eq, &g.ends_usec) < 0 || g.ends_usec == 0)
-                                return -EINVAL;
-                } else if (streq(line, "diskseq")) {
-                        bit = 128;
-                        if (parse_u64(eq, &g.diskseq) < 0 || g.diskseq == 0)
-                                return -EINVAL;
-                } else {
-                        bit = streq(line, "uid") ? 4 : streq(line, "since") ? 8 : streq(line, "until") ? 16 : 0;
-                        if (!bit || parse_u64(eq, &u) < 0)
-                                return -EINVAL;
-                        if (bit == 4) {
-                                if (u > UINT32_MAX)
-                                        return -EINVAL;
-                                g.uid = (uint32_t) u;
-                        } else if (bit == 8)
-                                g.since_usec = u;
-                        else
-                                g.until_usec = u;
-                }
-                if (seen & bit)
+                bit = parse_field(line, eq, boot_id, &g, &same_boot);
+                if (bit < 0 || (seen & (unsigned) bit))
                         return -EINVAL;
-                seen |= bit;
+                seen |= (unsigned) bit;
         }
         /* The medium's three keys come together or not at all. */
-        if (((seen & 255) != 31 && (seen & 255) != 255) || g.until_usec <= g.since_usec)
+        if ((seen & KEYS_NEEDED) != KEYS_NEEDED || ((seen & KEYS_MEDIUM) && (seen & KEYS_MEDIUM) != KEYS_MEDIUM) ||
+            g.until_usec <= g.since_usec)
                 return -EINVAL;
         g.other_boot = !same_boot;
         *ret = g;
@@ -337,6 +372,10 @@ static void legacy_ends(FsgGrant *g) {
 }
 
 int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned *ret_skipped, FsgError *e) {
+        assert(c);
+        assert(ret);
+        assert(ret_n);
+
         _cleanup_closedir_ DIR *d = NULL;
         _cleanup_free_ FsgGrant *v = NULL;
         char boot[FSG_GRANT_ID_LEN + 1];
@@ -391,6 +430,9 @@ int fsg_grants_read(const FsgContext *c, FsgGrant **ret, size_t *ret_n, unsigned
 }
 
 int fsg_grant_write(const FsgContext *c, const FsgGrant *g, FsgError *e) {
+        assert(c);
+        assert(g);
+
         _cleanup_free_ char *text = fsg_grant_format(g);
         _cleanup_close_ int dfd = -1;
 
@@ -403,6 +445,9 @@ int fsg_grant_write(const FsgContext *c, const FsgGrant *g, FsgError *e) {
 }
 
 int fsg_grant_remove(const FsgContext *c, const char *id, FsgError *e) {
+        assert(c);
+        assert(id);
+
         _cleanup_close_ int dfd = -1;
 
         if (!is_id(id))
@@ -427,6 +472,8 @@ void fsg_grants_dir_remove_if_empty(const FsgContext *c) {
 }
 
 bool fsg_grant_in_force(const FsgGrant *g, uint64_t boot_usec) {
+        assert(g);
+
         return !g->other_boot && g->ends_usec > boot_usec && fsg_grant_medium_present(g);
 }
 

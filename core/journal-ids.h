@@ -2,7 +2,8 @@
 #pragma once
 
 /* Journal catalog ids (data/fsgate.catalog): one per kind of event, so that
- * `journalctl MESSAGE_ID=...` finds them all. fsgated logs them; fsgatectl log reads them. */
+ * `journalctl MESSAGE_ID=...` finds them all. fsgated logs them; fsgatectl log reads them.
+ * The fields of a block's entry are core/block-fields.c's. */
 #define FSGATE_MESSAGE_CONFIG_CHANGED "efb905bbe1504e55b29815e87e6c0f5a"
 #define FSGATE_MESSAGE_MODULE_LOADED  "8320ed33661a44c3985de4e3bbfdd10d"
 #define FSGATE_MESSAGE_REFUSED        "d97d19d74e8c4d338aeeb7ba7ea1c3f0"

@@ -5,9 +5,45 @@
 #include "autoload.h"
 #include "modtree.h"
 #include "name.h"
+#include "load.h"
 #include "store.h"
 #include "strv.h"
 #include "usage.h"
+
+int fsg_hard_denied(const char *module, const char *install_command, const char *install_file, FsgError *e) {
+        assert(module);
+
+        return fsg_error(e, FSG_ERR_HARD_DENIED,
+                         "%s may not be loaded at all: for \"modprobe %s\" kmod runs \"%s\" from %s, which refuses "
+                         "explicit loads (a hard deny). If fsgate wrote that file, allow it first (fsgatectl allow %s); "
+                         "otherwise edit that file by hand",
+                         module, module, install_command, *install_file ? install_file : "the configuration", module);
+}
+
+int fsg_hard_denied_dependency(const char *module, const FsgHardDep *d, FsgError *e) {
+        assert(module);
+        assert(d);
+
+        return fsg_error(e, FSG_ERR_HARD_DENIED,
+                         "%s may not be loaded at all: its dependency %s is denied hard by %s (for \"modprobe %s\" kmod "
+                         "runs \"%s\", which refuses explicit loads), and loading %s would load %s too. If fsgate wrote "
+                         "that file, allow %s first (fsgatectl allow %s); otherwise edit that file by hand",
+                         module, d->module, *d->install_file ? d->install_file : "the configuration", d->module,
+                         d->install_command, module, d->module, d->module, d->module);
+}
+
+int fsg_load_refused(const FsgEntry *x, FsgError *e) {
+        assert(x);
+
+        const FsgHardDep *d;
+
+        if (x->builtin || x->loaded)
+                return 0;
+        if (x->hard)
+                return fsg_hard_denied(x->module, x->install_command, x->install_file, e);
+        d = fsg_entry_load_blocker(x);
+        return d ? fsg_hard_denied_dependency(x->module, d, e) : 0;
+}
 
 static void collect_module(void *userdata, unsigned column, char *word) {
         char ***live = userdata;
@@ -19,6 +55,10 @@ static void collect_module(void *userdata, unsigned column, char *word) {
 }
 
 int fsg_load_new_dependencies(const FsgContext *c, const char *module, char ***ret, FsgError *e) {
+        assert(c);
+        assert(module);
+        assert(ret);
+
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *t = NULL;
         _cleanup_strv_free_ char **chain = NULL, **live = NULL, **deps = NULL;
@@ -51,6 +91,9 @@ int fsg_load_new_dependencies(const FsgContext *c, const char *module, char ***r
 }
 
 int fsg_load_refuse_denied_dependencies(const FsgState *s, const char *module, char * const *deps, FsgError *e) {
+        assert(s);
+        assert(module);
+
         for (char * const *d = deps; d && *d; d++) {
                 const FsgEntry *x = fsg_state_find_module(s, *d);
 
@@ -65,6 +108,9 @@ int fsg_load_refuse_denied_dependencies(const FsgState *s, const char *module, c
 }
 
 int fsg_load_possible(const FsgContext *c, const char *module, FsgError *e) {
+        assert(c);
+        assert(module);
+
         if (fsg_context_is_running_system(c))
                 return 0;
         return fsg_error(e, FSG_ERR_LOAD_FAILED,
@@ -79,7 +125,10 @@ int fsg_load_possible(const FsgContext *c, const char *module, FsgError *e) {
  * apply either — the same as an admin typing "modprobe --ignore-install NAME". The context
  * reads no configuration, so that no install command can run from here. */
 int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        assert(c);
+        assert(name);
+
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
         struct kmod_module *m = NULL;
         const FsgEntry *x;
@@ -124,6 +173,9 @@ int fsg_load(const FsgContext *c, const char *name, char **ret_module, FsgError 
 }
 
 int fsg_unload(const FsgContext *c, const char *module, FsgError *e) {
+        assert(c);
+        assert(module);
+
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL;
         struct kmod_module *m = NULL;
         int r;

@@ -54,6 +54,9 @@ static int lock_name(const FsgContext *c, char **ret, FsgError *e) {
 }
 
 int fsg_lock_open(const FsgContext *c, int *ret_fd, FsgError *e) {
+        assert(c);
+        assert(ret_fd);
+
         _cleanup_free_ char *name = NULL;
         _cleanup_close_ int dfd = -1, fd = -1;
         struct stat st;
@@ -77,16 +80,59 @@ int fsg_lock_open(const FsgContext *c, int *ret_fd, FsgError *e) {
         return 0;
 }
 
-int fsg_lock_try(int fd, FsgError *e) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-                return 0;
-        if (errno == EWOULDBLOCK || errno == EINTR)
-                return fsg_error(e, FSG_ERR_BUSY,
-                                 "Another fsgate writer is changing the configuration; nothing was changed, try again");
-        return fsg_error_errno(e, errno, "Failed to take the writers' lock");
+/* Taken, the file must still be the one its name names: a writer of an image removes the
+ * lock file when done (fsg_unlock(), holding the lock), and a writer that opened it before
+ * then holds a file nobody else will find. Then it opens the name again: bounded, as each
+ * round means another writer came and went. */
+int fsg_lock_try(const FsgContext *c, int *fd, FsgError *e) {
+        assert(c);
+        assert(fd && *fd >= 0);
+
+        for (unsigned round = 0; round < 64; round++) {
+                struct stat st;
+                int r;
+
+                if (flock(*fd, LOCK_EX | LOCK_NB) < 0) {
+                        if (errno == EWOULDBLOCK || errno == EINTR)
+                                return fsg_error(e, FSG_ERR_BUSY, "Another fsgate writer is changing the "
+                                                 "configuration; nothing was changed, try again");
+                        return fsg_error_errno(e, errno, "Failed to take the writers' lock");
+                }
+                if (fstat(*fd, &st) < 0)
+                        return fsg_error_errno(e, errno, "Failed to check the writers' lock");
+                if (st.st_nlink > 0)
+                        return 0;
+                *fd = safe_close(*fd);
+                r = fsg_lock_open(c, fd, e);
+                if (r < 0)
+                        return r;
+        }
+        return fsg_error(e, FSG_ERR_BUSY, "Other fsgate writers keep changing the configuration; try again");
+}
+
+int fsg_unlock(const FsgContext *c, int fd) {
+        _cleanup_free_ char *name = NULL;
+        _cleanup_close_ int dfd = -1;
+        struct stat held, named;
+
+        assert(c);
+
+        if (fd < 0)
+                return -1;
+        /* An image's lock file goes, so that one a root ever written does not stay behind in
+         * /run/fsgate; the running system's stays (fsgated's RuntimeDirectory holds it).
+         * Removed while held, and only if its name still names it: see fsg_lock_try(). */
+        if (lock_name(c, &name, NULL) >= 0 && !streq(name, "lock") && (dfd = open_lock_dir(NULL)) >= 0 &&
+            fstat(fd, &held) >= 0 && fstatat(dfd, name, &named, AT_SYMLINK_NOFOLLOW) >= 0 &&
+            held.st_dev == named.st_dev && held.st_ino == named.st_ino)
+                (void) unlinkat(dfd, name, 0);
+        return safe_close(fd);
 }
 
 int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *e) {
+        assert(c);
+        assert(ret_fd);
+
         _cleanup_close_ int fd = -1;
         uint64_t deadline = fsg_now_usec() + timeout_usec;
         int r;
@@ -97,7 +143,7 @@ int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *
         for (;;) {
                 FsgError why = {};
 
-                r = fsg_lock_try(fd, &why);
+                r = fsg_lock_try(c, &fd, &why);
                 if (r >= 0)
                         break;
                 /* Polling keeps the wait bounded without a timer or a signal; only a client

@@ -28,4 +28,18 @@ int fsg_lock(const FsgContext *c, uint64_t timeout_usec, int *ret_fd, FsgError *
  * loop answers everyone): the lock file opened and checked as above, not yet taken; then one
  * try to take it on that descriptor, failing with FSG_ERR_BUSY while another writer holds it. */
 int fsg_lock_open(const FsgContext *c, int *ret_fd, FsgError *e);
-int fsg_lock_try(int fd, FsgError *e);
+/* *fd may be replaced: by the file that names the lock now, when the one opened was removed. */
+int fsg_lock_try(const FsgContext *c, int *fd, FsgError *e);
+/* Releases a lock taken above, the one way every writer does: an image's lock file is removed
+ * (held, and only while its name still names it), the running system's stays. Returns -1,
+ * for "fd = fsg_unlock(c, fd)". */
+int fsg_unlock(const FsgContext *c, int fd);
+/* For _cleanup_: a lock of c, released when it goes out of scope. */
+typedef struct FsgLockHold {
+        const FsgContext *c;
+        int fd;
+} FsgLockHold;
+#define FSG_LOCK_HOLD(ctx) ((FsgLockHold) { .c = (ctx), .fd = -1 })
+static inline void fsg_lock_holdp(FsgLockHold *h) {
+        h->fd = fsg_unlock(h->c, h->fd);
+}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <assert.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@ static const FsgOpenRoute routes[] = {
 };
 
 const FsgOpenRoute *fsg_open_route_find(const char *type) {
+        assert(type);
         for (size_t i = 0; i < ELEMENTSOF(routes); i++)
                 if (streq(routes[i].type, type))
                         return &routes[i];
@@ -41,6 +43,8 @@ static bool driver_ok(int fd) {
 
 int fsg_open_route_driver(const FsgContext *c, const FsgOpenRoute *r, char *ret, size_t size) {
         static const char * const dirs[] = { "/usr/bin", "/usr/sbin", "/bin", "/sbin" };
+
+        assert(r && ret && size > 0);
 
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
                 _cleanup_close_ int fd = -1;
@@ -70,6 +74,7 @@ static const struct {
 };
 
 int fsg_open_probe_type(int fd, char *ret, size_t size, FsgError *e) {
+        assert(fd >= 0 && ret && size > 0);
         for (size_t i = 0; i < ELEMENTSOF(magics); i++) {
                 char buf[8];
                 ssize_t n = pread(fd, buf, magics[i].len, magics[i].offset);

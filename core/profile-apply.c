@@ -7,7 +7,7 @@
 #include "conffile.h"
 #include "lock.h"
 #include "modtree.h"
-#include "profile.h"
+#include "profile-apply.h"
 #include "strv.h"
 
 /* Applying a profile: one Deny plan per module, all made before anything is written, and
@@ -127,7 +127,11 @@ static int plan_module(const FsgContext *c, const FsgState *current, FsgWhatIfMe
 
 int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *name,
                      uint64_t flags, FsgProfilePlan **ret, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *built = NULL;
+        assert(c);
+        assert(name);
+        assert(ret);
+
+        _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
         _cleanup_(fsg_profile_freep) FsgProfile *prof = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *tree = NULL;
@@ -227,18 +231,24 @@ static bool same_plans(const FsgProfilePlan *a, const FsgProfilePlan *b) {
 }
 
 int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
-        _cleanup_close_ int lock = -1;
+        assert(c);
+        assert(authorized);
+
+        _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(c);
         int r;
 
         if (authorized->n == 0 || (authorized->flags & FSG_FLAG_DRY_RUN))
                 return 0;
-        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        r = fsg_lock(c, c->lock_timeout_usec, &lock.fd, e);
         if (r < 0)
                 return r;
         return fsg_profile_apply_locked(c, authorized, e);
 }
 
 int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
+        assert(c);
+        assert(authorized);
+
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *now = NULL;
         Before *before = NULL;
         size_t done = 0;

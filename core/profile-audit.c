@@ -2,7 +2,7 @@
 #define _GNU_SOURCE
 #include <stdarg.h>
 
-#include "profile.h"
+#include "profile-audit.h"
 #include "strv.h"
 
 /* Auditing a profile: whether the system complies, module by module, judged by fsgate's state
@@ -42,7 +42,11 @@ static int audit_add(FsgAudit *a, const char *module, bool compliant, bool denie
 
 int fsg_profile_audit(const FsgContext *c, const FsgState *current, const char *name, bool hard, FsgAudit **ret,
                       FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *built = NULL;
+        assert(c);
+        assert(name);
+        assert(ret);
+
+        _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
         const FsgState *s = current;
         _cleanup_(fsg_profile_freep) FsgProfile *p = NULL;
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;

@@ -163,6 +163,11 @@ static int compare_notable_first(const void *a, const void *b) {
 }
 
 int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, FsgProfile **ret, FsgError *e) {
+        assert(c);
+        assert(s);
+        assert(name);
+        assert(ret);
+
         _cleanup_(fsg_profile_freep) FsgProfile *p = NULL;
         int r;
 

@@ -18,16 +18,10 @@
 #include "name.h"
 #include "routes.h"
 
-bool fsg_routes_target_is(const char *target, const char *type) {
-        _cleanup_free_ char *want = NULL;
-
-        if (asprintf(&want, FSG_ROUTED_PREFIX "%s", type) < 0)
-                return false;
-        fsg_name_normalize(want);
-        return streq(target, want);
-}
-
 char *fsg_routes_content(const FsgState *s, const char *hook) {
+        assert(s);
+        assert(hook);
+
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
@@ -50,9 +44,8 @@ char *fsg_routes_content(const FsgState *s, const char *hook) {
                         /* The line runs through /bin/sh: only names that need no quoting. */
                         if (!fsg_name_is_valid(*t) || !fsg_name_is_valid(x->module))
                                 continue;
-                        fprintf(f, "alias fs-%s " FSG_ROUTED_PREFIX "%s\n"
-                                   "install " FSG_ROUTED_PREFIX "%s %s --route %s %s\n",
-                                *t, *t, *t, hook, *t, x->module);
+                        (void) fsg_hook_lines_write(f, hook, &(FsgHookArgs) { .kind = FSG_HOOK_LINE_ROUTE,
+                                                                              .type = *t, .module = x->module });
                         any = true;
                 }
         }
@@ -96,6 +89,9 @@ static int routes_write(const FsgContext *c, const char *content, bool *ret_chan
 }
 
 int fsg_routes_write_locked(const FsgContext *c, const FsgState *s, bool *ret_changed, FsgError *e) {
+        assert(c);
+        assert(s);
+
         _cleanup_free_ char *content = fsg_routes_content(s, FSGATE_BLOCKED_HOOK);
 
         if (ret_changed)
@@ -136,14 +132,16 @@ uint64_t fsg_routes_conf_fingerprint(const FsgContext *c) {
 }
 
 int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
-        _cleanup_close_ int lock = -1;
+        assert(c);
+
+        _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(c);
         bool changed = true;
         uint64_t before = 0, after = 0;
         int r;
 
         if (ret_changed)
                 *ret_changed = false;
-        r = fsg_lock(c, c->lock_timeout_usec, &lock, e);
+        r = fsg_lock(c, c->lock_timeout_usec, &lock.fd, e);
         if (r < 0)
                 return r;
         /* A pass that changes nothing, with the directories as they were when it began, shows
@@ -151,7 +149,7 @@ int fsg_routes_refresh(const FsgContext *c, bool *ret_changed, FsgError *e) {
          * (a package's files arriving during a read would be missed). Five passes bound a
          * configuration that keeps changing. */
         for (unsigned pass = 0; (changed || before != after) && pass < 5; pass++) {
-                _cleanup_(fsg_state_freep) FsgState *s = NULL;
+                _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
 
                 before = fsg_routes_conf_fingerprint(c);
                 r = fsg_state_build(c, NULL, &s, e);

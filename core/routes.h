@@ -4,10 +4,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "confscan.h"
 #include "fsg-error.h"
 #include "state.h"
 
-/* Routes for blocks nobody reports. A deny fsgate wrote routes the kernel's fs-TYPE request
+/* Routes for blocks nobody reports (the file's name, and what a route's alias looks like, are
+ * confscan.h's: the model skips the file, and is below this). A deny fsgate wrote routes the kernel's fs-TYPE request
  * to fsgate's hook; a plain "blacklist hfs" written by someone else (openSUSE's vendor files,
  * a hardening role) does not, and the mount fails without a word. For each type whose
  * request is blocked that way, fsgate keeps one alias to its hook in a file of its own in
@@ -15,21 +17,6 @@
  * never decides one. The hook checks the state again before it reports (a route can be a
  * moment older than the configuration): for a module allowed meanwhile it loads the module
  * as the request would have. */
-#define FSG_ROUTES_DIR "/run/modprobe.d"
-#define FSG_ROUTES_NAME "fsgate-routes.conf"
-#define FSG_ROUTES_PATH FSG_ROUTES_DIR "/" FSG_ROUTES_NAME
-/* The same name in /etc/modprobe.d shadows the file for kmod and for fsgate's model alike:
- * a /dev/null link there turns the routes off for good, whoever writes them. */
-#define FSG_ROUTES_OFF_PATH "/etc/modprobe.d/" FSG_ROUTES_NAME
-
-/* The name a route sends a type's request to: not FSG_BLOCKED_PREFIX, so that where a deny
- * of fsgate's and a route (a moment older than it) both alias a type, kmod runs each one's
- * own install line, and the route's run can stay quiet. */
-#define FSG_ROUTED_PREFIX "fsgate_routed_"
-
-/* Whether an alias for fs-type with this (normalized) target is fsgate's route. */
-bool fsg_routes_target_is(const char *target, const char *type);
-
 /* The file's content for state s: "" when no block needs a route. NULL: out of memory. */
 char *fsg_routes_content(const FsgState *s, const char *hook);
 

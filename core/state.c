@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <assert.h>
 
 #include "attribution.h"
 #include "autoload.h"
@@ -283,10 +284,16 @@ static int cmp_type_key(const void *key, const void *t) {
 }
 
 FsgEntry *fsg_state_find_module(const FsgState *s, const char *normalized) {
+        assert(s);
+        assert(normalized);
+
         return s->n > 0 ? bsearch(normalized, s->entries, s->n, sizeof(FsgEntry), cmp_module_key) : NULL;
 }
 
 FsgEntry *fsg_state_find_type(const FsgState *s, const char *type) {
+        assert(s);
+        assert(type);
+
         FsgTypeRef *t = s->n_types > 0 ? bsearch(type, s->by_type, s->n_types, sizeof(FsgTypeRef), cmp_type_key) : NULL;
         return t ? t->entry : NULL;
 }
@@ -296,6 +303,9 @@ static int cmp_entries(const void *a, const void *b) {
 }
 
 int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
+        assert(c);
+        assert(s);
+
         _cleanup_free_ FsgGrant *g = NULL;
         size_t n;
         int r = fsg_grants_read(c, &g, &n, NULL, e);
@@ -331,11 +341,14 @@ int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e) {
 }
 
 int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, FsgError *e) {
+        assert(c);
+        assert(ret);
+
         _cleanup_(fsg_config_freep) FsgConfig *cfg = NULL;
         _cleanup_(fsg_modtree_freep) FsgModTree *t = NULL;
         _cleanup_(fsg_kmod_unrefp) struct kmod_ctx *k = NULL, *plain = NULL;
         _cleanup_strv_free_ char **modules = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         int r;
 
         r = fsg_config_load(c, ov, &cfg, e);
@@ -368,7 +381,7 @@ int fsg_state_build(const FsgContext *c, const FsgOverride *ov, FsgState **ret, 
         }
         strv_sort_unique(modules);
 
-        s = calloc(1, sizeof(FsgState));
+        s = fsg_state_new();
         if (!s)
                 goto oom;
         s->entries = calloc(strv_length(modules) + 1, sizeof(FsgEntry));
@@ -430,7 +443,7 @@ int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, con
                 return r;
         }
         /* No kernel to ask: the name is taken as a module's, with what the files say of it. */
-        fsg_state_free(*built);
+        fsg_state_unref(*built);
         *built = NULL;
         r = fsg_state_build(c, &ov, built, e);
         if (r < 0)
@@ -439,7 +452,11 @@ int fsg_state_resolve_unknown_kernel(const FsgContext *c, const FsgState *s, con
 }
 
 int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, FsgError *e) {
-        _cleanup_(fsg_state_freep) FsgState *all = NULL, *one = NULL;
+        assert(c);
+        assert(name);
+        assert(ret);
+
+        _cleanup_(fsg_state_unrefp) FsgState *all = NULL, *one = NULL;
         const FsgEntry *x;
         FsgEntry *from;
         int r;
@@ -450,7 +467,7 @@ int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, F
         r = fsg_state_resolve_unknown_kernel(c, all, name, &all, &x, e);
         if (r < 0)
                 return r;
-        one = calloc(1, sizeof(FsgState));
+        one = fsg_state_new();
         if (!one || !(one->entries = calloc(1, sizeof(FsgEntry))))
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         /* Moved, not copied: the full state is freed without it. */
@@ -496,8 +513,25 @@ void fsg_entry_done(FsgEntry *x) {
         *x = (FsgEntry) {};
 }
 
-FsgState *fsg_state_free(FsgState *s) {
+FsgState *fsg_state_new(void) {
+        FsgState *s = calloc(1, sizeof(FsgState));
+
+        if (s)
+                s->n_ref = 1;
+        return s;
+}
+
+FsgState *fsg_state_ref(FsgState *s) {
+        assert(s && s->n_ref > 0);
+        s->n_ref++;
+        return s;
+}
+
+FsgState *fsg_state_unref(FsgState *s) {
         if (!s)
+                return NULL;
+        assert(s->n_ref > 0);
+        if (--s->n_ref > 0)
                 return NULL;
         for (size_t i = 0; i < s->n; i++)
                 fsg_entry_done(&s->entries[i]);
@@ -510,6 +544,9 @@ FsgState *fsg_state_free(FsgState *s) {
 }
 
 const FsgEntry *fsg_state_find(const FsgState *s, const char *name) {
+        assert(s);
+        assert(name);
+
         char norm[FSG_NAME_MAX + 1];
         size_t l = strlen(name);
         const FsgEntry *x;
@@ -523,6 +560,11 @@ const FsgEntry *fsg_state_find(const FsgState *s, const char *name) {
 }
 
 int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, const FsgEntry **ret, FsgError *e) {
+        assert(c);
+        assert(s);
+        assert(name);
+        assert(ret);
+
         const FsgEntry *x;
 
         if (!fsg_name_is_valid(name))
@@ -539,4 +581,74 @@ int fsg_state_resolve(const FsgContext *c, const FsgState *s, const char *name, 
                                  "%s is a kernel module but not a filesystem; fsgate manages filesystem modules only", name);
         return fsg_error(e, FSG_ERR_NO_SUCH_FILESYSTEM,
                          "No filesystem module or type named %s for kernel %s", name, c->kver ?: "(none)");
+}
+
+/* -- what is in use: the entries' loaded and mounted flags, from ROOT/proc ---------------- */
+
+typedef struct LoadedScan {
+        FsgState *s;
+        FsgEntry *line;         /* the entry the current line of /proc/modules names, if any */
+        FsgHardDep **deps;      /* the hard-denied dependencies it names, if any */
+        size_t n_deps;
+        bool transient;
+} LoadedScan;
+
+/* /proc/modules: "NAME SIZE REFS DEPS STATE ADDRESS"; STATE is Live, Loading or Unloading. */
+static void loaded_word(void *userdata, unsigned column, char *word) {
+        LoadedScan *ls = userdata;
+
+        if (column == 0) {
+                fsg_name_normalize(word);
+                ls->line = fsg_state_find_module(ls->s, word);
+                if (ls->line)
+                        ls->line->loaded = true;
+                ls->n_deps = fsg_state_find_hard_deps(ls->s, word, &ls->deps);
+        } else if (column == 4 && (ls->line || ls->n_deps > 0)) {
+                bool live = streq(word, "Live");
+
+                if (!live)
+                        ls->transient = true;
+                /* Only a live dependency is left alone by kmod (module_is_inkernel()): one
+                 * half loaded or half unloaded would be inserted again. */
+                for (size_t i = 0; live && i < ls->n_deps; i++)
+                        ls->deps[i]->loaded = true;
+                /* Said of this line only (a next one whose name is skipped must not inherit it). */
+                ls->line = NULL;
+                ls->n_deps = 0;
+        }
+}
+
+int fsg_state_update_loaded(const FsgContext *c, FsgState *s) {
+        assert(c);
+        assert(s);
+
+        LoadedScan ls = { .s = s };
+        int r;
+
+        for (size_t i = 0; i < s->n; i++)
+                s->entries[i].loaded = false;
+        for (size_t i = 0; i < s->n_hard_deps; i++)
+                s->hard_deps[i]->loaded = false;
+        r = fsg_read_table(c, "/proc/modules", loaded_word, &ls);
+        if (r < 0)
+                return r;
+        s->loaded_transient = ls.transient;
+        return ls.transient;
+}
+
+/* /proc/mounts: "SOURCE TARGET TYPE OPTIONS 0 0". */
+static void mounted_word(void *userdata, unsigned column, char *word) {
+        FsgEntry *x;
+
+        if (column == 2 && (x = fsg_state_find_type(userdata, word)))
+                x->mounted = true;
+}
+
+int fsg_state_update_mounted(const FsgContext *c, FsgState *s) {
+        assert(c);
+        assert(s);
+
+        for (size_t i = 0; i < s->n; i++)
+                s->entries[i].mounted = false;
+        return fsg_read_table(c, "/proc/mounts", mounted_word, s);
 }

@@ -79,6 +79,10 @@ typedef struct FsgState {
         bool kernel_unknown; /* no module tree: judged by the files alone (an image before its kernel) */
         char **unreadable;   /* config files skipped for lack of permission (FsgConfig's): the
                               * answer may be incomplete; callers must say so, naming them */
+        /* Who holds it: fsgated's cache and every handler that reads it (a held entry stays
+         * valid whatever the cache does meanwhile). A state is never changed while another
+         * holder has it: the cache builds a new one instead (state-cache.c). */
+        unsigned n_ref;
 } FsgState;
 
 /* Computes every entry from kmod (module tree, aliases, install commands) plus our own scan
@@ -94,10 +98,14 @@ int fsg_state_update_grants(const FsgContext *c, FsgState *s, FsgError *e);
 /* The state a planner works on: *current when the caller has one (the service's cache),
  * else one built now into *built, which the caller frees. */
 int fsg_state_current_or_build(const FsgContext *c, const FsgState **current, FsgState **built, FsgError *e);
-FsgState *fsg_state_free(FsgState *s);
+/* A state with one reference, nothing in it. */
+FsgState *fsg_state_new(void);
+FsgState *fsg_state_ref(FsgState *s);
+/* Drops a reference; the last one frees it. Returns NULL, for "s = fsg_state_unref(s)". */
+FsgState *fsg_state_unref(FsgState *s);
 
-static inline void fsg_state_freep(FsgState **s) {
-        fsg_state_free(*s);
+static inline void fsg_state_unrefp(FsgState **s) {
+        fsg_state_unref(*s);
 }
 
 /* By module name (either '-' or '_') or by filesystem type, in O(log n): s must come from
@@ -145,3 +153,13 @@ static inline bool fsg_entry_explicit_load(const FsgEntry *x) {
 static inline const char *fsg_entry_state_string(const FsgEntry *x) {
         return x->denied ? "denied" : "allowed";
 }
+
+/* What is in use on the system under the root: the modules ROOT/proc/modules lists and the
+ * filesystem types ROOT/proc/mounts holds (read by usage.h). */
+/* Set every entry's loaded (mounted) flag. Neither allocates for the running system, so a
+ * caller that cannot tell whether they changed can afford them for every answer.
+ * update_loaded marks the entries' hard-denied dependencies (FsgHardDep) too, loaded when live.
+ * It returns > 0 when one of those modules is half loaded or half unloaded: the kernel
+ * announces no end of a load that fails, so that answer must not be kept. */
+int fsg_state_update_loaded(const FsgContext *c, FsgState *s);
+int fsg_state_update_mounted(const FsgContext *c, FsgState *s);

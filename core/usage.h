@@ -1,18 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
-#include "state.h"
+#include "context.h"
 
-/* What is in use on the system under the root: the modules ROOT/proc/modules lists and the
- * filesystem types ROOT/proc/mounts holds. */
-
-/* Set every entry's loaded (mounted) flag. Neither allocates for the running system, so a
- * caller that cannot tell whether they changed can afford them for every answer.
- * update_loaded marks the entries' hard-denied dependencies (FsgHardDep) too, loaded when live.
- * It returns > 0 when one of those modules is half loaded or half unloaded: the kernel
- * announces no end of a load that fails, so that answer must not be kept. */
-int fsg_state_update_loaded(const FsgContext *c, FsgState *s);
-int fsg_state_update_mounted(const FsgContext *c, FsgState *s);
+/* The tables of ROOT/proc that say what is in use (modules, mounts), read word by word: the
+ * state's loaded and mounted flags (state.h) are built on this. */
 
 /* Calls fn for each whitespace-separated word of ROOT/abs (a /proc table), with its column
  * (from 0, per line); word may be modified in place. Allocates nothing, so that it can run

@@ -269,7 +269,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 for (size_t j = 0; j < s->n; j++)
                         if (!s->entries[j].module || !s->entries[j].deciding_file)
                                 abort();
-                fsg_state_free(s);
+                fsg_state_unref(s);
         }
         for (size_t j = 0; j < ELEMENTSOF(changes); j++) {
                 FsgPlan p;

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 for (size_t i = 0; i < s->n; i++)
                         if (!s->entries[i].module || !s->entries[i].deciding_file)
                                 abort();
-                fsg_state_free(s);
+                fsg_state_unref(s);
         }
         fsg_context_free(c);
         return 0;

@@ -2,13 +2,17 @@
 #define _GNU_SOURCE
 #include <ctype.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <libgen.h>
+#include <stdarg.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <syslog.h>
 #include <systemd/sd-device.h>
 #include <systemd/sd-journal.h>
 #include <systemd/sd-login.h>
 
+#include "block-fields.h"
 #include "block-reports.h"
 #include "bus-object.h"
 #include "log.h"
@@ -22,12 +26,6 @@
  * loop device (udisks lets a desktop user) makes a new medium each time, and the records
  * must not fill /run. A medium whose record was dropped may be reported once more. */
 #define REPORTED_MAX 256
-
-static int append_str(sd_bus_message *m, const char *key, const char *value) {
-        if (!value || !*value || !fsg_utf8_is_valid(value))
-                return 0;
-        return sd_bus_message_append(m, "{sv}", key, "s", value);
-}
 
 /* udev replaces spaces and other unsafe characters by "_" in ID_FS_LABEL, ID_VENDOR and
  * ID_MODEL; the *_ENC variants keep them as \xHH. A person wants "My Stick", not
@@ -52,154 +50,164 @@ static char *udev_decode(const char *enc) {
         return out;
 }
 
-/* The decoded KEY_ENC property, else KEY itself. */
-static int append_prop(sd_bus_message *m, sd_device *d, const char *dict_key, const char *prop) {
-        _cleanup_free_ char *enc_name = NULL, *decoded = NULL;
+/* The decoded KEY_ENC property, else KEY itself; "" when udev has neither, or nothing a
+ * client could show (not UTF-8). NULL only when out of memory. */
+static char *udev_prop(sd_device *d, const char *prop) {
+        _cleanup_free_ char *enc_name = NULL;
         const char *v = NULL;
+        char *s;
 
-        if (asprintf(&enc_name, "%s_ENC", prop) < 0)
-                return -ENOMEM;
-        if (sd_device_get_property_value(d, enc_name, &v) >= 0) {
-                decoded = udev_decode(v);
-                if (!decoded)
-                        return -ENOMEM;
-                return append_str(m, dict_key, decoded);
-        }
-        if (sd_device_get_property_value(d, prop, &v) >= 0)
-                return append_str(m, dict_key, v);
-        return 0;
+        if (!d || asprintf(&enc_name, "%s_ENC", prop) < 0)
+                return strdup("");
+        if (sd_device_get_property_value(d, enc_name, &v) >= 0)
+                s = udev_decode(v);
+        else
+                s = strdup(sd_device_get_property_value(d, prop, &v) >= 0 ? v : "");
+        if (s && !fsg_utf8_is_valid(s))
+                s[0] = 0;
+        return s;
 }
 
-/* What udev knows about the device: enough for a person to recognize the stick. */
-static int append_device_details(sd_bus_message *m, sd_device *d) {
-        const char *v = NULL;
-        int r;
-
-        if ((r = append_prop(m, d, "label", "ID_FS_LABEL")) < 0 ||
-            (r = append_prop(m, d, "uuid", "ID_FS_UUID")) < 0 ||
-            (r = append_prop(m, d, "vendor", "ID_VENDOR")) < 0 ||
-            (r = append_prop(m, d, "model", "ID_MODEL")) < 0)
-                return r;
-        if (sd_device_get_sysattr_value(d, "size", &v) >= 0) {
-                unsigned long long sectors = strtoull(v, NULL, 10);
-                r = sd_bus_message_append(m, "{sv}", "size", "t", (uint64_t) sectors * 512);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-/* Where the request came from, as far as fsgated can tell (the details "cause" and "seat";
- * see Blocked in org.fsgate.fsgate1(5)). A report with a device comes from udev: a medium
- * appeared at a seat, the one udev says (ID_SEAT, which 73-seat-late.rules copies from the
- * parent a seat was assigned to), else seat0, as logind and udisks2 read a device without
- * it. A report without one comes from the kernel's request_module(): the helper runs in
- * the kernel's context, so nothing says who mounted; any user may have, from a user
- * namespace too. Clients must not take such a block as a person's wish to allow. */
-static int append_cause(sd_bus_message *m, const char *device, sd_device *d) {
+/* Where the request came from, as far as fsgated can tell (cause, seat, and who was at the
+ * seat; see Blocked in org.fsgate.fsgate1(5)). A report with a device comes from udev: a
+ * medium appeared at a seat, the one udev says (ID_SEAT, which 73-seat-late.rules copies from
+ * the parent a seat was assigned to), else seat0, as logind and udisks2 read a device without
+ * it. A report without one comes from the kernel's request_module(): the helper runs in the
+ * kernel's context, so nothing says who mounted; any user may have, from a user namespace
+ * too. Clients must not take such a block as a person's wish to allow. */
+static void fill_cause(FsgBlockReport *r, sd_device *d) {
         const char *seat = NULL;
-        int r;
+        uid_t uid = (uid_t) -1;
 
-        if (!*device)
-                return sd_bus_message_append(m, "{sv}", "cause", "s", "kernel");
-        r = sd_bus_message_append(m, "{sv}", "cause", "s", "device");
-        if (r < 0)
-                return r;
+        r->session_uid = -1;
+        if (!*r->device) {
+                r->cause = strdup("kernel");
+                return;
+        }
+        r->cause = strdup("device");
         if (!d || sd_device_get_property_value(d, "ID_SEAT", &seat) < 0 || !seat || !*seat ||
             !fsg_utf8_is_valid(seat))
                 seat = "seat0";
-        return sd_bus_message_append(m, "{sv}", "seat", "s", seat);
-}
-
-/* What `fsgatectl log` tells of a block besides the signal's arguments: the medium's label
- * (decoded, valid UTF-8, as the signal has it), where it appeared and who was at that seat
- * (logind's active session), or that the kernel asked with nobody to name. */
-typedef struct BlockJournalFields {
-        char *label;            /* "" when none */
-        const char *cause;      /* "device" or "kernel" */
-        const char *seat;       /* "" for the kernel's */
-        char *session;          /* "" when nobody is at the seat */
-        uid_t uid;              /* (uid_t) -1 with no session */
-} BlockJournalFields;
-
-static void block_journal_fields_clear(BlockJournalFields *f) {
-        free(f->label);
-        free(f->session);
-}
-
-static int block_journal_fields(const char *device, sd_device *d, BlockJournalFields *ret) {
-        const char *v = NULL;
-
-        *ret = (BlockJournalFields) { .cause = *device ? "device" : "kernel", .seat = "", .uid = (uid_t) -1 };
-        if (d && sd_device_get_property_value(d, "ID_FS_LABEL_ENC", &v) >= 0)
-                ret->label = udev_decode(v);
-        else if (d && sd_device_get_property_value(d, "ID_FS_LABEL", &v) >= 0)
-                ret->label = strdup(v);
+        r->seat = strdup(seat);
+        if (sd_seat_get_active(seat, &r->session, &uid) < 0)
+                r->session = NULL;
         else
-                ret->label = strdup("");
-        if (ret->label && !fsg_utf8_is_valid(ret->label))
-                ret->label[0] = 0;
-        if (*device) {
-                if (!d || sd_device_get_property_value(d, "ID_SEAT", &ret->seat) < 0 || !ret->seat || !*ret->seat ||
-                    !fsg_utf8_is_valid(ret->seat))
-                        ret->seat = "seat0";
-                if (sd_seat_get_active(ret->seat, &ret->session, &ret->uid) < 0) {
-                        ret->session = NULL;
-                        ret->uid = (uid_t) -1;
-                }
+                r->session_uid = (int) uid;
+}
+
+/* Everything a block report says, derived once. Out of memory, a field stays NULL: it is
+ * then left out of the signal and written as "" to the journal. */
+static void block_report_fill(FsgBlockReport *r, const FsgEntry *x, const char *type, const char *device,
+                              sd_device *d) {
+        const char *size = NULL;
+
+        *r = (FsgBlockReport) {
+                .type = strdup(type), .module = strdup(x->module), .device = strdup(device),
+                .source = strdup(x->deciding_file), .origin = strdup(fsg_origin_to_string(x->origin)),
+                /* Loaded although denied (a grant for another medium, an "allow once"): this
+                 * medium was not what it was loaded for, and the client may say so. */
+                .loaded = x->loaded,
+        };
+        fill_cause(r, d);
+        /* What udev knows about the device: enough for a person to recognize the stick. */
+        r->label = udev_prop(d, "ID_FS_LABEL");
+        r->uuid = udev_prop(d, "ID_FS_UUID");
+        r->vendor = udev_prop(d, "ID_VENDOR");
+        r->model = udev_prop(d, "ID_MODEL");
+        if (d && sd_device_get_sysattr_value(d, "size", &size) >= 0)
+                r->size = (uint64_t) strtoull(size, NULL, 10) * 512;
+}
+
+/* Blocked's details, from the table: each detail that says something. */
+static int append_details(sd_bus_message *m, const FsgBlockReport *r) {
+        int r2 = sd_bus_message_open_container(m, 'a', "{sv}");
+
+        for (size_t i = 0; r2 >= 0 && i < FSG_BLOCK_FIELDS_N; i++) {
+                const FsgBlockField *f = &fsg_block_fields[i];
+                const void *p = fsg_block_field_cptr(r, f);
+
+                if (!f->key)
+                        continue;
+                if (f->type == 's') {
+                        const char *s = *(char * const *) p;
+                        if (s && *s && fsg_utf8_is_valid(s))
+                                r2 = sd_bus_message_append(m, "{sv}", f->key, "s", s);
+                } else if (f->type == 't' && *(const uint64_t *) p)
+                        r2 = sd_bus_message_append(m, "{sv}", f->key, "t", *(const uint64_t *) p);
+                else if (f->type == 'b' && *(const bool *) p)
+                        r2 = sd_bus_message_append(m, "{sv}", f->key, "b", 1);
         }
-        if (!ret->session)
-                ret->session = strdup("");
-        return ret->label && ret->session ? 0 : -ENOMEM;     /* either NULL: written as "" */
+        return r2 < 0 ? r2 : sd_bus_message_close_container(m);
+}
+
+static char *strf(const char *fmt, ...) _printf_(1, 2);
+static char *strf(const char *fmt, ...) {
+        char *s = NULL;
+        va_list ap;
+        int r;
+
+        va_start(ap, fmt);
+        r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        return r < 0 ? NULL : s;
+}
+
+/* One journal field NAME=VALUE of the table. NULL: out of memory. */
+static char *journal_field(const FsgBlockReport *r, const FsgBlockField *f) {
+        const void *p = fsg_block_field_cptr(r, f);
+
+        switch (f->type) {
+        case 's':
+                return strf("%s=%s", f->journal, *(char * const *) p ?: "");
+        case 'i':
+                return strf("%s=%d", f->journal, *(const int *) p);
+        case 't':
+                return strf("%s=%" PRIu64, f->journal, *(const uint64_t *) p);
+        default:
+                return strf("%s=%d", f->journal, *(const bool *) p);
+        }
+}
+
+/* The journal entry `fsgatectl log` reads: the message, then every journal field of the
+ * table. A line that did not fit in memory is left out. */
+static void journal_blocked(const FsgBlockReport *r) {
+        char *lines[4 + FSG_BLOCK_FIELDS_N] = {};
+        struct iovec iov[ELEMENTSOF(lines)];
+        size_t n = 0, k = 0;
+
+        lines[n++] = strf("MESSAGE=Blocked autoload of filesystem %s (module %s%s%s), denied by %s; "
+                          "allow with: fsgatectl allow %s", r->type ?: "", r->module ?: "",
+                          r->device && *r->device ? ", device " : "", r->device ?: "",
+                          r->source && *r->source ? r->source : r->origin ?: "", r->module ?: "");
+        lines[n++] = strdup("MESSAGE_ID=" FSGATE_MESSAGE_BLOCKED);
+        lines[n++] = strf("PRIORITY=%i", LOG_WARNING);
+        lines[n++] = strdup("SYSLOG_IDENTIFIER=fsgated");
+        for (size_t i = 0; i < FSG_BLOCK_FIELDS_N; i++)
+                if (fsg_block_fields[i].journal)
+                        lines[n++] = journal_field(r, &fsg_block_fields[i]);
+        for (size_t i = 0; i < n; i++)
+                if (lines[i])
+                        iov[k++] = (struct iovec) { .iov_base = lines[i], .iov_len = strlen(lines[i]) };
+        (void) sd_journal_sendv(iov, (int) k);
+        for (size_t i = 0; i < n; i++)
+                free(lines[i]);
 }
 
 static int emit_blocked(Manager *m, const FsgEntry *x, const char *type, const char *device, sd_device *d) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *sig = NULL;
+        _cleanup_(fsg_block_report_clear) FsgBlockReport rep = {};
         int r;
 
+        block_report_fill(&rep, x, type, device, d);
         r = sd_bus_message_new_signal(m->bus, &sig, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "Blocked");
         if (r >= 0)
                 r = sd_bus_message_append(sig, "sss", type, x->module, device);
         if (r >= 0)
-                r = sd_bus_message_open_container(sig, 'a', "{sv}");
-        if (r >= 0)
-                r = append_str(sig, "source", x->deciding_file);
-        if (r >= 0)
-                r = sd_bus_message_append(sig, "{sv}", "origin", "s", fsg_origin_to_string(x->origin));
-        if (r >= 0)
-                r = append_cause(sig, device, d);
-        /* Loaded although denied (a grant for another medium, an "allow once"): this medium
-         * was not what it was loaded for, and the client may say so. */
-        if (r >= 0 && x->loaded)
-                r = sd_bus_message_append(sig, "{sv}", "loaded", "b", 1);
-        if (r >= 0 && d)
-                r = append_device_details(sig, d);
-        if (r >= 0)
-                r = sd_bus_message_close_container(sig);
+                r = append_details(sig, &rep);
         if (r >= 0)
                 r = sd_bus_send(m->bus, sig, NULL);
-
         /* Out of memory for the details, the entry is written all the same, without them. */
-        _cleanup_(block_journal_fields_clear) BlockJournalFields f = {};
-        (void) block_journal_fields(device, d, &f);
-        (void) sd_journal_send("MESSAGE=Blocked autoload of filesystem %s (module %s%s%s), denied by %s; "
-                               "allow with: fsgatectl allow %s",
-                               type, x->module, *device ? ", device " : "", device,
-                               *x->deciding_file ? x->deciding_file : fsg_origin_to_string(x->origin), x->module,
-                               "MESSAGE_ID=" FSGATE_MESSAGE_BLOCKED,
-                               "PRIORITY=%i", LOG_WARNING,
-                               "SYSLOG_IDENTIFIER=fsgated",
-                               "FSGATE_TYPE=%s", type,
-                               "FSGATE_MODULE=%s", x->module,
-                               "FSGATE_DEVICE=%s", device,
-                               "FSGATE_SOURCE=%s", x->deciding_file,
-                               "FSGATE_ORIGIN=%s", fsg_origin_to_string(x->origin),
-                               "FSGATE_LABEL=%s", f.label ?: "",
-                               "FSGATE_CAUSE=%s", f.cause,
-                               "FSGATE_SEAT=%s", f.seat,
-                               "FSGATE_SESSION=%s", f.session ?: "",
-                               "FSGATE_SESSION_UID=%d", f.uid == (uid_t) -1 ? -1 : (int) f.uid,
-                               NULL);
+        journal_blocked(&rep);
         return r;
 }
 
@@ -319,7 +327,7 @@ static bool reported_before(Manager *m, const char *devnode, sd_device *d, const
 
 static int report(sd_bus_message *call, Manager *m, const char *type, const char *device) {
         _cleanup_(sd_device_unrefp) sd_device *d = NULL;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
         FsgError e = {};
 
@@ -343,6 +351,9 @@ static int report(sd_bus_message *call, Manager *m, const char *type, const char
         return sd_bus_reply_method_return(call, NULL);
 }
 
+/* module is read and ignored: the signal names the module fsgated's own state finds for
+ * type (the entry the deny is about, aliases resolved), not one a report says. The argument
+ * stays, as the method's signature is a contract (org.fsgate.fsgate1(5)). */
 int method_report_blocked(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         const char *type, *module;
         int r = sd_bus_message_read(call, "ss", &type, &module);

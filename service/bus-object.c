@@ -10,14 +10,17 @@
 #include "entry-fields.h"
 #include "grants.h"
 #include "lock-wait.h"
+#include "lock.h"
 #include "log.h"
 #include "manager.h"
 #include "name.h"
 #include "polkit-bridge.h"
-#include "profile.h"
+#include "profile-apply.h"
+#include "profile-audit.h"
 #include "routes.h"
 #include "state-cache.h"
 #include "state.h"
+#include "load.h"
 #include "store.h"
 #include "strv.h"
 #include "utf8.h"
@@ -104,7 +107,7 @@ static int append_entry(sd_bus_message *reply, const FsgEntry *x) {
 }
 
 static int emit_changed(Manager *m, const char *module) {
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
 
         if (manager_state(m, &s, NULL) < 0 || !(x = fsg_state_find(s, module)))
@@ -117,7 +120,7 @@ static int emit_changed(Manager *m, const char *module) {
  * what a route did (two aliases would run the hook twice), a reset may leave another file's
  * deny silent again. */
 static void update_routes_locked(Manager *m) {
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
         /* The state is asked for with the lock held: inotify has queued every change made
@@ -130,7 +133,7 @@ static void update_routes_locked(Manager *m) {
 static int reply_all_entries(sd_bus_message *call, void *userdata, const char *type,
                              int (*append)(sd_bus_message *reply, const FsgEntry *x)) {
         Manager *m = userdata;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         sd_bus_message *reply = NULL;
         FsgError e = {};
         int r;
@@ -151,17 +154,19 @@ static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error
         return reply_all_entries(call, userdata, "(sassssbbbb)", append_entry);
 }
 
-/* The entry a method's name argument names: > 0 found, 0 not (*e says why, for the
- * caller), < 0 a malformed call. */
-static int read_entry_arg(Manager *m, sd_bus_message *call, const FsgEntry **ret, FsgError *e) {
-        const FsgState *s;
+/* The entry a method's name argument names, in the state *ret_state (the caller's reference,
+ * which keeps the entry valid): > 0 found, 0 not (*e says why, for the caller), < 0 a
+ * malformed call. */
+static int read_entry_arg(Manager *m, sd_bus_message *call, FsgState **ret_state, const FsgEntry **ret,
+                          FsgError *e) {
         const char *name;
         int r;
 
+        assert(!*ret_state);
         r = sd_bus_message_read(call, "s", &name);
         if (r < 0)
                 return r;
-        if (manager_state(m, &s, e) < 0 || fsg_state_resolve(m->ctx, s, name, ret, e) < 0)
+        if (manager_state(m, ret_state, e) < 0 || fsg_state_resolve(m->ctx, *ret_state, name, ret, e) < 0)
                 return 0;
         return 1;
 }
@@ -169,12 +174,13 @@ static int read_entry_arg(Manager *m, sd_bus_message *call, const FsgEntry **ret
 /* GetFilesystem and Describe: one module named by the call, answered in the given form. */
 static int reply_one_entry(sd_bus_message *call, void *userdata,
                            int (*append)(sd_bus_message *reply, const FsgEntry *x)) {
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         sd_bus_message *reply = NULL;
         const FsgEntry *x;
         FsgError e = {};
         int r;
 
-        r = read_entry_arg(userdata, call, &x, &e);
+        r = read_entry_arg(userdata, call, &s, &x, &e);
         if (r <= 0)
                 return r < 0 ? r : manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
@@ -223,55 +229,40 @@ static void refusal_done(Refusal *r) {
         free(r->reset);
 }
 
-/* Why an Allow, and a Reset, of module would be refused now ("" if it would be done, or for
- * a Reset if nothing of fsgate's decides), valid UTF-8 on the bus as every string from
- * files (a refusal may quote a line of one). Plans: the state may be rebuilt meanwhile. */
-static int plan_refusals(Manager *m, const char *module, Refusal *ret) {
-        FsgError e = {}, allow = {}, reset = {};
-        uint64_t allow_flags = 0, reset_flags = 0;
-        bool plan_allow = false, plan_reset = false;
-        const FsgState *s;
-        const FsgEntry *x;
+/* Why an Allow, and a Reset, of x would be refused now ("" if it would be done, or for a
+ * Reset if nothing of fsgate's decides), valid UTF-8 on the bus as every string from files
+ * (a refusal may quote a line of one). x's state is the caller's to hold. */
+static int plan_refusals(Manager *m, const FsgEntry *x, Refusal *ret) {
+        FsgError allow = {}, reset = {};
+        uint64_t flags;
         FsgPlan p;
 
-        /* Both asked before either plan: x lives in a state the first plan may replace. */
-        if (manager_state(m, &s, &e) >= 0 && (x = fsg_state_find_module(s, module))) {
-                plan_allow = fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &allow_flags);
-                plan_reset = fsg_refusal_wants_plan(x, FSG_OP_RESET, &reset_flags);
-        }
-        if (plan_allow)
-                (void) manager_plan(m, FSG_OP_ALLOW, module, allow_flags, &p, &allow);
-        if (plan_reset)
-                (void) manager_plan(m, FSG_OP_RESET, module, reset_flags, &p, &reset);
+        if (fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &flags))
+                (void) manager_plan(m, FSG_OP_ALLOW, x->module, flags, &p, &allow);
+        if (fsg_refusal_wants_plan(x, FSG_OP_RESET, &flags))
+                (void) manager_plan(m, FSG_OP_RESET, x->module, flags, &p, &reset);
         ret->allow = fsg_utf8_escape(allow.message);
         ret->reset = fsg_utf8_escape(reset.message);
         return ret->allow && ret->reset ? 0 : -ENOMEM;
 }
 
 /* With allow_refused and reset_refused: whether those would be done now, so that a client
- * offers only what works. Planned first: a plan may rebuild the state the entry lives in. */
+ * offers only what works. The entry's state is held: the plans may rebuild the cache's. */
 static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         sd_bus_message *reply = NULL;
         _cleanup_(refusal_done) Refusal refused = {};
-        char module[FSG_NAME_MAX + 1];
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
         FsgEntry copy;
         FsgError e = {};
-        const char *name;
         int r;
 
-        r = sd_bus_message_read(call, "s", &name);
-        if (r < 0)
-                return r;
-        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, name, &x, &e) < 0)
-                return manager_reply_error(call, &e);
-        snprintf(module, sizeof(module), "%s", x->module);
-        if (plan_refusals(m, module, &refused) < 0)
+        r = read_entry_arg(m, call, &s, &x, &e);
+        if (r <= 0)
+                return r < 0 ? r : manager_reply_error(call, &e);
+        if (plan_refusals(m, x, &refused) < 0)
                 return -ENOMEM;
-        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, module, &x, &e) < 0)
-                return manager_reply_error(call, &e);
         copy = *x;
         copy.allow_refused = refused.allow;
         copy.reset_refused = refused.reset;
@@ -293,57 +284,43 @@ static int append_named_description(sd_bus_message *reply, const FsgEntry *x) {
 }
 
 typedef struct Refusals {
-        char **module;          /* n of them */
-        Refusal *refusal;       /* for each */
+        Refusal *refusal;       /* one for each entry of the state described */
         size_t n;
 } Refusals;
 
 static void refusals_done(Refusals *r) {
-        for (size_t i = 0; i < r->n; i++) {
-                free(r->module[i]);
+        for (size_t i = 0; i < r->n; i++)
                 refusal_done(&r->refusal[i]);
-        }
-        free(r->module);
         free(r->refusal);
 }
 
-/* Describe's allow_refused and reset_refused too, for every module: a client shows only the buttons that can
- * work. All planned first (a plan may rebuild the state), then one state replied. */
+/* Describe's allow_refused and reset_refused too, for every module: a client shows only the
+ * buttons that can work. */
 static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         _cleanup_(refusals_done) Refusals rs = {};
         sd_bus_message *reply = NULL;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
         int r;
 
         if (manager_state(m, &s, &e) < 0)
                 return manager_reply_error(call, &e);
-        rs.module = calloc(s->n + 1, sizeof(char *));
         rs.refusal = calloc(s->n + 1, sizeof(Refusal));
-        if (!rs.module || !rs.refusal)
+        if (!rs.refusal)
                 return -ENOMEM;
-        for (; rs.n < s->n; rs.n++)
-                if (!(rs.module[rs.n] = strdup(s->entries[rs.n].module)))
+        rs.n = s->n;
+        for (size_t i = 0; i < s->n; i++)
+                if (plan_refusals(m, &s->entries[i], &rs.refusal[i]) < 0)
                         return -ENOMEM;
-        for (size_t i = 0; i < rs.n; i++)
-                if (plan_refusals(m, rs.module[i], &rs.refusal[i]) < 0)
-                        return -ENOMEM;
-        if (manager_state(m, &s, &e) < 0)
-                return manager_reply_error(call, &e);
         r = sd_bus_message_new_method_return(call, &reply);
         if (r >= 0)
                 r = sd_bus_message_open_container(reply, 'a', "{sa{sv}}");
         for (size_t i = 0; r >= 0 && i < s->n; i++) {
                 FsgEntry copy = s->entries[i];
 
-                copy.allow_refused = copy.reset_refused = NULL;
-                for (size_t k = 0; k < rs.n; k++)
-                        if (streq(rs.module[k], copy.module)) {
-                                copy.allow_refused = rs.refusal[k].allow;
-                                copy.reset_refused = rs.refusal[k].reset;
-                                break;
-                        }
+                copy.allow_refused = rs.refusal[i].allow;
+                copy.reset_refused = rs.refusal[i].reset;
                 r = append_named_description(reply, &copy);
         }
         if (r >= 0)
@@ -353,10 +330,9 @@ static int method_describe_all(sd_bus_message *call, void *userdata, sd_bus_erro
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);
 
-static void request_free(Request *req) {
+static void request_free(Manager *m, Request *req) {
         fsg_profile_plan_free(req->profile);
-        if (req->lock_fd >= 0)
-                close(req->lock_fd);
+        (void) fsg_unlock(m->ctx, req->lock_fd);
         free(req);
 }
 
@@ -372,7 +348,7 @@ static void on_locked(Manager *m, sd_bus_message *call, int lock_fd, const FsgEr
                 req->lock_fd = lock_fd;
                 (void) req->authorized(m, call, req);
         }
-        request_free(req);
+        request_free(m, req);
 }
 
 static int compare_strings(const void *a, const void *b) {
@@ -391,7 +367,7 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
                                     *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded",
                                     error->message);
                 (void) sd_bus_reply_method_error(call, error);
-                request_free(req);
+                request_free(m, req);
                 return;
         }
         req->next++;
@@ -433,7 +409,7 @@ static void authorize_next(Manager *m, sd_bus_message *call, Request *req) {
                         return;
                 }
                 (void) req->authorized(m, call, req);
-                request_free(req);
+                request_free(m, req);
                 return;
         }
         /* What rules scope a grant by and the dialog names: the module, or the profile and
@@ -488,11 +464,12 @@ static int load_authorized(Manager *m, sd_bus_message *call, Request *req) {
 static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         Request req = { .authorized = load_authorized };
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
         FsgError e = {};
         int r;
 
-        r = read_entry_arg(m, call, &x, &e);
+        r = read_entry_arg(m, call, &s, &x, &e);
         if (r <= 0)
                 return r < 0 ? r : manager_reply_error(call, &e);
         if (x->loaded || x->builtin)
@@ -519,7 +496,7 @@ static const char grant_message[] =
  * DependencyDenied when a deny keeps one of them out. */
 static int grant_dependencies(Manager *m, const char *module, char deps[static FSG_GRANT_DEPS_MAX], FsgError *e) {
         _cleanup_strv_free_ char **l = NULL;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         size_t n = 0;
         int r;
 
@@ -543,7 +520,7 @@ static int grant_dependencies(Manager *m, const char *module, char deps[static F
 
 static int grant_authorized(Manager *m, sd_bus_message *call, Request *req) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
         char until[32];
         uid_t uid = 0;
@@ -661,13 +638,13 @@ static int read_grant_scope(sd_bus_message *call, uint64_t *ret_seconds, FsgGran
 static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
         Request req = { .authorized = grant_authorized };
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
         uint64_t flags;
         FsgError e = {};
         int r;
 
-        r = read_entry_arg(m, call, &x, &e);
+        r = read_entry_arg(m, call, &s, &x, &e);
         if (r < 0)
                 return r;
         /* The rest of the call is read whether the name was found or not: a malformed call
@@ -693,9 +670,6 @@ static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *erro
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, "Flags not valid for Grant: %s", fsg_flags_to_string(flags, false));
                 return manager_reply_error(call, &e);
         }
-        /* x again: it lives in a state only as long as nothing rebuilt it. */
-        if (manager_state(m, &s, &e) < 0 || fsg_state_resolve(m->ctx, s, req.module, &x, &e) < 0)
-                return manager_reply_error(call, &e);
         /* Nothing to grant: the kernel has it or may load it already. An empty id says so;
          * no grant is made, so none ends (and unloads) what was there before. */
         if (x->builtin || !x->denied || (x->loaded && !manager_module_granted(m, x->module)))
@@ -706,8 +680,7 @@ static int method_grant(sd_bus_message *call, void *userdata, sd_bus_error *erro
         }
         if (fsg_load_refused(x, &e) < 0)
                 return manager_reply_error(call, &e);
-        /* Refused before polkit is asked, by name: a dependency another deny keeps out
-         * (grant_dependencies() may rebuild the state: x is not used after it). */
+        /* Refused before polkit is asked, by name: a dependency another deny keeps out. */
         if (!x->loaded) {
                 char deps[FSG_GRANT_DEPS_MAX];
 
@@ -750,7 +723,7 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 update_routes_locked(m);
         }
         /* Written: other writers need not wait for the unloads and loads below. */
-        req->lock_fd = safe_close(req->lock_fd);
+        req->lock_fd = fsg_unlock(m->ctx, req->lock_fd);
         /* The admin decided: a grant does not outlive a change of its module. After a
          * permanent allow it stays loaded; otherwise it is unloaded once unused. */
         if (req->end_grants || (req->plan.write != FSG_WRITE_NOTHING && manager_module_granted(m, req->module)))
@@ -765,7 +738,7 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
 
 /* LOAD_NOW asks for the load authorization only when there is something to load. */
 static bool needs_load(Manager *m, const char *module) {
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
 
         if (manager_state(m, &s, NULL) < 0 || !(x = fsg_state_find(s, module)))
@@ -876,7 +849,7 @@ static bool exempt_has_work(const FsgState *s) {
 static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Request req = { .authorized = exempt_authorized, .writes = true };
         Manager *m = userdata;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
         if (manager_state(m, &s, &e) < 0)
@@ -929,7 +902,7 @@ static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_err
         Manager *m = userdata;
         Request req = { .authorized = profile_authorized, .writes = true };
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const char *name;
         uint64_t flags;
         FsgError e = {};
@@ -961,7 +934,7 @@ static int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_err
         sd_bus_message *reply = NULL;   /* send_reply() frees it */
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
         Manager *m = userdata;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const char *name;
         uint64_t flags;
         FsgError e = {};
@@ -1015,7 +988,7 @@ static int property_grants(sd_bus *bus, const char *path, const char *interface,
 static int property_unreadable_files(sd_bus *bus, const char *path, const char *interface, const char *property,
                                      sd_bus_message *reply, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
         if (manager_state(m, &s, &e) < 0)

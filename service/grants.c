@@ -5,6 +5,7 @@
 #include "grants.h"
 #include "log.h"
 #include "state-cache.h"
+#include "load.h"
 #include "store.h"
 #include "strv.h"
 
@@ -59,8 +60,8 @@ static void end_dependencies(Manager *m, const char *module, bool keep) {
                         i += 2;
                         continue;
                 }
-                for (char *w = strtok(list, " "); w && !keep; w = strtok(NULL, " "))
-                        (void) strv_extend(&deps, w);
+                if (!keep)
+                        deps = strv_split_spaces(list);
                 for (size_t k = strv_length(deps); k-- > 0;) {
                         FsgError e = {};
                         int r;
@@ -92,7 +93,7 @@ static void try_unloads(Manager *m) {
         _cleanup_strv_free_ char **pending = TAKE_PTR(m->unload_pending);
 
         for (char **p = pending; p && *p; p++) {
-                const FsgState *s;
+                _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
                 const FsgEntry *x;
                 FsgError e = {};
                 int r;

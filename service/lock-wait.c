@@ -53,7 +53,7 @@ static void wait_finish(LockWait *w, bool held, const FsgError *error) {
         sd_event_source_disable_unref(w->timer);
         w->done(m, w->call, held ? w->fd : -1, error, w->userdata);
         if (!held)
-                close(w->fd);
+                close(w->fd);   /* not taken: only a holder removes the file */
         sd_bus_message_unref(w->call);
         free(w);
 }
@@ -63,7 +63,7 @@ static int on_retry(sd_event_source *s, uint64_t usec, void *userdata) {
         FsgError e = {};
         int r;
 
-        if (fsg_lock_try(w->fd, &e) >= 0) {
+        if (fsg_lock_try(w->manager->ctx, &w->fd, &e) >= 0) {
                 wait_finish(w, true, NULL);
                 return 0;
         }
@@ -92,7 +92,7 @@ void manager_lock_async(Manager *m, sd_bus_message *call, LockedFn done, void *u
                 done(m, call, -1, &e, userdata);
                 return;
         }
-        if (fsg_lock_try(fd, &e) >= 0) {
+        if (fsg_lock_try(m->ctx, &fd, &e) >= 0) {
                 done(m, call, TAKE_FD(fd), NULL, userdata);
                 return;
         }

@@ -86,10 +86,10 @@ Manager *manager_free(Manager *m) {
  * nobody else can be writing while we hold the lock, so every temp is stale. */
 static void clean_stale_temp_files(Manager *m) {
         static const char * const dirs[] = { "/etc/modprobe.d", "/run/modprobe.d" };
-        _cleanup_close_ int lock = -1;
+        _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(m->ctx);
 
         /* One try: a start must never wait for another writer (it cleans up next time). */
-        if (fsg_lock(m->ctx, 0, &lock, NULL) < 0)
+        if (fsg_lock(m->ctx, 0, &lock.fd, NULL) < 0)
                 return;
         for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
                 _cleanup_close_ int dfd = fsg_open_dir(m->ctx, dirs[i], false);

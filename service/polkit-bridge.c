@@ -174,8 +174,9 @@ static int on_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_err
                         refuse_unchecked(q, strerror(-r));
                 return 0;
         }
+        /* A name of its own, so that clients need not read the message (which is for people). */
         if (dismissed)
-                sd_bus_error_setf(&error, SD_BUS_ERROR_ACCESS_DENIED,
+                sd_bus_error_setf(&error, fsg_error_dbus_name(FSG_ERR_AUTH_CANCELLED),
                                   "Authentication was cancelled: the password dialog was dismissed; "
                                   "nothing was changed");
         else if (challenge && !sd_bus_message_get_allow_interactive_authorization(q->call))

@@ -212,7 +212,7 @@ void manager_cache_done(Manager *m) {
 
         if (!sc)
                 return;
-        fsg_state_free(sc->state);
+        fsg_state_unref(sc->state);
         fsg_what_if_memo_clear(&sc->what_if);
         close_fd(sc, &sc->inotify_fd);
         close_fd(sc, &sc->proc_inotify_fd);
@@ -263,19 +263,24 @@ static bool poll_changes(Manager *m) {
         return config;
 }
 
-int manager_state(Manager *m, const FsgState **ret, FsgError *e) {
+int manager_state(Manager *m, FsgState **ret, FsgError *e) {
         StateCache *sc = m->state_cache;
-        bool loaded_watched, mounted_watched;
+        bool loaded_watched, mounted_watched, update_loaded, update_mounted;
         int r;
 
         if (poll_changes(m)) {
-                sc->state = fsg_state_free(sc->state);
+                sc->state = fsg_state_unref(sc->state);
                 fsg_what_if_memo_clear(&sc->what_if);
                 if (sc->inotify_fd >= 0)
                         add_watches(m); /* a directory may have appeared or been replaced */
         }
         loaded_watched = (sc->live_proc ? sc->uevent_fd >= 0 : sc->proc_inotify_fd >= 0);
         mounted_watched = (sc->live_proc ? sc->mountinfo_fd >= 0 : sc->proc_inotify_fd >= 0);
+        update_loaded = sc->state && (!loaded_watched || sc->loaded_stale || sc->state->loaded_transient);
+        update_mounted = sc->state && (!mounted_watched || sc->mounted_stale);
+        /* A state someone else holds is never changed under them: a new one instead. */
+        if ((update_loaded || update_mounted) && sc->state->n_ref > 1)
+                sc->state = fsg_state_unref(sc->state);
         if (!sc->state) {
                 r = fsg_state_build(m->ctx, NULL, &sc->state, e);
                 if (r < 0)
@@ -286,14 +291,13 @@ int manager_state(Manager *m, const FsgState **ret, FsgError *e) {
                  * free lists: give it back, since nothing else is as big until the next one. */
                 (void) malloc_trim(0);
         } else {
-                if ((!loaded_watched || sc->loaded_stale || sc->state->loaded_transient) &&
-                    fsg_state_update_loaded(m->ctx, sc->state) < 0)
+                if (update_loaded && fsg_state_update_loaded(m->ctx, sc->state) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/modules", m->ctx->root);
-                if ((!mounted_watched || sc->mounted_stale) && fsg_state_update_mounted(m->ctx, sc->state) < 0)
+                if (update_mounted && fsg_state_update_mounted(m->ctx, sc->state) < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s/proc/mounts", m->ctx->root);
         }
         sc->loaded_stale = sc->mounted_stale = false;
-        *ret = sc->state;
+        *ret = fsg_state_ref(sc->state);
         return 0;
 }
 
@@ -301,14 +305,14 @@ void manager_cache_grants_changed(Manager *m) {
         StateCache *sc = m->state_cache;
         FsgError e = {};
 
-        /* Cannot read them: the next answer builds everything again. */
-        if (sc->state && fsg_state_update_grants(m->ctx, sc->state, &e) < 0)
-                sc->state = fsg_state_free(sc->state);
+        /* Cannot read them, or someone holds it: the next answer builds everything again. */
+        if (sc->state && (sc->state->n_ref > 1 || fsg_state_update_grants(m->ctx, sc->state, &e) < 0))
+                sc->state = fsg_state_unref(sc->state);
 }
 
 int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e) {
         StateCache *sc = m->state_cache;
-        const FsgState *s;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         int r;
 
         r = manager_state(m, &s, e);

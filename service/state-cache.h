@@ -10,8 +10,10 @@
  * m->state_cache NULL: nothing made. */
 int manager_cache_init(Manager *m);
 void manager_cache_done(Manager *m);
-/* The current state, rebuilt only when the configuration changed. Owned by the manager. */
-int manager_state(Manager *m, const FsgState **ret, FsgError *e);
+/* The current state, rebuilt only when the configuration changed: a reference of the
+ * caller's (hold it with _cleanup_(fsg_state_unrefp)); what it says stays as it was while it
+ * is held, whatever later calls rebuild. */
+int manager_state(Manager *m, FsgState **ret, FsgError *e);
 /* A grant record was written or removed (grants.c): the kept state's granted_until again. */
 void manager_cache_grants_changed(Manager *m);
 /* fsg_plan() against that state: what validating a request costs whoever sends it. */

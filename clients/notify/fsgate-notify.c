@@ -185,7 +185,7 @@ static int parse_argv(int argc, char *argv[], const char **ret_system_address, c
 int main(int argc, char *argv[]) {
         _cleanup_(sd_event_unrefp) sd_event *event = NULL;
         const char *system_address = NULL, *session_address = NULL;
-        Context ctx = { .late_usec = LATE_USEC_DEFAULT };
+        Context ctx = { .late_usec = LATE_USEC_DEFAULT, .request = call_start };
         sigset_t ss;
         int r;
 

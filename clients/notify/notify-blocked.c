@@ -20,30 +20,41 @@ static const RateLimit forged_log_limit = { .interval = 60 * 1000000ULL, .burst 
 #define DBUS_NAME "org.freedesktop.DBus"
 #define DBUS_PATH "/org/freedesktop/DBus"
 
-/* Reads Blocked's details dictionary; unknown keys and unexpected types are skipped, so
- * that fsgated may add to it. */
+/* One detail into its field of the record (core/block-fields.c): a string cleaned, as any
+ * untrusted one; the deciding file may be a long path. */
+static int read_detail(sd_bus_message *m, const FsgBlockField *f, NotifyBlocked *b) {
+        void *p = fsg_block_field_ptr(b, f);
+        int r;
+
+        if (f->type == 's') {
+                const char *v;
+                r = sd_bus_message_read(m, "v", "s", &v);
+                if (r < 0)
+                        return r;
+                free(*(char **) p);
+                *(char **) p = notify_clean(v, streq(f->key, "source") ? 4096 : FIELD_MAX);
+                return *(char **) p ? 0 : -ENOMEM;
+        }
+        if (f->type == 't')
+                return sd_bus_message_read(m, "v", "t", (uint64_t *) p);
+        int v;
+        r = sd_bus_message_read(m, "v", "b", &v);
+        if (r >= 0)
+                *(bool *) p = v;
+        return r;
+}
+
+/* Reads Blocked's details dictionary through the table; unknown keys and unexpected types are
+ * skipped, so that fsgated may add to it. */
 static int read_details(sd_bus_message *m, NotifyBlocked *b) {
-        static const struct {
-                const char *key;
-                size_t offset;
-        } strings[] = {
-                { "source", offsetof(NotifyBlocked, source) },
-                { "origin", offsetof(NotifyBlocked, origin) },
-                { "label",  offsetof(NotifyBlocked, label)  },
-                { "uuid",   offsetof(NotifyBlocked, uuid)   },
-                { "vendor", offsetof(NotifyBlocked, vendor) },
-                { "model",  offsetof(NotifyBlocked, model)  },
-                { "cause",  offsetof(NotifyBlocked, cause)  },
-                { "seat",   offsetof(NotifyBlocked, seat)   },
-        };
         int r;
 
         r = sd_bus_message_enter_container(m, 'a', "{sv}");
         if (r <= 0)
                 return r < 0 ? r : -EBADMSG;
         while ((r = sd_bus_message_enter_container(m, 'e', "sv")) > 0) {
+                const FsgBlockField *f;
                 const char *key, *contents = NULL;
-                char **field = NULL;
 
                 r = sd_bus_message_read(m, "s", &key);
                 if (r < 0)
@@ -51,27 +62,13 @@ static int read_details(sd_bus_message *m, NotifyBlocked *b) {
                 r = sd_bus_message_peek_type(m, NULL, &contents);
                 if (r < 0)
                         return r;
-                for (size_t k = 0; k < ELEMENTSOF(strings); k++)
-                        if (streq(key, strings[k].key))
-                                field = (char **) ((char *) b + strings[k].offset);
-                if (field && streq_ptr(contents, "s")) {
-                        const char *v;
-                        r = sd_bus_message_read(m, "v", "s", &v);
-                        if (r < 0)
-                                return r;
-                        free(*field);
-                        *field = notify_clean(v, streq(key, "source") ? 4096 : FIELD_MAX);
-                        if (!*field)
-                                return -ENOMEM;
-                } else if (streq(key, "size") && streq_ptr(contents, "t")) {
-                        r = sd_bus_message_read(m, "v", "t", &b->size);
-                        if (r < 0)
-                                return r;
-                } else {
+                f = fsg_block_field_by_key(key);
+                if (f && contents && contents[0] == f->type && !contents[1])
+                        r = read_detail(m, f, b);
+                else
                         r = sd_bus_message_skip(m, "v");
-                        if (r < 0)
-                                return r;
-                }
+                if (r < 0)
+                        return r;
                 r = sd_bus_message_exit_container(m);
                 if (r < 0)
                         return r;
@@ -79,15 +76,6 @@ static int read_details(sd_bus_message *m, NotifyBlocked *b) {
         if (r < 0)
                 return r;
         return sd_bus_message_exit_container(m);
-}
-
-static int fill_empty(NotifyBlocked *b) {
-        char **fields[] = { &b->source, &b->origin, &b->label, &b->uuid, &b->vendor, &b->model, &b->cause, &b->seat };
-
-        for (size_t k = 0; k < ELEMENTSOF(fields); k++)
-                if (!*fields[k] && !(*fields[k] = strdup("")))
-                        return -ENOMEM;
-        return 0;
 }
 
 /* The seat whose person this session is now, or NULL. A user unit is no session's
@@ -143,7 +131,7 @@ static int blocked_read(sd_bus_message *m, NotifyBlocked *b) {
         r = read_details(m, b);
         if (r < 0)
                 log_warning("Ignoring (part of) the details of a Blocked signal for %s: %s", type, strerror(-r));
-        if (fill_empty(b) < 0)
+        if (fsg_block_report_fill_empty(b) < 0)
                 return log_error("Out of memory"), -ENOMEM;
         return 0;
 }

@@ -32,7 +32,7 @@ static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
                 const char *name = e ? e->name : NULL, *msg = e && e->message ? e->message : name;
 
-                i->outcome = notify_classify_error(name, msg);
+                i->outcome = notify_classify_error(name);
                 i->message = msg ? notify_clean(msg, 512) : NULL;
                 log_info("%s(%s) for %s: %s (%s)", method, i->b[0].module, subject, name ?: "error", msg ?: "");
         } else if (i->request == NOTIFY_REQUEST_READ_ONLY && ++i->n_granted < i->n_b) {

@@ -320,11 +320,11 @@ static int on_action_invoked(sd_bus_message *m, void *userdata, sd_bus_error *re
                 return 0;
         }
         if (streq(action, "open-read-only") && *i->b[0].device)
-                call_start(i, NOTIFY_REQUEST_READ_ONLY);
+                ctx->request(i, NOTIFY_REQUEST_READ_ONLY);
         else if (streq(action, "allow"))
-                call_start(i, NOTIFY_REQUEST_ALLOW);
+                ctx->request(i, NOTIFY_REQUEST_ALLOW);
         else if (streq(action, "allow-once"))
-                call_start(i, NOTIFY_REQUEST_LOAD);
+                ctx->request(i, NOTIFY_REQUEST_LOAD);
         else if (streq(action, "dismiss")) {
                 /* "Not now": the same as closing it; the next block asks again. */
                 if (item_idle(i)) {

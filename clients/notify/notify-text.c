@@ -4,20 +4,14 @@
 #include <inttypes.h>
 #include <stdarg.h>
 
+#include "fsg-error.h"
 #include "macro.h"
 #include "notify-text.h"
 #include "risk.h"
 #include "utf8.h"
 
 void notify_blocked_done(NotifyBlocked *b) {
-        char **fields[] = { &b->type, &b->module, &b->device, &b->source, &b->origin,
-                            &b->label, &b->uuid, &b->vendor, &b->model, &b->cause, &b->seat };
-
-        for (size_t i = 0; i < ELEMENTSOF(fields); i++) {
-                free(*fields[i]);
-                *fields[i] = NULL;
-        }
-        b->size = 0;
+        fsg_block_report_clear(b);
 }
 
 NotifyScope notify_scope(const NotifyBlocked *b, const char *seat) {
@@ -28,23 +22,18 @@ NotifyScope notify_scope(const NotifyBlocked *b, const char *seat) {
         return seat && streq(seat, b->seat) ? NOTIFY_SCOPE_ASK : NOTIFY_SCOPE_NONE;
 }
 
-NotifyOutcome notify_classify_error(const char *name, const char *message) {
+NotifyOutcome notify_classify_error(const char *name) {
         name = name ?: "";
-        message = message ?: "";
 
-        /* polkit's own name for a dismissed dialog (and GLib-style "...Cancelled" names a
-         * future fsgated might pass through). */
-        if (strstr(name, "Cancelled") || strstr(name, "Canceled"))
+        /* fsgated's name for a dismissed dialog (polkit's detail polkit.dismissed), and polkit's
+         * own, should a caller ever pass that on. By name: the message is for people, and
+         * translated or reworded at will. */
+        if (fsg_error_from_dbus_name(name) == FSG_ERR_AUTH_CANCELLED ||
+            streq(name, "org.freedesktop.PolicyKit1.Error.Cancelled"))
                 return NOTIFY_OUTCOME_CANCELLED;
         if (streq(name, "org.freedesktop.DBus.Error.AccessDenied") ||
-            streq(name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired")) {
-                /* polkit reports a dismissed dialog as "not authorized" plus the detail
-                 * polkit.dismissed; a service that passes that on can only do so in the
-                 * message of AccessDenied. */
-                if (strcasestr(message, "cancel") || strcasestr(message, "dismiss"))
-                        return NOTIFY_OUTCOME_CANCELLED;
+            streq(name, "org.freedesktop.DBus.Error.InteractiveAuthorizationRequired"))
                 return NOTIFY_OUTCOME_REFUSED;
-        }
         return NOTIFY_OUTCOME_FAILED;
 }
 
@@ -553,9 +542,10 @@ int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome
                 return outcome_allowed(b, req, mounts, n_mounts, ret_summary, ret_body);
         case NOTIFY_OUTCOME_REFUSED:
                 r = format(&summary, _("%s not allowed"), b->type);
+                /* In words, once, in the person's language: polkit's or the service's reason is
+                 * English and repeats it (the log has it, notify-call.c). */
                 if (r >= 0)
-                        /* TRANSLATORS: %s is polkit's or the service's reason, in English. */
-                        r = format(&body, _("Not authorized; nothing was changed. (%s)"), message);
+                        r = format(&body, "%s", _("Not authorized; nothing was changed."));
                 break;
         case NOTIFY_OUTCOME_CANCELLED:
                 r = format(&summary, _("%s: cancelled"), b->type);

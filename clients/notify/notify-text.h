@@ -12,22 +12,13 @@
  * fsg_i18n_init() (the unit test) they stay English. */
 #include "fsg-i18n.h"
 
-/* One Blocked signal, its strings already cleaned (see notify_clean()). type and module are
- * always set; the others are "" when fsgated did not know them. */
-typedef struct NotifyBlocked {
-        char *type;
-        char *module;
-        char *device;
-        char *source;   /* the deciding file */
-        char *origin;   /* vendor, admin, local, runtime, cmdline, default */
-        char *label;
-        char *uuid;
-        char *vendor;
-        char *model;
-        uint64_t size;  /* bytes; 0 = unknown */
-        char *cause;    /* "device" (a medium appeared at seat), "kernel" (a mount request); "": kernel */
-        char *seat;     /* the device's seat, for cause "device" */
-} NotifyBlocked;
+#include "block-fields.h"
+
+/* One Blocked signal, its strings already cleaned (see notify_clean()): the record of
+ * core/block-fields.h, read through its table. type and module are always set; the other
+ * strings are "" when fsgated did not know them, size 0 (the journal's session fields are
+ * not in the signal: unused here). */
+typedef FsgBlockReport NotifyBlocked;
 
 void notify_blocked_done(NotifyBlocked *b);
 
@@ -59,9 +50,8 @@ typedef enum NotifyOutcome {
         NOTIFY_OUTCOME_FAILED,    /* the service could not do it (named error) or did not answer */
 } NotifyOutcome;
 
-/* How an error reply to Allow/Load reads to a person. Cancellation cannot always be told
- * from refusal (see the function), so this is best effort. */
-NotifyOutcome notify_classify_error(const char *name, const char *message);
+/* How an error reply to Allow/Load reads to a person, by the error's name alone. */
+NotifyOutcome notify_classify_error(const char *name);
 
 /* A copy of a string that came over the bus, fit for one line of a notification: control
  * characters (C0, C1, DEL) and line and paragraph separators become spaces, format

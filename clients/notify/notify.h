@@ -13,7 +13,7 @@
 
 #include "macro.h"
 #include "notify-text.h"
-#include "service/ratelimit.h"
+#include "ratelimit.h"
 
 /* Sticks of one filesystem that joined one notification; more are logged only. */
 #define DEVICES_MAX 4
@@ -94,6 +94,10 @@ struct Context {
         char *fsgated_owner;
         char *fsgated_former;
         RateLimitCount forged_logged;   /* the lines about Blocked signals dropped as forged */
+        /* What a click on Allow, Allow once or Open read-only starts (notify-call.c's
+         * call_start()): set by the program, so that the notifications (notify-post.c) need
+         * not know the calls, which post their outcome through them. */
+        void (*request)(Item *i, NotifyRequest req);
 };
 
 /* The loop's time of this event, CLOCK_MONOTONIC. */

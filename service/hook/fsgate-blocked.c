@@ -19,6 +19,10 @@
  *   fsgate-blocked --boot                 from fsgate-boot-report.service
  *   fsgate-blocked --route TYPE MODULE    from fsgate's routes file (routes.h): a block by another's file
  *   fsgate-blocked --refresh-routes       from fsgate-routes.service: rebuilds that file
+ *
+ * One row of modes[] (at main()) each: its option, arguments, time budget and function. The
+ * kernel's paths are here; the device paths (--device, --udev-import, --report, --boot and
+ * the hand-over to systemd) in hook-device.c. The install lines' arguments are hook-line.h's.
  */
 #include <fcntl.h>
 #include <signal.h>
@@ -26,19 +30,18 @@
 #include <sys/time.h>
 #include <time.h>
 #include <systemd/sd-bus.h>
-#include <systemd/sd-device.h>
 
-#include "device-check.h"
 #include "fsgate-api.h"
 #include "hook-ratelimit.h"
+#include "hook.h"
 #include "macro.h"
 #include "name.h"
 #include "routes.h"
 #include "state.h"
 #include "strv.h"
 #include "time-util.h"
-#include "unit-name.h"
-#include "utf8.h"
+
+uint64_t hook_start_usec;
 
 static void kmsg(const char *fmt, ...) _printf_(1, 2);
 static void kmsg(const char *fmt, ...) {
@@ -58,8 +61,7 @@ static void kmsg(const char *fmt, ...) {
         close(fd);
 }
 
-/* A connection to the system bus, or to ADDRESS, whose calls give up after timeout_usec. */
-static int bus_open(const char *address, uint64_t timeout_usec, sd_bus **ret) {
+int hook_bus_open(const char *address, uint64_t timeout_usec, sd_bus **ret) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
@@ -79,11 +81,11 @@ static int bus_open(const char *address, uint64_t timeout_usec, sd_bus **ret) {
         return 0;
 }
 
-static int call(const char *method, const char *a, const char *b, uint64_t timeout_usec) {
+int hook_call(const char *method, const char *a, const char *b, uint64_t timeout_usec) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;
 
-        r = bus_open(NULL, timeout_usec, &bus);
+        r = hook_bus_open(NULL, timeout_usec, &bus);
         if (r < 0)
                 return r;
         return sd_bus_call_method(bus, FSGATE_BUS_NAME, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, method, NULL, NULL, "ss", a, b);
@@ -109,99 +111,8 @@ static void post(const char *method, const char *a, const char *b) {
                 (void) dup2(fd, STDERR_FILENO);
         }
         alarm(15);
-        call(method, a, b, 14 * 1000000ULL);
+        hook_call(method, a, b, 14 * 1000000ULL);
         _exit(0);
-}
-
-/* The device path's whole budget, in a udev worker, bus calls included; the call to fsgated
- * gets at most DEVICE_CALL_USEC of what the state build left, the hand-over to systemd the
- * rest. */
-#define DEVICE_BUDGET_USEC 2500000ULL
-#define DEVICE_CALL_USEC 1500000ULL
-#define DEVICE_CALL_MIN_USEC 200000ULL
-#define HANDOVER_CALL_USEC 800000ULL
-
-/* When the device path started (main()). */
-static uint64_t device_start_usec;
-
-static uint64_t device_call_timeout_usec(void) {
-        uint64_t spent = fsg_now_usec() - device_start_usec, t;
-
-        t = spent + HANDOVER_CALL_USEC < DEVICE_BUDGET_USEC ? DEVICE_BUDGET_USEC - HANDOVER_CALL_USEC - spent : 0;
-        if (t > DEVICE_CALL_USEC)
-                t = DEVICE_CALL_USEC;
-        return t < DEVICE_CALL_MIN_USEC ? DEVICE_CALL_MIN_USEC : t;
-}
-
-#define REPORT_UNIT_TEMPLATE "fsgate-report-device@.service"
-/* PID 1's own socket (root only): it answers while dbus-daemon waits for fsgated to start. */
-#define SYSTEMD_PRIVATE_ADDRESS "unix:path=/run/systemd/private"
-
-/* fsgated did not take the report in time: on a slow machine its bus activation can take
- * longer than the budget, and dbus-daemon drops a queued call whose sender has gone. A unit
- * may wait as long as activation takes, so systemd is asked to start the device's instance
- * of fsgate-report-device@.service, without waiting for it. A unit rather than a child:
- * udevd kills what a RUN program leaves in its cgroup. */
-static int hand_over(const char *devnode) {
-        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
-        char unit[FSG_UNIT_NAME_MAX + 1];
-        int r;
-
-        r = fsg_unit_name_from_path(REPORT_UNIT_TEMPLATE, devnode, unit, sizeof(unit));
-        if (r < 0)
-                return r;
-        r = bus_open(SYSTEMD_PRIVATE_ADDRESS, HANDOVER_CALL_USEC, &bus);
-        if (r < 0)
-                return r;
-        /* "replace": an instance already starting for this device takes this start as its own. */
-        return sd_bus_call_method(bus, "org.freedesktop.systemd1", "/org/freedesktop/systemd1",
-                                  "org.freedesktop.systemd1.Manager", "StartUnit", NULL, NULL, "ss", unit, "replace");
-}
-
-/* A new block device: report it only if its filesystem type may not autoload, so that
- * ordinary disks do not start the service at every boot. */
-static int device_mode(const char *devnode) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
-        const char *type = getenv("ID_FS_TYPE"), *root = secure_getenv("FSGATE_ROOT");
-        const FsgEntry *x;
-
-        if (!type || !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0)
-                return 0;
-        /* FSGATE_ROOT: tests judge against a scratch root; udev never sets it. A type a grant
-         * for another medium loaded is registered, yet this medium must be reported:
-         * --udev-import said so (FSGATE_GRANTED_ELSEWHERE). */
-        if (fsg_context_new(root, NULL, &c, NULL) < 0 ||
-            (!streq_ptr(getenv("FSGATE_GRANTED_ELSEWHERE"), "1") && !device_type_may_be_denied(c, type)) ||
-            fsg_state_build(c, NULL, &s, NULL) < 0)
-                return 0;
-        x = fsg_state_find(s, type);
-        if (!x || !x->denied || x->builtin)
-                return 0;
-        /* Synchronous, unlike the kernel's path: udevd kills what a RUN program leaves
-         * behind in its cgroup once the event is done, and it can wait a few seconds. The
-         * timer set in main() bounds the whole path: during boot the bus socket accepts
-         * before dbus-daemon answers (sd-bus's own wait for the bus to start has no timeout),
-         * and fsgate-boot-report.service reports such a disk once the bus is up. A scratch
-         * root is no booted system: no hand-over there. */
-        if (call("ReportDevice", devnode, type, device_call_timeout_usec()) < 0 && !root)
-                (void) hand_over(devnode);
-        return 0;
-}
-
-/* udev's IMPORT{program}: a medium of a type that a grant for another medium loaded is
- * hidden from udisks2 (UDISKS_IGNORE: desktops neither show nor mount it on their own), and
- * --device then reports it, so that someone is asked. Root can still mount it by hand. */
-static int udev_import_mode(const char *devnode) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        const char *type = getenv("ID_FS_TYPE");
-
-        if (!type || !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0 ||
-            fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
-                return 0;
-        if (device_granted_elsewhere(c, type, devnode))
-                printf("UDISKS_IGNORE=1\nFSGATE_GRANTED_ELSEWHERE=1\n");
-        return 0;
 }
 
 /* One counted block (v): past the burst nothing but the summary, when a window ends; within
@@ -227,12 +138,12 @@ static int report_block(int dir_fd, const HookVerdict *v, const char *type, cons
 
 /* A module request the deny routed here. Past the burst of its type this is all an
  * attempt costs: the state opened, counted, closed; no fork, no bus. */
-static int blocked_mode(const char *type, const char *module, const char *source) {
+static int blocked_mode(char **args, const FsgHookArgs *line) {
         _cleanup_close_ int dir_fd = hook_state_open();
         HookVerdict v;
 
-        hook_account(dir_fd, type, &v);
-        return report_block(dir_fd, &v, type, module, source);
+        hook_account(dir_fd, line->type, &v);
+        return report_block(dir_fd, &v, line->type, line->module, line->source);
 }
 
 /* What a routed request comes to (kept per type: hook_route_verdict_put()). */
@@ -280,10 +191,11 @@ static int route_load(const char *type, const char *module) {
  * and acted on while that is unchanged. A changed configuration is built once more. The
  * fingerprint misses only a change through a symlink to a file elsewhere; then the kept
  * verdict lasts until the next window's first request builds again. */
-static int route_mode(const char *type, const char *module) {
+static int route_mode(char **args, const FsgHookArgs *line) {
+        const char *type = line->type, *module = line->module;
         _cleanup_close_ int dir_fd = hook_state_open();
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
         RouteVerdict verdict;
         HookVerdict v;
@@ -314,7 +226,7 @@ static int route_mode(const char *type, const char *module) {
         return verdict == ROUTE_LOAD ? route_load(type, module) : 0;
 }
 
-static int refresh_routes_mode(void) {
+static int refresh_routes_mode(char **args, const FsgHookArgs *line) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         FsgError e = {};
         bool changed;
@@ -342,58 +254,6 @@ static void stdio_fill(void) {
                 close(fd);
 }
 
-/* The report of one device, from a unit: it may wait for fsgated's activation. The
- * configuration is read again (it may have changed since udev's event), and built once for
- * all of a boot's disks (*s). */
-static void report_device(const FsgContext *c, FsgState **s, sd_device *d) {
-        const char *devnode = NULL, *type = NULL;
-        const FsgEntry *x;
-
-        if (sd_device_get_devname(d, &devnode) < 0 || sd_device_get_property_value(d, "ID_FS_TYPE", &type) < 0 ||
-            !fsg_name_is_valid(type) || !fsg_utf8_is_valid(devnode) || strncmp(devnode, "/dev/", 5) != 0 ||
-            !device_type_may_be_denied(c, type))
-                return;
-        if (!*s && fsg_state_build(c, NULL, s, NULL) < 0)
-                return;
-        x = fsg_state_find(*s, type);
-        if (x && x->denied && !x->builtin)
-                (void) call("ReportDevice", devnode, type, 25000000ULL);
-}
-
-/* One device the udev hook could not report in time (hand_over()), from
- * fsgate-report-device@.service. What udev knows of it comes from udev's database. */
-static int report_mode(const char *devnode) {
-        _cleanup_(sd_device_unrefp) sd_device *d = NULL;
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
-
-        alarm(60);
-        if (strncmp(devnode, "/dev/", 5) != 0 || sd_device_new_from_devname(&d, devnode) < 0 ||
-            fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
-                return 0;
-        report_device(c, &s, d);
-        return 0;
-}
-
-/* Disks that were there before the system bus (at boot, or plugged in before dbus.service
- * ran): their udev "add" found no one to tell. fsgate-boot-report.service runs this once the
- * bus is up; the service reports each medium only once, so a disk udev did report is not
- * reported again. Not in a udev worker: it may wait for bus activation. */
-static int boot_mode(void) {
-        _cleanup_(sd_device_enumerator_unrefp) sd_device_enumerator *e = NULL;
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_state_freep) FsgState *s = NULL;
-
-        alarm(120);
-        if (sd_device_enumerator_new(&e) < 0 || sd_device_enumerator_add_match_subsystem(e, "block", true) < 0 ||
-            sd_device_enumerator_add_match_property(e, "ID_FS_TYPE", "*") < 0 ||
-            fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) < 0)
-                return 0;
-        for (sd_device *d = sd_device_enumerator_get_device_first(e); d; d = sd_device_enumerator_get_device_next(e))
-                report_device(c, &s, d);
-        return 0;
-}
-
 /* The timer ends the hook quietly: killed by a signal, it would make udevd log the
  * device event as failed, which it is not. */
 static void on_alarm(int sig) {
@@ -401,35 +261,70 @@ static void on_alarm(int sig) {
         _exit(0);
 }
 
-int main(int argc, char *argv[]) {
-        stdio_fill();
-        /* Never hold up the kernel (or udev) for long, whatever the bus does. */
-        signal(SIGALRM, on_alarm);
-        alarm(3);
+/* The kernel's and udev's wait: the hook never holds them up for long, whatever the bus does. */
+#define HOOK_BUDGET_USEC (3 * UINT64_C(1000000))
 
-        if (argc == 3 && streq(argv[1], "--device")) {
-                struct itimerval budget = { .it_value = { .tv_sec = DEVICE_BUDGET_USEC / 1000000,
-                                                          .tv_usec = DEVICE_BUDGET_USEC % 1000000 } };
-                device_start_usec = fsg_now_usec();
-                (void) setitimer(ITIMER_REAL, &budget, NULL);
-                return device_mode(argv[2]);
+/* Each way the hook is run: the option that names it (NULL: a deny's install line, which has
+ * none), the number of arguments after it, the time it may take in all (0: none, a unit's
+ * job with the unit's timeout, which may wait for the lock) and what it does. The two modes
+ * an install line runs take what fsg_hook_args_parse() read (hook-line.h). */
+typedef struct HookMode {
+        const char *option;
+        int n_args;
+        uint64_t budget_usec;
+        HookModeRun run;
+        bool install_line;
+} HookMode;
+
+static const HookMode modes[] = {
+        { "--device",            1, HOOK_DEVICE_BUDGET_USEC,       hook_device_mode,      false },
+        { "--udev-import",       1, HOOK_BUDGET_USEC,              hook_udev_import_mode, false },
+        { "--refresh-routes",    0, 0,                             refresh_routes_mode,   false },
+        { "--report",            1, 60 * UINT64_C(1000000),        hook_report_mode,      false },
+        { "--boot",              0, 120 * UINT64_C(1000000),       hook_boot_mode,        false },
+        { FSG_HOOK_ROUTE_OPTION, 2, HOOK_BUDGET_USEC,              route_mode,            true  },
+        { NULL,                  3, HOOK_BUDGET_USEC,              blocked_mode,          true  },
+};
+
+/* The row for argv; NULL: none (then the usage, and still no load). */
+static const HookMode *mode_find(int argc, char **argv, FsgHookArgs *line) {
+        bool parsed = fsg_hook_args_parse(argc - 1, argv + 1, line) >= 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(modes); i++) {
+                const HookMode *m = &modes[i];
+
+                if (m->install_line) {
+                        if (parsed && (line->kind == FSG_HOOK_LINE_ROUTE) == !!m->option)
+                                return m;
+                } else if (argc == 2 + m->n_args && streq(argv[1], m->option))
+                        return m;
         }
-        if (argc == 3 && streq(argv[1], "--udev-import"))
-                return udev_import_mode(argv[2]);
-        if (argc == 2 && streq(argv[1], "--refresh-routes")) {
-                alarm(0); /* a unit's job, with the unit's timeout; it may wait for the lock */
-                return refresh_routes_mode();
-        }
-        if (argc == 4 && streq(argv[1], "--route") && fsg_name_is_valid(argv[2]) && fsg_name_is_valid(argv[3]))
-                return route_mode(argv[2], argv[3]);
-        if (argc == 3 && streq(argv[1], "--report"))
-                return report_mode(argv[2]);
-        if (argc == 2 && streq(argv[1], "--boot"))
-                return boot_mode();
-        if (argc != 4 || !fsg_name_is_valid(argv[1]) || !fsg_name_is_valid(argv[2])) {
+        return NULL;
+}
+
+/* The budget's end ends the hook quietly (on_alarm()). setitimer(), not alarm(): the device
+ * path's is not whole seconds. */
+static void budget_arm(uint64_t usec) {
+        struct itimerval budget = { .it_value = { .tv_sec = usec / 1000000, .tv_usec = usec % 1000000 } };
+
+        hook_start_usec = fsg_now_usec();
+        (void) setitimer(ITIMER_REAL, &budget, NULL);
+}
+
+int main(int argc, char *argv[]) {
+        const HookMode *m;
+        FsgHookArgs line;
+
+        stdio_fill();
+        signal(SIGALRM, on_alarm);
+        budget_arm(HOOK_BUDGET_USEC);
+
+        m = mode_find(argc, argv, &line);
+        if (!m) {
                 fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --udev-import DEVNODE |\n"
                                 "                      --report DEVNODE | --boot | --route TYPE MODULE | --refresh-routes\n");
                 return 0; /* still a block: modprobe must not load anything either way */
         }
-        return blocked_mode(argv[1], argv[2], argv[3]);
+        budget_arm(m->budget_usec);
+        return m->run(m->option ? argv + 2 : argv + 1, m->install_line ? &line : NULL);
 }

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -319,16 +320,66 @@ class CliBusTest(BusTestCase):
         self.assertExit(4, '--no-ask-password', 'load', 'minix', uid=NOBODY)
 
     def test_service_unreachable(self):
+        """No service, no bus: exit 8 and one sentence with the next step, not sd-bus's errno."""
         st = self.stack
+        hint = ('fsgate\'s service cannot be reached: is fsgate installed and D-Bus running? '
+                'For an image use --root=DIR.\n')
         st.stop_daemon()
         try:
-            self.assertExit(8, 'status', 'hfs')
-            self.assertExit(8, 'deny', 'hfs')
+            self.assertEqual(self.assertExit(8, 'status', 'hfs').err, hint)
+            self.assertEqual(self.assertExit(8, 'deny', 'hfs').err, hint)
             env = dict(st.env, DBUS_SYSTEM_BUS_ADDRESS='unix:path=' + os.path.join(self.workdir, 'nobus'))
             p = subprocess.run([CONFIG.fsgatectl, 'list'], env=env, capture_output=True, text=True)
-            self.assertEqual(p.returncode, 8, p)
+            self.assertEqual((p.returncode, p.stderr), (8, hint), p)
         finally:
             st.start_daemon(self.root, self.kver)
+
+    def test_allow_load_that_fails_after_the_allow(self):
+        """allow --load whose allow is written and whose load fails (fsgated over an image never
+        loads) says both and exits 11, not LoadFailed's 7, which means nothing was done."""
+        self.vendor('hfs')
+        r = self.assertExit(11, 'allow', '--load', 'hfs')
+        self.assertTrue(r.err.startswith('hfs is allowed (/etc/modprobe.d/' + conf_name('hfs') + '); loading it '
+                                         'failed: hfs was not loaded: '), r)
+        self.assertIn('never loads a module into the running kernel from an image', r.err)
+        self.assertEqual(self.ctl_json('status', 'hfs')['state'], 'allowed')
+        # Allowed already: the failed load is all there is, 7.
+        before = snapshot(self.root)
+        r = self.assertExit(7, 'allow', '--load', 'hfs')
+        self.assertNotIn('is allowed', r.err)
+        self.assertEqual(snapshot(self.root), before)
+        # Several names: the error names the allow that was written.
+        self.vendor('minix')
+        r = self.assertExit(11, 'allow', '--load', 'minix', 'hfs')
+        self.assertIn('minix is allowed', r.err)
+        self.assertTrue(r.err.rstrip().endswith('Changed before this failure: minix'), r)
+        self.ctl_json('reset', 'hfs', 'minix')
+
+    def test_deny_force_of_a_mounted_module_says_it_stays(self):
+        write(self.root, 'proc/mounts', '/dev/vda / ext4 rw 0 0\n/dev/vdb /srv minix rw 0 0\n')
+        r = self.stack.ctl('deny', '--force', '--hard', 'minix')
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn('minix is denied, but stays loaded until it is unmounted: an audit fails until then.', r.out)
+        self.ctl_json('reset', 'minix')
+
+    def test_exempt_loaded_with_nothing_to_do_says_so(self):
+        r = self.stack.ctl('exempt-loaded')
+        self.assertEqual((r.rc, r.out), (0, 'Nothing to exempt: no filesystem a vendor file denies is mounted now.\n'),
+                         r)
+
+    def test_why_of_an_unreadable_device(self):
+        """why DEVICE by a user who cannot read it: "run as root", not blkid's error and "no
+        filesystem found"."""
+        d = tempfile.mkdtemp(prefix='fsgate-why-')       # the workdir is root's alone
+        self.addCleanup(shutil.rmtree, d, ignore_errors=True)
+        os.chmod(d, 0o755)
+        image = write(d, 'stick.img', '\0' * 4096, mode=0o600)
+        r = self.assertExit(4, 'why', image, uid=NOBODY)
+        self.assertEqual(r.err, f'cannot read {image}: run as root\n')
+        # Where the user cannot even look: the same.
+        os.chmod(d, 0o700)
+        r = self.assertExit(4, 'why', image, uid=NOBODY)
+        self.assertEqual(r.err, f'cannot read {image}: run as root\n')
 
 
     def test_json_escapes_file_names(self):
@@ -432,7 +483,8 @@ class CliOfflineTest(BusTestCase):
         write(self.image, 'proc/modules', proc_modules_line('hfs'))
         img = snapshot(self.image)
         p = self.offline('exempt-loaded')
-        self.assertEqual((p.returncode, p.stdout), (0, ''), p)
+        self.assertEqual((p.returncode, p.stdout),
+                         (0, 'Nothing to exempt: no filesystem a vendor file denies is mounted now.\n'), p)
         # On an image the way out names the image (on the system, --root=/, it is plain
         # `fsgatectl allow hfs`: tests/system/scenarios/install.sh).
         self.assertEqual(p.stderr, 'hfs is loaded but nothing is mounted with it: not exempted; '

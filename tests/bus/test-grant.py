@@ -5,7 +5,8 @@ module that is not loaded ends in LoadFailed; what a grant does once made (its r
 end, the unload that waits while the module is in use, Reset ending it, a restart arming it
 again) is played from records as a restarted fsgated finds them, with the module "loaded"
 in the scratch root's /proc/modules. The real load and unload are the VM's
-(tests/vm/scenarios/grant.sh)."""
+(tests/vm/scenarios/polkit.sh: by time, with the clock set back, for a medium, with a
+dependency; reboot.sh: a grant does not outlive a reboot)."""
 
 import json
 import os
@@ -178,6 +179,19 @@ class GrantTest(BusTestCase):
         # fuse allowed again: the grant goes on (and fails only at the load, on this image).
         self.assertReplyOk(st.send('Reset', 'fuse', 0))
         self.assertError(st.gdbus('Grant', 'virtiofs', scope(60), 'uint64 0'), ERR + 'LoadFailed', 'virtiofs')
+
+    def test_for_takes_systemds_spans(self):
+        # "--for=10 min" as systemd writes spans: understood (this image loads nothing: the
+        # grant is refused only at the load), never "Invalid --for".
+        st = self.stack
+        for span in ('10 min', '1h 30min', '2 hours', '90'):
+            r = st.ctl('allow', f'--for={span}', 'hfs')
+            self.assertEqual(r.rc, 7, (span, r))
+            self.assertNotIn('Invalid --for', r.err)
+        for span in ('10 fortnights', '1h 30', 'min', '8d'):
+            r = st.ctl('allow', f'--for={span}', 'hfs')
+            self.assertEqual(r.rc, 2, (span, r))
+            self.assertIn('Invalid --for', r.err)
 
     def test_caller_not_allowed(self):
         st = self.stack

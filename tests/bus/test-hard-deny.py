@@ -109,6 +109,16 @@ class HardDenyTest(BusTestCase):
         self.assertEqual(snapshot(self.root), before)
         self.assertFalse(self.describe('ext4')['hard'])
 
+    def test_hard_deny_of_cifs_takes_effect(self):
+        """The README's word: Debian 12's cifs has softdep lines without pre: or post:, which kmod
+        reads as none, so its install command runs and a hard deny of cifs is done, not refused."""
+        r = self.stack.ctl('deny', '--hard', 'cifs')
+        self.assertEqual(r.rc, 0, r)
+        self.assertTrue(self.describe('cifs')['hard'])
+        with open(os.path.join(CONFIG.source_root, 'README.md')) as f:
+            self.assertIn('`fsgatectl deny --hard cifs` works', ' '.join(f.read().split()))
+        self.assertEqual(self.stack.ctl('reset', 'cifs').rc, 0)
+
     def test_hard_deny_of_a_vendor_denied_module_writes_etc(self):
         self.vendor('hfs')
         # A soft deny of what the vendor already denies writes nothing; a hard one does.

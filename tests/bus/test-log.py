@@ -85,6 +85,24 @@ class LogTest(unittest.TestCase):
         self.assertEqual({b['module'] for b in j}, {'hfs', 'ufs'}, 'not the newest 100')
         self.assertIn('Only the newest 100', p.stderr)
 
+    def test_since_takes_journalctls_words(self):
+        """--since as journalctl takes it: "-30min" and "30min ago" are "30min"; "1h 30min" and
+        "90 minutes" one span; now, today and yesterday."""
+        self.write_journal(*(blocked('hfs', NOW - (100 - i) * MIN) for i in range(100)))
+        def count(since):
+            return len(json.loads(self.ctl('--json', f'--since={since}', 'log').stdout))
+        thirty = count('30min')
+        self.assertTrue(25 <= thirty <= 30, thirty)
+        for same in ('-30min', '30min ago', '30 minutes', '1800s', '0h 30m'):
+            self.assertEqual(count(same), thirty, same)
+        self.assertEqual(count('1h 30min'), count('90 minutes'))
+        self.assertEqual(count('now'), 0)
+        midnight = time.mktime(time.localtime()[:3] + (0, 0, 0, 0, 0, -1))
+        today = sum(1 for i in range(100) if NOW - (100 - i) * MIN >= midnight * 1000000)
+        self.assertEqual(count('today'), today)
+        self.assertEqual(count('yesterday'),
+                         sum(1 for i in range(100) if NOW - (100 - i) * MIN >= (midnight - 86400) * 1000000))
+
     def test_only_roots_entries_count(self):
         """Anyone may send fsgate's message ids; only entries journald records for uid 0 are fsgated's."""
         self.write_journal(blocked('hfs', NOW - 2 * MIN),
@@ -114,7 +132,7 @@ class LogTest(unittest.TestCase):
         self.write_journal(request(CHANGED, 'hfs', NOW))
         self.assertEqual(self.ctl('log').stdout, 'No blocked filesystem in the journal.\n')
         self.assertEqual(json.loads(self.ctl('--json', 'log').stdout), [])
-        for args in (['--since=yesterday', 'log'], ['--since=-3h', 'log'], ['--lines=0', 'log'],
+        for args in (['--since=3 fortnights', 'log'], ['--since=-', 'log'], ['--since=1h 30', 'log'], ['--lines=0', 'log'],
                      ['--lines=10001', 'log'], ['--lines=x', 'log'], ['--since=1h', 'list'],
                      ['--root=/tmp', 'log'], ['log', 'hfs']):
             p = self.ctl(*args, want=2)

@@ -263,7 +263,7 @@ class OpenTest(BusTestCase):
             f.write(data)
         os.chmod(bad, 0o644)
         r, _ = self.open_image(bad)
-        self.assertEqual(r.rc, 11, r)
+        self.assertEqual(r.rc, 12, r)
         self.assertIn('fuse2fs could not read an image', r.err)
         self.assertNothingOpen()
 
@@ -437,7 +437,7 @@ class OpenTest(BusTestCase):
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
         r, _ = self.open_image(self.truncated)
-        self.assertEqual(r.rc, 11, r)
+        self.assertEqual(r.rc, 12, r)
         self.assertIn('squashfuse could not read an image', r.err)
         self.assertIn('nothing was mounted', r.err)
         self.assertNothingOpen()

@@ -13,8 +13,8 @@ import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
-from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, E_ACCESS_DENIED, E_INTERACTIVE, ERR,  # noqa: E402
-                        LOAD_NOW, NOBODY, RUNTIME, BusTestCase, SignalMonitor, conf_name, proc_modules_line,
+from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, E_ACCESS_DENIED, E_AUTH_CANCELLED,  # noqa: E402
+                        E_INTERACTIVE, ERR, LOAD_NOW, NOBODY, RUNTIME, BusTestCase, SignalMonitor, conf_name, proc_modules_line,
                         snapshot, wait_until, write)
 
 
@@ -188,19 +188,20 @@ class MockPolkitTest(BusTestCase):
 
     def test_mock_polkit_dismissed(self):
         """Regression: polkit's answer "not authorized" with the detail polkit.dismissed=true
-        (the user closed the password dialog) is an AccessDenied that says the
-        authentication was cancelled, which fsgate-notify shows as "cancelled"."""
+        (the user closed the password dialog) is an error of its own,
+        AuthenticationCancelled, whose message says so; fsgate-notify, fsgatectl and the
+        Cockpit page tell it by that name, never by the message."""
         st = self.stack
         self.addCleanup(st.stop_mock_polkit)     # setUp starts a fresh one for the next test
         st.mock_polkit_answer("(False, False, {'polkit.dismissed': 'true'})")
         self.vendor('hfs')
         before = snapshot(self.root)
         r = st.gdbus('Allow', 'hfs', 0, uid=NOBODY, interactive=True)
-        self.assertError(r, E_ACCESS_DENIED, r'(?i)cancel')
+        self.assertError(r, E_AUTH_CANCELLED, r'(?i)cancel')
         # Regression: the message named the polkit action id; it reaches people.
         self.assertNotIn(ACTION_ALLOW, r.message)
         r = self.nobody('Deny', 'minix', 0)
-        self.assertError(r, E_ACCESS_DENIED, r'(?i)cancel')
+        self.assertError(r, E_AUTH_CANCELLED, r'(?i)cancel')
         # A plain "no" still says so, without "cancelled".
         st.mock_polkit_answer("(False, False, {'polkit.dismissed': 'false'})")
         r = self.nobody('Deny', 'minix', 0)

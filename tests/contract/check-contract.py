@@ -9,9 +9,12 @@ change forgot (HACKING.md's checklist):
   README's error table;
 - every polkit action id of core/fsgate-api.h is defined in polkit/org.fsgate.fsgate1.policy
   and named in the man page, and the policy defines no other;
-- every fsgatectl verb (fsgatectl --list-verbs) is in man/fsgatectl.1.scd;
+- every fsgatectl verb (fsgatectl --list-verbs) is in man/fsgatectl.1.scd, and in its SYNOPSIS;
 - every field of a module (core/entry-fields.c: Describe's keys, which --json uses too) is
-  in both man pages.
+  in both man pages;
+- every key of the Blocked signal's details (core/block-fields.c) is in the man page, and
+  every key the Cockpit page reads of them (detailValue(..., "KEY") in cockpit/fsgate.js) is
+  one of them.
 Usage: check-contract.py SOURCE_ROOT FSGATECTL
 """
 
@@ -64,9 +67,16 @@ out = subprocess.run([fsgatectl, '--list-verbs'], capture_output=True, text=True
 verbs = [line.split()[0] for line in out.splitlines() if line.strip()]
 if not verbs:
     problems.append('fsgatectl --list-verbs printed nothing')
+# The SYNOPSIS is what a person reads first: every verb there, not only further down.
+m = re.search(r'^# SYNOPSIS\n(.*?)^# ', ctl_man, re.M | re.S)
+synopsis = m.group(1) if m else ''
+if not synopsis:
+    problems.append('man/fsgatectl.1.scd: no SYNOPSIS section')
 for v in verbs:
     if not re.search(r'\*' + re.escape(v) + r'\*', ctl_man):
         problems.append(f'fsgatectl verb {v}: not in man/fsgatectl.1.scd')
+    elif not re.search(r'\*' + re.escape(v) + r'\*', synopsis):
+        problems.append(f'fsgatectl verb {v}: not in the SYNOPSIS of man/fsgatectl.1.scd')
 
 # A row: STORED("key", ...), COMPUTED_STRING("key", ...), HARD_DEP("key", ...) or { .key = "key", ... }.
 fields = re.findall(r'^\s*(?:[A-Z_]+\(|\{ \.key = )"(\w+)"', read('core/entry-fields.c'), re.M)
@@ -78,9 +88,23 @@ for key in fields:
         if not re.search(spelled, text):
             problems.append(f'field {key}: not in {rel}')
 
+# A row: ROW("key", "JOURNAL_FIELD", 't', member), or ROW(NULL, ...) for the journal's only.
+block_rows = re.findall(r'^\s*ROW\((NULL|"\w+"),\s*(NULL|"\w+"),', read('core/block-fields.c'), re.M)
+block_keys = [k.strip('"') for k, _j in block_rows if k != 'NULL']
+if not block_keys:
+    problems.append('no details keys found in core/block-fields.c')
+for key in block_keys:
+    if not re.search(r'\*' + key + r'\*', man):
+        problems.append(f'Blocked detail {key}: not in man/org.fsgate.fsgate1.5.scd')
+page_keys = set(re.findall(r'detailValue\([^,()]+,\s*"(\w+)"\)', read('cockpit/fsgate.js')))
+if not page_keys:
+    problems.append('cockpit/fsgate.js: no detailValue(..., "KEY") found')
+for key in sorted(page_keys - set(block_keys)):
+    problems.append(f'cockpit/fsgate.js reads Blocked detail {key}, which core/block-fields.c does not send')
+
 for p in problems:
     print('FAIL:', p)
-print(f'{len(errors)} errors, {len(actions)} actions, {len(verbs)} verbs, {len(fields)} fields, '
+print(f'{len(errors)} errors, {len(actions)} actions, {len(verbs)} verbs, {len(fields)} fields, {len(block_keys)} details, '
       f'{sum(len(iface.findall(k)) for k in ("method", "signal", "property"))} members checked; '
       f'{len(problems)} problems')
 sys.exit(1 if problems else 0)

@@ -63,6 +63,14 @@ class LockTest(BusTestCase):
         self.assertEqual(p.stdout.readline().strip(), 'locked')
         return p
 
+    def hold_lock(self):
+        """Takes the writers' lock of the root as a root writer does (fsgated removes the file
+        when a write is done: a holder makes it)."""
+        fd = os.open(lock_path(self.root), os.O_RDONLY | os.O_CREAT, 0o600)
+        self.addCleanup(os.close, fd)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return fd
+
     def test_unprivileged_flock_stalls_nothing(self):
         st = self.stack
         self.hold_as_nobody(os.path.join(self.root, 'etc/modprobe.d'))
@@ -77,20 +85,25 @@ class LockTest(BusTestCase):
         t0 = time.monotonic()
         st.start_daemon(self.root, self.kver)
         self.assertLess(time.monotonic() - t0, 5 * fb.TIMEOUT_MULTIPLIER)
-        # The real lock cannot even be opened by that user.
+        # An image's lock file goes when its writer is done: none gathers in /run/fsgate.
         path = lock_path(self.root)
-        self.assertTrue(os.path.isfile(path), path)
+        self.assertFalse(os.path.exists(path), path)
+        # While a writer holds it, that user cannot even open it.
+        fd = self.hold_lock()
+        change = st.send_async('Deny', 'jfs', 0)
+        self.addCleanup(change.wait)
         rc, out, err = st.run(['flock', '-n', path, 'true'], uid=NOBODY)
         self.assertNotEqual(rc, 0, 'uid 65534 could take the writers\' lock')
         self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        self.assertReplyOk(change.result())
+        self.assertFalse(os.path.exists(path), path)
 
     def test_root_writer_holding_the_lock_gives_busy(self):
         st = self.stack
-        self.assertReplyOk(st.send('Deny', 'minix', 0))     # creates the lock file
+        self.assertReplyOk(st.send('Deny', 'minix', 0))
         before = snapshot(self.root)
-        fd = os.open(lock_path(self.root), os.O_RDONLY)
-        self.addCleanup(os.close, fd)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fd = self.hold_lock()
         t0 = time.monotonic()
         r = st.send('Deny', 'jfs', 0)
         elapsed = time.monotonic() - t0
@@ -113,10 +126,8 @@ class LockTest(BusTestCase):
         # every read below is answered while the change still waits, and the change is
         # done once the lock is free (it waited, it did not fail).
         st = self.stack
-        self.assertReplyOk(st.send('Deny', 'minix', 0))     # creates the lock file
-        fd = os.open(lock_path(self.root), os.O_RDONLY)
-        self.addCleanup(os.close, fd)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        self.assertReplyOk(st.send('Deny', 'minix', 0))
+        fd = self.hold_lock()
         change = st.send_async('Deny', 'jfs', 0)
         self.addCleanup(change.wait)
         # Time for the change to reach fsgated before the reads (on the tree before the fix,

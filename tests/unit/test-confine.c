@@ -51,7 +51,7 @@ static void assert_build_succeeds(const char *root, const char *kver) {
         FsgError e = {};
 
         ASSERT_OK_E(fsg_state_build(c, NULL, &s, &e), &e);
-        fsg_state_free(s);
+        fsg_state_unref(s);
         fsg_context_free(c);
 }
 
@@ -320,7 +320,7 @@ TEST(unreadable_config) {
                 ASSERT_OK_E(fsg_state_build(c, NULL, &s, &e), &e);
                 ASSERT(strv_length(s->unreadable) == 1);
                 ASSERT_STREQ(s->unreadable[0], "/etc/modprobe.d/50-secret.conf");
-                fsg_state_free(s);
+                fsg_state_unref(s);
                 fsg_context_free(c);
                 free(p);
                 free(root);
@@ -483,7 +483,7 @@ static int build_in_child(const char *root, const char *kver) {
                         for (char **m = x->mentions; m && *m; m++)
                                 leak = leak || says_secret(*m);
                 }
-                fsg_state_free(s);
+                fsg_state_unref(s);
                 fsg_context_free(c);
                 /* Under valgrind a forked child's exit is checked for leaks, and the parent's
                  * allocations it inherited count as lost there: the answer leaves through an

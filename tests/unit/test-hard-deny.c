@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "autoload.h"
+#include "load.h"
 #include "store.h"
 #include "strv.h"
 #include "test-util.h"
@@ -115,7 +116,7 @@ TEST(hard_deny_state) {
         /* HARD belongs to Deny only. */
         ASSERT_ERR_E(change(FSG_OP_ALLOW, "minix", FSG_FLAG_HARD, &e), &e, FSG_ERR_INVALID_ARGS);
         ASSERT_ERR_E(change(FSG_OP_RESET, "minix", FSG_FLAG_HARD, &e), &e, FSG_ERR_INVALID_ARGS);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(foreign_hard_deny_decides) {
@@ -172,7 +173,7 @@ TEST(foreign_hard_deny_decides) {
                 free(p1);
                 free(p2);
         }
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 
@@ -291,7 +292,7 @@ TEST(hard_deny_of_a_dependency) {
         assert_blocked_by(&s, "nfsd", "dns_resolver", "/etc/modprobe.d/cis.conf");
         remove_file("etc/modprobe.d/cis.conf");
         assert_not_blocked(&s, "nfsd");
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 /* ext4 has "softdep ext4 pre: crc32c" in Debian's modules.softdep: an install line for it
@@ -310,7 +311,7 @@ TEST(softdep_module_of_the_tree) {
         /* A soft deny can. */
         ASSERT(fsg_plan(ctx, FSG_OP_DENY, "ext4", FSG_FLAG_FORCE, &p, &e) == 0 && p.write == FSG_WRITE_DENY);
         write_file(root, "proc/mounts", "/dev/vda / ext4 rw,relatime 0 0\n");
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST_SETUP(open_kernel_root) {

@@ -5,7 +5,9 @@
  * /run/fsgate/lock (the test runs as root, as every writer of the host does); it is held for
  * milliseconds and never by a service in the build environment. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -84,5 +86,47 @@ TEST(image_spellings_share_its_lock) {
         ASSERT(unlink(link) == 0);
         free(link);
         free(dot);
+        scratch_root_free(root);
+}
+
+/* The path of c's lock file: root's /run/fsgate/root-DEV-INO.lock. */
+static char *image_lock_path(const char *root) {
+        struct stat st;
+        char *p = NULL;
+
+        ASSERT(stat(root, &st) == 0);
+        ASSERT(asprintf(&p, "/run/fsgate/root-%llx-%llx.lock", (unsigned long long) st.st_dev,
+                        (unsigned long long) st.st_ino) > 0);
+        return p;
+}
+
+/* Regression: every image ever written left its root-DEV-INO.lock in /run/fsgate. */
+TEST(image_lock_file_goes_when_released) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL, *host = NULL;
+        char *root = scratch_root_new(false), *path = image_lock_path(root);
+        FsgError e = {};
+        int fd = -1, early = -1;
+
+        ASSERT_OK_E(fsg_context_new(root, NULL, &c, &e), &e);
+        ASSERT_OK_E(fsg_lock(c, FSG_LOCK_TIMEOUT_USEC, &fd, &e), &e);
+        ASSERT(access(path, F_OK) == 0);
+        /* A writer that opened the file before the holder removes it must not take a lock
+         * nobody else can find: it takes the one its name names then. */
+        ASSERT_OK_E(fsg_lock_open(c, &early, &e), &e);
+        fd = fsg_unlock(c, fd);
+        ASSERT(fd == -1);
+        ASSERT(access(path, F_OK) < 0 && errno == ENOENT);
+        ASSERT_OK_E(fsg_lock_try(c, &early, &e), &e);
+        ASSERT(access(path, F_OK) == 0);
+        ASSERT(fsg_lock(c, 0, &fd, &e) < 0 && e.code == FSG_ERR_BUSY);
+        early = fsg_unlock(c, early);
+        ASSERT(access(path, F_OK) < 0 && errno == ENOENT);
+
+        /* The running system's stays: fsgated's RuntimeDirectory keeps it. */
+        ASSERT_OK_E(fsg_context_new(NULL, NULL, &host, &e), &e);
+        ASSERT_OK_E(fsg_lock(host, FSG_LOCK_TIMEOUT_USEC, &fd, &e), &e);
+        (void) fsg_unlock(host, fd);
+        ASSERT(access("/run/fsgate/lock", F_OK) == 0);
+        free(path);
         scratch_root_free(root);
 }

@@ -141,7 +141,7 @@ TEST(allow_one_module_of_a_vendor_file) {
         ASSERT_ERR_E(store_change(ctx, FSG_OP_ALLOW, "udf", FSG_FLAG_RUNTIME, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(!strstr(e.message, "ln -s") && !exists(ETC) && !exists("run/modprobe.d/hardening.conf"));
         unlink_rel(VENDOR);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(stale) {
@@ -176,7 +176,7 @@ TEST(stale) {
         ASSERT(get(&s, "udf")->override_stale);
         ASSERT_OK_E(store_change(ctx, FSG_OP_ALLOW, "udf", 0, &e), &e);
         ASSERT(!exists(ETC) && !get(&s, "squashfs")->denied);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(admin_file_is_never_rewritten) {
@@ -208,7 +208,7 @@ TEST(admin_file_is_never_rewritten) {
         unlink_rel(ETC);
         unlink_rel(VENDOR);
         unlink_rel("run/modprobe.d/local.conf");
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST_SETUP(open_kernel_root) {

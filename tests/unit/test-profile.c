@@ -3,7 +3,8 @@
  * profile files, what "unused" keeps and why, plans (all or nothing), apply and audit. */
 #include <sys/stat.h>
 
-#include "profile.h"
+#include "profile-apply.h"
+#include "profile-audit.h"
 #include "risk.h"
 #include "strv.h"
 #include "test-util.h"
@@ -53,7 +54,7 @@ TEST(read) {
         ASSERT_ERR_E(fsg_profile_load(ctx, s, "../two", &p, &e), &e, FSG_ERR_NO_SUCH_PROFILE);
         ASSERT_ERR_E(fsg_profile_load(ctx, s, "bad", &p, &e), &e, FSG_ERR_FAILED);
         ASSERT(strstr(e.message, "unknown key Colour"));
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 static bool has(char **l, const char *prefix) {
@@ -91,7 +92,7 @@ TEST(unused) {
                 const FsgEntry *x = fsg_state_find(s, *m);
                 ASSERT(x && x->available && !x->builtin && !x->loaded && !x->mounted);
         }
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 /* The unused profile's list puts what the kernel source worries about first; its set stays the
@@ -123,7 +124,7 @@ TEST(unused_profile_notable_first) {
                 if (j != i)
                         ASSERT(strcmp(p->modules[j - 1], p->modules[j]) < 0);
         fsg_profile_free(p);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(plan_apply_audit) {

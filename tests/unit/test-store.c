@@ -49,7 +49,7 @@ TEST(tree) {
         ASSERT(strv_contains(x->types, "ext3") && strv_contains(x->types, "ext4"));
         ASSERT(x->available && !x->builtin && !x->denied && x->origin == FSG_ORIGIN_DEFAULT);
         ASSERT(s->n > 30);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(resolve_errors) {
@@ -61,7 +61,7 @@ TEST(resolve_errors) {
         ASSERT_ERR_E(fsg_state_resolve(ctx, s, "a/b", &x, &e), &e, FSG_ERR_INVALID_NAME);
         ASSERT_ERR_E(fsg_state_resolve(ctx, s, "usb-storage", &x, &e), &e, FSG_ERR_NOT_A_FILESYSTEM);
         ASSERT_ERR_E(fsg_state_resolve(ctx, s, "nosuchfs", &x, &e), &e, FSG_ERR_NO_SUCH_FILESYSTEM);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(vendor_allow_reset) {
@@ -94,7 +94,7 @@ TEST(vendor_allow_reset) {
         ASSERT_OK_E(fsg_apply(ctx, &p, &e), &e);
         ASSERT(kind_of("etc/modprobe.d/60-blacklist_fs-hfs.conf", "hfs") == FSG_FILE_ABSENT);
         ASSERT(get(&s, "hfs")->denied);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 /* The attacker: `unshare -Urm mount -t hfs ...` as any user makes the kernel load hfs (the
@@ -135,7 +135,7 @@ TEST(exempt_loaded_is_not_mounted) {
         ASSERT_OK_E(change(FSG_OP_RESET, "hfs", 0, &e), &e);
         ASSERT(get(&s, "hfs")->denied);
         set_usage("", "");
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(deny_and_reset) {
@@ -163,7 +163,7 @@ TEST(deny_and_reset) {
         ASSERT_OK_E(change(FSG_OP_RESET, "minix", 0, &e), &e);
         ASSERT_OK_E(change(FSG_OP_RESET, "minix", FSG_FLAG_RUNTIME, &e), &e);
         ASSERT(!get(&s, "minix")->denied && get(&s, "minix")->origin == FSG_ORIGIN_DEFAULT);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(refusals) {
@@ -211,7 +211,7 @@ TEST(refusals) {
         strv_free(done);
         strv_free(failed);
         set_usage("", "");
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(suse_never_and_cmdline) {
@@ -228,7 +228,7 @@ TEST(suse_never_and_cmdline) {
         ASSERT_ERR_E(change(FSG_OP_ALLOW, "qnx6", 0, &e), &e, FSG_ERR_FOREIGN_CONFIG);
         ASSERT(strstr(e.message, "kernel command line"));
         write_file(root, "proc/cmdline", "quiet\n");
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST(missing_module_named_by_rule) {
@@ -238,7 +238,7 @@ TEST(missing_module_named_by_rule) {
         write_file(root, "usr/lib/modprobe.d/60-blacklist_fs-exofs.conf", "blacklist exofs\n");
         x = get(&s, "exofs");
         ASSERT(x->denied && !x->available && !x->types && x->origin == FSG_ORIGIN_VENDOR);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 /* libkmod names module files below the directory fsgate made for it (kmod-view.h): fsgate
@@ -284,7 +284,7 @@ TEST(module_files_inside_image) {
         ASSERT(!get(&s, "hfs")->available);
         ASSERT(unlink(dir) == 0 && rename(moved, dir) == 0);
         ASSERT(get(&s, "hfs")->available);
-        fsg_state_free(s);
+        fsg_state_unref(s);
         scratch_root_free(host);
         free(want), free(tree), free(dir), free(moved), free(ko);
 }
@@ -356,7 +356,7 @@ TEST(boot_filesystems_are_never_denied) {
         ASSERT_ERR_E(change(FSG_OP_DENY, "squashfs", 0, &e), &e, FSG_ERR_FAILED);
         ASSERT(strstr(e.message, "nothing was changed for squashfs"));
         ASSERT(!get(&s, "squashfs")->denied);
-        fsg_state_free(s);
+        fsg_state_unref(s);
 }
 
 TEST_SETUP(open_kernel_root) {

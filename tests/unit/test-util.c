@@ -94,7 +94,7 @@ const FsgEntry *state_entry(FsgContext *c, FsgState **s, const char *name) {
         FsgError e = {};
         const FsgEntry *x = NULL;
 
-        fsg_state_free(*s);
+        fsg_state_unref(*s);
         *s = NULL;
         ASSERT_OK_E(fsg_state_build(c, NULL, s, &e), &e);
         ASSERT_OK_E(fsg_state_resolve(c, *s, name, &x, &e), &e);

@@ -45,9 +45,13 @@ def project_policy_file():
     return os.path.join(CONFIG.source_root, 'dbus', 'org.fsgate.fsgate1.conf')
 
 
-def system_bus_config(socket, extra=ALLOW_MONITORING + ALLOW_MOCK_POLKIT, policy=None):
+def system_bus_config(socket, extra=ALLOW_MONITORING + ALLOW_MOCK_POLKIT, policy=None, service_dir=None):
     """tools/private-bus.conf.in filled in: the system bus's default policy, EXTRA, then the
-    project's own policy file (or the file POLICY)."""
+    project's own policy file (or the file POLICY). SERVICE_DIR: a directory of activation
+    files (.service) the bus activates from; without <servicehelper> dbus-daemon starts Exec=
+    itself, as the user it runs as, with its own environment."""
+    if service_dir is not None:
+        extra += f'<servicedir>{escape(service_dir)}</servicedir>'
     template = os.path.join(CONFIG.source_root, 'tools', 'private-bus.conf.in')
     with open(template) as f:
         text = f.read()
@@ -66,14 +70,15 @@ class PrivateBus:
     """A dbus-daemon listening on a socket in DIRECTORY: kind 'system' (the template above,
     socket system_bus_socket; with POLICY, a bus policy file, instead of the project's) or
     'session' (socket bus). Its config and log (bus.conf, bus.log) go to DIRECTORY too; the
-    socket is open to every uid."""
+    socket is open to every uid. SERVICE_DIR (system only): bus activation from there."""
 
-    def __init__(self, directory, kind='system', policy=None):
+    def __init__(self, directory, kind='system', policy=None, service_dir=None):
         if kind not in ('system', 'session'):
             raise ValueError(f'no {kind} bus')
         self.dir = directory
         self.kind = kind
         self.policy = policy
+        self.service_dir = service_dir
         self.socket = os.path.join(directory, 'system_bus_socket' if kind == 'system' else 'bus')
         self.address = 'unix:path=' + self.socket
         self.log_path = os.path.join(directory, 'bus.log')
@@ -82,10 +87,8 @@ class PrivateBus:
         self._conn_lock = threading.Lock()
 
     def config(self):
-        if self.kind == 'system' and self.policy:
-            return system_bus_config(self.socket, policy=self.policy)
         if self.kind == 'system':
-            return system_bus_config(self.socket)
+            return system_bus_config(self.socket, policy=self.policy, service_dir=self.service_dir)
         return SESSION_BUS_CONFIG.format(socket=escape(self.socket))
 
     def start(self, env):

@@ -270,23 +270,49 @@ class SignalMonitor:
         self.proc.stdout.close()
 
 
-class BlockedMonitor:
-    """Blocked signals as (type, module, device, {detail: value}) via dbus-monitor."""
+MARKER_PATH = '/org/fsgate/test/marker'
 
-    def __init__(self, stack):
+
+class BlockedMonitor:
+    """Blocked signals as (type, module, device, {detail: value}) via dbus-monitor, with
+    the rule sender='org.fsgate.fsgate1': dbus-daemon matches a well-known sender against
+    the name's owner when the signal is sent, so the first Blocked of a newly activated
+    fsgated is seen too (issue 40; a client that learns the owner first and then subscribes
+    to it, as `gdbus monitor --dest` does, can miss it). Returns once the rules are in place:
+    a marker signal of its own (another sender, MARKER_PATH) has come through. wrapper: a
+    command dbus-monitor runs under (e.g. nice)."""
+
+    def __init__(self, stack, wrapper=()):
         self.signals, self.cond = [], threading.Condition()
-        rule = f"type='signal',interface='{IFACE}',member='Blocked'"
-        self.proc = subprocess.Popen(['stdbuf', '-oL', 'dbus-monitor', '--system', rule], stdout=subprocess.PIPE,
-                                     stderr=subprocess.DEVNULL, env=stack.env, text=True, errors='replace',
-                                     preexec_fn=die_with_parent)
+        self.markers = 0
+        rule = f"type='signal',sender='{BUS_NAME}',interface='{IFACE}',member='Blocked'"
+        marker = f"type='signal',path='{MARKER_PATH}'"
+        self.proc = subprocess.Popen([*wrapper, 'stdbuf', '-oL', 'dbus-monitor', '--system', rule, marker],
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=stack.env, text=True,
+                                     errors='replace', preexec_fn=die_with_parent)
         threading.Thread(target=self._read, daemon=True).start()
-        time.sleep(0.3)  # dbus-monitor becomes a monitor asynchronously; signals before that are not ours
+        # dbus-monitor becomes a monitor asynchronously: markers until one arrives.
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            rc, _, err = stack.run(['dbus-send', '--system', '--type=signal', MARKER_PATH, 'org.fsgate.test.Marker.Ready'])
+            if rc != 0:
+                raise AssertionError('cannot send a marker signal: ' + err)
+            with self.cond:
+                if self.cond.wait_for(lambda: self.markers > 0, 0.25):
+                    break
+            if time.monotonic() > deadline:
+                raise AssertionError('dbus-monitor did not see the marker signal')
 
     def _read(self):
         cur, key = None, None
         for line in self.proc.stdout:
             if line.startswith('signal '):
                 cur = None
+                if f'path={MARKER_PATH};' in line:
+                    with self.cond:
+                        self.markers += 1
+                        self.cond.notify_all()
+                    continue
                 if 'member=Blocked' in line:
                     cur = {'args': [], 'details': {}}
                     with self.cond:

@@ -8,6 +8,8 @@ OBJ_PATH = '/org/fsgate/fsgate1'
 IFACE = 'org.fsgate.fsgate1.Manager'
 ERR = 'org.fsgate.fsgate1.Error.'
 E_ACCESS_DENIED = 'org.freedesktop.DBus.Error.AccessDenied'
+# polkit's dialog dismissed (polkit.dismissed): not a refusal.
+E_AUTH_CANCELLED = ERR + 'AuthenticationCancelled'
 # More of one user's requests (or of all) wait for polkit than fsgated lets wait.
 E_LIMITS_EXCEEDED = 'org.freedesktop.DBus.Error.LimitsExceeded'
 E_INTERACTIVE = 'org.freedesktop.DBus.Error.InteractiveAuthorizationRequired'

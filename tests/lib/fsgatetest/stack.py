@@ -15,14 +15,15 @@ class Stack(MockPolkit, Fsgated, Clients):
     """Everything lives in WORKDIR: the bus in WORKDIR/bus (also the clients' working
     directory), the logs of the MOCK polkit and fsgated. env is what every process started
     here gets: the private bus as the system bus, no session bus. bus_policy: a bus policy
-    file the bus loads instead of the project's (None: the project's)."""
+    file the bus loads instead of the project's (None: the project's). service_dir: a
+    directory of activation files for the bus (see activation_file())."""
 
-    def __init__(self, workdir, bus_policy=None):
+    def __init__(self, workdir, bus_policy=None, service_dir=None):
         self.workdir = workdir
         os.chmod(workdir, 0o755)     # uid 65534 must reach the socket
         self.busdir = os.path.join(workdir, 'bus')
         os.makedirs(self.busdir, mode=0o755, exist_ok=True)
-        self.system_bus = PrivateBus(self.busdir, 'system', policy=bus_policy)
+        self.system_bus = PrivateBus(self.busdir, 'system', policy=bus_policy, service_dir=service_dir)
         self.socket = self.system_bus.socket
         self.address = self.system_bus.address
         self.env = dict(os.environ)

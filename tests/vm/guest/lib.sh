@@ -431,35 +431,115 @@ wait_fsgated_exit() {
 
 # --- The Blocked signal ---------------------------------------------------------------------
 
-# blocked_watch_start — subscribe to fsgated's signals the way any client does (gdbus
-# monitor: an ordinary match rule, following the name across idle exits and re-activation),
-# one line per signal in $BLOCKED_LOG. A Blocked signal reads
+# blocked_watch_start — subscribe to fsgated's signals with a match rule the bus applies:
+# dbus-monitor with sender='org.fsgate.fsgate1' (as root it becomes a monitor; the rule is
+# the same either way). dbus-daemon matches a well-known sender against the name's owner at
+# the moment the signal is sent, so the first signal of a newly activated fsgated reaches
+# it, and so does every signal across idle exits and re-activation. Not `gdbus monitor
+# --dest`: that one watches the name and adds a match for the owner's unique name only after
+# it has seen the new owner, so a Blocked sent right after activation (the very report that
+# activated fsgated) went by before the match was in place (issue 40). Once subscribed
+# it starts fsgated (StartServiceByName), as the gdbus monitor's watch did: the scenarios
+# were written with fsgated up after this. The raw log is $BLOCKED_RAW; blocked_signals reads it, one line per
+# signal in GVariant text as `gdbus monitor` printed it:
 #   /org/fsgate/fsgate1: org.fsgate.fsgate1.Manager.Blocked ('hfs', 'hfs', '', {'source': <'...'>, 'origin': <'vendor'>, 'cause': <'kernel'>})
-# Returns once the subscription is in place.
+# Returns once the subscription is in place (a signal of our own has come through).
+BLOCKED_RAW=/run/fsgate-signals.raw
 BLOCKED_LOG=/run/fsgate-signals.log
 BLOCKED_WATCH_PID=
 blocked_watch_start() {
+        : >"$BLOCKED_RAW"
         : >"$BLOCKED_LOG"
-        gdbus monitor --system --dest "$FSG_DEST" --object-path "$FSG_OBJ" >>"$BLOCKED_LOG" 2>&1 &
+        # Two rules: fsgated's signals, and a marker of our own (dbus-send's, another
+        # sender, another path), which shows when the rules are in place.
+        dbus-monitor --system "type='signal',sender='$FSG_DEST',interface='$FSG_IFACE'" \
+                "type='signal',path='/org/fsgate/test/marker'" >>"$BLOCKED_RAW" 2>&1 &
         BLOCKED_WATCH_PID=$!
+        # dbus-monitor's BecomeMonitor (or AddMatch) is asynchronous: send markers until one
+        # arrives. Then every later signal of fsgated is ours.
         _i=0
-        until grep -q -e 'is owned by' -e 'does not have an owner' "$BLOCKED_LOG"; do
+        until grep -q 'path=/org/fsgate/test/marker;' "$BLOCKED_RAW"; do
                 _i=$((_i + 1))
-                [ $_i -gt 100 ] && fail "gdbus monitor did not start: $(cat "$BLOCKED_LOG")"
+                [ $_i -gt 100 ] && fail "dbus-monitor did not start: $(cat "$BLOCKED_RAW")"
+                dbus-send --system --type=signal /org/fsgate/test/marker org.fsgate.test.Marker.Ready 2>/dev/null || true
                 sleep 0.1
         done
-        sleep 0.3
-        pass "subscribed to $FSG_IFACE signals (gdbus monitor, pid $BLOCKED_WATCH_PID)"
+        dbus-send --system --print-reply=literal --dest=org.freedesktop.DBus /org/freedesktop/DBus \
+                org.freedesktop.DBus.StartServiceByName "string:$FSG_DEST" uint32:0 >/dev/null ||
+                fail "cannot start $FSG_DEST"
+        pass "subscribed to $FSG_IFACE signals from $FSG_DEST (dbus-monitor, a bus-side match; pid $BLOCKED_WATCH_PID)"
 }
 
 blocked_watch_stop() {
         [ -n "$BLOCKED_WATCH_PID" ] && kill "$BLOCKED_WATCH_PID" 2>/dev/null
         BLOCKED_WATCH_PID=
+        _blocked_log_update
+}
+
+# _blocked_log_update — $BLOCKED_LOG from $BLOCKED_RAW: each signal of fsgated's interface
+# as one line in GVariant text (strings, uint64, uint32, int32, booleans, arrays of
+# strings and a{sv}: what fsgated sends). dbus-monitor writes a message with one fflush; a
+# message still being written at the end of the file (its arguments open) is left for the
+# next look.
+_blocked_log_update() {
+        awk -v iface="$FSG_IFACE" '
+        function q(s) {
+                gsub(/\\/, "\\\\", s)
+                if (index(s, "\047") && !index(s, "\"")) return "\"" s "\""
+                gsub(/\047/, "\\\047", s)
+                return "\047" s "\047"
+        }
+        function val(line,   t, v) {
+                sub(/^ *(variant +)?/, "", line)
+                t = line; sub(/ .*/, "", t)
+                v = line; sub(/^[^ ]+ /, "", v)
+                if (t == "string" || t == "object_path" || t == "signature") {
+                        sub(/^"/, "", v); sub(/"$/, "", v); return q(v)
+                }
+                if (t == "boolean" || t == "int32" || t == "double") return v
+                return t " " v
+        }
+        # An element at the current depth: an argument (depth 0) or an array item.
+        function put(s) {
+                buf[depth] = buf[depth] (n[depth]++ ? ", " : "") s
+        }
+        function flush_msg() {
+                if (head != "" && depth == 0)
+                        print head " (" buf[0] (n[0] == 1 ? ",)" : ")")
+                head = ""
+        }
+        /^signal / {
+                flush_msg()
+                depth = 0; buf[0] = ""; n[0] = 0
+                if (index($0, "interface=" iface ";")) {
+                        path = $0; sub(/.* path=/, "", path); sub(/;.*/, "", path)
+                        member = $0; sub(/.* member=/, "", member)
+                        head = path ": " iface "." member
+                }
+                next
+        }
+        head == "" { next }
+        /^ *(variant +)?array \[$/ { depth++; buf[depth] = ""; n[depth] = 0; dict[depth] = 0; next }
+        /^ *dict entry\($/ { dict[depth] = 1; key = ""; next }
+        /^ *\)$/ { next }
+        /^ *\]$/ {
+                if (dict[depth]) s = n[depth] ? "{" buf[depth] "}" : "@a{sv} {}"
+                else s = n[depth] ? "[" buf[depth] "]" : "@a{sv} {}"   # the only array fsgated sends
+                depth--
+                put(s)
+                next
+        }
+        depth > 0 && dict[depth] && key == "" { key = val($0); next }
+        depth > 0 && dict[depth] { put(key ": <" val($0) ">"); key = ""; next }
+        { put(val($0)) }
+        END { flush_msg() }
+' "$BLOCKED_RAW" >"$BLOCKED_LOG.new" && mv "$BLOCKED_LOG.new" "$BLOCKED_LOG"
 }
 
 # blocked_signals [TEXT] — the Blocked signals received so far (those containing TEXT),
 # each as "Blocked (ARGS)".
 blocked_signals() {
+        _blocked_log_update
         sed -n 's/^.*\.Manager\.\(Blocked (.*\)$/\1/p' "$BLOCKED_LOG" | grep -F -- "${1:-Blocked}" || true
 }
 

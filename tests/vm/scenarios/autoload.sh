@@ -58,24 +58,11 @@ step "1: a vendor-denied type, allowed and denied again"
 fsg_call_ok Reset st hfs 0
 assert_absent "$(conf_of $E hfs)"
 expect_state hfs denied vendor
-gdbus monitor --system --dest "$FSG_DEST" >/tmp/monitor 2>&1 &
-monitor=$!
-i=0
-until grep -q 'is owned by' /tmp/monitor; do
-        i=$((i + 1))
-        [ $i -gt 100 ] && fail "gdbus monitor did not start: $(cat /tmp/monitor)"
-        sleep 0.1
-done
-sleep 0.5
+blocked_watch_start
 expect_blocked hfs
-i=0
-until grep -q '\.Blocked ' /tmp/monitor; do
-        i=$((i + 1))
-        [ $i -gt 100 ] && break
-        sleep 0.1
-done
-kill $monitor
-assert_contains "$(grep '\.Blocked ' /tmp/monitor)" \
+expect_blocked_signal "'hfs', 'hfs', ''"
+blocked_watch_stop
+assert_eq "$BLOCKED_SIGNAL" \
         "Blocked ('hfs', 'hfs', '', {'source': <'/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf'>, 'origin': <'vendor'>, 'cause': <'kernel'>})" \
         "the Blocked signal of the refused mount"
 assert_contains "$(dmesg | grep 'fsgate: ')" \

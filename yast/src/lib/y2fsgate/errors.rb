@@ -78,6 +78,8 @@ module Y2Fsgate
     "#{PREFIX}LoadFailed"                    => LoadFailedError,
     "#{PREFIX}ConcurrentChange"              => ConcurrentChangeError,
     "#{DBUS}InvalidArgs"                     => InvalidArgsError,
+    # A dismissed authentication dialog: nothing was changed, as after a refusal.
+    "#{PREFIX}AuthenticationCancelled"       => AccessDeniedError,
     "#{DBUS}AccessDenied"                    => AccessDeniedError,
     "#{DBUS}InteractiveAuthorizationRequired" => AccessDeniedError,
     "#{DBUS}ServiceUnknown"                  => ServiceUnavailableError,

@@ -16,6 +16,8 @@ void strv_remove(char **l, const char *s);
 int strv_push(char ***l, char *s);          /* takes ownership of s, even on failure */
 int strv_extend(char ***l, const char *s);  /* copies s */
 int strv_extend_unique(char ***l, const char *s);
+/* The words of s between spaces, as a new list (empty, not NULL, for none); NULL: out of memory. */
+char **strv_split_spaces(const char *s);
 void strv_sort(char **l);
 /* Sorts and drops duplicates: a set in O(n log n), where strv_extend_unique() is O(n²). */
 void strv_sort_unique(char **l);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
 #include "strv.h"
 
 char **strv_free(char **l) {
@@ -101,4 +102,17 @@ void strv_sort_unique(char **l) {
 
 bool strv_sorted_contains(char * const *l, size_t n, const char *s) {
         return l && bsearch(&s, l, n, sizeof(char *), cmp_str);
+}
+
+char **strv_split_spaces(const char *s) {
+        _cleanup_free_ char *copy = strdup(s);
+        _cleanup_strv_free_ char **l = NULL;
+        char *save = NULL;
+
+        if (!copy)
+                return NULL;
+        for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                if (strv_extend(&l, w) < 0)
+                        return NULL;
+        return l ? TAKE_PTR(l) : calloc(1, sizeof(char *));
 }

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+
+#include "profile.h"
+#include "store.h"
+
+/* Applying a profile: a Deny plan per module that changes something, all made before
+ * anything is written. */
+typedef struct FsgProfilePlan {
+        char profile[64];
+        uint64_t flags;      /* as asked: FSG_FLAG_HARD, FSG_FLAG_FORCE, FSG_FLAG_DRY_RUN */
+        FsgPlan *plans;      /* only the ones that write, in module order */
+        size_t n;
+        char **skipped;      /* modules of the profile built into the kernel: nothing can deny them */
+} FsgProfilePlan;
+
+FsgProfilePlan *fsg_profile_plan_free(FsgProfilePlan *p);
+static inline void fsg_profile_plan_freep(FsgProfilePlan **p) {
+        fsg_profile_plan_free(*p);
+}
+
+/* Plans every module of the profile against current (NULL: built here) and memo (may be
+ * NULL). Every module that cannot change (ForeignConfig, InUse, Builtin, Overridden, ...) is
+ * collected first: then ProfileConflict, naming all of them. A configuration directory that
+ * cannot be written is ReadOnly. Nothing is touched either way. */
+int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *name,
+                     uint64_t flags, FsgProfilePlan **ret, FsgError *e);
+
+/* Under the writers' lock, once: plans again from the files as they are now, refuses with
+ * ConcurrentChange unless that is exactly the authorized list, and writes it. Should a write
+ * fail halfway, the files already written are put back as they were. A DRY_RUN plan writes
+ * nothing. */
+int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
+/* The same with the lock held by the caller. */
+int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
+
+/* The change a plan makes, as ApplyProfile returns it: "deny" or "deny-hard". */
+const char *fsg_profile_change_string(const FsgPlan *p);

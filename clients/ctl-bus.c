@@ -424,6 +424,30 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
         return 0;
 }
 
+static int bus_open_safely(const CtlOptions *o, const char *device, int image_fd, const char *route,
+                           char **ret_mountpoint, char **ret_id, FsgError *e) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *mountpoint, *id;
+        int r;
+
+        r = call(o, &bus, &reply, e, "OpenSafely", "shst", device, image_fd, route, UINT64_C(0));
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "ss", &mountpoint, &id);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
+        *ret_mountpoint = strdup(mountpoint);
+        *ret_id = strdup(id);
+        return *ret_mountpoint && *ret_id ? 0 : fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+}
+
+static int bus_close_safely(const CtlOptions *o, const char *what, FsgError *e) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        return call(o, &bus, &reply, e, "CloseSafely", "s", what);
+}
+
 const CtlBackend ctl_backend_bus = {
         .list = bus_list,
         .get = bus_get,
@@ -431,6 +455,8 @@ const CtlBackend ctl_backend_bus = {
         .change = bus_change,
         .load = bus_load,
         .grant = bus_grant,
+        .open_safely = bus_open_safely,
+        .close_safely = bus_close_safely,
         .exempt = bus_exempt,
         .apply_profile = bus_apply_profile,
         .audit_profile = bus_audit_profile,

@@ -79,6 +79,15 @@ static int offline_grant(const CtlOptions *o, const char *name, uint64_t seconds
                          _("allow --for and --device need the running service, which ends the grant; they cannot be used with --root"));
 }
 
+static int offline_open_safely(const CtlOptions *o, const char *device, int image_fd, const char *route,
+                               char **ret_mountpoint, char **ret_id, FsgError *e) {
+        return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s", _("open and close need the running service; they cannot be used with --root"));
+}
+
+static int offline_close_safely(const CtlOptions *o, const char *what, FsgError *e) {
+        return offline_open_safely(o, NULL, -1, NULL, NULL, NULL, e);
+}
+
 static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_strv_free_ char **failed = NULL, **unmounted = NULL;
@@ -136,6 +145,8 @@ const CtlBackend ctl_backend_offline = {
         .change = offline_change,
         .load = offline_load,
         .grant = offline_grant,
+        .open_safely = offline_open_safely,
+        .close_safely = offline_close_safely,
         .exempt = offline_exempt,
         .apply_profile = offline_apply_profile,
         .audit_profile = offline_audit_profile,

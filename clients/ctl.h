@@ -36,6 +36,11 @@ typedef struct CtlBackend {
                              FsgError *e);
         /* AuditProfile: per module, compliant or not and why. */
         int (*audit_profile)(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e);
+        /* OpenSafely: device ("/dev/NAME") or "" with image_fd, the image opened by the caller;
+         * the mountpoint and the open's id. */
+        int (*open_safely)(const CtlOptions *o, const char *device, int image_fd, const char *route,
+                           char **ret_mountpoint, char **ret_id, FsgError *e);
+        int (*close_safely)(const CtlOptions *o, const char *what, FsgError *e);
 } CtlBackend;
 
 extern const CtlBackend ctl_backend_bus;
@@ -144,3 +149,8 @@ int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
 
 /* `fsgatectl why DEVICE|TYPE`. Returns the exit status. */
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);
+
+/* `fsgatectl routes`, `open DEVICE|IMAGE` and `close` (ctl-open.c). Return the exit status. */
+int ctl_routes(const CtlBackend *be, const CtlOptions *o);
+int ctl_open(const CtlBackend *be, const CtlOptions *o, const char *arg, const char *route);
+int ctl_close(const CtlBackend *be, const CtlOptions *o, const char *arg);

@@ -22,6 +22,7 @@ typedef struct Ctl {
         bool log_options;               /* --since or --lines given: log's only */
         uint64_t grant_usec;            /* allow --for */
         const char *grant_device;       /* allow --device */
+        const char *route;              /* open --route */
 } Ctl;
 
 typedef enum VerbFlags {
@@ -30,6 +31,7 @@ typedef enum VerbFlags {
         VERB_HIDDEN     = 1 << 2,       /* for the completion scripts, not for people */
         VERB_ARG_PROFILE = 1 << 3,      /* its argument is a profile (apply, audit) */
         VERB_ARG_NAMES  = VERB_ARG_NAME | 1 << 4, /* one or more names, all changed or none */
+        VERB_ARG_FILE   = 1 << 5,       /* a device or a file (open, close) */
 } VerbFlags;
 
 /* Names one change verb takes at once: a command line's worth, bounded like any input. */
@@ -396,6 +398,18 @@ static int verb_audit(int argc, char *argv[], Ctl *c) {
         return ctl_audit_profile(c->be, &c->o, argv[1], c->flags & FSG_FLAG_HARD);
 }
 
+static int verb_routes(int argc, char *argv[], Ctl *c) {
+        return ctl_routes(c->be, &c->o);
+}
+
+static int verb_open(int argc, char *argv[], Ctl *c) {
+        return ctl_open(c->be, &c->o, argv[1], c->route);
+}
+
+static int verb_close(int argc, char *argv[], Ctl *c) {
+        return ctl_close(c->be, &c->o, argv[1]);
+}
+
 #define ALLOW_OPTIONS (FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW)
 #define DENY_OPTIONS  (FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT)
 #define APPLY_OPTIONS (FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_DRY_RUN)
@@ -411,6 +425,9 @@ static const Verb verbs[] = {
         { "exempt-loaded", 1, 1, 0,               0,                      verb_exempt_loaded, N_("Allow every denied filesystem that is mounted now") },
         { "apply",         2, 2, VERB_ARG_PROFILE, APPLY_OPTIONS,         verb_apply,         N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
         { "audit",         2, 2, VERB_ARG_PROFILE, FSG_FLAG_HARD,         verb_audit,         N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
+        { "routes",        1, 1, 0,               0,                      verb_routes,        N_("Which userspace driver could read each filesystem type without its module") },
+        { "open",          2, 2, VERB_ARG_FILE,   0,                      verb_open,          N_("Mount a device's or image's files read-only for you, by a userspace driver, no module") },
+        { "close",         2, 2, VERB_ARG_FILE,   0,                      verb_close,         N_("Unmount what open mounted (its mountpoint, device or id)") },
         { "log",           1, 1, 0,               0,                      verb_log,           N_("Show the blocks the journal holds, and what was done afterwards") },
         { "initramfs",     1, 1, 0,               0,                      verb_initramfs,     N_("Does the initramfs deny what this system denies? Exit 0 only if so") },
         { "list-names",    1, 1, VERB_HIDDEN,     0,                      verb_list_names,    NULL },
@@ -418,7 +435,7 @@ static const Verb verbs[] = {
 };
 
 static const char *verb_arg(const Verb *v) {
-        return v->flags & VERB_ARG_PROFILE ? "PROFILE" : v->flags & VERB_ARG_DEVICE ? "DEVICE|TYPE" :
+        return v->flags & VERB_ARG_FILE ? "DEVICE|IMAGE" : v->flags & VERB_ARG_PROFILE ? "PROFILE" : v->flags & VERB_ARG_DEVICE ? "DEVICE|TYPE" :
                (v->flags & VERB_ARG_NAMES) == VERB_ARG_NAMES ? "NAME..." : v->flags & VERB_ARG_NAME ? "NAME" : NULL;
 }
 
@@ -439,6 +456,7 @@ enum {
         ARG_FOR,
         ARG_DEVICE,
         ARG_NO_ASK,
+        ARG_ROUTE,
         ARG_LIST_VERBS,
         ARG_LIST_OPTIONS,
 };
@@ -461,6 +479,7 @@ static const struct option options[] = {
         { "for",             required_argument, NULL, ARG_FOR          },
         { "device",          required_argument, NULL, ARG_DEVICE       },
         { "no-ask-password", no_argument,       NULL, ARG_NO_ASK       },
+        { "route",           required_argument, NULL, ARG_ROUTE        },
         /* Hidden: what the shell completions ask, so they cannot drift from this file. */
         { "list-verbs",      no_argument,       NULL, ARG_LIST_VERBS   },
         { "list-options",    no_argument,       NULL, ARG_LIST_OPTIONS },
@@ -487,6 +506,7 @@ static const struct {
         { "   --json",          N_("Print JSON") },
         { "   --since=WHEN",    N_("log: since a date (2026-12-06 [10:30]) or a span ago (90min, 12h, 7d)") },
         { "   --lines=N",       N_("log: show at most the newest N blocks (default 100, at most 10000)") },
+        { "   --route=ROUTE",   N_("open: how to read it (fuse: a userspace driver, the default)") },
         { "   --risk",          N_("list: what the kernel source says of each module (maintained, deprecated, ...)") },
         { "   --no-ask-password", N_("Do not let polkit ask for a password") },
 };
@@ -523,7 +543,7 @@ static void list_verbs(void) {
                 if (v->flags & VERB_HIDDEN)
                         continue;
                 printf("%s\t%s\t%s\n", v->name,
-                       v->flags & VERB_ARG_PROFILE ? "profile" : v->flags & VERB_ARG_DEVICE ? "device" :
+                       v->flags & VERB_ARG_FILE ? "file" : v->flags & VERB_ARG_PROFILE ? "profile" : v->flags & VERB_ARG_DEVICE ? "device" :
                        (v->flags & VERB_ARG_NAMES) == VERB_ARG_NAMES ? "names" :
                        v->flags & VERB_ARG_NAME ? "name" : "-", v->help);
         }
@@ -570,6 +590,10 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
         }
         if ((c->grant_usec || c->grant_device) && v->run != verb_allow) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--for/--device", v->name);
+                return ctl_fail(&c->o, &e);
+        }
+        if (c->route && v->run != verb_open) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--route", v->name);
                 return ctl_fail(&c->o, &e);
         }
         if (c->log_options && v->run != verb_log) {
@@ -643,6 +667,7 @@ static int parse_options(Ctl *c, int argc, char *argv[], FsgError *e) {
                                 return -EINVAL;
                         }
                         break;
+                case ARG_ROUTE: c->route = optarg; break;
                 case ARG_DEVICE:
                         c->grant_device = device_node(optarg);
                         break;

@@ -95,6 +95,10 @@ _fsgatectl() {
         name | names)
                 mapfile -t COMPREPLY < <(compgen -W "$("$ctl" "${offline[@]}" list-names 2>/dev/null)" -- "$cur")
                 ;;
+        file)
+                # open and close: a device or an image, a mountpoint.
+                _filedir
+                ;;
         profile)
                 # Profiles come with fsgate, not with the image: the same with --root.
                 mapfile -t COMPREPLY < <(compgen -W "$("$ctl" list-profiles 2>/dev/null)" -- "$cur")

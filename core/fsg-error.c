@@ -38,6 +38,9 @@ static const struct {
         [FSG_ERR_HARD_DENY_IGNORED]  = { "org.fsgate.fsgate1.Error.HardDenyIgnored",   5, EOPNOTSUPP    },
         [FSG_ERR_NEEDED_FOR_BOOT]    = { "org.fsgate.fsgate1.Error.NeededForBoot",     5, EBUSY         },
         [FSG_ERR_DEPENDENCY_DENIED]  = { "org.fsgate.fsgate1.Error.DependencyDenied",  5, EPERM         },
+        [FSG_ERR_NO_ROUTE]           = { "org.fsgate.fsgate1.Error.NoRoute",           3, ENOPKG        },
+        [FSG_ERR_OPEN_FAILED]        = { "org.fsgate.fsgate1.Error.OpenFailed",        12, EIO          },
+        [FSG_ERR_NOT_OPEN]           = { "org.fsgate.fsgate1.Error.NotOpen",           3, ENOENT        },
 };
 
 static int error_to_errno(FsgErrorCode code) {

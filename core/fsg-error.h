@@ -30,6 +30,9 @@ typedef enum FsgErrorCode {
         FSG_ERR_HARD_DENY_IGNORED, /* kmod would ignore the install command a hard deny writes */
         FSG_ERR_NEEDED_FOR_BOOT,   /* a deny of what /, /usr, /boot or the ESP is on */
         FSG_ERR_DEPENDENCY_DENIED, /* a grant would load a denied module along with its own */
+        FSG_ERR_NO_ROUTE,          /* Open safely: no userspace driver for what the medium holds */
+        FSG_ERR_OPEN_FAILED,       /* Open safely: the driver could not read the medium */
+        FSG_ERR_NOT_OPEN,          /* Close: nothing opened safely by that name */
         _FSG_ERR_MAX,
 } FsgErrorCode;
 

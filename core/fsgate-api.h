@@ -29,3 +29,9 @@
 /* Grant: a load that ends by itself (its own action, so that a site can allow it more
  * freely than a permanent allow). */
 #define FSGATE_ACTION_GRANT "org.fsgate.fsgate1.grant"
+/* OpenSafely: the files of a medium read by a sandboxed userspace driver, no kernel module
+ * loaded (its own action: no kernel code is loaded, so its default can be freer). */
+#define FSGATE_ACTION_OPEN  "org.fsgate.fsgate1.open"
+/* ... of a block device that is not removable (not on USB, MMC or removable media): a
+ * partition of the machine's own disks, as udisks2's filesystem-mount-system. */
+#define FSGATE_ACTION_OPEN_SYSTEM "org.fsgate.fsgate1.open-system"

@@ -8,6 +8,7 @@
 #include "bus-grant.h"
 #include "bus-reply.h"
 #include "bus-request.h"
+#include "bus-open.h"
 #include "config.h"
 #include "entry-fields.h"
 #include "grants.h"
@@ -515,6 +516,7 @@ const sd_bus_vtable manager_vtable[] = {
         SD_BUS_PROPERTY("KernelRelease", "s", property_kernel_release, 0, SD_BUS_VTABLE_PROPERTY_CONST),
         SD_BUS_PROPERTY("UnreadableFiles", "as", property_unreadable_files, 0, 0),
         SD_BUS_PROPERTY("Grants", "a(ssutts)", property_grants, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
+        SD_BUS_PROPERTY("OpenMedia", "a(sssusst)", property_open_media, 0, SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE),
         SD_BUS_METHOD_WITH_NAMES("ListFilesystems", "", "", "a(sassssbbbb)", SD_BUS_PARAM(filesystems),
                                  method_list, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetFilesystem", "s", SD_BUS_PARAM(name), "(sassssbbbb)", SD_BUS_PARAM(filesystem),
@@ -533,6 +535,12 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_load, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("Grant", "sa{sv}t", SD_BUS_PARAM(name) SD_BUS_PARAM(scope) SD_BUS_PARAM(flags),
                                  "s", SD_BUS_PARAM(grant), method_grant, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("OpenSafely", "shst",
+                                 SD_BUS_PARAM(device) SD_BUS_PARAM(image) SD_BUS_PARAM(route) SD_BUS_PARAM(flags),
+                                 "ss", SD_BUS_PARAM(mountpoint) SD_BUS_PARAM(id), method_open_safely,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("CloseSafely", "s", SD_BUS_PARAM(what), "", "", method_close_safely,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ExemptLoaded", "", "", "as", SD_BUS_PARAM(modules),
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ApplyProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags),

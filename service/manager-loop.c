@@ -8,6 +8,7 @@
 #include "lock-wait.h"
 #include "log.h"
 #include "bus-object.h"
+#include "bus-open.h"
 #include "manager.h"
 #include "polkit-bridge.h"
 #include "state-cache.h"
@@ -70,6 +71,7 @@ Manager *manager_free(Manager *m) {
                 manager_lock_cancel_all(m);
         }
         manager_grants_done(m);
+        manager_opens_done(m);
         sd_bus_slot_unref(m->vtable_slot);
         sd_bus_flush_close_unref(m->bus);
         sd_event_unref(m->event);
@@ -116,6 +118,9 @@ int manager_connect(Manager *m) {
         r = sd_bus_request_name(m->bus, FSGATE_BUS_NAME, 0);
         if (r < 0)
                 return log_plain(LOG_ERR, "Failed to acquire %s: %s", FSGATE_BUS_NAME, strerror(-r)), r;
+        /* Only once the name is ours: a second fsgated that fails to get it must not unmount
+         * what the first opened. */
+        manager_opens_start(m);
         return 0;
 }
 
@@ -135,7 +140,8 @@ again:
                 r = sd_event_run(m->event, idle_usec ? idle_usec : UINT64_MAX);
                 if (r < 0)
                         return r;
-                if (r == 0 && idle_usec && m->n_pending == 0 && !manager_grants_hold(m)) {
+                if (r == 0 && idle_usec && m->n_pending == 0 && !manager_grants_hold(m) &&
+                    !manager_opens_hold(m)) {
                         log_plain(LOG_DEBUG, "Idle, exiting");
                         break;
                 }

@@ -28,6 +28,9 @@ typedef struct Manager {
         char **unload_deps;     /* pairs: a module of an ended grant, what its grants loaded with it
                                  * ("fuse configfs"), unloaded once the module is gone */
         sd_event_source *watch_timer;    /* media of device grants, waiting unloads */
+        struct OpenMedium *opens; /* what OpenSafely mounted, and those still starting (bus-open.c) */
+        unsigned n_opens;
+        struct OpenMedium *opens_closed; /* ended, their killed children not reaped yet */
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);

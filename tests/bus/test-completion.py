@@ -161,7 +161,8 @@ class CompletionTest(BusTestCase):
         self.assertIn('--root=', got)
         self.assertIn('--no-ask-password', got)
         self.assertNotIn('--list-verbs', got)
-        self.assertEqual(self.bash('fsgatectl --ro'), ['--root='])
+        self.assertEqual(sorted(self.bash('fsgatectl --ro')), ['--root=', '--route='])
+        self.assertEqual(self.bash('fsgatectl --roo'), ['--root='])
         # After the verb too: getopt takes them anywhere.
         self.assertEqual(self.bash('fsgatectl deny --forc'), ['--force'])
         self.assertEqual(self.bash('fsgatectl allow --for'), ['--force', '--for='])

@@ -717,11 +717,14 @@ class ManagerTest(BusTestCase):
         # The contract's names (README.md, the man page), so the XML itself cannot drift either.
         self.assertEqual(sorted(k for k in want if k.startswith('method ')),
                          sorted('method ' + m for m in ('ListFilesystems', 'GetFilesystem', 'Describe', 'DescribeAll',
-                                                        'Allow', 'Deny', 'Reset', 'Load', 'Grant', 'ExemptLoaded',
+                                                        'Allow', 'Deny', 'Reset', 'Load', 'Grant', 'OpenSafely',
+                                                        'CloseSafely', 'ExemptLoaded',
                                                         'ApplyProfile', 'AuditProfile', 'ReportBlocked', 'ReportDevice')))
         self.assertEqual([a[1] for a in want['method Grant'][0]], ['s', 'a{sv}', 't', 's'])
         self.assertEqual([a[1] for a in want['signal GrantEnded'][0]], ['s', 's', 's'])
         self.assertEqual(want['property Grants'][:2], ('a(ssutts)', 'read'))
+        self.assertEqual([a[1] for a in want['method OpenSafely'][0]], ['s', 'h', 's', 't', 's', 's'])
+        self.assertEqual(want['property OpenMedia'][:2], ('a(sssusst)', 'read'))
         self.assertEqual([a[1] for a in want['signal Blocked'][0]], ['s', 's', 's', 'a{sv}'])
         self.assertEqual(want['method GetFilesystem'][0][1][1], '(sassssbbbb)')
         self.assertEqual(want['method ListFilesystems'][0][0][1], 'a(sassssbbbb)')

@@ -7,6 +7,7 @@ Deny after an Allow in /etc), and audit/apply found no profile."""
 
 import glob
 import os
+import re
 import shlex
 import shutil
 import sys
@@ -68,6 +69,9 @@ class ReadmeTest(BusTestCase):
         ran = self.run_block('## fsgatectl', fsgatectl)
         # Every verb fsgatectl offers people appears (load: in the block, run in the VM).
         verbs = {w[1] if not w[1].startswith('--root') else w[2] for w in ran} | {'load'}
+        # ... or in the Open safely block (test_open_safely runs it).
+        verbs |= {v for line in readme_block('## Open safely')
+                  for v in re.findall(r'\bfsgatectl (\w[\w-]*)', line.split('#')[0])}
         r = self.stack.ctl('--list-verbs')
         self.assertEqual(r.rc, 0, r)
         offered = {line.split('\t')[0] for line in r.out.splitlines()}
@@ -75,6 +79,26 @@ class ReadmeTest(BusTestCase):
         # What the block did, as its comments say: cis applied and compliant, udf reset.
         self.assertState('hfs', 'denied', 'admin')
         self.assertState('udf', 'denied', 'admin')
+
+    def test_open_safely(self):
+        """The Open safely block, as one shell script, as root, with this build's fsgatectl
+        first on PATH, in a directory with a "photos" directory to make the image of."""
+        if not shutil.which('mksquashfs') or not os.path.exists('/usr/bin/squashfuse'):
+            self.skipTest('mksquashfs or squashfuse missing (tools/install-deps)')
+        lines = readme_block('## Open safely')
+        work = os.path.join(self.workdir, 'open-safely')
+        bindir = os.path.join(work, 'bin')
+        os.makedirs(os.path.join(work, 'photos'))
+        os.makedirs(bindir)
+        os.symlink(CONFIG.fsgatectl, os.path.join(bindir, 'fsgatectl'))
+        with open(os.path.join(work, 'photos', 'beach.jpg'), 'wb') as f:
+            f.write(b'\xff\xd8' + os.urandom(1000))
+        script = 'set -eu\ncd ' + shlex.quote(work) + '\n' + '\n'.join(lines) + '\n'
+        env = dict(self.stack.env, PATH=bindir + ':' + self.stack.env.get('PATH', os.environ['PATH']))
+        r = self.stack.run(['sh', '-c', script], env=env)
+        self.assertEqual(r[0], 0, f'the Open safely block failed:\nstdout: {r[1]}\nstderr: {r[2]}')
+        self.assertIn('beach.jpg', r[1])
+        self.assertEqual(self.stack.prop('OpenMedia'), [])
 
 
 if __name__ == '__main__':

@@ -50,7 +50,7 @@ for name in errors:
     if f'`org.fsgate.fsgate1.Error.{name}`' not in readme:
         problems.append(f'error {name}: not in the README\'s error table')
 
-actions = set(re.findall(r'#define FSGATE_ACTION_\w+\s+"([\w.]+)"', read('core/fsgate-api.h')))
+actions = set(re.findall(r'#define FSGATE_ACTION_\w+\s+"([\w.-]+)"', read('core/fsgate-api.h')))
 policy = set(a.get('id') for a in ET.fromstring(read('polkit/org.fsgate.fsgate1.policy')).findall('action'))
 if not actions:
     problems.append('no action ids found in core/fsgate-api.h')

@@ -24,6 +24,8 @@ ACTION_ALLOW = 'org.fsgate.fsgate1.allow'
 ACTION_DENY = 'org.fsgate.fsgate1.deny'
 ACTION_LOAD = 'org.fsgate.fsgate1.load'
 ACTION_GRANT = 'org.fsgate.fsgate1.grant'
+ACTION_OPEN = 'org.fsgate.fsgate1.open'
+ACTION_OPEN_SYSTEM = 'org.fsgate.fsgate1.open-system'
 
 RUNTIME, LOAD_NOW, FORCE = 0x1, 0x2, 0x4
 HARD = 0x8

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "open-route.h"
+
+/* fsgatectl routes, open and close: Open safely (org.fsgate.fsgate1(5), OpenSafely). */
+
+/* The driver of type's route as installed on the system (or under --root): path or "". */
+static const FsgOpenRoute *route_of(const FsgContext *c, const char *type, char *path, size_t size) {
+        const FsgOpenRoute *r = fsg_open_route_find(type);
+
+        path[0] = 0;
+        if (r)
+                (void) fsg_open_route_driver(c, r, path, size);
+        return r;
+}
+
+static void route_json(JsonWriter *w, const char *type, const FsgEntry *x, const FsgOpenRoute *r, const char *path) {
+        json_object_begin(w);
+        json_field_string(w, "type", type);
+        json_field_string(w, "module", x->module);
+        json_field_string(w, "driver", r ? r->driver : "");
+        json_field_string(w, "package", r ? r->package : "");
+        json_field_string(w, "installed", path);
+        json_field_bool(w, "usable", fsg_open_route_usable(r) && *path);
+        json_object_end(w);
+}
+
+static const char *route_status(const FsgOpenRoute *r, const char *path) {
+        if (!r)
+                return _("none known");
+        if (!*path)
+                return _("not installed");
+        return fsg_open_route_usable(r) ? _("installed") : _("installed, not started by fsgate yet");
+}
+
+int ctl_routes(const CtlBackend *be, const CtlOptions *o) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
+        JsonWriter w = JSON_WRITER(stdout);
+        FsgError e = {};
+
+        if (be->list(o, &s, &e) < 0)
+                return ctl_fail(o, &e);
+        if (o->root && fsg_context_new(o->root, o->kernel_release, &c, &e) < 0)
+                return ctl_fail(o, &e);
+        if (o->json)
+                json_array_begin(&w);
+        else
+                printf("%-12s %-12s %-12s %-12s %s\n", "TYPE", "MODULE", "DRIVER", "PACKAGE", "ROUTE");
+        for (size_t i = 0; i < s->n; i++)
+                for (char **t = s->entries[i].types; t && *t; t++) {
+                        char path[128];
+                        const FsgOpenRoute *r = route_of(c, *t, path, sizeof(path));
+
+                        if (o->json)
+                                route_json(&w, *t, &s->entries[i], r, path);
+                        else
+                                printf("%-12s %-12s %-12s %-12s %s\n", ctl_esc(*t), ctl_esc(s->entries[i].module),
+                                       r ? r->driver : "-", r ? r->package : "-", route_status(r, path));
+                }
+        if (o->json) {
+                json_array_end(&w);
+                putchar('\n');
+        }
+        return 0;
+}
+
+/* The kernel's name (/dev/NAME) of a block device arg names (/dev/disk/by-label/STICK, or any
+ * link to its node), or NULL: fsgated knows devices by that name only. */
+static const char *device_name(const char *arg, char *buf, size_t size) {
+        char real[PATH_MAX];
+        struct stat st;
+
+        if (!realpath(arg, real) || strncmp(real, "/dev/", 5) != 0 ||
+            strchr(real + 5, '/') || stat(real, &st) < 0 || !S_ISBLK(st.st_mode))
+                return NULL;
+        snprintf(buf, size, "%s", real);
+        return buf;
+}
+
+/* A block device below /dev goes by name: fsgated opens it. Anything else is an image the
+ * caller opens here, as themselves, and hands over open: fsgated never opens a caller's path. */
+int ctl_open(const CtlBackend *be, const CtlOptions *o, const char *arg, const char *route) {
+        _cleanup_free_ char *mountpoint = NULL, *id = NULL;
+        _cleanup_close_ int fd = -1;
+        char node[PATH_MAX];
+        FsgError e = {};
+        const char *device = device_name(arg, node, sizeof(node));
+
+        if (!device) {
+                fd = open(arg, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+                if (fd < 0) {
+                        fsg_error(&e, FSG_ERR_INVALID_ARGS, _("Cannot open %s: %s"), arg, strerror(errno));
+                        return ctl_fail(o, &e);
+                }
+        } else
+                fd = open("/dev/null", O_RDONLY | O_CLOEXEC);   /* the call always carries one */
+        if (be->open_safely(o, device ?: "", fd, route ?: "", &mountpoint, &id, &e) < 0)
+                return ctl_fail(o, &e);
+        if (o->json) {
+                JsonWriter w = JSON_WRITER(stdout);
+
+                json_object_begin(&w);
+                json_field_string(&w, "mountpoint", mountpoint);
+                json_field_string(&w, "id", id);
+                json_object_end(&w);
+                putchar('\n');
+        } else {
+                puts(ctl_esc(mountpoint));
+                fprintf(stderr, _("The files of %s are at %s, read-only, for you only; no kernel module was loaded.\n"
+                                  "Close with: fsgatectl close %s\n"), ctl_esc(arg), ctl_esc(mountpoint), ctl_sh(mountpoint));
+        }
+        return 0;
+}
+
+int ctl_close(const CtlBackend *be, const CtlOptions *o, const char *arg) {
+        FsgError e = {};
+
+        if (be->close_safely(o, arg, &e) < 0)
+                return ctl_fail(o, &e);
+        if (o->json) {
+                JsonWriter w = JSON_WRITER(stdout);
+
+                json_object_begin(&w);
+                json_field_string(&w, "closed", arg);
+                json_object_end(&w);
+                putchar('\n');
+        }
+        return 0;
+}

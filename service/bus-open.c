@@ -1,0 +1,645 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/capability.h>
+#include <linux/magic.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/mount.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <syslog.h>
+
+#include "bus-object.h"
+#include "bus-open.h"
+#include "fsgate-api.h"
+#include "grant.h"
+#include "log.h"
+#include "open-route.h"
+#include "open-sandbox.h"
+#include "polkit-bridge.h"
+#include "store.h"
+#include "time-util.h"
+#include "utf8.h"
+
+/* The mountpoints: fsgated's own directory on /run (root's, 0755, nobody else can make a
+ * name there), gone at reboot, apart from udisks2's /media/USER and from any path a caller
+ * chose. Under --root's /run in tests. */
+#define OPEN_DIR "/run/fsgate-open"
+
+typedef struct OpenMedium {
+        Manager *manager;
+        struct OpenMedium *next;
+        char id[17];
+        char *mountpoint;       /* the host's path */
+        char device[64];        /* "/dev/NAME", or "" for an image its caller opened */
+        char fstype[32], driver[32];
+        uint32_t uid, gid;
+        uint64_t since_usec;
+        pid_t pid, probe_pid;
+        sd_event_source *child, *probe, *timer, *err_source;
+        int err_fd;
+        char err_tail[200];     /* the driver's last line: what a failure says */
+        sd_bus_message *call;   /* OpenSafely's, answered once the driver answered */
+        bool closed;            /* ended, in opens_closed until its children are reaped */
+} OpenMedium;
+
+/* What OpenSafely checked before polkit, carried to its answer. */
+typedef struct OpenRequest {
+        const FsgOpenRoute *route;
+        bool removable;         /* a device's: on USB or MMC, or removable media */
+        int medium_fd;
+        char device[64], fstype[32], driver_path[128], driver[32];
+        uint32_t uid, gid;
+} OpenRequest;
+
+static void request_free(OpenRequest *q) {
+        if (q->medium_fd >= 0)
+                close(q->medium_fd);
+        free(q);
+}
+
+static unsigned opens_of_uid(const Manager *m, uint32_t uid) {
+        unsigned n = 0;
+        for (const OpenMedium *o = m->opens; o; o = o->next)
+                n += o->uid == uid;
+        return n;
+}
+
+bool manager_opens_hold(const Manager *m) {
+        return m->opens != NULL;
+}
+
+static void emit_changed(Manager *m) {
+        (void) sd_bus_emit_properties_changed(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "OpenMedia", NULL);
+}
+
+static void open_free(OpenMedium *o) {
+        sd_event_source_disable_unref(o->child);
+        sd_event_source_disable_unref(o->probe);
+        free(o->mountpoint);
+        free(o);
+}
+
+/* A closed open whose children are gone is freed. */
+static void closed_reaped(OpenMedium *o) {
+        if ((o->pid > 0 && o->child) || (o->probe_pid > 0 && o->probe))
+                return;
+        for (OpenMedium **p = &o->manager->opens_closed; *p; p = &(*p)->next)
+                if (*p == o) {
+                        *p = o->next;
+                        break;
+                }
+        open_free(o);
+}
+
+/* Unmounted first (a detach: a process in the mount keeps what it has open, nothing new),
+ * then the driver killed, its pipe closed and the mountpoint removed; o unlinked and freed. */
+static void open_teardown(OpenMedium *o) {
+        Manager *m = o->manager;
+
+        if (o->mountpoint) {
+                if (umount2(o->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
+                        log_plain(LOG_WARNING, "Cannot unmount %s: %s", o->mountpoint, strerror(errno));
+                if (rmdir(o->mountpoint) < 0 && errno != ENOENT)
+                        log_plain(LOG_WARNING, "Cannot remove %s: %s", o->mountpoint, strerror(errno));
+        }
+        if (o->probe_pid > 0)
+                (void) kill(o->probe_pid, SIGKILL);
+        if (o->pid > 0)
+                (void) kill(o->pid, SIGKILL);
+        o->timer = sd_event_source_disable_unref(o->timer);
+        o->err_source = sd_event_source_disable_unref(o->err_source);
+        if (o->err_fd >= 0)
+                close(o->err_fd);
+        o->err_fd = -1;
+        o->call = sd_bus_message_unref(o->call);
+        for (OpenMedium **p = &m->opens; *p; p = &(*p)->next)
+                if (*p == o) {
+                        *p = o->next;
+                        m->n_opens--;
+                        break;
+                }
+        /* Its children are reaped by the loop, never waited for in place: a driver reading a
+         * failing stick may sit in the kernel for minutes, fsgated must not. Kept until then. */
+        o->closed = true;
+        o->next = m->opens_closed;
+        m->opens_closed = o;
+        closed_reaped(o);
+}
+
+static const char *medium_name(const OpenMedium *o) {
+        return *o->device ? o->device : "an image";
+}
+
+/* The driver failed before its first answer: the caller hears why, nothing stays. */
+static void open_fail(OpenMedium *o, const char *why) {
+        FsgError e = {};
+
+        fsg_error(&e, FSG_ERR_OPEN_FAILED, "%s could not read %s (%s filesystem): %s%s%s; nothing was mounted",
+                  o->driver, medium_name(o), o->fstype, why, *o->err_tail ? ": " : "", o->err_tail);
+        log_request(o->call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "%s", e.message);
+        (void) manager_reply_error(o->call, &e);
+        open_teardown(o);
+}
+
+/* The driver's output, drained as it comes (a chatty or hostile driver costs a pipe's worth);
+ * its last line kept for the message of a failure. */
+static int on_driver_output(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
+        OpenMedium *o = userdata;
+        char buf[4096];
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+
+        if (n <= 0) {
+                o->err_source = sd_event_source_disable_unref(o->err_source);
+                return 0;
+        }
+        buf[n] = 0;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+                buf[--n] = 0;
+        char *line = strrchr(buf, '\n');
+        _cleanup_free_ char *esc = fsg_cescape(line ? line + 1 : buf);
+        if (esc && *esc)
+                snprintf(o->err_tail, sizeof(o->err_tail), "%s", esc);
+        return 0;
+}
+
+static int on_driver_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        OpenMedium *o = userdata;
+        char why[64];
+
+        if (o->closed) {
+                o->pid = 0;
+                closed_reaped(o);
+                return 0;
+        }
+        o->pid = 0;     /* reaped by sd-event */
+        on_driver_output(NULL, o->err_fd, 0, o);
+        snprintf(why, sizeof(why), si->si_code == CLD_EXITED ? "it exited with status %d" : "it was killed by signal %d",
+                 si->si_status);
+        if (o->call) {
+                open_fail(o, why);
+                return 0;
+        }
+        log_grant(FSGATE_MESSAGE_CLOSED, LOG_WARNING, "", o->uid, NULL,
+                  "%s of %s at %s (open %s) ended: %s%s%s; unmounted", o->driver, medium_name(o), o->mountpoint,
+                  o->id, why, *o->err_tail ? ": " : "", o->err_tail);
+        emit_changed(o->manager);
+        open_teardown(o);
+        return 0;
+}
+
+static int on_probe_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
+        OpenMedium *o = userdata;
+
+        if (o->closed) {
+                o->probe_pid = 0;
+                closed_reaped(o);
+                return 0;
+        }
+        o->probe_pid = 0;
+        o->probe = sd_event_source_disable_unref(o->probe);
+        if (si->si_code != CLD_EXITED || si->si_status != 0) {
+                char why[96];
+
+                /* The probe's status: 1 and the errno of the listing, or 2 (it could not start). */
+                snprintf(why, sizeof(why), "its mount could not be listed (%s)",
+                         si->si_code != CLD_EXITED ? "probe killed" : si->si_status == 2 ? "probe failed to start" :
+                         si->si_status > 10 ? strerror(si->si_status - 10) : "empty");
+                open_fail(o, why);
+                return 0;
+        }
+        o->timer = sd_event_source_disable_unref(o->timer);
+        log_request(o->call, FSGATE_MESSAGE_OPENED, LOG_NOTICE, NULL,
+                    "Opened %s (%s) read-only at %s with %s as nobody, for uid %u (open %s); no kernel module loaded",
+                    medium_name(o), o->fstype, o->mountpoint, o->driver, (unsigned) o->uid, o->id);
+        (void) sd_bus_reply_method_return(o->call, "ss", o->mountpoint, o->id);
+        o->call = sd_bus_message_unref(o->call);
+        emit_changed(o->manager);
+        return 0;
+}
+
+static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
+        open_fail(userdata, "it did not answer within 15 s");
+        return 0;
+}
+
+/* OPEN_DIR/ID, made by fsgated under a directory only root may write; its host path. */
+static int make_mountpoint(Manager *m, OpenMedium *o, FsgError *e) {
+        _cleanup_close_ int dfd = fsg_open_dir(m->ctx, OPEN_DIR, true);
+        char path[64];
+        struct stat st;
+
+        if (dfd < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot make %s: %s", OPEN_DIR, strerror(-dfd));
+        if (fstat(dfd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0022))
+                return fsg_error(e, FSG_ERR_FAILED, "%s is not root's alone; nothing was mounted", OPEN_DIR);
+        if (mkdirat(dfd, o->id, 0755) < 0 || fchmodat(dfd, o->id, 0755, 0) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot make a mountpoint in %s: %s", OPEN_DIR, strerror(errno));
+        snprintf(path, sizeof(path), OPEN_DIR "/%s", o->id);
+        o->mountpoint = fsg_path(m->ctx, path);
+        return o->mountpoint ? 0 : fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+}
+
+/* fuse.DRIVER on the mountpoint, read-only and inert, for the caller's uid only (no
+ * allow_other: not even root's processes enter it); fd the connection the driver serves. */
+static int mount_fuse(OpenMedium *o, int fuse_fd, FsgError *e) {
+        char type[48], opts[128];
+
+        snprintf(type, sizeof(type), "fuse.%s", o->driver);
+        snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%u,group_id=%u", fuse_fd, (unsigned) o->uid,
+                 (unsigned) o->gid);
+        if (mount("fsgate", o->mountpoint, type, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
+                return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot mount %s: %s", o->mountpoint, strerror(errno));
+        return 0;
+}
+
+/* A helper of the driver's installed beside fsgated (libexecdir, or the build tree's
+ * service/): the shim it preloads (open-fd-preload.c), the fusermount it finds
+ * (open-fusermount.c). Root's, and writable by nobody else. */
+static int helper_path(const char *name, char *ret, size_t size, FsgError *e) {
+        char exe[PATH_MAX];
+        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+        struct stat st;
+        char *slash;
+
+        if (n <= 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot find fsgated's own directory: %s", strerror(errno));
+        exe[n] = 0;
+        slash = strrchr(exe, '/');
+        if (!slash)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot find fsgated's own directory");
+        *slash = 0;
+        if ((size_t) snprintf(ret, size, "%s/%s", exe, name) >= size)
+                return fsg_error(e, FSG_ERR_FAILED, "fsgated's directory has too long a name");
+        if (stat(ret, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
+                return fsg_error(e, FSG_ERR_NO_ROUTE, "%s is missing or not root's alone", ret);
+        return 0;
+}
+
+static int start_driver(OpenMedium *o, const OpenRequest *q, FsgError *e) {
+        _cleanup_close_ int fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+        char preload[PATH_MAX + 32], fusermount[PATH_MAX + 32];
+        bool standin = q->route->start == FSG_OPEN_START_FUSERMOUNT;
+        int pipefd[2], r;
+
+        /* The one module an open needs; loaded by the kernel on this open unless denied. */
+        if (fuse_fd < 0)
+                return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot open /dev/fuse: %s%s", strerror(errno),
+                                 errno == ENODEV || errno == ENXIO || errno == ENOENT ?
+                                 " (is the fuse module denied? fsgatectl status fuse)" : "");
+        r = helper_path("fsgate-open-fd.so", preload, sizeof(preload), e);
+        if (r >= 0 && standin)
+                r = helper_path("fsgate-fusermount", fusermount, sizeof(fusermount), e);
+        if (r < 0)
+                return r;
+        r = mount_fuse(o, fuse_fd, e);
+        if (r < 0)
+                return r;
+        if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot make a pipe: %s", strerror(errno));
+        o->err_fd = pipefd[0];
+        o->pid = open_spawn_driver(q->driver_path, (char * const *) q->route->argv, preload,
+                                   standin ? fusermount : NULL, q->medium_fd, fuse_fd, pipefd[1]);
+        close(pipefd[1]);
+        if (o->pid < 0)
+                return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot start %s: %s", o->driver, strerror(-o->pid));
+        /* fuse_fd is closed here: the driver holds the connection's only descriptor, so its
+         * death ends the mount's requests (ENOTCONN), whatever it was doing. */
+        return 0;
+}
+
+static int open_start(Manager *m, sd_bus_message *call, const OpenRequest *q, FsgError *e) {
+        OpenMedium *o = calloc(1, sizeof(OpenMedium));
+        uint8_t rnd[8];
+        int r;
+
+        if (!o)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        *o = (OpenMedium) { .manager = m, .uid = q->uid, .gid = q->gid, .err_fd = -1,
+                            .since_usec = fsg_realtime_usec(), .next = m->opens };
+        m->opens = o;
+        m->n_opens++;
+        if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+                memset(rnd, 0, sizeof(rnd));
+        for (size_t i = 0; i < sizeof(rnd); i++)
+                sprintf(o->id + 2 * i, "%02x", rnd[i]);
+        snprintf(o->device, sizeof(o->device), "%s", q->device);
+        snprintf(o->fstype, sizeof(o->fstype), "%s", q->fstype);
+        snprintf(o->driver, sizeof(o->driver), "%s", q->driver);
+        r = make_mountpoint(m, o, e);
+        if (r >= 0)
+                r = start_driver(o, q, e);
+        if (r >= 0 && (o->probe_pid = open_spawn_probe(o->mountpoint, o->uid, o->gid)) < 0)
+                r = fsg_error(e, FSG_ERR_FAILED, "Cannot start the probe: %s", strerror(-o->probe_pid));
+        if (r >= 0 && (sd_event_add_child(m->event, &o->child, o->pid, WEXITED, on_driver_exit, o) < 0 ||
+                       sd_event_add_child(m->event, &o->probe, o->probe_pid, WEXITED, on_probe_exit, o) < 0 ||
+                       sd_event_add_io(m->event, &o->err_source, o->err_fd, EPOLLIN, on_driver_output, o) < 0 ||
+                       sd_event_add_time_relative(m->event, &o->timer, CLOCK_MONOTONIC, OPEN_READY_USEC, 0,
+                                                  on_timeout, o) < 0))
+                r = fsg_error(e, FSG_ERR_FAILED, "Cannot watch the driver");
+        if (r < 0) {
+                open_teardown(o);
+                return r;
+        }
+        o->call = sd_bus_message_ref(call);
+        return 0;
+}
+
+static void on_open_authorized(Manager *m, sd_bus_message *call, bool granted, const sd_bus_error *error,
+                               void *userdata) {
+        OpenRequest *q = userdata;
+        FsgError e = {};
+
+        if (!granted) {
+                if (!sd_bus_error_has_name(error, SD_BUS_ERROR_LIMITS_EXCEEDED))
+                        log_refusal(call, "", "Refused opening %s: %s", *q->device ? q->device : "an image",
+                                    error->message);
+                (void) sd_bus_reply_method_error(call, error);
+        } else if (m->n_opens >= OPEN_MAX || opens_of_uid(m, q->uid) >= OPEN_PER_UID_MAX)
+                (void) sd_bus_reply_method_errorf(call, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                                  "At most %u media may be open for one user, %u in all",
+                                                  OPEN_PER_UID_MAX, OPEN_MAX);
+        else if (open_start(m, call, q, &e) < 0) {
+                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, "", "Open of %s failed: %s",
+                            *q->device ? q->device : "an image", e.message);
+                (void) manager_reply_error(call, &e);
+        }
+        request_free(q);
+}
+
+/* Whether anything uses the block device: mounted in fsgated's view of the mounts (the
+ * host's), or held (a RAID, LVM or dm-crypt under it). Reading a filesystem another driver
+ * has mounted read-write gives a torn view of it, and the system's own would be anyone's. */
+static bool device_in_use(unsigned ma, unsigned mi) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+        _cleanup_free_ char *line = NULL;
+        char path[96], want[32];
+        size_t cap = 0;
+        DIR *d;
+        bool used = false;
+
+        snprintf(want, sizeof(want), " %u:%u ", ma, mi);
+        while (f && getline(&line, &cap, f) > 0 && !used)
+                used = strstr(line, want) != NULL;
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/holders", ma, mi);
+        d = opendir(path);
+        for (struct dirent *de; d && !used && (de = readdir(d));)
+                used = de->d_name[0] != '.';
+        if (d)
+                closedir(d);
+        return used;
+}
+
+/* As udisks2 tells a stick from the machine's own disks: removable media (the disk's flag; a
+ * partition has none of its own), or a device on USB or MMC (a USB disk says "not removable"). */
+static bool device_removable(unsigned ma, unsigned mi) {
+        char path[96], real[PATH_MAX], c = '0';
+
+        for (int up = 0; up < 2; up++) {
+                _cleanup_fclose_ FILE *f = NULL;
+
+                snprintf(path, sizeof(path), "/sys/dev/block/%u:%u%s/removable", ma, mi, up ? "/.." : "");
+                f = fopen(path, "re");
+                if (f && fread(&c, 1, 1, f) == 1 && c == '1')
+                        return true;
+        }
+        snprintf(path, sizeof(path), "/sys/dev/block/%u:%u", ma, mi);
+        return realpath(path, real) && (strstr(real, "/usb") || strstr(real, "/mmc"));
+}
+
+/* A block device fsgated opens itself, read-only: "/dev/NAME" as the kernel names it. */
+static int open_device(const char *device, OpenRequest *q, FsgError *e) {
+        FsgGrant g = {};
+        struct stat st;
+        int r = fsg_grant_set_medium(&g, device, e);
+
+        if (r < 0)
+                return r;
+        q->medium_fd = open(device, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (q->medium_fd < 0)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Cannot open %s: %s", device, strerror(errno));
+        if (fstat(q->medium_fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(g.major, g.minor))
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s is not the block device /sys names", device);
+        if (device_in_use(g.major, g.minor))
+                return fsg_error(e, FSG_ERR_IN_USE, "%s is mounted or in use; fsgate opens only a medium nothing "
+                                 "else uses", device);
+        q->removable = device_removable(g.major, g.minor);
+        snprintf(q->device, sizeof(q->device), "%s", device);
+        return 0;
+}
+
+/* An image its caller opened (so nobody reads through fsgated what they could not read
+ * themselves): readable, a regular file or a block device, not on a FUSE filesystem (whose
+ * server, maybe the caller, could stall fsgated's reads), reopened read-only so that the
+ * driver cannot write through a descriptor opened for writing. */
+static int open_image(int fd, OpenRequest *q, FsgError *e) {
+        int flags = fcntl(fd, F_GETFL);
+        struct stat st, st2;
+        struct statfs sf;
+        char path[32];
+
+        if (flags < 0 || (flags & O_PATH) || (flags & O_ACCMODE) == O_WRONLY)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "The image was not opened for reading");
+        if (fstat(fd, &st) < 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode)))
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "The image is neither a regular file nor a block device");
+        if (fstatfs(fd, &sf) < 0 || sf.f_type == FUSE_SUPER_MAGIC)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "The image is on a FUSE filesystem; copy it elsewhere first");
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        q->medium_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (q->medium_fd < 0 || fstat(q->medium_fd, &st2) < 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Cannot reopen the image read-only");
+        return 0;
+}
+
+/* fsgated can mount only where its sandbox lets it (the unit's, data/fsgated.service.in,
+ * does not yet: no CAP_SYS_ADMIN, PrivateMounts=): said before polkit is asked. */
+static int can_mount(FsgError *e) {
+        struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+        struct __user_cap_data_struct d[2] = {};
+
+        if (syscall(SYS_capget, &h, d) < 0 || !(d[0].effective & (1U << CAP_SYS_ADMIN)) ||
+            !(d[0].effective & (1U << CAP_SETUID)))
+                return fsg_error(e, FSG_ERR_NO_ROUTE, "fsgated may not mount here (it lacks CAP_SYS_ADMIN or CAP_SETUID)");
+        return 0;
+}
+
+/* The medium, its type and the route for it: everything checked that can be before polkit.
+ * 1, or a negative errno: with e filled, a refusal; without, a malformed call. */
+static int read_open_request(sd_bus_message *call, OpenRequest *q, FsgError *e) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        const char *device, *route;
+        uint64_t flags;
+        int fd, r;
+
+        r = sd_bus_message_read(call, "shst", &device, &fd, &route, &flags);
+        if (r < 0)
+                return r;
+        if (flags != 0)
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Flags not valid for OpenSafely: %s", fsg_flags_to_string(flags, false));
+        if (*route && !streq(route, FSG_OPEN_ROUTE_FUSE))
+                return fsg_error(e, FSG_ERR_INVALID_ARGS, "Unknown route \"%.32s\" (known: " FSG_OPEN_ROUTE_FUSE ")",
+                                 fsg_utf8_is_valid(route) ? route : "?");
+        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_EGID | SD_BUS_CREDS_AUGMENT, &creds) < 0 ||
+            sd_bus_creds_get_euid(creds, &q->uid) < 0 || sd_bus_creds_get_egid(creds, &q->gid) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot tell who is calling");
+        r = can_mount(e);
+        if (r >= 0)
+                r = *device ? open_device(device, q, e) : open_image(fd, q, e);
+        if (r >= 0)
+                r = fsg_open_probe_type(q->medium_fd, q->fstype, sizeof(q->fstype), e);
+        if (r < 0)
+                return r;
+        const FsgOpenRoute *rt = fsg_open_route_find(q->fstype);
+        if (!fsg_open_route_usable(rt))
+                return fsg_error(e, FSG_ERR_NO_ROUTE, "No userspace driver fsgate can start reads %s%s%s%s", q->fstype,
+                                 rt ? " yet (" : "", rt ? rt->driver : "", rt ? " is not started by fsgate)" : "");
+        if (fsg_open_route_driver(NULL, rt, q->driver_path, sizeof(q->driver_path)) < 0)
+                return fsg_error(e, FSG_ERR_NO_ROUTE, "%s reads %s, but it is not installed: install the package %s",
+                                 rt->driver, q->fstype, rt->package);
+        snprintf(q->driver, sizeof(q->driver), "%s", rt->driver);
+        q->route = rt;
+        return 1;
+}
+
+static const char open_message[] =
+        N_("Authentication is required to open the files of $(device) read-only without a kernel module.");
+static const char open_image_message[] =
+        N_("Authentication is required to open the files of an image read-only without a kernel module.");
+
+int method_open_safely(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        OpenRequest *q = calloc(1, sizeof(OpenRequest));
+        FsgError e = {};
+        sigset_t ss;
+        int r;
+
+        if (!q)
+                return -ENOMEM;
+        q->medium_fd = -1;
+        r = read_open_request(call, q, &e);
+        if (r < 0) {
+                request_free(q);
+                /* A refusal is named (e); anything else is a malformed call, sd-bus's to answer. */
+                return e.code != FSG_OK ? manager_reply_error(call, &e) : r;
+        }
+        if (m->n_opens >= OPEN_MAX || opens_of_uid(m, q->uid) >= OPEN_PER_UID_MAX) {
+                request_free(q);
+                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_LIMITS_EXCEEDED,
+                                                  "At most %u media may be open for one user, %u in all",
+                                                  OPEN_PER_UID_MAX, OPEN_MAX);
+        }
+        /* sd-event's child sources need SIGCHLD blocked; the children unblock it. */
+        sigemptyset(&ss);
+        sigaddset(&ss, SIGCHLD);
+        (void) sigprocmask(SIG_BLOCK, &ss, NULL);
+        /* An image is one its caller could read anyway; a device is theirs only if removable. */
+        polkit_check_async(m, call, !*q->device || q->removable ? FSGATE_ACTION_OPEN : FSGATE_ACTION_OPEN_SYSTEM,
+                           (const char * const[]) { "device", q->device, "fstype", q->fstype, "route", q->driver,
+                                                    "removable", !*q->device ? "" : q->removable ? "true" : "false",
+                                                    NULL },
+                           *q->device ? open_message : open_image_message, on_open_authorized, q);
+        return 1;
+}
+
+static OpenMedium *find_open(Manager *m, const char *what) {
+        for (OpenMedium *o = m->opens; o; o = o->next)
+                if (!o->call && (streq(o->id, what) || streq(o->mountpoint, what) || (*o->device && streq(o->device, what))))
+                        return o;
+        return NULL;
+}
+
+int method_close_safely(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
+        Manager *m = userdata;
+        const char *what;
+        uid_t uid = UINT32_MAX;
+        OpenMedium *o;
+        FsgError e = {};
+        int r;
+
+        r = sd_bus_message_read(call, "s", &what);
+        if (r < 0)
+                return r;
+        if (sd_bus_query_sender_creds(call, SD_BUS_CREDS_EUID | SD_BUS_CREDS_AUGMENT, &creds) >= 0)
+                (void) sd_bus_creds_get_euid(creds, &uid);
+        o = find_open(m, what);
+        if (!o) {
+                _cleanup_free_ char *w = fsg_utf8_escape(what);
+                fsg_error(&e, FSG_ERR_NOT_OPEN, "Nothing is open safely as \"%.200s\"", w ?: "?");
+                return manager_reply_error(call, &e);
+        }
+        /* Its owner's, or root's: closing takes nothing from anyone else. */
+        if (uid != 0 && uid != o->uid)
+                return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_ACCESS_DENIED, "%s was opened by another user",
+                                                  o->mountpoint);
+        log_request(call, FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", "Closed %s at %s (open %s): unmounted, %s ended",
+                    medium_name(o), o->mountpoint, o->id, o->driver);
+        open_teardown(o);
+        emit_changed(m);
+        return sd_bus_reply_method_return(call, NULL);
+}
+
+int property_open_media(sd_bus *bus, const char *path, const char *interface, const char *property,
+                        sd_bus_message *reply, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        int r = sd_bus_message_open_container(reply, 'a', "(sssusst)");
+
+        for (OpenMedium *o = m->opens; r >= 0 && o; o = o->next)
+                if (!o->call)
+                        r = sd_bus_message_append(reply, "(sssusst)", o->id, o->mountpoint, o->device, o->uid,
+                                                  o->fstype, o->driver, o->since_usec);
+        return r < 0 ? r : sd_bus_message_close_container(reply);
+}
+
+void manager_opens_start(Manager *m) {
+        _cleanup_close_ int dfd = fsg_open_dir(m->ctx, OPEN_DIR, false);
+        _cleanup_free_ char *dir = fsg_path(m->ctx, OPEN_DIR);
+        struct dirent *de;
+        struct stat st;
+        DIR *d;
+
+        /* Only in fsgated's own directory, as it made it: root's alone. */
+        if (dfd < 0 || !dir || fstat(dfd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0022))
+                return;
+        d = fdopendir(dfd);
+        if (!d)
+                return;
+        dfd = -1;
+        while ((de = readdir(d))) {
+                _cleanup_free_ char *mp = NULL;
+
+                if (de->d_name[0] == '.' || asprintf(&mp, "%s/%s", dir, de->d_name) < 0)
+                        continue;
+                if (umount2(mp, MNT_DETACH | UMOUNT_NOFOLLOW) >= 0)
+                        log_plain(LOG_NOTICE, "Unmounted %s, left by an fsgated that stopped without closing it", mp);
+                (void) rmdir(mp);
+        }
+        closedir(d);
+}
+
+void manager_opens_done(Manager *m) {
+        while (m->opens) {
+                OpenMedium *o = m->opens;
+
+                if (o->call)
+                        (void) sd_bus_reply_method_errorf(o->call, SD_BUS_ERROR_FAILED, "fsgated is stopping");
+                else
+                        log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
+                                  "Closed %s at %s (open %s): fsgated is stopping", medium_name(o), o->mountpoint, o->id);
+                open_teardown(o);
+        }
+        /* Killed and not reaped yet: left to init. */
+        while (m->opens_closed) {
+                OpenMedium *o = m->opens_closed;
+
+                m->opens_closed = o->next;
+                open_free(o);
+        }
+}

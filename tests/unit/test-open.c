@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "open-route.h"
+#include "test-util.h"
+
+TEST(routes) {
+        const FsgOpenRoute *r = fsg_open_route_find("squashfs");
+
+        ASSERT(r && streq(r->driver, "squashfuse") && streq(r->package, "squashfuse"));
+        ASSERT(fsg_open_route_usable(r));
+        r = fsg_open_route_find("ext4");
+        ASSERT(r && streq(r->driver, "fuse2fs") && fsg_open_route_usable(r) && r->start == FSG_OPEN_START_FUSERMOUNT);
+        ASSERT(streq(r->argv[2], FSG_OPEN_SANDBOX_MNT) && streq(r->argv[1], "/dev/fd/3"));
+        r = fsg_open_route_find("ntfs");
+        ASSERT(r && !fsg_open_route_usable(r));
+        ASSERT(!fsg_open_route_find("hfs"));
+        ASSERT(!fsg_open_route_find(""));
+        ASSERT(!fsg_open_route_usable(NULL));
+}
+
+/* A medium with magic at offset, in a memfd of size bytes: its probed type. */
+static int probe(off_t offset, const char *magic, size_t len, off_t size, char *ret, size_t ret_size, FsgError *e) {
+        _cleanup_close_ int fd = memfd_create("medium", MFD_CLOEXEC);
+
+        ASSERT(fd >= 0 && ftruncate(fd, size) == 0);
+        ASSERT(pwrite(fd, magic, len, offset) == (ssize_t) len);
+        return fsg_open_probe_type(fd, ret, ret_size, e);
+}
+
+TEST(probe_types) {
+        char t[32];
+        FsgError e = {};
+
+        ASSERT_OK_E(probe(0, "hsqs", 4, 4096, t, sizeof(t), &e), &e);
+        ASSERT_STREQ(t, "squashfs");
+        ASSERT_OK_E(probe(1080, "\x53\xef", 2, 4096, t, sizeof(t), &e), &e);
+        ASSERT_STREQ(t, "ext4");
+        ASSERT_OK_E(probe(32769, "CD001", 5, 65536, t, sizeof(t), &e), &e);
+        ASSERT_STREQ(t, "iso9660");
+        ASSERT_OK_E(probe(3, "NTFS    ", 8, 4096, t, sizeof(t), &e), &e);
+        ASSERT_STREQ(t, "ntfs");
+        /* Nothing known, or a medium too short for the magic: a named error, no type. */
+        ASSERT(probe(0, "xxxx", 4, 4096, t, sizeof(t), &e) < 0 && e.code == FSG_ERR_NO_ROUTE);
+        ASSERT(probe(0, "hsq", 3, 3, t, sizeof(t), &e) < 0 && e.code == FSG_ERR_NO_ROUTE);
+}
+
+TEST(driver_lookup_fixed_dirs) {
+        static const FsgOpenRoute fake = { "x", "no-such-driver-fsgate", "none", FSG_OPEN_START_FD, {} };
+        char path[128];
+
+        /* $PATH is never read: a driver there is not found. */
+        setenv("PATH", "/tmp", 1);
+        ASSERT(fsg_open_route_driver(NULL, &fake, path, sizeof(path)) == -ENOENT);
+}

@@ -39,6 +39,7 @@ typedef struct OpenMedium {
         char id[17];
         char *mountpoint;       /* the host's path */
         char device[64];        /* "/dev/NAME", or "" for an image its caller opened */
+        FsgGrant medium;        /* the device's number and diskseq: gone or another medium, the open ends */
         char fstype[32], driver[32];
         uint32_t uid, gid;
         uint64_t since_usec;
@@ -54,6 +55,7 @@ typedef struct OpenMedium {
 typedef struct OpenRequest {
         const FsgOpenRoute *route;
         bool removable;         /* a device's: on USB or MMC, or removable media */
+        FsgGrant medium;        /* a device's number and diskseq (device fields only) */
         int medium_fd;
         char device[64], fstype[32], driver_path[128], driver[32];
         uint32_t uid, gid;
@@ -136,6 +138,45 @@ static void open_teardown(OpenMedium *o) {
 
 static const char *medium_name(const OpenMedium *o) {
         return *o->device ? o->device : "an image";
+}
+
+/* An unplugged stick's open ends: its driver would only read errors, and a new stick in the
+ * same port is another medium (diskseq). Looked for every 2 s, as a grant's medium is; the
+ * kernel announces no removal to an open descriptor. */
+#define OPENS_WATCH_USEC (2 * 1000000ULL)
+
+static int on_opens_watch(sd_event_source *s, uint64_t usec, void *userdata);
+
+static void opens_watch_arm(Manager *m) {
+        bool any = false;
+
+        for (const OpenMedium *o = m->opens; o && !any; o = o->next)
+                any = *o->device;
+        if (!any) {
+                m->opens_watch = sd_event_source_disable_unref(m->opens_watch);
+                return;
+        }
+        if (!m->opens_watch &&
+            sd_event_add_time_relative(m->event, &m->opens_watch, CLOCK_MONOTONIC, OPENS_WATCH_USEC, 100000,
+                                       on_opens_watch, m) < 0)
+                log_plain(LOG_ERR, "Cannot watch the opened media: an unplug ends its open only at close");
+}
+
+static int on_opens_watch(sd_event_source *s, uint64_t usec, void *userdata) {
+        Manager *m = userdata;
+
+        m->opens_watch = sd_event_source_disable_unref(m->opens_watch);
+        for (OpenMedium *o = m->opens, *next; o; o = next) {
+                next = o->next;
+                if (!*o->device || o->call || fsg_grant_medium_present(&o->medium))
+                        continue;
+                log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
+                          "Closed %s at %s (open %s): the medium was removed", o->device, o->mountpoint, o->id);
+                open_teardown(o);
+                emit_changed(m);
+        }
+        opens_watch_arm(m);
+        return 0;
 }
 
 /* The driver failed before its first answer: the caller hears why, nothing stays. */
@@ -331,6 +372,7 @@ static int open_start(Manager *m, sd_bus_message *call, const OpenRequest *q, Fs
         for (size_t i = 0; i < sizeof(rnd); i++)
                 sprintf(o->id + 2 * i, "%02x", rnd[i]);
         snprintf(o->device, sizeof(o->device), "%s", q->device);
+        o->medium = q->medium;
         snprintf(o->fstype, sizeof(o->fstype), "%s", q->fstype);
         snprintf(o->driver, sizeof(o->driver), "%s", q->driver);
         r = make_mountpoint(m, o, e);
@@ -349,6 +391,7 @@ static int open_start(Manager *m, sd_bus_message *call, const OpenRequest *q, Fs
                 return r;
         }
         o->call = sd_bus_message_ref(call);
+        opens_watch_arm(m);
         return 0;
 }
 
@@ -431,6 +474,7 @@ static int open_device(const char *device, OpenRequest *q, FsgError *e) {
                 return fsg_error(e, FSG_ERR_IN_USE, "%s is mounted or in use; fsgate opens only a medium nothing "
                                  "else uses", device);
         q->removable = device_removable(g.major, g.minor);
+        q->medium = g;
         snprintf(q->device, sizeof(q->device), "%s", device);
         return 0;
 }
@@ -625,6 +669,7 @@ void manager_opens_start(Manager *m) {
 }
 
 void manager_opens_done(Manager *m) {
+        m->opens_watch = sd_event_source_disable_unref(m->opens_watch);
         while (m->opens) {
                 OpenMedium *o = m->opens;
 

@@ -31,6 +31,7 @@ typedef struct Manager {
         struct OpenMedium *opens; /* what OpenSafely mounted, and those still starting (bus-open.c) */
         unsigned n_opens;
         struct OpenMedium *opens_closed; /* ended, their killed children not reaped yet */
+        sd_event_source *opens_watch;   /* while a device is open: is it still there (an unplug ends it) */
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);

@@ -19,6 +19,11 @@
 #   c  a SCSI disk (QEMU scsi-hd, INQUIRY vendor "FSGATE", product "Test Stick"; virtio disks
 #      have neither) with minix appears: Blocked also carries the drive's vendor and model,
 #      from udev's ID_VENDOR_ENC/ID_MODEL_ENC (scsi_id), decoded: "Test Stick", not "Test_Stick".
+#   f  Open safely: squashfs denied, a squashfs image on a read-only loop device opened with
+#      fsgatectl open (squashfuse in fsgated's sandbox), a file with a space and non-ASCII
+#      read back, squashfs never in /proc/modules; close leaves nothing mounted; the SCSI
+#      stick of c with the squashfs written onto it, opened, then hot-removed (sysfs delete):
+#      the open ends, nothing mounted. (The last step: the stick is gone after it.)
 # vm-boots: 1
 # vm-scsi-disk: yes
 # vm-timeout: 400
@@ -201,6 +206,48 @@ udev_add "$STICK"
 blocked_mark
 expect_no_blocked_since_mark 2 "a second add event of $STICK (minix)"
 assert_eq "$(blocked_count "('minix', 'minix', '$STICK',")" 1 "Blocked signals for $STICK/minix"
+
+step "f: Open safely: a squashfs medium's files through squashfuse, squashfs never loaded"
+# What a distribution's system has: /dev/fuse (kmod-static-nodes makes the node, whose open
+# loads fuse; here fuse is loaded as that open would).
+modprobe fuse || fail "modprobe fuse failed"
+fsgatectl deny squashfs >/dev/null || fail "fsgatectl deny squashfs failed"
+is_loaded squashfs && fail "squashfs is loaded before the open"
+mkdir -p "/tmp/sq/dir with space"
+printf 'hello from squashfs\n' >"/tmp/sq/dir with space/grüße.txt"
+_out=$(mksquashfs /tmp/sq /tmp/medium.sqfs -quiet -no-progress 2>&1) || fail "mksquashfs failed: $_out"
+modprobe loop 2>/dev/null || true
+_loop=$(losetup -r -f --show /tmp/medium.sqfs 2>&1) || fail "losetup of the squashfs image failed: $_loop"
+udevadm settle --timeout=60 || fail "udevadm settle timed out"
+assert_eq "$(udev_prop "$_loop" ID_FS_TYPE)" squashfs "udev's ID_FS_TYPE of $_loop"
+_mp=$(fsgatectl open "$_loop") || fail "fsgatectl open $_loop failed: $_mp"
+assert_eq "$(cat "$_mp/dir with space/grüße.txt")" "hello from squashfs" "a file read through the open $_loop"
+grep -q " $_mp fuse" /proc/mounts || fail "$_mp is no FUSE mount: $(grep -F "$_mp" /proc/mounts)"
+is_loaded squashfs && fail "Open safely loaded squashfs"
+pass "$_loop read at $_mp through squashfuse; squashfs not in /proc/modules"
+fsgatectl close "$_mp" || fail "fsgatectl close $_mp failed"
+grep -qF " $_mp " /proc/mounts && fail "$_mp still mounted after close"
+pass "closed: nothing mounted at $_mp"
+losetup -d "$_loop" || fail "losetup -d $_loop failed"
+# Unplugged while open (the SCSI stick of c, the squashfs written onto it, then removed as a
+# hot-unplug removes it): the open ends, the mount goes with the medium.
+dd if=/tmp/medium.sqfs of="$STICK" bs=64k conv=fsync 2>/dev/null || fail "writing the squashfs onto $STICK failed"
+udevadm trigger --action=change --settle "$STICK" || fail "udevadm trigger --action=change $STICK failed"
+udevadm settle --timeout=60 || fail "udevadm settle timed out"
+assert_eq "$(udev_prop "$STICK" ID_FS_TYPE)" squashfs "udev's ID_FS_TYPE of $STICK"
+_mp=$(fsgatectl open "$STICK") || fail "fsgatectl open $STICK failed: $_mp"
+assert_eq "$(cat "$_mp/dir with space/grüße.txt")" "hello from squashfs" "a file read through the open $STICK"
+echo 1 >"/sys/block/${STICK#/dev/}/device/delete" || fail "removing $STICK failed"
+_i=0
+while grep -qF " $_mp " /proc/mounts; do
+        _i=$((_i + 1))
+        [ $_i -gt 300 ] && fail "$_mp still mounted 30 s after $STICK was removed"
+        sleep 0.1
+done
+assert_eq "$(busctl get-property "$FSG_DEST" "$FSG_OBJ" "$FSG_IFACE" OpenMedia)" "a(sssusst) 0" "OpenMedia after the unplug"
+is_loaded squashfs && fail "squashfs was loaded at the unplug"
+pass "unplugged while open: the open ended within $((_i / 10)) s, the mount went, squashfs never loaded"
+fsgatectl reset squashfs >/dev/null || fail "fsgatectl reset squashfs failed"
 
 step "what was received"
 blocked_watch_stop

@@ -247,7 +247,8 @@ class InitramfsTest(unittest.TestCase):
         os.unlink(os.path.join(self.root, 'usr/sbin/update-initramfs'))
         self.assertIn('No initramfs generator', self.ctl('initramfs').stdout)
         self.assertEqual(json.loads(self.ctl('--json', 'initramfs').stdout),
-                         {'generator': '', 'image': '', 'agrees': True, 'disagreements': [], 'command': ''})
+                         {'generator': '', 'image': '', 'agrees': True, 'disagreements': [],
+                          'regenerating_helps': False, 'command': ''})
         write(self.root, 'usr/sbin/update-initramfs', '')
         p = self.ctl('initramfs', want=1)
         self.assertIn(f'Cannot read the initramfs {self.root}/boot/initrd.img-{self.kver}', p.stderr)

@@ -200,16 +200,15 @@ await step('Allow hfs: the row turns allowed, /etc holds the /dev/null mask', as
     check(await row('hfs').locator('.panel').count() === 0, 'the action panel stayed open');
 });
 
-await step('Initramfs: hfs allowed by a mask disagrees, says why making it again does not help, prints the command', async () => {
+await step('Initramfs: hfs allowed by a mask differs, says why making it again does not help, and prints no command', async () => {
     const item = page.locator('#initramfs-result li[data-module="hfs"]');
     await item.waitFor();
     check(await item.textContent() === 'hfs: allowed here (/etc/modprobe.d/60-blacklist_fs-hfs.conf), denied in the ' +
           'initramfs (/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)', `item: ${await item.textContent()}`);
     const text = await page.locator('#initramfs-result').textContent();
     check(text.includes('An allow by a /dev/null mask never reaches it'), 'no mask note');
-    // The page's fsgatectl looks at the scratch root (--root): the command runs inside it.
-    const command = await page.locator('#initramfs-result .initramfs-command').textContent();
-    check(command === `chroot ${opt.root} update-initramfs -u -k ${opt.kver}`, `the command: ${command}`);
+    // Making it again would not change it: no command to run for nothing.
+    check(await page.locator('#initramfs-result .initramfs-command').count() === 0, 'a command that changes nothing');
 });
 
 await step('a change by another client shows up live (FilesystemChanged)', async () => {

@@ -339,10 +339,11 @@ $out"
         out=$(fsgatectl initramfs) || rc=$?
         info "fsgatectl initramfs:
 $out"
-        assert_eq "$rc" 9 "fsgatectl initramfs exit status (disagrees)"
+        # Only a mask differs, which making it again cannot change: information (0), no command.
+        assert_eq "$rc" 0 "fsgatectl initramfs exit status (only a mask differs)"
         assert_contains "$out" "  minix: allowed here ($E/60-blacklist_fs-minix.conf), denied in the initramfs" "fsgatectl initramfs"
         assert_contains "$out" "An allow by a /dev/null mask never reaches it" "fsgatectl initramfs"
-        assert_contains "$out" "update-initramfs -u -k $(uname -r)" "fsgatectl initramfs's command"
+        case $out in *update-initramfs*) fail "fsgatectl initramfs prints a command that changes nothing: $out" ;; esac
         assert_eq "$(fsgatectl --json initramfs | jq -r '.disagreements[] | "\(.module) \(.mask_not_copied)"')" "minix true" \
                 "fsgatectl --json initramfs"
         # The same in status (a row, and why making it again does not help) and beside

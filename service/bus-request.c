@@ -21,6 +21,11 @@ void request_need(Request *req, FsgAction action, const char *message) {
 
 static void authorize_next(Manager *m, sd_bus_message *call, Request *req);
 
+/* What the logs name a request by: its module, else its subject (ExemptLoaded has neither). */
+static const char *request_name(const Request *req) {
+        return *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded";
+}
+
 static void request_free(Manager *m, Request *req) {
         if (req->kind == REQUEST_PROFILE)
                 fsg_profile_plan_free(req->profile.plan);
@@ -34,7 +39,7 @@ static void on_locked(Manager *m, sd_bus_message *call, int lock_fd, const FsgEr
         if (lock_fd < 0) {
                 log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, *req->module ? req->module : NULL,
                             "Change %s%s failed: %s", *req->module ? "to " : "of ",
-                            *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded", error->message);
+                            request_name(req), error->message);
                 (void) manager_reply_error(call, error);
         } else {
                 req->lock_fd = lock_fd;
@@ -56,8 +61,7 @@ static void on_authorized(Manager *m, sd_bus_message *call, bool granted, const 
                 if (!sd_bus_error_has_name(error, SD_BUS_ERROR_LIMITS_EXCEEDED))
                         log_refusal(call, req->module, "Refused %s %s%s: %s",
                                     fsg_action_id(req->needs[req->next].action), *req->module ? "on " : "for ",
-                                    *req->module ? req->module : *req->subject ? req->subject : "ExemptLoaded",
-                                    error->message);
+                                    request_name(req), error->message);
                 (void) sd_bus_reply_method_error(call, error);
                 request_free(m, req);
                 return;

@@ -3,50 +3,131 @@
 
 #include "ctl.h"
 #include "json-writer.h"
+#include "on-demand.h"
 #include "profile.h"
+#include "strv.h"
 
 /* `fsgatectl apply PROFILE` and `fsgatectl audit PROFILE`. */
 
-int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags) {
-        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
-        bool dry = flags & FSG_FLAG_DRY_RUN;
-        FsgError e = {};
+/* What including the types people need on demand would add: the modules a second dry run
+ * with FSG_FLAG_INCLUDE_ON_DEMAND writes and pp does not. Asked as a dry run of its own (no
+ * polkit, nothing written), so that the bus and --root answer alike with no new reply. */
+static int on_demand_kept(const CtlBackend *be, const CtlOptions *o, const char *name, const FsgProfilePlan *pp,
+                          char ***ret, FsgError *e) {
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *with = NULL;
+        _cleanup_strv_free_ char **kept = NULL;
 
-        if (be->apply_profile(o, name, flags, &pp, &e) < 0)
-                return ctl_fail(o, &e);
-        if (o->json) {
-                JsonWriter w = JSON_WRITER(stdout);
+        if (be->apply_profile(o, name, pp->flags | FSG_FLAG_INCLUDE_ON_DEMAND, &with, e) < 0)
+                return -1;
+        for (size_t i = 0; i < with->n; i++) {
+                bool planned = false;
+
+                for (size_t j = 0; j < pp->n && !planned; j++)
+                        planned = streq(pp->plans[j].module, with->plans[i].module);
+                if (!planned && strv_extend(&kept, with->plans[i].module) < 0)
+                        return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+        }
+        *ret = TAKE_PTR(kept);
+        return 0;
+}
+
+/* Who would be refused were module denied; a module that is no row (fat, sunrpc) is kept for
+ * one that is. Untranslated for --json. */
+static const char *on_demand_refused(const char *module, bool translate) {
+        const FsgOnDemand *d = fsg_on_demand_find(module);
+        const char *s = d ? d->refused : N_("needed by a filesystem kept on demand");
+
+        return translate ? _(s) : s;
+}
+
+static void apply_json(const char *name, const FsgProfilePlan *pp, char **kept, const FsgError *kept_error) {
+        JsonWriter w = JSON_WRITER(stdout);
+
+        json_object_begin(&w);
+        json_field_string(&w, "profile", name);
+        json_field_bool(&w, "dry_run", pp->flags & FSG_FLAG_DRY_RUN);
+        json_field_bool(&w, "include_on_demand", pp->flags & FSG_FLAG_INCLUDE_ON_DEMAND);
+        json_key(&w, "changes");
+        json_array_begin(&w);
+        for (size_t i = 0; i < pp->n; i++) {
+                json_object_begin(&w);
+                json_field_string(&w, "module", pp->plans[i].module);
+                json_field_string(&w, "change", fsg_profile_change_string(&pp->plans[i]));
+                json_field_string(&w, "file", pp->plans[i].target);
+                json_object_end(&w);
+        }
+        json_array_end(&w);
+        json_key(&w, "kept_on_demand");
+        json_array_begin(&w);
+        for (char **m = kept; m && *m; m++) {
+                const FsgOnDemand *d = fsg_on_demand_find(*m);
 
                 json_object_begin(&w);
-                json_field_string(&w, "profile", name);
-                json_field_bool(&w, "dry_run", dry);
-                json_key(&w, "changes");
-                json_array_begin(&w);
-                for (size_t i = 0; i < pp->n; i++) {
-                        json_object_begin(&w);
-                        json_field_string(&w, "module", pp->plans[i].module);
-                        json_field_string(&w, "change", fsg_profile_change_string(&pp->plans[i]));
-                        json_field_string(&w, "file", pp->plans[i].target);
-                        json_object_end(&w);
-                }
-                json_array_end(&w);
+                json_field_string(&w, "module", *m);
+                json_field_string(&w, "type", d ? d->type : "");
+                json_field_string(&w, "refused", on_demand_refused(*m, false));
                 json_object_end(&w);
-                putchar('\n');
-                return 0;
         }
+        json_array_end(&w);
+        json_field_string(&w, "kept_on_demand_error", kept_error->message);
+        json_object_end(&w);
+        putchar('\n');
+}
+
+static void apply_text_on_demand(const CtlOptions *o, const char *name, char **kept, const FsgError *kept_error) {
+        if (*kept_error->message)
+                /* TRANSLATORS: %s says why (an error message). */
+                printf(_("Including the filesystems people need on demand would fail: %s\n"),
+                       ctl_esc(kept_error->message));
+        if (!kept)
+                return;
+        /* TRANSLATORS: %1$s %2$s is the command that includes them, e.g. "fsgatectl apply
+         * --include-on-demand unused". */
+        printf(_("Kept, as people need them on demand (%1$s apply --include-on-demand %2$s denies them too):\n"),
+               ctl_command(o), ctl_sh(name));
+        for (char **m = kept; *m; m++) {
+                const FsgOnDemand *d = fsg_on_demand_find(*m);
+
+                if (d && !streq(d->type, d->module))
+                        printf("  %s (%s): %s\n", ctl_esc(*m), d->type, on_demand_refused(*m, true));
+                else
+                        printf("  %s: %s\n", ctl_esc(*m), on_demand_refused(*m, true));
+        }
+}
+
+static void apply_text(const CtlOptions *o, const char *name, const FsgProfilePlan *pp) {
         /* The change is a word of the --json output (deny, deny-hard): not translated. */
         for (size_t i = 0; i < pp->n; i++)
                 printf("%-10s %-12s %s\n", fsg_profile_change_string(&pp->plans[i]), ctl_esc(pp->plans[i].module),
                        ctl_esc(pp->plans[i].target));
         if (pp->n == 0)
                 printf(_("Profile %s: nothing to change.\n"), name);
-        else if (dry)
+        else if (pp->flags & FSG_FLAG_DRY_RUN)
                 printf(ngettext("Profile %s: %zu file would be written (dry run: nothing was written).\n",
                                 "Profile %s: %zu files would be written (dry run: nothing was written).\n", pp->n),
                        name, pp->n);
         else
                 printf(ngettext("Profile %s: %zu file written.\n", "Profile %s: %zu files written.\n", pp->n), name,
                        pp->n);
+}
+
+int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags) {
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        _cleanup_strv_free_ char **kept = NULL;
+        FsgError e = {}, kept_error = {};
+
+        if (be->apply_profile(o, name, flags, &pp, &e) < 0)
+                return ctl_fail(o, &e);
+        /* What the dry run leaves out on purpose is part of its answer: who reviews it sees the
+         * cost of including it. A listed profile has none: the second plan is the first. */
+        if ((flags & FSG_FLAG_DRY_RUN) && !(flags & FSG_FLAG_INCLUDE_ON_DEMAND))
+                (void) on_demand_kept(be, o, name, pp, &kept, &kept_error);
+        if (o->json)
+                apply_json(name, pp, kept, &kept_error);
+        else {
+                apply_text(o, name, pp);
+                apply_text_on_demand(o, name, kept, &kept_error);
+        }
         return 0;
 }
 

@@ -206,7 +206,7 @@ static int verb_close(int argc, char *argv[], Ctl *c) {
 
 #define ALLOW_OPTIONS (FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW)
 #define DENY_OPTIONS  (FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT)
-#define APPLY_OPTIONS (FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_DRY_RUN)
+#define APPLY_OPTIONS (FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_DRY_RUN | FSG_FLAG_INCLUDE_ON_DEMAND)
 
 static const Verb verbs[] = {
         { "list",          1, 1, 0,               0,                      verb_list,          N_("List every filesystem module and whether it may autoload") },
@@ -243,6 +243,7 @@ enum {
         ARG_HARD,
         ARG_SOFT,
         ARG_DRY_RUN,
+        ARG_INCLUDE_ON_DEMAND,
         ARG_JSON,
         ARG_RISK,
         ARG_SINCE,
@@ -266,6 +267,7 @@ static const struct option options[] = {
         { "hard",            no_argument,       NULL, ARG_HARD         },
         { "soft",            no_argument,       NULL, ARG_SOFT         },
         { "dry-run",         no_argument,       NULL, ARG_DRY_RUN      },
+        { "include-on-demand", no_argument,     NULL, ARG_INCLUDE_ON_DEMAND },
         { "json",            no_argument,       NULL, ARG_JSON         },
         { "risk",            no_argument,       NULL, ARG_RISK         },
         { "since",           required_argument, NULL, ARG_SINCE        },
@@ -297,6 +299,7 @@ static const struct {
         { "   --hard",          N_("deny: refuse explicit loads too (modprobe, load)") },
         { "   --soft",          N_("deny: make a hard deny soft again (a plain deny keeps it hard)") },
         { "   --dry-run",       N_("apply: print the changes, write nothing") },
+        { "   --include-on-demand", N_("apply unused: deny what people need on demand too (sticks, DVDs, containers)") },
         { "   --json",          N_("Print JSON") },
         { "   --since=WHEN",    N_("log: since a date (2026-12-06 [10:30]) or a span ago (90min, 12h, 7d)") },
         { "   --lines=N",       N_("log: show at most the newest N blocks (default 100, at most 10000)") },
@@ -443,6 +446,7 @@ static int parse_options(Ctl *c, int argc, char *argv[], FsgError *e) {
                 case ARG_HARD: c->flags |= FSG_FLAG_HARD; break;
                 case ARG_SOFT: c->flags |= FSG_FLAG_SOFT; break;
                 case ARG_DRY_RUN: c->flags |= FSG_FLAG_DRY_RUN; break;
+                case ARG_INCLUDE_ON_DEMAND: c->flags |= FSG_FLAG_INCLUDE_ON_DEMAND; break;
                 case ARG_JSON: c->o.json = true; break;
                 case ARG_RISK: c->o.risk = true; break;
                 case ARG_SINCE:

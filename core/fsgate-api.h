@@ -21,6 +21,9 @@
 /* Deny only: turn fsgate's own hard deny into a soft one. Without it a Deny keeps a hard deny
  * as it is; with it the call needs the allow authorization (explicit loads work again). */
 #define FSG_FLAG_SOFT     UINT64_C(0x20)
+/* ApplyProfile only: a computed profile ("unused") denies the types people need on demand too
+ * (sticks, DVDs, containers, shares, automounts), which it otherwise keeps. */
+#define FSG_FLAG_INCLUDE_ON_DEMAND UINT64_C(0x40)
 
 /* polkit actions (polkit/org.fsgate.fsgate1.policy). */
 #define FSGATE_ACTION_ALLOW "org.fsgate.fsgate1.allow"

@@ -142,7 +142,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
         r = fsg_flags_check(FSG_FLAGS_APPLY_PROFILE, flags, e);
         if (r < 0)
                 return r;
-        r = fsg_profile_load_current(c, &current, &built, name, &prof, e);
+        r = fsg_profile_load_current(c, &current, &built, name, flags & FSG_FLAG_INCLUDE_ON_DEMAND, &prof, e);
         if (r < 0)
                 return r;
         deny_flags = (flags & FSG_FLAG_FORCE) | (prof->hard || (flags & FSG_FLAG_HARD) ? FSG_FLAG_HARD : 0);

@@ -8,7 +8,8 @@
  * anything is written. */
 typedef struct FsgProfilePlan {
         char profile[64];
-        uint64_t flags;      /* as asked: FSG_FLAG_HARD, FSG_FLAG_FORCE, FSG_FLAG_DRY_RUN */
+        uint64_t flags;      /* as asked: FSG_FLAG_HARD, FSG_FLAG_FORCE, FSG_FLAG_DRY_RUN,
+                              * FSG_FLAG_INCLUDE_ON_DEMAND */
         FsgPlan *plans;      /* only the ones that write, in module order */
         size_t n;
         char **skipped;      /* modules of the profile built into the kernel: nothing can deny them */

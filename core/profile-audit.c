@@ -57,7 +57,7 @@ int fsg_profile_audit(const FsgContext *c, const FsgState *current, const char *
         r = fsg_context_require_kernel(c, e);
         if (r < 0)
                 return r;
-        r = fsg_profile_load_current(c, &s, &built, name, &p, e);
+        r = fsg_profile_load_current(c, &s, &built, name, false, &p, e);
         if (r < 0)
                 return r;
         a = calloc(1, sizeof(FsgAudit));

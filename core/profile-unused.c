@@ -5,6 +5,7 @@
 
 #include "kmod-view.h"
 #include "name.h"
+#include "on-demand.h"
 #include "profile.h"
 #include "strv.h"
 
@@ -235,7 +236,21 @@ static const char * const unit_dirs[] = {
         "/lib/systemd/system",
 };
 
-int fsg_profile_unused(const FsgContext *c, const FsgState *s, char ***ret, char ***ret_used, FsgError *e) {
+/* The types people need on demand (core/on-demand.h): kept like used ones, so that what they
+ * need (vfat's fat, nfs's sunrpc) is kept with them. */
+static int use_on_demand(UsedSet *u) {
+        for (size_t i = 0; i < fsg_on_demand_table_n; i++) {
+                const FsgEntry *x = fsg_state_find_module(u->s, fsg_on_demand_table[i].module);
+                int r = x ? use_module(u, x->module, "needed on demand") : 0;
+
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int fsg_profile_unused(const FsgContext *c, const FsgState *s, bool include_on_demand, char ***ret,
+                       char ***ret_used, FsgError *e) {
         _cleanup_strv_free_ char **unused = NULL;
         UsedSet u = { .s = s };
         int r = 0;
@@ -255,6 +270,8 @@ int fsg_profile_unused(const FsgContext *c, const FsgState *s, char ***ret, char
                 r = scan_unit_dir(c, &u, unit_dirs[i], false);
         if (r >= 0)
                 r = scan_udev(c, &u);
+        if (r >= 0 && !include_on_demand)
+                r = use_on_demand(&u);
         if (r >= 0)
                 r = use_dependencies(c, &u);
         if (r < 0) {

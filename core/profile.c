@@ -162,7 +162,8 @@ static int compare_notable_first(const void *a, const void *b) {
         return nx != ny ? (nx ? -1 : 1) : strcmp(x, y);
 }
 
-int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, FsgProfile **ret, FsgError *e) {
+int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, bool include_on_demand,
+                     FsgProfile **ret, FsgError *e) {
         assert(c);
         assert(s);
         assert(name);
@@ -175,7 +176,7 @@ int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, F
         if (r < 0)
                 return r;
         if (p->compute) {
-                r = fsg_profile_unused(c, s, &p->modules, NULL, e);
+                r = fsg_profile_unused(c, s, include_on_demand, &p->modules, NULL, e);
                 if (r < 0)
                         return r;
                 /* A computed list is one nobody wrote: who reviews it sees the modules the kernel
@@ -188,8 +189,8 @@ int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, F
 }
 
 int fsg_profile_load_current(const FsgContext *c, const FsgState **current, FsgState **built, const char *name,
-                             FsgProfile **ret, FsgError *e) {
+                             bool include_on_demand, FsgProfile **ret, FsgError *e) {
         int r = fsg_state_current_or_build(c, current, built, e);
 
-        return r < 0 ? r : fsg_profile_load(c, *current, name, ret, e);
+        return r < 0 ? r : fsg_profile_load(c, *current, name, include_on_demand, ret, e);
 }

@@ -26,12 +26,14 @@ const char *fsg_profile_dir(void);
 int fsg_profile_list(char ***ret, FsgError *e);
 
 /* Reads profile name and works out its modules against s (c's state, up to date): a computed
- * profile is computed now. NoSuchProfile for a name that is not a profile. */
-int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, FsgProfile **ret, FsgError *e);
+ * profile is computed now, with the types people need on demand when include_on_demand (a
+ * listed profile ignores it). NoSuchProfile for a name that is not a profile. */
+int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, bool include_on_demand,
+                     FsgProfile **ret, FsgError *e);
 /* The same against *current, or, when that is NULL, against a state built now: *built holds
  * it and *current points to it. */
 int fsg_profile_load_current(const FsgContext *c, const FsgState **current, FsgState **built, const char *name,
-                             FsgProfile **ret, FsgError *e);
+                             bool include_on_demand, FsgProfile **ret, FsgError *e);
 FsgProfile *fsg_profile_free(FsgProfile *p);
 static inline void fsg_profile_freep(FsgProfile **p) {
         fsg_profile_free(*p);
@@ -40,6 +42,8 @@ static inline void fsg_profile_freep(FsgProfile **p) {
 /* The "unused" computation on its own: every filesystem module of s with a module file that
  * this system does not use. Used means: built in, loaded, mounted, named as a type in
  * /etc/fstab or in a mount unit (the unit directories, generated ones included), the type
- * udev found on a block device that is present (its database, /run/udev/data), or a
- * dependency of a used one. *ret_used (may be NULL) gets "MODULE: why" for the kept ones. */
-int fsg_profile_unused(const FsgContext *c, const FsgState *s, char ***ret, char ***ret_used, FsgError *e);
+ * udev found on a block device that is present (its database, /run/udev/data), a type people
+ * need on demand (core/on-demand.h) unless include_on_demand, or a dependency of a used one.
+ * *ret_used (may be NULL) gets "MODULE: why" for the kept ones. */
+int fsg_profile_unused(const FsgContext *c, const FsgState *s, bool include_on_demand, char ***ret,
+                       char ***ret_used, FsgError *e);

@@ -8,14 +8,17 @@ offline (--root)."""
 import gettext
 import json
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_DENY, CONFIG, E_ACCESS_DENIED, E_INVALID_ARGS, ERR, FORCE, NOBODY,  # noqa: E402
                         BusTestCase, SignalMonitor, conf_name, proc_modules_line, snapshot, write)
 
-HARD, DRY_RUN = 0x8, 0x10
+HARD, DRY_RUN, INCLUDE_ON_DEMAND = 0x8, 0x10, 0x40
 CIS = ['cramfs', 'freevxfs', 'hfs', 'hfsplus', 'jffs2', 'udf']
+# What people need on demand (core/on-demand.c): unused keeps them unless asked.
+ON_DEMAND = {'autofs4', 'cifs', 'exfat', 'fuse', 'isofs', 'nfs', 'overlay', 'udf', 'vfat'}
 
 
 def vendor_list():
@@ -113,8 +116,9 @@ class ProfileTest(BusTestCase):
         self.assertEqual(denied & kept, set(), 'unused denies a filesystem in use')
         self.assertIn('sunrpc', {e.module for e in self.stack.list()})
         self.assertNotIn('sunrpc', denied, 'a dependency of nfs (kept) was denied')
-        for m in ('hfs', 'udf', 'ufs', 'qnx4', 'minix'):     # minix: only in a comment
+        for m in ('hfs', 'ufs', 'qnx4', 'minix'):     # minix: only in a comment
             self.assertIn(m, denied)
+        self.assertEqual(denied & ON_DEMAND, set(), 'unused denies what people need on demand')
         self.assertTrue(all(c[1] == 'deny' for c in planned))
         entries = {e.module: e for e in self.stack.list()}
         self.assertTrue(all(entries[m].available and not entries[m].builtin for m in denied))
@@ -205,6 +209,51 @@ class ProfileTest(BusTestCase):
         self.assertError(st.send('ApplyProfile', 'cis', 0x1), E_INVALID_ARGS)
         self.assertError(st.send('ApplyProfile', 'cis', 0x2), E_INVALID_ARGS)
         self.assertEqual(snapshot(self.root), before)
+
+    def test_unused_on_demand(self):
+        """Issue 41: unused keeps sticks, DVDs, containers, shares and automounts unless asked
+        (INCLUDE_ON_DEMAND), and its dry run names each with who would be refused."""
+        st = self.stack
+        write(self.root, 'proc/modules', '')
+        planned = {c[0] for c in self.apply('unused', DRY_RUN)}
+        included = {c[0] for c in self.apply('unused', DRY_RUN | INCLUDE_ON_DEMAND)}
+        self.assertEqual(planned & ON_DEMAND, set())
+        self.assertLessEqual(ON_DEMAND | {'sunrpc'}, included)      # sunrpc: what nfs needs
+        self.assertEqual(included - planned, ON_DEMAND | {'sunrpc'})
+        self.assertError(st.send('ApplyProfile', 'unused', 0x80), E_INVALID_ARGS)
+        for root in ([], ['--root=' + self.root]):
+            r = st.ctl(*root, 'apply', '--dry-run', 'unused')
+            self.assertEqual(r.rc, 0, r)
+            lines = r.out.splitlines()
+            self.assertFalse([x for x in lines if x.startswith('deny') and x.split()[1] in ON_DEMAND], r.out)
+            i = lines.index(f'Kept, as people need them on demand ({"fsgatectl " + root[0] if root else "fsgatectl"} '
+                            'apply --include-on-demand unused denies them too):')
+            kept = lines[i + 1:]
+            self.assertIn('  udf: DVDs and Blu-ray discs would not mount', kept)
+            self.assertIn('  isofs (iso9660): CDs, DVDs and ISO images would not mount', kept)
+            self.assertEqual(sorted(x.split()[0].rstrip(':') for x in kept), sorted(ON_DEMAND | {'sunrpc'}))
+            r = st.ctl(*root, '--json', 'apply', '--dry-run', 'unused')
+            doc = json.loads(r.out)
+            self.assertFalse(doc['include_on_demand'])
+            self.assertEqual({k['module'] for k in doc['kept_on_demand']}, ON_DEMAND | {'sunrpc'})
+            self.assertIn({'module': 'isofs', 'type': 'iso9660', 'refused': 'CDs, DVDs and ISO images would not mount'},
+                          doc['kept_on_demand'])
+            self.assertEqual(doc['kept_on_demand_error'], '')
+            r = st.ctl(*root, '--json', 'apply', '--dry-run', '--include-on-demand', 'unused')
+            doc = json.loads(r.out)
+            self.assertTrue(doc['include_on_demand'])
+            self.assertEqual({c['module'] for c in doc['changes']}, included)
+            self.assertEqual(doc['kept_on_demand'], [])
+            # a listed profile has nothing on demand to keep
+            r = st.ctl(*root, 'apply', '--dry-run', 'cis')
+            self.assertNotIn('on demand', r.out)
+        de = dict(st.env, LANGUAGE='de', LC_ALL='C.UTF-8', FSGATE_LOCALEDIR=os.path.join(CONFIG.build_root, 'po'))
+        p = subprocess.run([CONFIG.fsgatectl, 'apply', '--dry-run', 'unused'], env=de, capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, cwd=st.busdir)
+        self.assertIn('\n  udf: DVDs und Blu-ray-Discs würden nicht eingehängt\n', p.stdout)
+        r = st.ctl('apply', '--include-on-demand', 'unused')
+        self.assertEqual(r.rc, 0, r)
+        self.assertState('udf', 'denied', 'admin')
 
     # -- fsgatectl -------------------------------------------------------------------------
     def test_cli_apply_and_audit(self):

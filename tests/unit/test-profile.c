@@ -3,6 +3,7 @@
  * profile files, what "unused" keeps and why, plans (all or nothing), apply and audit. */
 #include <sys/stat.h>
 
+#include "on-demand.h"
 #include "profile-apply.h"
 #include "profile-audit.h"
 #include "risk.h"
@@ -41,7 +42,7 @@ TEST(read) {
         ASSERT_OK_E(fsg_profile_list(&names, &e), &e);
         ASSERT(strv_length(names) == 4);
         ASSERT_STREQ(names[0], "bad");
-        ASSERT_OK_E(fsg_profile_load(ctx, s, "two", &p, &e), &e);
+        ASSERT_OK_E(fsg_profile_load(ctx, s, "two", false, &p, &e), &e);
         ASSERT(p->hard && !p->compute);
         ASSERT(strv_length(p->modules) == 2);
         ASSERT_STREQ(p->modules[0], "hfs");
@@ -49,10 +50,10 @@ TEST(read) {
         ASSERT_STREQ(p->description, "two of them");
         p = fsg_profile_free(p);
 
-        ASSERT_ERR_E(fsg_profile_load(ctx, s, "nosuch", &p, &e), &e, FSG_ERR_NO_SUCH_PROFILE);
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "nosuch", false, &p, &e), &e, FSG_ERR_NO_SUCH_PROFILE);
         ASSERT(strstr(e.message, "two"));
-        ASSERT_ERR_E(fsg_profile_load(ctx, s, "../two", &p, &e), &e, FSG_ERR_NO_SUCH_PROFILE);
-        ASSERT_ERR_E(fsg_profile_load(ctx, s, "bad", &p, &e), &e, FSG_ERR_FAILED);
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "../two", false, &p, &e), &e, FSG_ERR_NO_SUCH_PROFILE);
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "bad", false, &p, &e), &e, FSG_ERR_FAILED);
         ASSERT(strstr(e.message, "unknown key Colour"));
         fsg_state_unref(s);
 }
@@ -75,7 +76,7 @@ TEST(unused) {
         write_file(root, "run/systemd/generator/srv.mount", "[Unit]\nType=udf\n[Mount]\nType=xfs\n");
         write_file(root, "run/udev/data/b8:1", "E:ID_FS_TYPE=hfsplus\n");
         s = state();
-        ASSERT_OK_E(fsg_profile_unused(ctx, s, &unused, &used, &e), &e);
+        ASSERT_OK_E(fsg_profile_unused(ctx, s, true, &unused, &used, &e), &e);
         ASSERT(has(used, "ext4: mounted"));
         ASSERT(has(used, "nfs: mounted"));                     /* fs-nfs4 is nfs */
         ASSERT(has(used, "sunrpc: a dependency of nfs"));      /* rpc_pipefs */
@@ -106,8 +107,8 @@ TEST(unused_profile_notable_first) {
 
         write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
         s = state();
-        ASSERT_OK_E(fsg_profile_unused(ctx, s, &unused, NULL, &e), &e);
-        ASSERT_OK_E(fsg_profile_load(ctx, s, "unused", &p, &e), &e);
+        ASSERT_OK_E(fsg_profile_unused(ctx, s, true, &unused, NULL, &e), &e);
+        ASSERT_OK_E(fsg_profile_load(ctx, s, "unused", true, &p, &e), &e);
         n = strv_length(unused);
         ASSERT(n > 2 && strv_length(p->modules) == n);
         for (char **m = unused; *m; m++)
@@ -123,6 +124,46 @@ TEST(unused_profile_notable_first) {
         for (size_t j = 1; j < n; j++)
                 if (j != i)
                         ASSERT(strcmp(p->modules[j - 1], p->modules[j]) < 0);
+        fsg_profile_free(p);
+        fsg_state_unref(s);
+}
+
+/* Issue 41: sticks, DVDs, containers, shares and automounts are kept unless asked, with what
+ * they need (fat for vfat, sunrpc for nfs); asked, they are denied like the rest. */
+TEST(unused_keeps_on_demand) {
+        _cleanup_strv_free_ char **kept = NULL, **all = NULL, **used = NULL;
+        FsgProfile *p = NULL;
+        FsgState *s;
+        FsgError e = {};
+        size_t n = 0;
+
+        write_file(root, "proc/mounts", "/dev/vda / ext4 rw 0 0\n");
+        write_file(root, "proc/modules", "");
+        write_file(root, "etc/fstab", "");      /* the vfat and fuse of an earlier test */
+        s = state();
+        ASSERT_OK_E(fsg_profile_unused(ctx, s, false, &kept, &used, &e), &e);
+        ASSERT_OK_E(fsg_profile_unused(ctx, s, true, &all, NULL, &e), &e);
+        for (size_t i = 0; i < fsg_on_demand_table_n; i++) {
+                const char *m = fsg_on_demand_table[i].module;
+                char why[64];
+
+                /* Every row names a module of the real tree: a wrong name would keep nothing. */
+                ASSERT(fsg_state_find_module(s, m) && fsg_state_find_module(s, m)->available);
+                ASSERT(!strv_contains(kept, m) && strv_contains(all, m));
+                snprintf(why, sizeof(why), "%s: needed on demand", m);
+                ASSERT(strv_contains(used, why));
+                ASSERT(fsg_on_demand_find(m) == &fsg_on_demand_table[i]);
+                n++;
+        }
+        ASSERT(n == 9 && fsg_on_demand_find("iso9660") == NULL && fsg_on_demand_find("hfs") == NULL);
+        ASSERT(streq(fsg_on_demand_find("isofs")->type, "iso9660"));
+        ASSERT(strv_contains(used, "sunrpc: a dependency of nfs") && strv_contains(all, "sunrpc"));
+        ASSERT(strv_contains(kept, "hfs") && strv_contains(kept, "minix"));
+        ASSERT_OK_E(fsg_profile_load(ctx, s, "unused", false, &p, &e), &e);
+        ASSERT(!strv_contains(p->modules, "udf") && strv_contains(p->modules, "hfs"));
+        fsg_profile_free(p);
+        ASSERT_OK_E(fsg_profile_load(ctx, s, "unused", true, &p, &e), &e);
+        ASSERT(strv_contains(p->modules, "udf"));
         fsg_profile_free(p);
         fsg_state_unref(s);
 }

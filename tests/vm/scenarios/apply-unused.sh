@@ -4,7 +4,8 @@
 # ApplyProfile "unused" on a real kernel, over two boots sharing the persistent /etc disk:
 # every filesystem mounted at the call (the /etc disk's ext4, a minix disk allowed and
 # mounted for the purpose) and the root filesystem's type stay mountable after the reboot;
-# the rest is denied (counted), and one of them (udf) really is refused.
+# the rest is denied (counted), and one of them (udf, kept as needed on demand unless
+# --include-on-demand) really is refused.
 # vm-boots: 2
 # vm-timeout: 600
 
@@ -36,8 +37,15 @@ case $FSGATE_BOOT in
         echo "boot 1" >/mnt/minix/proof
         findmnt -rn -o FSTYPE | sort -u >/etc/fsgate-vm-mounted-types
         info "mounted types: $(tr '\n' ' ' </etc/fsgate-vm-mounted-types)"
-        fsgatectl apply unused --dry-run >/tmp/dry.out || fail "apply unused --dry-run failed"
-        fsgatectl apply unused >/tmp/apply.out || fail "apply unused failed: $(cat /tmp/apply.out)"
+        # What people need on demand (udf: DVDs) is kept and said apart, unless included.
+        fsgatectl apply unused --dry-run >/tmp/dry-kept.out || fail "apply unused --dry-run failed"
+        grep -q '^deny.* udf ' /tmp/dry-kept.out && fail "apply unused would deny udf, needed on demand"
+        grep -qx '  udf: DVDs and Blu-ray discs would not mount' /tmp/dry-kept.out ||
+                fail "the dry run does not say what denying udf costs: $(cat /tmp/dry-kept.out)"
+        fsgatectl apply unused --include-on-demand --dry-run >/tmp/dry.out ||
+                fail "apply unused --include-on-demand --dry-run failed"
+        fsgatectl apply unused --include-on-demand >/tmp/apply.out ||
+                fail "apply unused --include-on-demand failed: $(cat /tmp/apply.out)"
         diff /tmp/dry.out /tmp/apply.out | grep -v 'would be written\|written\.$' | grep '^[<>]' &&
                 fail "the dry run did not list what apply wrote"
         n=$(grep -c '^deny' /tmp/apply.out || true)
@@ -50,7 +58,7 @@ case $FSGATE_BOOT in
                 grep -q " $m " /tmp/apply.out && fail "apply unused denied $m, mounted as $t"
         done
         grep -q ' minix ' /tmp/apply.out && fail "apply unused denied minix, which is mounted"
-        grep -q ' udf ' /tmp/apply.out || fail "apply unused did not deny udf"
+        grep -q ' udf ' /tmp/apply.out || fail "apply unused --include-on-demand did not deny udf"
         umount /mnt/minix
         pass "apply unused: $n denied, every mounted type kept"
         ;;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsg-i18n.h"
 #include "macro.h"
 #include "name.h"
 #include "risk.h"
@@ -24,14 +25,29 @@ const FsgRisk *fsg_risk_find(const char *module) {
 /* MAINTAINERS' words as people read them: "Orphan" says nobody looks after the code. */
 static const char *maintainers_phrase(const char *status) {
         if (!*status)
-                return "no maintainer of its own";
+                return N_("no maintainer of its own");
         if (strstr(status, "Orphan"))
-                return "orphaned upstream";
+                return N_("orphaned upstream");
         if (strstr(status, "Obsolete"))
-                return "obsolete upstream";
+                return N_("obsolete upstream");
         if (strstr(status, "Odd Fixes"))
-                return "little maintained (odd fixes)";
+                return N_("little maintained (odd fixes)");
         return NULL;
+}
+
+/* curated.tsv's upstream column, spelled here once more so that xgettext finds the words
+ * (the table is generated at build time, out of po/POTFILES' reach). */
+static const char * const upstream_phrases[] = {
+        N_("removal proposed, then withdrawn (2025)"),
+        N_("removed in Linux 6.13"),
+        N_("removed in Linux 6.15"),
+};
+
+bool fsg_risk_upstream_translatable(const char *upstream) {
+        for (size_t i = 0; i < ELEMENTSOF(upstream_phrases); i++)
+                if (strcmp(upstream_phrases[i], upstream) == 0)
+                        return true;
+        return false;
 }
 
 bool fsg_risk_is_notable(const FsgRisk *r) {
@@ -47,14 +63,16 @@ void fsg_risk_phrase(const FsgRisk *r, char *buf, size_t size) {
         buf[0] = 0;
         if (!r)
                 return;
+        /* In the reader's language once a program bound the domain (fsg_i18n_init()); fsgated
+         * and --json, in the C locale, keep the English. */
         if (maintainers_phrase(r->maintainers))
-                parts[n++] = maintainers_phrase(r->maintainers);
+                parts[n++] = _(maintainers_phrase(r->maintainers));
         if (*r->deprecated)
-                parts[n++] = "deprecated";
+                parts[n++] = _("deprecated");
         if (*r->upstream)
-                parts[n++] = r->upstream;
+                parts[n++] = _(r->upstream);
         if (r->userns_mount)
-                parts[n++] = "any user can mount it in a user namespace";
+                parts[n++] = _("any user can mount it in a user namespace");
         for (size_t i = 0; i < n && used < size; i++) {
                 int k = snprintf(buf + used, size - used, "%s%s", i ? "; " : "", parts[i]);
                 if (k < 0)

@@ -35,5 +35,9 @@ const FsgRisk *fsg_risk_find(const char *module);
 bool fsg_risk_is_notable(const FsgRisk *r);
 
 /* One short phrase for people, at most size bytes: "orphaned upstream; deprecated";
- * "" when nothing is notable. */
+ * "" when nothing is notable. Translated (the "fsgate" domain) where the program bound it. */
 void fsg_risk_phrase(const FsgRisk *r, char *buf, size_t size);
+
+/* Whether upstream (an FsgRisk's) is among the words marked for translation: every curated
+ * line's must be (tests/unit/test-risk.c). */
+bool fsg_risk_upstream_translatable(const char *upstream);

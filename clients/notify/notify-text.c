@@ -295,8 +295,8 @@ static int finish(FILE *f, char **buf, char **ret) {
 }
 
 /* One sentence of what the kernel source says of the module, when it says something worth a
- * second thought: the person deciding on Allow should know "orphaned upstream". The facts
- * themselves stay in English, as the kernel's MAINTAINERS has them. */
+ * second thought: the person deciding on Allow should know "orphaned upstream", in their
+ * language. The title stays the kernel's own name for the module. */
 static void put_risk(FILE *f, const NotifyBlocked *b, const char *before) {
         const FsgRisk *r = fsg_risk_find(b->module);
         char phrase[256];
@@ -305,7 +305,7 @@ static void put_risk(FILE *f, const NotifyBlocked *b, const char *before) {
                 return;
         fsg_risk_phrase(r, phrase, sizeof(phrase));
         /* TRANSLATORS: %1$s the module, %2$s its Kconfig title ("Apple Macintosh file system support"),
-         * %3$s the notable facts in English ("orphaned upstream; deprecated"). */
+         * %3$s the notable facts, translated ("orphaned upstream; deprecated"). */
         fputs(before, f);
         fprintf(f, _("%1$s (%2$s): %3$s."), b->module, r->title, phrase);
         fputs(*before ? "" : "\n", f);
@@ -455,6 +455,28 @@ int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_s
         return 0;
 }
 
+/* Several drives of one question, all mounted: the summary names each of two (issue 41: the
+ * second stick was left to the body), the first and how many more beyond that. */
+static int summary_mounted_several(const NotifyBlocked *b, size_t n, bool read_only, char **ret) {
+        /* "The drive /dev/sdb1 and /dev/sdc1": the second without "The drive" again. */
+        _cleanup_free_ char *first = notify_device_name(&b[0]),
+                            *second = *b[1].label || *b[1].vendor || *b[1].model ? notify_device_name(&b[1]) :
+                                                                                    strdup(b[1].device);
+
+        if (!first || !second)
+                return -ENOMEM;
+        if (n == 2)
+                /* TRANSLATORS: %1$s and %2$s are how a person knows the drives (“BACKUP”, "SanDisk Cruzer"). */
+                return format(ret, read_only ? _("%1$s and %2$s are open, read-only") : _("%1$s and %2$s are mounted"),
+                              first, second);
+        /* TRANSLATORS: %1$s is how a person knows the first drive; the plural follows %2$zu, the others. */
+        return format(ret, read_only ? ngettext("%1$s and %2$zu other drive are open, read-only",
+                                                "%1$s and %2$zu other drives are open, read-only", n - 1) :
+                                       ngettext("%1$s and %2$zu other drive are mounted",
+                                                "%1$s and %2$zu other drives are mounted", n - 1),
+                      first, n - 1);
+}
+
 /* What an Allow did, then where each drive is now. */
 static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const NotifyMount *mounts, size_t n_mounts,
                            char **ret_summary, char **ret_body) {
@@ -470,7 +492,9 @@ static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const Noti
         first = notify_device_name(b);
         if (!first)
                 return -ENOMEM;
-        if (n_mounts > 0 && n_mounted == n_mounts && read_only)
+        if (n_mounts > 1 && n_mounted == n_mounts)
+                r = summary_mounted_several(b, n_mounts, read_only, &summary);
+        else if (n_mounts > 0 && n_mounted == n_mounts && read_only)
                 /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
                 r = format(&summary, _("%s is open, read-only"), first);
         else if (n_mounts > 0 && n_mounted == n_mounts)

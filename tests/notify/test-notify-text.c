@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* fsgate-notify's texts and its reading of error replies, without a bus. */
+#include <locale.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fsg-error.h"
+#include "fsg-i18n.h"
+#include "macro.h"
 #include "notify-text.h"
 #include "utf8.h"
 #include "../unit/test-util.h"
@@ -359,5 +363,65 @@ TEST(outcome) {
         ASSERT_STREQ(t.summary, "hfs could not be allowed");
         ASSERT_STREQ(t.body, "A file decides");
         texts_done(&t);
+        notify_blocked_done(&b);
+}
+
+/* Issue 41: after two sticks of one question both are mounted, and the summary names both (it
+ * named the first only); three: the first and how many more. A cancelled dialog says so once. */
+TEST(outcome_two_sticks) {
+        NotifyBlocked b[3] = { blocked("/dev/sdb1", "ONE", "", "", 0), blocked("/dev/sdc1", "", "", "", 0),
+                               blocked("/dev/sdd1", "", "", "", 0) };
+        NotifyMount m[3] = { { .where = "/media/u/ONE" }, { .where = "/media/u/disk" }, { .where = "/media/u/d2" } };
+        Texts t = {};
+
+        outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, m, 2);
+        ASSERT_STREQ(t.summary, "“ONE” and /dev/sdc1 are mounted");
+        ASSERT(strstr(t.body, "\n“ONE” is mounted at /media/u/ONE.\nThe drive /dev/sdc1 is mounted at /media/u/disk."));
+        outcome(&t, &b[1], NOTIFY_REQUEST_READ_ONLY, NOTIFY_OUTCOME_ALLOWED, NULL, &m[1], 2);
+        ASSERT_STREQ(t.summary, "The drive /dev/sdc1 and /dev/sdd1 are open, read-only");
+        outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, m, 3);
+        ASSERT_STREQ(t.summary, "“ONE” and 2 other drives are mounted");
+        m[1] = (NotifyMount) { .error = "boom" };
+        outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, m, 2);
+        ASSERT_STREQ(t.summary, "hfs allowed");
+        outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_CANCELLED, "Not authorized (nothing was changed)", NULL, 0);
+        ASSERT_STREQ(t.body, "The password dialog was closed; nothing was changed.");
+        texts_done(&t);
+        for (size_t i = 0; i < ELEMENTSOF(b); i++)
+                notify_blocked_done(&b[i]);
+}
+
+/* Issue 41: in German the kernel source's word on a module is German too; no English phrase
+ * of core/risk.c is left. Last in the file: it binds the catalog, and English comes back
+ * only with LANGUAGE unset again. */
+TEST(german_risk_phrase) {
+        static const char * const english[] = {
+                "orphaned", "removal proposed", "withdrawn", "deprecated", "any user", "maintained", "upstream;",
+        };
+        NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
+        const char *dir = getenv("FSGATE_LOCALEDIR");
+        char *summary, *body;
+
+        ASSERT(dir && *dir);    /* meson sets it: BUILD/po */
+        setenv("LC_ALL", "C.UTF-8", 1);
+        setenv("LANGUAGE", "de", 1);
+        fsg_i18n_init();
+        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
+        ASSERT(strstr(body, "hfs (Apple Macintosh file system support): upstream verwaist; Entfernung vorgeschlagen, "
+                            "dann zurückgezogen (2025)."));
+        for (size_t i = 0; i < ELEMENTSOF(english); i++) {
+                if (strstr(body, english[i]))
+                        fprintf(stderr, "English \"%s\" in: %s\n", english[i], body);
+                ASSERT(!strstr(body, english[i]));
+        }
+        free(summary);
+        free(body);
+        /* The C locale, as without fsg_i18n_init(): gettext answers in English, LANGUAGE or not. */
+        unsetenv("LANGUAGE");
+        setlocale(LC_ALL, "C");
+        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
+        ASSERT(strstr(body, "orphaned upstream"));
+        free(summary);
+        free(body);
         notify_blocked_done(&b);
 }

@@ -936,7 +936,9 @@ class NotifyTest(BusTestCase):
         n = s.wait_notifications(1)
         self.assertEqual(n[0]['summary'], 'Das Laufwerk /dev/sdd1 wurde nicht eingehängt')
         self.assertEqual(n[0]['body'], 'Das Laufwerk /dev/sdd1 wurde nicht eingehängt, weil sein Dateisystem, hfs, '
-                         f'auf diesem Computer abgeschaltet ist.{fb.notify_risk_sentence("hfs")}\n'
+                         # the kernel source's word on hfs in German too (issue 41)
+                         'auf diesem Computer abgeschaltet ist. hfs (Apple Macintosh file system support): upstream '
+                         'verwaist; Entfernung vorgeschlagen, dann zurückgezogen (2025).\n'
                          '„Nur lesend öffnen“ schaltet hfs nur für dieses Laufwerk ein, bis es entfernt wird, und '
                          'hängt es nur lesend ein; „Erlauben“ schaltet hfs ab jetzt ein und hängt das Laufwerk ein; '
                          '„Einmal erlauben“ tut dasselbe bis zum Neustart des Computers. Jedes fragt nach dem '

@@ -45,3 +45,20 @@ TEST(phrase) {
         fsg_risk_phrase(fsg_risk_find("hfs"), tiny, sizeof(tiny));
         ASSERT(strlen(tiny) == sizeof(tiny) - 1);
 }
+
+/* Issue 41: the words of every curated line reach the translators (xgettext cannot read the
+ * generated table). */
+TEST(upstream_translatable) {
+        size_t n = 0;
+
+        for (size_t i = 0; i < fsg_risk_table_n; i++)
+                if (*fsg_risk_table[i].upstream) {
+                        if (!fsg_risk_upstream_translatable(fsg_risk_table[i].upstream))
+                                fprintf(stderr, "%s: \"%s\" is not in core/risk.c's upstream_phrases\n",
+                                        fsg_risk_table[i].module, fsg_risk_table[i].upstream);
+                        ASSERT(fsg_risk_upstream_translatable(fsg_risk_table[i].upstream));
+                        n++;
+                }
+        ASSERT(n >= 4);
+        ASSERT(!fsg_risk_upstream_translatable("removed in Linux 9.9"));
+}

@@ -163,6 +163,11 @@ static int note_block(LogRun *run, sd_journal *j, uint64_t usec) {
         return 0;
 }
 
+static const char *journal_denied_message(void) {
+        return _("Cannot read the system journal: only root and the members of the groups "
+                 "systemd-journal and adm may (journalctl's rule). Nothing is shown");
+}
+
 /* Without read access to the system journal, sd-journal opens nothing and says nothing: an
  * empty answer would read as "nothing was blocked". Refused instead, with the reason. */
 static int check_journal_readable(FsgError *e) {
@@ -189,9 +194,7 @@ static int check_journal_readable(FsgError *e) {
         }
         if (!seen)
                 return 0;       /* no system journal at all: an empty answer is the truth */
-        return fsg_error(e, FSG_ERR_ACCESS_DENIED, "%s",
-                         _("Cannot read the system journal: only root and the members of the groups "
-                           "systemd-journal and adm may (journalctl's rule). Nothing is shown"));
+        return fsg_error(e, FSG_ERR_ACCESS_DENIED, "%s", journal_denied_message());
 }
 
 static int walk(sd_journal *j, uint64_t since_usec, LogRun *run, FsgError *e) {
@@ -429,6 +432,11 @@ int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines) {
         if (!dir && check_journal_readable(&e) < 0)
                 return ctl_fail(o, &e);
         r = dir ? sd_journal_open_directory(&j, dir, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM);
+        if (r == -EACCES || r == -EPERM) {
+                /* Who may read it, not errno's word: exit 4, as for the system journal's files. */
+                fsg_error(&e, FSG_ERR_ACCESS_DENIED, "%s", journal_denied_message());
+                return ctl_fail(o, &e);
+        }
         if (r < 0) {
                 fsg_error(&e, FSG_ERR_FAILED, _("Failed to open the journal: %s"), strerror(-r));
                 return ctl_fail(o, &e);

@@ -815,6 +815,16 @@ function parseJson(out) {
 }
 
 /* fsgatectl --json reports a failure as {"error", "message"} on stderr (err: "message"). */
+/* The D-Bus error name in fsgatectl's --json error, "" without one. */
+function ctlErrorName(ex) {
+    try {
+        const j = JSON.parse(ex.message);
+        return (j && j.error) || "";
+    } catch (e) {
+        return "";
+    }
+}
+
 function ctlMessage(ex) {
     try {
         const j = JSON.parse(ex.message);
@@ -883,9 +893,18 @@ function loadHistory() {
                 renderHistory();
             })
             .catch(ex => {
-                /* Exit status 4: this user may not read the system journal; fsgatectl says who may. */
-                if (run === historyRun)
+                if (run !== historyRun)
+                    return;
+                /* Exit status 4 (AccessDenied): this user may not read the system journal. Said in
+                 * the page's words, with the way to it, not fsgatectl's rule for shells (issue 41). */
+                if (ex.exit_status === 4 || ctlErrorName(ex) === "org.freedesktop.DBus.Error.AccessDenied") {
+                    failed("");
+                    $("history-note").textContent = _("The history of blocks is in the system journal, which only " +
+                                                      "administrators can read. Turn on administrative access (the " +
+                                                      "lock at the top) or ask an administrator.");
+                } else {
                     failed(ctlMessage(ex));
+                }
             });
 }
 

@@ -140,5 +140,20 @@ class LogTest(unittest.TestCase):
             self.assertEqual(p.stdout, '', args)
 
 
+    @unittest.skipUnless(os.geteuid() == 0, 'needs root to run fsgatectl as another user')
+    def test_unreadable_journal_says_who_may(self):
+        # Issue 41: a journal this user may not open was "Failed to open the journal: Permission
+        # denied", exit 1; the Cockpit page showed it as it was. Now AccessDenied (4) in words.
+        self.write_journal(request(CHANGED, 'hfs', NOW))
+        os.chmod(self.dir, 0o700)
+        env = dict(os.environ, FSGATE_JOURNAL_DIR=self.dir, LC_ALL='C.UTF-8')
+        p = subprocess.run(['runuser', '-u', 'nobody', '--', CONFIG.fsgatectl, '--json', 'log'], capture_output=True,
+                           text=True, env=env, timeout=60, cwd='/')
+        self.assertEqual(p.returncode, 4, p)
+        err = json.loads(p.stderr)
+        self.assertEqual(err['error'], 'org.freedesktop.DBus.Error.AccessDenied')
+        self.assertIn('only root and the members of the groups systemd-journal and adm', err['message'])
+
+
 if __name__ == '__main__':
     cli_main(need=[JOURNAL_REMOTE])   # package systemd-journal-remote

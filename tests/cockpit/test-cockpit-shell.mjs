@@ -81,8 +81,10 @@ await step('fsuser sees the read-only form, every action disabled with the reaso
     check(await frame().locator('tbody button[data-action]:enabled').count() === 0, 'an action button is enabled');
     const why = await frameRow('hfs').locator('.btn-wrap:has(button[data-action="deny"])').getAttribute('title');
     check(/administrative access/.test(why), `the reason: ${why}`);
-    // The journal's history is root's: said, not an empty list.
-    await frame().locator('#history-note', { hasText: 'The history cannot be shown:' }).waitFor();
+    // The journal's history is root's: said in words, with the way to it, not an empty list and
+    // not "Failed to open the journal: Permission denied" (issue 41).
+    await frame().locator('#history-note', { hasText: 'which only administrators can read. Turn on administrative ' +
+                                                      'access (the lock at the top) or ask an administrator.' }).waitFor();
 });
 
 await step('screenshots in the shell: light, then dark by the shell\'s own setting', async () => {

@@ -396,8 +396,12 @@ await step('a user without administrative access sees the read-only form, update
     // Signals reach a bridge that is not root's too.
     busctl('Reset', 'st', 'minix', '1');
     await waitRow('minix', 'allowed', 'Default');
-    // The journal this run made is root's alone: the card says it cannot show it, and why.
-    await page.locator('#history-note', { hasText: 'The history cannot be shown:' }).waitFor();
+    // The journal this run made is root's alone: the card says why in words and how to get it
+    // (issue 41: it said "Failed to open the journal: Permission denied").
+    await page.locator('#history-note', { hasText: 'which only administrators can read' }).waitFor();
+    const note = await page.locator('#history-note').textContent();
+    check(note === 'The history of blocks is in the system journal, which only administrators can read. Turn on ' +
+          'administrative access (the lock at the top) or ask an administrator.', `history note: ${note}`);
     check(await page.locator('#history-rows tr').count() === 0, 'history rows shown to a user who cannot read them');
     await page.screenshot({ path: join(opt.artifacts, 'cockpit-readonly.png') });
 });

@@ -275,10 +275,17 @@ void ctl_print_table(const FsgState *s, const CtlRow *rows, size_t n) {
         warn_grants(rows, n);
 }
 
+/* Why a module has no facts: what tools/gen-risk-data did not read (built-in code, code
+ * outside fs/: debugfs, sunrpc), never that the kernel source lacks it. */
+static const char *risk_not_read(const FsgEntry *x) {
+        return x->builtin ? _("(built in: not read; fsgate reads the loadable modules under fs/ only)") :
+                            _("(not read: fsgate reads the loadable modules under fs/ only)");
+}
+
 void ctl_print_risk_table(const CtlRow *rows, size_t n) {
         /* TRANSLATORS: the column headers of `fsgatectl list --risk`, in capitals. */
         const char *head[] = { _("MODULE"), _("STATE"), _("MAINTAINERS"), _("USERNS"), _("NOTABLE") };
-        size_t w[] = { 12, 8, 11, 6 }, notable = 0;
+        size_t w[] = { 12, 8, 11, 6 }, notable = 0, unread = 0;
 
         print_header(head, w, ELEMENTSOF(w));
         for (size_t i = 0; i < n; i++) {
@@ -300,7 +307,8 @@ void ctl_print_risk_table(const CtlRow *rows, size_t n) {
                         ctl_pad(cells[k], w[k]);
                         putchar(' ');
                 }
-                printf("%s", !r ? _("(not in the kernel source the facts were read from)") : *phrase ? phrase : "-");
+                printf("%s", r ? (*phrase ? phrase : "-") : risk_not_read(x));
+                unread += !r;
                 print_matched_type(&rows[i]);
                 putchar('\n');
         }
@@ -308,6 +316,12 @@ void ctl_print_risk_table(const CtlRow *rows, size_t n) {
         /* TRANSLATORS: %1$zu modules of %2$zu; %3$s is the kernel source. */
         printf(_("%1$zu of %2$zu modules have a notable fact. Facts from Linux %3$s.\n"), notable, n,
                fsg_risk_source);
+        if (unread > 0)
+                /* TRANSLATORS: %zu modules; "fs/" is the kernel source's directory. */
+                printf(ngettext("%zu module shows ?: its code is not among what fsgate read of that source (the "
+                                "loadable modules under fs/).\n",
+                                "%zu modules show ?: their code is not among what fsgate read of that source (the "
+                                "loadable modules under fs/).\n", unread), unread);
 }
 
 const char *ctl_command(const CtlOptions *o) {
@@ -426,7 +440,8 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                    x->available ? _("yes") : x->builtin ? _("built in") :
                    s->kernel_unknown ? _("kernel not known yet (no module tree): judged by the files alone") :
                    _("no module file for this kernel"));
-        vtable_row(t, ROW_LOADED, "%s\n", ctl_yes_no(x->loaded));
+        /* Built-in code is in the kernel from boot on: "no" would say it could not be used. */
+        vtable_row(t, ROW_LOADED, "%s\n", x->builtin ? _("built in") : ctl_yes_no(x->loaded));
         if (x->granted_until && x->granted_device)
                 /* TRANSLATORS: %1$s a time (UTC), %2$s a device node, %3$s "fsgatectl", %4$s a module. */
                 vtable_row(t, ROW_GRANTED, _("until %1$s or until %2$s is removed, then unloaded once unused (%3$s deny "
@@ -447,12 +462,19 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                 vtable_row(t, p == x->mentions ? ROW_FILES : SIZE_MAX, "%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
 }
 
-/* What the kernel source says of it (core/risk.h): nothing for a module it did not have. */
+/* What the kernel source says of it (core/risk.h); for a module whose code was not read,
+ * that and which source (list --risk's "?"). */
 static void status_rows_risk(const VTable *t, const FsgEntry *x) {
         const FsgRisk *r = fsg_risk_find(x->module);
 
-        if (!r)
+        if (!r) {
+                /* TRANSLATORS: %s is the kernel source: "6.1.192 (Debian linux-source-6.1 6.1.192-3)". */
+                vtable_row(t, ROW_RISK_SOURCE, x->builtin ?
+                           _("none for built-in code: of Linux %s, fsgate read the loadable modules under fs/ only\n") :
+                           _("none: of Linux %s, fsgate read the loadable modules under fs/ only, not this one's code\n"),
+                           fsg_risk_source);
                 return;
+        }
         vtable_row(t, ROW_RISK_WHAT, "%s\n", r->title);
         if (*r->maintainers)
                 /* TRANSLATORS: %1$s is MAINTAINERS' status word (Maintained, Orphan, ...), %2$s its section. */

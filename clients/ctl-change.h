@@ -16,6 +16,7 @@ typedef struct Ctl {
         uint64_t grant_usec;            /* allow --for */
         const char *grant_device;       /* allow --device */
         const char *route;              /* open --route */
+        CtlFilter filter;               /* list --state, --origin, PATTERN... */
 } Ctl;
 
 /* Names one change verb takes at once: a command line's worth, bounded like any input. */

@@ -96,6 +96,27 @@ void ctl_print_json(const FsgState *s, bool single) {
         putchar('\n');
 }
 
+void ctl_print_json_rows(const CtlRow *rows, size_t n, bool matched) {
+        JsonWriter w = JSON_WRITER(stdout);
+
+        json_array_begin(&w);
+        for (size_t i = 0; i < n; i++) {
+                json_object_begin(&w);
+                ctl_json_entry_fields(&w, rows[i].entry);
+                if (matched) {
+                        _cleanup_free_ char *m = NULL;
+
+                        if (asprintf(&m, "%s %s", rows[i].matched_type ? "type" : "module",
+                                     rows[i].matched_type ?: rows[i].entry->module) < 0)
+                                m = NULL;
+                        json_field_string(&w, "matched", m ?: "");
+                }
+                json_object_end(&w);
+        }
+        json_array_end(&w);
+        putchar('\n');
+}
+
 void ctl_print_json_states(FsgState * const *states, size_t n, bool single) {
         JsonWriter w = JSON_WRITER(stdout);
 
@@ -190,9 +211,9 @@ static void print_header(const char * const *head, size_t *w, size_t n) {
 }
 
 /* After the table, for people (on stderr, as the unreadable files: scripts read the rows). */
-static void warn_grants(const FsgState *s) {
-        for (size_t i = 0; i < s->n; i++) {
-                const FsgEntry *x = &s->entries[i];
+static void warn_grants(const CtlRow *rows, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                const FsgEntry *x = rows[i].entry;
 
                 if (!x->granted_until)
                         continue;
@@ -208,7 +229,15 @@ static void warn_grants(const FsgState *s) {
         }
 }
 
-void ctl_print_table(const FsgState *s) {
+/* After a row's last cell: which type a pattern matched, when not its name (for people, as
+ * the notes before it). */
+static void print_matched_type(const CtlRow *r) {
+        if (r->matched_type)
+                /* TRANSLATORS: %s is a filesystem type that `list PATTERN` matched (not the module name). */
+                printf(_(" (matched by type %s)"), ctl_esc(r->matched_type));
+}
+
+void ctl_print_table(const FsgState *s, const CtlRow *rows, size_t n) {
         /* TRANSLATORS: the column headers of `fsgatectl list`, in capitals. The rows below
          * them are not translated (scripts read them). */
         const char *head[] = { _("MODULE"), _("TYPES"), _("STATE"), _("ORIGIN"), _("LOADED"), _("MOUNTED"),
@@ -217,13 +246,13 @@ void ctl_print_table(const FsgState *s) {
         size_t w[] = { 12, 20, 8, 8, 6, 7 };
 
         print_header(head, w, ELEMENTSOF(w));
-        for (size_t i = 0; i < s->n; i++) {
-                const FsgEntry *x = &s->entries[i];
+        for (size_t i = 0; i < n; i++) {
+                const FsgEntry *x = rows[i].entry;
                 char types[256];
                 types_joined(x, types, sizeof(types));
                 /* English words and single words: the maintainer scripts split the rows with
                  * awk and compare STATE, ORIGIN, LOADED and MOUNTED. */
-                const char *cells[] = { ctl_esc(x->module), ctl_esc(types), x->builtin ? "builtin" : fsg_entry_state_string(x),
+                const char *cells[] = { ctl_esc(x->module), ctl_esc(types), ctl_state_to_string(ctl_entry_state(x)),
                                         fsg_origin_to_string(x->origin), x->loaded ? "yes" : "no",
                                         x->mounted ? "yes" : "no" };
                 for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
@@ -232,26 +261,35 @@ void ctl_print_table(const FsgState *s) {
                 }
                 if (!x->available && !x->builtin && s->kernel_unknown)
                         /* TRANSLATORS: %s is the deciding file's name, or empty. */
-                        printf(_("%s (kernel not known yet)\n"), ctl_esc(x->deciding_file));
+                        printf(_("%s (kernel not known yet)"), ctl_esc(x->deciding_file));
                 else if (!x->available && !x->builtin)
                         /* TRANSLATORS: %s is the deciding file's name, or empty. */
-                        printf(_("%s (not in this kernel)\n"), ctl_esc(x->deciding_file));
+                        printf(_("%s (not in this kernel)"), ctl_esc(x->deciding_file));
                 else
-                        printf("%s\n", ctl_esc(x->deciding_file));
+                        printf("%s", ctl_esc(x->deciding_file));
+                print_matched_type(&rows[i]);
+                putchar('\n');
         }
         putchar('\n');
-        printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", s->n), s->n);
-        warn_grants(s);
+        printf(ngettext("%zu filesystem module listed.\n", "%zu filesystem modules listed.\n", n), n);
+        warn_grants(rows, n);
 }
 
-void ctl_print_risk_table(const FsgState *s) {
+/* Why a module has no facts: what tools/gen-risk-data did not read (built-in code, code
+ * outside fs/: debugfs, sunrpc), never that the kernel source lacks it. */
+static const char *risk_not_read(const FsgEntry *x) {
+        return x->builtin ? _("(built in: not read; fsgate reads the loadable modules under fs/ only)") :
+                            _("(not read: fsgate reads the loadable modules under fs/ only)");
+}
+
+void ctl_print_risk_table(const CtlRow *rows, size_t n) {
         /* TRANSLATORS: the column headers of `fsgatectl list --risk`, in capitals. */
         const char *head[] = { _("MODULE"), _("STATE"), _("MAINTAINERS"), _("USERNS"), _("NOTABLE") };
-        size_t w[] = { 12, 8, 11, 6 }, notable = 0;
+        size_t w[] = { 12, 8, 11, 6 }, notable = 0, unread = 0;
 
         print_header(head, w, ELEMENTSOF(w));
-        for (size_t i = 0; i < s->n; i++) {
-                const FsgEntry *x = &s->entries[i];
+        for (size_t i = 0; i < n; i++) {
+                const FsgEntry *x = rows[i].entry;
                 const FsgRisk *r = fsg_risk_find(x->module);
                 char phrase[256];
                 /* Single words where scripts may split: "Odd Fixes" is one column as "Odd_Fixes". */
@@ -263,18 +301,27 @@ void ctl_print_risk_table(const FsgState *s) {
                                 *p = '_';
                 fsg_risk_phrase(r, phrase, sizeof(phrase));
                 notable += fsg_risk_is_notable(r);
-                const char *cells[] = { ctl_esc(x->module), x->builtin ? "builtin" : fsg_entry_state_string(x), status,
+                const char *cells[] = { ctl_esc(x->module), ctl_state_to_string(ctl_entry_state(x)), status,
                                         !r ? "?" : r->userns_mount ? "yes" : "no" };
                 for (size_t k = 0; k < ELEMENTSOF(cells); k++) {
                         ctl_pad(cells[k], w[k]);
                         putchar(' ');
                 }
-                printf("%s\n", !r ? _("(not in the kernel source the facts were read from)") : *phrase ? phrase : "-");
+                printf("%s", r ? (*phrase ? phrase : "-") : risk_not_read(x));
+                unread += !r;
+                print_matched_type(&rows[i]);
+                putchar('\n');
         }
         putchar('\n');
         /* TRANSLATORS: %1$zu modules of %2$zu; %3$s is the kernel source. */
-        printf(_("%1$zu of %2$zu modules have a notable fact. Facts from Linux %3$s.\n"), notable, s->n,
+        printf(_("%1$zu of %2$zu modules have a notable fact. Facts from Linux %3$s.\n"), notable, n,
                fsg_risk_source);
+        if (unread > 0)
+                /* TRANSLATORS: %zu modules; "fs/" is the kernel source's directory. */
+                printf(ngettext("%zu module shows ?: its code is not among what fsgate read of that source (the "
+                                "loadable modules under fs/).\n",
+                                "%zu modules show ?: their code is not among what fsgate read of that source (the "
+                                "loadable modules under fs/).\n", unread), unread);
 }
 
 const char *ctl_command(const CtlOptions *o) {
@@ -393,7 +440,8 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                    x->available ? _("yes") : x->builtin ? _("built in") :
                    s->kernel_unknown ? _("kernel not known yet (no module tree): judged by the files alone") :
                    _("no module file for this kernel"));
-        vtable_row(t, ROW_LOADED, "%s\n", ctl_yes_no(x->loaded));
+        /* Built-in code is in the kernel from boot on: "no" would say it could not be used. */
+        vtable_row(t, ROW_LOADED, "%s\n", x->builtin ? _("built in") : ctl_yes_no(x->loaded));
         if (x->granted_until && x->granted_device)
                 /* TRANSLATORS: %1$s a time (UTC), %2$s a device node, %3$s "fsgatectl", %4$s a module. */
                 vtable_row(t, ROW_GRANTED, _("until %1$s or until %2$s is removed, then unloaded once unused (%3$s deny "
@@ -414,12 +462,19 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                 vtable_row(t, p == x->mentions ? ROW_FILES : SIZE_MAX, "%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
 }
 
-/* What the kernel source says of it (core/risk.h): nothing for a module it did not have. */
+/* What the kernel source says of it (core/risk.h); for a module whose code was not read,
+ * that and which source (list --risk's "?"). */
 static void status_rows_risk(const VTable *t, const FsgEntry *x) {
         const FsgRisk *r = fsg_risk_find(x->module);
 
-        if (!r)
+        if (!r) {
+                /* TRANSLATORS: %s is the kernel source: "6.1.192 (Debian linux-source-6.1 6.1.192-3)". */
+                vtable_row(t, ROW_RISK_SOURCE, x->builtin ?
+                           _("none for built-in code: of Linux %s, fsgate read the loadable modules under fs/ only\n") :
+                           _("none: of Linux %s, fsgate read the loadable modules under fs/ only, not this one's code\n"),
+                           fsg_risk_source);
                 return;
+        }
         vtable_row(t, ROW_RISK_WHAT, "%s\n", r->title);
         if (*r->maintainers)
                 /* TRANSLATORS: %1$s is MAINTAINERS' status word (Maintained, Orphan, ...), %2$s its section. */

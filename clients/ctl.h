@@ -8,6 +8,28 @@
 #include "profile-apply.h"
 #include "profile-audit.h"
 
+/* A module's word in list's STATE column (and --state=). */
+typedef enum CtlState {
+        CTL_STATE_ALLOWED,
+        CTL_STATE_DENIED,
+        CTL_STATE_BUILTIN,
+        _CTL_STATE_MAX,
+} CtlState;
+
+/* What `list` shows (ctl-list.c): --state=, --origin= and PATTERN... */
+typedef struct CtlFilter {
+        unsigned states;        /* a bit per CtlState; 0: any */
+        unsigned origins;       /* a bit per FsgOrigin; 0: any */
+        char **patterns;        /* shell globs (fnmatch) on names, then types; NULL: every module */
+} CtlFilter;
+
+/* A row of list: its entry and, where a pattern matched one of its types and not its
+ * name, that type (what the row says it was found by). */
+typedef struct CtlRow {
+        const FsgEntry *entry;
+        const char *matched_type;
+} CtlRow;
+
 typedef struct CtlOptions {
         const char *root;            /* offline when set */
         const char *kernel_release;
@@ -73,7 +95,21 @@ const char *ctl_yes_no(bool b);
 const char *ctl_command(const CtlOptions *o);
 /* Names the configuration files the answer had to skip (on stderr). */
 void ctl_warn_unreadable(const FsgState *s);
-void ctl_print_table(const FsgState *s);
+void ctl_print_table(const FsgState *s, const CtlRow *rows, size_t n);
+CtlState ctl_entry_state(const FsgEntry *x);
+const char *ctl_state_to_string(CtlState st);
+/* --state=WORD[,WORD...] and --origin=, added to f: 0, or InvalidArgs naming the valid words. */
+int ctl_filter_parse_states(CtlFilter *f, const char *arg, FsgError *e);
+int ctl_filter_parse_origins(CtlFilter *f, const char *arg, FsgError *e);
+/* --state=help, --origin=help: the words, one a line. */
+void ctl_filter_print_words(bool origins);
+/* s's entries f selects, in s's order, into *ret (freed by the caller): 0, or -ENOMEM. */
+int ctl_select(const FsgState *s, const CtlFilter *f, CtlRow **ret, size_t *ret_n);
+/* fsgatectl list: the exit status. */
+int ctl_list(const CtlBackend *be, const CtlOptions *o, const CtlFilter *f);
+/* list --json: the rows' entries, with "matched" ("module NAME", "type TYPE") when patterns
+ * chose them. */
+void ctl_print_json_rows(const CtlRow *rows, size_t n, bool matched);
 #define CTL_LOG_LINES_MAX 10000
 /* fsgatectl log: the blocks fsgated logged since since_usec (0: all), at most lines of them. */
 int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines);
@@ -111,7 +147,7 @@ int ctl_parse_since(const char *s, uint64_t *ret);
 /* "90s", "90min", "12h", "7d" (and a bare number of seconds when bare_seconds) in µs. */
 int ctl_parse_span(const char *s, bool bare_seconds, uint64_t *ret_usec);
 /* list --risk: the risk facts (core/risk.h) of every module, one row each. */
-void ctl_print_risk_table(const FsgState *s);
+void ctl_print_risk_table(const CtlRow *rows, size_t n);
 void ctl_print_json(const FsgState *s, bool single);
 /* The first entry of each of n states (one per name of a change): one object if single, else an array. */
 void ctl_print_json_states(FsgState * const *states, size_t n, bool single);

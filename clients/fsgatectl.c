@@ -18,8 +18,9 @@ typedef enum VerbFlags {
         VERB_ARG_DEVICE = 1 << 1,       /* ... or a device: completion offers both */
         VERB_HIDDEN     = 1 << 2,       /* for the completion scripts, not for people */
         VERB_ARG_PROFILE = 1 << 3,      /* its argument is a profile (apply, audit) */
-        VERB_ARG_NAMES  = VERB_ARG_NAME | 1 << 4, /* one or more names, all changed or none */
+        VERB_ARG_NAMES  = VERB_ARG_NAME | 1 << 4, /* one or more names (allow, deny, reset: all changed or none) */
         VERB_ARG_FILE   = 1 << 5,       /* a device or a file (open, close) */
+        VERB_ARG_PATTERNS = 1 << 6,     /* none or more globs on names (list): completion offers names */
 } VerbFlags;
 
 /* One row per verb, as systemd's dispatch_verb() has them. --help, --list-verbs and so the
@@ -35,19 +36,8 @@ typedef struct Verb {
 } Verb;
 
 static int verb_list(int argc, char *argv[], Ctl *c) {
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        FsgError e = {};
-
-        if (c->be->list(&c->o, &s, &e) < 0)
-                return ctl_fail(&c->o, &e);
-        ctl_warn_unreadable(s);
-        if (c->o.json)
-                ctl_print_json(s, false);
-        else if (c->o.risk)
-                ctl_print_risk_table(s);
-        else
-                ctl_print_table(s);
-        return 0;
+        c->filter.patterns = argc > 1 ? argv + 1 : NULL;
+        return ctl_list(c->be, &c->o, &c->filter);
 }
 
 static int verb_log(int argc, char *argv[], Ctl *c) {
@@ -64,28 +54,55 @@ static void ctl_status_extras_done(CtlStatusExtras *x) {
         free(x->desktop_row);
 }
 
-static int verb_status(int argc, char *argv[], Ctl *c) {
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
+/* One described module as status shows it to people: the exit status. */
+static int status_text(Ctl *c, const FsgState *s) {
+        _cleanup_(ctl_status_extras_done) CtlStatusExtras x = {};
         FsgError e = {};
 
-        if (c->be->describe(&c->o, argv[1], &s, &e) < 0)
+        /* A look into the initramfs (unpacked: a second or so) and at udisks2 belongs to the
+         * text a person reads; scripts have `initramfs --json`. */
+        if (ctl_initramfs_status(&c->o, s->entries[0].module, &x.initramfs_row, &x.initramfs_advice) < 0 ||
+            ctl_desktop_mount_row(&c->o, &s->entries[0], &x.desktop_row) < 0) {
+                fsg_error(&e, FSG_ERR_FAILED, "%s", _("Out of memory"));
                 return ctl_fail(&c->o, &e);
-        ctl_warn_unreadable(s);
-        if (c->o.json)
-                ctl_print_json(s, true);
-        else {
-                _cleanup_(ctl_status_extras_done) CtlStatusExtras x = {};
-
-                /* A look into the initramfs (unpacked: a second or so) and at udisks2 belongs
-                 * to the text a person reads; scripts have `initramfs --json`. */
-                if (ctl_initramfs_status(&c->o, s->entries[0].module, &x.initramfs_row, &x.initramfs_advice) < 0 ||
-                    ctl_desktop_mount_row(&c->o, &s->entries[0], &x.desktop_row) < 0) {
-                        fsg_error(&e, FSG_ERR_FAILED, "%s", _("Out of memory"));
-                        return ctl_fail(&c->o, &e);
-                }
-                ctl_print_status(&c->o, s, &s->entries[0], &x);
         }
+        ctl_print_status(&c->o, s, &s->entries[0], &x);
         return 0;
+}
+
+/* Each name in turn, as systemctl status does: one that fails is said on stderr and the rest
+ * still shown; the exit status is the worst of them, so that it never hides a failure. */
+static int verb_status(int argc, char *argv[], Ctl *c) {
+        FsgState *states[MAX_NAMES] = {};
+        size_t n = 0;
+        int ret = 0;
+
+        for (int i = 1; i < argc && n < ELEMENTSOF(states); i++) {
+                FsgError e = {};
+                int r = 0;
+
+                if (c->be->describe(&c->o, argv[i], &states[n], &e) < 0) {
+                        r = ctl_fail(&c->o, &e);
+                        ret = r > ret ? r : ret;
+                        continue;
+                }
+                /* Every answer reads the same files: one warning does. */
+                if (n == 0)
+                        ctl_warn_unreadable(states[n]);
+                if (!c->o.json) {
+                        if (n > 0)
+                                putchar('\n');
+                        r = status_text(c, states[n]);
+                }
+                ret = r > ret ? r : ret;
+                n++;
+        }
+        /* One name, one object (as always); several, an array of those found. */
+        if (c->o.json && (n > 0 || argc > 2))
+                ctl_print_json_states(states, n, argc == 2);
+        for (size_t i = 0; i < n; i++)
+                fsg_state_unref(states[i]);
+        return ret;
 }
 
 static int verb_why(int argc, char *argv[], Ctl *c) {
@@ -209,8 +226,8 @@ static int verb_close(int argc, char *argv[], Ctl *c) {
 #define APPLY_OPTIONS (FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_DRY_RUN | FSG_FLAG_INCLUDE_ON_DEMAND)
 
 static const Verb verbs[] = {
-        { "list",          1, 1, 0,               0,                      verb_list,          N_("List every filesystem module and whether it may autoload") },
-        { "status",        2, 2, VERB_ARG_NAME,   0,                      verb_status,        N_("Show one module (NAME may be a filesystem type, e.g. vxfs)") },
+        { "list",          1, MAX_NAMES + 1, VERB_ARG_PATTERNS, 0,         verb_list,          N_("List the filesystem modules (or those PATTERN names) and whether they may autoload") },
+        { "status",        2, MAX_NAMES + 1, VERB_ARG_NAMES, 0,            verb_status,        N_("Show one or more modules (NAME may be a filesystem type, e.g. vxfs)") },
         { "why",           2, 2, VERB_ARG_DEVICE, 0,                      verb_why,           N_("Can this device or filesystem type be mounted here, and if not, why") },
         { "allow",         2, MAX_NAMES + 1, VERB_ARG_NAMES, ALLOW_OPTIONS,  verb_allow,         N_("Let the kernel load it on demand") },
         { "deny",          2, MAX_NAMES + 1, VERB_ARG_NAMES, DENY_OPTIONS,   verb_deny,          N_("Stop the kernel from loading it on demand") },
@@ -229,7 +246,7 @@ static const Verb verbs[] = {
 };
 
 static const char *verb_arg(const Verb *v) {
-        return v->flags & VERB_ARG_FILE ? "DEVICE|IMAGE" : v->flags & VERB_ARG_PROFILE ? "PROFILE" : v->flags & VERB_ARG_DEVICE ? "DEVICE|TYPE" :
+        return v->flags & VERB_ARG_PATTERNS ? "[PATTERN...]" : v->flags & VERB_ARG_FILE ? "DEVICE|IMAGE" : v->flags & VERB_ARG_PROFILE ? "PROFILE" : v->flags & VERB_ARG_DEVICE ? "DEVICE|TYPE" :
                (v->flags & VERB_ARG_NAMES) == VERB_ARG_NAMES ? "NAME..." : v->flags & VERB_ARG_NAME ? "NAME" : NULL;
 }
 
@@ -246,6 +263,8 @@ enum {
         ARG_INCLUDE_ON_DEMAND,
         ARG_JSON,
         ARG_RISK,
+        ARG_STATE,
+        ARG_ORIGIN,
         ARG_SINCE,
         ARG_LINES,
         ARG_FOR,
@@ -270,6 +289,8 @@ static const struct option options[] = {
         { "include-on-demand", no_argument,     NULL, ARG_INCLUDE_ON_DEMAND },
         { "json",            no_argument,       NULL, ARG_JSON         },
         { "risk",            no_argument,       NULL, ARG_RISK         },
+        { "state",           required_argument, NULL, ARG_STATE        },
+        { "origin",          required_argument, NULL, ARG_ORIGIN       },
         { "since",           required_argument, NULL, ARG_SINCE        },
         { "lines",           required_argument, NULL, ARG_LINES        },
         { "for",             required_argument, NULL, ARG_FOR          },
@@ -305,6 +326,8 @@ static const struct {
         { "   --lines=N",       N_("log: show at most the newest N blocks (default 100, at most 10000)") },
         { "   --route=ROUTE",   N_("open: how to read it (fuse: a userspace driver, the default)") },
         { "   --risk",          N_("list: what the kernel source says of each module (maintained, deprecated, ...)") },
+        { "   --state=STATE",   N_("list: only modules in these states (allowed, denied, builtin; comma-separated; help lists them)") },
+        { "   --origin=ORIGIN", N_("list: only modules decided from these places (vendor, admin, ...; comma-separated; help lists them)") },
         { "   --no-ask-password", N_("Do not let polkit ask for a password") },
 };
 
@@ -331,7 +354,8 @@ static void help(void) {
         printf("\n%s\n", _("See fsgatectl(1) for exit codes."));
 }
 
-/* One verb a line: name, what its argument is ("name", "names" for one or more, "device",
+/* One verb a line: name, what its argument is ("name", "names" for one or more, "patterns"
+ * for none or more globs, "device",
  * "profile" or "-"), and its help, tab separated. */
 static void list_verbs(void) {
         for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
@@ -340,7 +364,7 @@ static void list_verbs(void) {
                 if (v->flags & VERB_HIDDEN)
                         continue;
                 printf("%s\t%s\t%s\n", v->name,
-                       v->flags & VERB_ARG_FILE ? "file" : v->flags & VERB_ARG_PROFILE ? "profile" : v->flags & VERB_ARG_DEVICE ? "device" :
+                       v->flags & VERB_ARG_PATTERNS ? "patterns" : v->flags & VERB_ARG_FILE ? "file" : v->flags & VERB_ARG_PROFILE ? "profile" : v->flags & VERB_ARG_DEVICE ? "device" :
                        (v->flags & VERB_ARG_NAMES) == VERB_ARG_NAMES ? "names" :
                        v->flags & VERB_ARG_NAME ? "name" : "-", v->help);
         }
@@ -397,6 +421,10 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--since/--lines", v->name);
                 return ctl_fail(&c->o, &e);
         }
+        if ((c->filter.states || c->filter.origins) && v->run != verb_list) {
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--state/--origin", v->name);
+                return ctl_fail(&c->o, &e);
+        }
         if (c->o.risk && v->run != verb_list) {
                 /* TRANSLATORS: "--risk does not apply to status". */
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--risk", v->name);
@@ -449,6 +477,16 @@ static int parse_options(Ctl *c, int argc, char *argv[], FsgError *e) {
                 case ARG_INCLUDE_ON_DEMAND: c->flags |= FSG_FLAG_INCLUDE_ON_DEMAND; break;
                 case ARG_JSON: c->o.json = true; break;
                 case ARG_RISK: c->o.risk = true; break;
+                case ARG_STATE:
+                case ARG_ORIGIN:
+                        /* As systemctl --state=help: the words, for people and the completions. */
+                        if (streq(optarg, "help")) {
+                                ctl_filter_print_words(r == ARG_ORIGIN);
+                                return 0;
+                        }
+                        if ((r == ARG_STATE ? ctl_filter_parse_states : ctl_filter_parse_origins)(&c->filter, optarg, e) < 0)
+                                return -EINVAL;
+                        break;
                 case ARG_SINCE:
                         if (ctl_parse_since(optarg, &c->since_usec) < 0) {
                                 fsg_error(e, FSG_ERR_INVALID_ARGS, _("Invalid --since: %s (a date such as 2026-12-06 "

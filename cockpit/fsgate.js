@@ -5,6 +5,8 @@
  * the service could contradict: after every change it asks the service again. */
 "use strict";
 
+import { matchEntry } from "./filter.mjs";
+
 const SERVICE = "org.fsgate.fsgate1";
 const PATH = "/org/fsgate/fsgate1";
 const IFACE = "org.fsgate.fsgate1.Manager";
@@ -473,6 +475,7 @@ function moduleBody(e) {
     tbody.append(el("tr", { class: "module-row" },
                     el("th", { scope: "row", class: "module-name" }, e.module,
                        e.available ? null : el("small", { class: "hint" }, _("not in this kernel")),
+                       el("small", { class: "hint matched-type", hidden: true }),
                        e.risk ? el("small", { class: "risk", title: format(_("$0; facts from Linux $1"), e.riskTitle, e.riskSource) },
                                    e.risk) : null),
                     el("td", { class: "types" }, e.types.join(", ")),
@@ -493,15 +496,16 @@ function moduleBody(e) {
     return tbody;
 }
 
+/* null when e's row is not shown, else filter.mjs's { type }. */
 function matches(e, words, state) {
     if (state && e.state !== state)
-        return false;
-    /* The service's words and the words shown, so that a filter typed in either matches. */
-    const hay = [e.module, e.state, STATE_LABELS[e.state] || "", e.origin, e.source, ORIGIN_LABELS[e.origin] || "",
-        ...e.types, e.loaded ? "loaded " + _("loaded") : "", e.mounted ? "mounted " + _("mounted") : "",
-        e.builtin ? "builtin built-in " + _("built in") : "", e.risk || ""]
-            .join(" ").toLowerCase();
-    return words.every(w => hay.includes(w));
+        return null;
+    /* Beyond names and types, the service's words and the words shown, so that a filter
+     * typed in either matches. */
+    const texts = [e.state, STATE_LABELS[e.state], e.origin, e.source, ORIGIN_LABELS[e.origin],
+        e.loaded ? "loaded " + _("loaded") : "", e.mounted ? "mounted " + _("mounted") : "",
+        e.builtin ? "builtin built-in " + _("built in") : "", e.risk];
+    return matchEntry(e, words, texts);
 }
 
 function applyFilter() {
@@ -510,9 +514,13 @@ function applyFilter() {
     let shown = 0;
     for (const tbody of $("modules").tBodies) {
         const e = entries.get(tbody.dataset.module);
-        const visible = e && matches(e, words, state);
-        tbody.hidden = !visible;
-        if (visible)
+        const m = e ? matches(e, words, state) : null;
+        tbody.hidden = !m;
+        /* A row found by a type and not by its name says so: "hfs" is never ib_qib's "ipathfs". */
+        const note = tbody.querySelector(".matched-type");
+        note.hidden = !m || !m.type;
+        note.textContent = m && m.type ? format(_("found by its type $0"), m.type) : "";
+        if (m)
             shown++;
     }
     $("count").textContent = loaded

@@ -44,7 +44,13 @@ _fsgatectl() {
                         fi
                         case $o in
                         --root) root=$v offline+=("--root=$v") ;;
-                        --kernel-release) offline+=("--kernel-release=$v") ;;
+                        --state | --origin)
+                        # The words fsgatectl lists itself (--state=help); after a comma, the next.
+                        local pre=''
+                        [[ $cur == *,* ]] && pre=${cur%,*},
+                        mapfile -t COMPREPLY < <(compgen -P "$pre" -W "$("$ctl" "$prev=help" 2>/dev/null)" -- "${cur##*,}")
+                        ;;
+                --kernel-release) offline+=("--kernel-release=$v") ;;
                         esac
                 elif [[ -z $verb ]]; then
                         verb=$w
@@ -58,6 +64,12 @@ _fsgatectl() {
                 case $prev in
                 --root)
                         _filedir -d
+                        ;;
+                --state | --origin)
+                        # The words fsgatectl lists itself (--state=help); after a comma, the next.
+                        local pre=''
+                        [[ $cur == *,* ]] && pre=${cur%,*},
+                        mapfile -t COMPREPLY < <(compgen -P "$pre" -W "$("$ctl" "$prev=help" 2>/dev/null)" -- "${cur##*,}")
                         ;;
                 --kernel-release)
                         # A set: /lib is often a link to /usr/lib.
@@ -82,8 +94,9 @@ _fsgatectl() {
                 return
         fi
 
-        # Every verb takes at most one argument, but those of kind "names" (allow, deny, reset).
-        ((nargs == 0)) || [[ ${kind[$verb]-} == names ]] || return
+        # Every verb takes at most one argument, but those of kind "names" (allow, deny, reset,
+        # status) and "patterns" (list, whose patterns are most often plain names).
+        ((nargs == 0)) || [[ ${kind[$verb]-} == names || ${kind[$verb]-} == patterns ]] || return
         case ${kind[$verb]-} in
         device)
                 # why: a device path, or else a filesystem type.
@@ -92,7 +105,7 @@ _fsgatectl() {
                         return
                 fi
                 ;&
-        name | names)
+        name | names | patterns)
                 mapfile -t COMPREPLY < <(compgen -W "$("$ctl" "${offline[@]}" list-names 2>/dev/null)" -- "$cur")
                 ;;
         file)

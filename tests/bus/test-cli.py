@@ -234,7 +234,7 @@ class CliBusTest(BusTestCase):
                 self.assertExit(2, verb, name)
         self.assertExit(2, 'frobnicate', 'hfs')
         self.assertExit(2, 'deny')
-        self.assertExit(2, 'status', 'hfs', 'extra')
+        self.assertExit(2, 'load', 'hfs', 'extra')
         # 3: no such filesystem, not a filesystem
         for verb in ('status', 'allow', 'deny', 'reset', 'load'):
             self.assertExit(3, verb, 'nosuchfs')

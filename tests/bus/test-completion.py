@@ -24,6 +24,8 @@ from fsgatetest import (CONFIG, NOBODY, TIMEOUT, BusTestCase, conf_name, make_sc
                         reset_root, write)
 
 BASH_COMPLETION = '/usr/share/bash-completion/bash_completion'
+# list --origin='s words, as the list prints them (fsgatectl(1), ORIGINS).
+ORIGINS = ['default', 'vendor', 'local', 'runtime', 'admin', 'cmdline']
 
 # Loads bash-completion and ours, fills COMP_* from the arguments and prints COMPREPLY.
 BASH_DRIVER = r'''
@@ -186,10 +188,16 @@ class CompletionTest(BusTestCase):
         # why: a type, or a device path.
         self.assertEqual(self.bash(f'fsgatectl --root={self.image} why vx', bus=False), ['vxfs'])
         self.assertEqual(self.bash(f'fsgatectl --root={self.image} why /dev/nul', bus=False), ['/dev/null'])
-        # One argument only, but several names for allow, deny and reset; none for list.
-        self.assertEqual(self.bash(f'fsgatectl --root={self.image} status hfs ', bus=False), [])
+        # One argument only, but several names for allow, deny, reset and status, and
+        # patterns (names) for list; none for load.
+        self.assertEqual(self.bash(f'fsgatectl --root={self.image} load hfs ', bus=False), [])
         self.assertEqual(self.bash(f'fsgatectl --root={self.image} deny hfs h', bus=False), want)
-        self.assertEqual(self.bash(f'fsgatectl --root={self.image} list ', bus=False), [])
+        self.assertEqual(self.bash(f'fsgatectl --root={self.image} status hfs h', bus=False), want)
+        self.assertEqual(self.bash(f'fsgatectl --root={self.image} list vxfs h', bus=False), want)
+        # --state= and --origin= take the words fsgatectl lists (--state=help), comma-separated.
+        self.assertEqual(self.bash('fsgatectl list --state=', bus=False), ['allowed', 'denied', 'builtin'])
+        self.assertEqual(self.bash('fsgatectl list --state=denied,b', bus=False), ['denied,builtin'])
+        self.assertEqual(self.bash('fsgatectl list --origin ad', bus=False), ['admin'])
 
     def test_bash_names_from_the_service(self):
         want = self.names('')
@@ -235,7 +243,10 @@ class CompletionTest(BusTestCase):
         self.assertEqual(self.zsh(f'fsgatectl --root={self.image} --kernel-release='), [self.kver])
         self.assertEqual(self.zsh('fsgatectl status hfss'), ['hfsserviceonly'])
         self.assertEqual(self.zsh('fsgatectl deny minix hfss'), ['hfsserviceonly'])
-        self.assertEqual(self.zsh('fsgatectl status minix hfss'), [])
+        self.assertEqual(self.zsh('fsgatectl status minix hfss'), ['hfsserviceonly'])
+        self.assertEqual(self.zsh('fsgatectl load minix hfss'), [])
+        self.assertEqual(self.zsh('fsgatectl list vxfs hfss'), ['hfsserviceonly'])
+        self.assertEqual(sorted(self.zsh('fsgatectl list --origin=')), sorted(ORIGINS))
 
 
 if __name__ == '__main__':

@@ -66,11 +66,40 @@ class RiskTest(BusTestCase):
             self.assertEqual(w[3], 'yes' if want['risk_userns_mount'] else 'no', w)
         self.assertIn('removed in Linux 6.13', rows['reiserfs'][4])
         self.assertEqual(rows['ext4'][4], '-')
-        self.assertIn(self.facts['hfs']['risk_facts_source'], out[-1])
+        # The source on the line after the table (a second one says what shows ?).
+        self.assertIn(self.facts['hfs']['risk_facts_source'], out[-2])
         # The facts in list --json too, the same as Describe's.
         for e in json.loads(self.ctl('--json', 'list').out):
             if e['module'] in self.facts:
                 self.assertEqual({k: e[k] for k in KEYS}, self.facts[e['module']], e['module'])
+
+    def test_modules_without_facts_say_what_was_not_read(self):
+        """Issue 41 item 7: debugfs, tracefs (built in) and sunrpc (net/sunrpc) are in the
+        kernel source; the facts cover its loadable modules under fs/ only. list --risk and
+        status say that, naming the source, and never that the source lacks them; a built-in
+        module is "built in", never "Loaded: no"."""
+        source = self.facts['hfs']['risk_facts_source']
+        for root in ([], [f'--root={self.root}']):
+            out = self.ctl(*root, 'list', '--risk').out
+            self.assertNotIn('not in the kernel source', out)
+            rows = {line.split()[0]: line for line in out.split('\n\n')[0].splitlines()[1:]}
+            for m in ('debugfs', 'tracefs'):
+                self.assertRegex(rows[m], r'^\S+ +builtin +\? +\? +\(built in: not read; fsgate reads the loadable '
+                                          r'modules under fs/ only\)$')
+            self.assertRegex(rows['sunrpc'], r' \(not read: fsgate reads the loadable modules under fs/ only\)$')
+            unread = sum(1 for m in rows if m not in self.facts)
+            self.assertIn(f'\n{unread} modules show ?: their code is not among what fsgate read of that source '
+                          f'(the loadable modules under fs/).\n', out)
+            self.assertIn(f'Facts from Linux {source}.', out)
+            out = self.ctl(*root, 'status', 'debugfs', 'tracefs').out
+            self.assertEqual(out.count('\n           Loaded: built in\n'), 2, out)
+            self.assertNotIn('Loaded: no', out)
+            self.assertIn(f'\n       Facts from: none for built-in code: of Linux {source}, fsgate read the loadable '
+                          f'modules under fs/ only\n', out)
+            out = self.ctl(*root, 'status', 'sunrpc').out
+            self.assertIn(f'\n       Facts from: none: of Linux {source}, fsgate read the loadable modules under fs/ '
+                          f"only, not this one's code\n", out)
+            self.assertIn('\n           Loaded: no\n', out)
 
     def test_status_shows_the_card_with_its_sources(self):
         out = self.ctl('status', 'hfs').out

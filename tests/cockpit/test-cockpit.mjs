@@ -181,6 +181,19 @@ await step('the filter box narrows the table (by type, by state)', async () => {
     await page.fill('#filter', 'vxfs');
     await page.locator('#count', { hasText: /^1 of / }).waitFor();
     check(await row('freevxfs').isVisible() && !await row('hfs').isVisible(), 'filter by type "vxfs"');
+    check(await row('freevxfs').locator('.matched-type').textContent() === 'found by its type vxfs',
+          'a row found by its type says which');
+    // Names first, then types, where a name begins: "hfs" is never ib_qib or squashfs, whose
+    // types ipathfs and squashfs merely contain it (issue 41 item 4).
+    await page.fill('#filter', 'hfs');
+    await page.locator('#count', { hasText: /^2 of / }).waitFor();
+    check(await row('hfs').isVisible() && await row('hfsplus').isVisible() && !await row('ib_qib').isVisible() &&
+          !await row('squashfs').isVisible(), 'filter "hfs": hfs and hfsplus only');
+    check(!await row('hfs').locator('.matched-type').isVisible(), 'hfs found by its name says nothing');
+    await page.fill('#filter', 'ipathfs');
+    await page.locator('#count', { hasText: /^1 of / }).waitFor();
+    check(await row('ib_qib').locator('.matched-type').textContent() === 'found by its type ipathfs',
+          'ib_qib found by its type ipathfs says so');
     await page.fill('#filter', 'orphaned');
     await page.locator('#count', { hasText: /^3 of / }).waitFor();
     check(await row('hfs').isVisible() && await row('hfsplus').isVisible() && !await row('ext4').isVisible(),

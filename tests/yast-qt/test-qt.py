@@ -363,8 +363,12 @@ def session_online(args, texts):
            + ": the module's, but Reset's moved from R to s by the wizard's hidden Release Notes; none shared")
 
         # Filter, then hfs: denied by the vendor file.
-        d = filter_to(yast, "hfs", ["hfs", "hfsplus", "ib_qib", "squashfs"])
-        ok("filter: 'hfs' leaves hfs, hfsplus and the two whose types contain it (ipathfs, squashfs)")
+        # Names first, then types, where a name begins: never ib_qib and squashfs, whose
+        # types ipathfs and squashfs merely contain "hfs" (issue 41 item 4).
+        d = filter_to(yast, "ipathfs", ["ib_qib"])
+        expect(d.rows()[0][0] == "ib_qib (type ipathfs)", f"a row found by its type says so: {d.rows()[0]}", d)
+        d = filter_to(yast, "hfs", ["hfs", "hfsplus"])
+        ok("filter: 'hfs' leaves hfs and hfsplus; 'ipathfs' ib_qib, which says it was found by that type")
         d = select(yast, "hfs")
         cells = dict(zip(COLUMNS, [r for r in d.rows() if r[0] == "hfs"][0]))
         expect(cells["Autoload"] == "denied" and cells["Decided by"].endswith(f"{PREFIX}hfs.conf"),

@@ -64,11 +64,35 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
     it "filters by module or type" do
       presenter.filter = " VXFS "
       expect(presenter.rows.map(&:id)).to eq(["freevxfs"])
+      expect(presenter.rows.first.cells.first).to eq("freevxfs (type vxfs)")
       presenter.filter = "ext"
       expect(presenter.rows.map(&:id)).to include("ext4")
       expect(presenter.rows.map(&:id)).not_to include("hfs")
       presenter.filter = ""
       expect(presenter.rows.size).to eq(presenter.filesystems.size)
+    end
+
+    # Issue 41 item 4: "hfs" matched ib_qib because its type "ipathfs" contains "hfs".
+    it "matches names first, then types, where a name or a part of it begins, and says which" do
+      presenter.filter = "hfs"
+      expect(presenter.rows.map(&:id)).to eq(["hfs", "hfsplus"])
+      expect(presenter.rows.map { |r| r.cells.first }).to eq(["hfs", "hfsplus"])
+      presenter.filter = "ipathfs"
+      expect(presenter.rows.map { |r| r.cells.first }).to eq(["ib_qib (type ipathfs)"])
+      presenter.filter = "qib"
+      expect(presenter.rows.map { |r| r.cells.first }).to eq(["ib_qib"])
+      presenter.filter = "ib-qib"
+      expect(presenter.rows.map(&:id)).to eq(["ib_qib"])
+      # Several words: each must match (a name or a type).
+      presenter.filter = "ext ext2"
+      expect(presenter.rows.map { |r| r.cells.first }).to eq(["ext4 (type ext2)"])
+      # A glob matches a whole name, as fsgatectl list PATTERN.
+      presenter.filter = "*fat"
+      expect(presenter.rows.map(&:id)).to include("vfat")
+      expect(presenter.rows.map(&:id)).not_to include("hfs")
+      presenter.filter = "fat"
+      expect(presenter.rows.map(&:id)).not_to include("vfat")
+      expect(presenter.match_of(presenter.find("ib_qib"))).to be_nil
     end
   end
 

@@ -414,7 +414,8 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
                 }
                 FsgPlan *p = &pp->plans[pp->n++];
                 *p = (FsgPlan) { .op = FSG_OP_DENY, .write = FSG_WRITE_DENY, .action = FSG_ACTION_DENY,
-                                 .flags = streq(change, "deny-hard") ? FSG_FLAG_HARD : 0 };
+                                 .flags = streq(change, "deny-hard") ? FSG_FLAG_HARD :
+                                          streq(change, "observe") ? FSG_FLAG_OBSERVE : 0 };
                 snprintf(p->module, sizeof(p->module), "%s", module);
                 snprintf(p->target, sizeof(p->target), "%s", file);
         }
@@ -448,6 +449,44 @@ static int bus_close_safely(const CtlOptions *o, const char *what, FsgError *e) 
         return call(o, &bus, &reply, e, "CloseSafely", "s", what);
 }
 
+static int bus_get_observation(const CtlOptions *o, FsgObservation **ret, FsgError *e) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        _cleanup_(fsg_observation_freep) FsgObservation *ob = calloc(1, sizeof(FsgObservation));
+        const char *profile;
+        int r;
+
+        if (!ob)
+                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+        r = call(o, &bus, &reply, e, "GetObservation", "");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "st", &profile, &ob->since_usec);
+        if (r >= 0)
+                r = sd_bus_message_read_strv(reply, &ob->modules);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
+        snprintf(ob->profile, sizeof(ob->profile), "%s", profile);
+        *ret = *profile ? TAKE_PTR(ob) : NULL;
+        return 0;
+}
+
+static int bus_stop_observing(const CtlOptions *o, char **ret, FsgError *e) {
+        _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
+        const char *profile;
+        int r;
+
+        r = call(o, &bus, &reply, e, "StopObserving", "");
+        if (r < 0)
+                return r;
+        r = sd_bus_message_read(reply, "s", &profile);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
+        *ret = strdup(profile);
+        return *ret ? 0 : fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+}
+
 const CtlBackend ctl_backend_bus = {
         .list = bus_list,
         .get = bus_get,
@@ -459,5 +498,7 @@ const CtlBackend ctl_backend_bus = {
         .close_safely = bus_close_safely,
         .exempt = bus_exempt,
         .apply_profile = bus_apply_profile,
+        .get_observation = bus_get_observation,
+        .stop_observing = bus_stop_observing,
         .audit_profile = bus_audit_profile,
 };

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "block-fields.h"
+#include "ctl-evidence.h"
 #include "ctl.h"
 #include "journal-ids.h"
 #include "json-writer.h"
@@ -417,6 +418,22 @@ int ctl_parse_since(const char *s, uint64_t *ret) {
         return -EINVAL;
 }
 
+int ctl_journal_open(sd_journal **ret, FsgError *e) {
+        /* FSGATE_JOURNAL_DIR: tests read journal files they made (docs/ENVIRONMENT.md). */
+        const char *dir = secure_getenv("FSGATE_JOURNAL_DIR");
+        int r;
+
+        if (!dir && check_journal_readable(e) < 0)
+                return -EACCES;
+        r = dir ? sd_journal_open_directory(ret, dir, 0) : sd_journal_open(ret, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM);
+        if (r == -EACCES || r == -EPERM)
+                /* Who may read it, not errno's word: exit 4, as for the system journal's files. */
+                return fsg_error(e, FSG_ERR_ACCESS_DENIED, "%s", journal_denied_message());
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, _("Failed to open the journal: %s"), strerror(-r));
+        return 0;
+}
+
 int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines) {
         _cleanup_(log_run_clear) LogRun run = { .max_blocks = lines };
         sd_journal *j = NULL;
@@ -427,20 +444,8 @@ int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines) {
                 fsg_error(&e, FSG_ERR_INVALID_ARGS, "%s", _("log reads the running system's journal; --root does not apply"));
                 return ctl_fail(o, &e);
         }
-        /* FSGATE_JOURNAL_DIR: tests read journal files they made (docs/ENVIRONMENT.md). */
-        const char *dir = secure_getenv("FSGATE_JOURNAL_DIR");
-        if (!dir && check_journal_readable(&e) < 0)
+        if (ctl_journal_open(&j, &e) < 0)
                 return ctl_fail(o, &e);
-        r = dir ? sd_journal_open_directory(&j, dir, 0) : sd_journal_open(&j, SD_JOURNAL_LOCAL_ONLY | SD_JOURNAL_SYSTEM);
-        if (r == -EACCES || r == -EPERM) {
-                /* Who may read it, not errno's word: exit 4, as for the system journal's files. */
-                fsg_error(&e, FSG_ERR_ACCESS_DENIED, "%s", journal_denied_message());
-                return ctl_fail(o, &e);
-        }
-        if (r < 0) {
-                fsg_error(&e, FSG_ERR_FAILED, _("Failed to open the journal: %s"), strerror(-r));
-                return ctl_fail(o, &e);
-        }
         r = walk(j, since_usec, &run, &e);
         sd_journal_close(j);
         if (r < 0)

@@ -138,6 +138,29 @@ static int offline_audit_profile(const CtlOptions *o, const char *name, bool har
         return r < 0 ? r : fsg_profile_audit(c, NULL, name, hard, ret, e);
 }
 
+static int offline_get_observation(const CtlOptions *o, FsgObservation **ret, FsgError *e) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        int r = open_ctx(o, &c, e);
+
+        return r < 0 ? r : fsg_observation_read(c, ret, e) < 0 ? -1 : 0;
+}
+
+static int offline_stop_observing(const CtlOptions *o, char **ret, FsgError *e) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        int r;
+
+        r = open_ctx(o, &c, e);
+        if (r >= 0)
+                r = fsg_profile_plan_stop_observing(c, &pp, e);
+        if (r >= 0)
+                r = fsg_profile_apply(c, pp, e);
+        if (r < 0)
+                return r;
+        *ret = strdup(pp->ends_observation ? pp->profile : "");
+        return *ret ? 0 : fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
+}
+
 const CtlBackend ctl_backend_offline = {
         .list = offline_list,
         .get = offline_get,
@@ -150,4 +173,6 @@ const CtlBackend ctl_backend_offline = {
         .exempt = offline_exempt,
         .apply_profile = offline_apply_profile,
         .audit_profile = offline_audit_profile,
+        .get_observation = offline_get_observation,
+        .stop_observing = offline_stop_observing,
 };

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <stdio.h>
+#include <time.h>
 
+#include "ctl-evidence.h"
 #include "ctl.h"
 #include "json-writer.h"
 #include "on-demand.h"
@@ -40,13 +42,16 @@ static const char *on_demand_refused(const char *module, bool translate) {
         return translate ? _(s) : s;
 }
 
-static void apply_json(const char *name, const FsgProfilePlan *pp, char **kept, const FsgError *kept_error) {
+static void apply_json(const char *name, const FsgProfilePlan *pp, char **kept, const FsgError *kept_error,
+                       bool ended) {
         JsonWriter w = JSON_WRITER(stdout);
 
         json_object_begin(&w);
         json_field_string(&w, "profile", name);
         json_field_bool(&w, "dry_run", pp->flags & FSG_FLAG_DRY_RUN);
         json_field_bool(&w, "include_on_demand", pp->flags & FSG_FLAG_INCLUDE_ON_DEMAND);
+        json_field_bool(&w, "observe", pp->flags & FSG_FLAG_OBSERVE);
+        json_field_bool(&w, "observation_ended", ended);
         json_key(&w, "changes");
         json_array_begin(&w);
         for (size_t i = 0; i < pp->n; i++) {
@@ -111,20 +116,65 @@ static void apply_text(const CtlOptions *o, const char *name, const FsgProfilePl
                        pp->n);
 }
 
+static int print_observe_outcome(const CtlOptions *o, const char *name, size_t n, bool dry) {
+        if (n == 0)
+                /* TRANSLATORS: %s is a profile name. */
+                printf(_("Profile %s: nothing to observe: every module it names is denied already, built in or not "
+                         "in this kernel.\n"), name);
+        else if (dry)
+                printf(ngettext("Profile %s: %zu module would be observed (dry run: nothing was written).\n",
+                                "Profile %s: %zu modules would be observed (dry run: nothing was written).\n", n),
+                       name, n);
+        else {
+                printf(ngettext("Profile %s: observing %zu module. Nothing is denied: each autoload it would block "
+                                "goes ahead and is recorded in the journal.\n",
+                                "Profile %s: observing %zu modules. Nothing is denied: each autoload it would block "
+                                "goes ahead and is recorded in the journal.\n", n),
+                       name, n);
+                /* TRANSLATORS: %1$s a command (fsgatectl), %2$s a profile name. */
+                printf(_("What it would have blocked: %1$s audit %2$s. To enforce it: %1$s apply %2$s. "
+                         "To end it: %1$s stop-observing\n"), ctl_command(o), ctl_sh(name));
+        }
+        return 0;
+}
+
+/* Whether this apply ended an observation of the profile: observed before, not after. */
+static bool observation_ended(const CtlBackend *be, const CtlOptions *o, const char *name,
+                              const FsgObservation *before) {
+        _cleanup_(fsg_observation_freep) FsgObservation *after = NULL;
+        FsgError e = {};
+
+        return before && streq(before->profile, name) && be->get_observation(o, &after, &e) >= 0 && !after;
+}
+
 int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags) {
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        _cleanup_(fsg_observation_freep) FsgObservation *before = NULL;
         _cleanup_strv_free_ char **kept = NULL;
+        bool observe = flags & FSG_FLAG_OBSERVE, ended;
         FsgError e = {}, kept_error = {};
 
+        if (ctl_observation_gate(be, o, name, flags, &e) < 0)
+                return ctl_fail(o, &e);
+        if (!observe && !(flags & FSG_FLAG_DRY_RUN) && be->get_observation(o, &before, &e) < 0)
+                before = NULL;
         if (be->apply_profile(o, name, flags, &pp, &e) < 0)
                 return ctl_fail(o, &e);
+        ended = observation_ended(be, o, name, before);
+        if (observe) {
+                if (o->json)
+                        apply_json(name, pp, NULL, &kept_error, false);
+                return o->json ? 0 : print_observe_outcome(o, name, pp->n, flags & FSG_FLAG_DRY_RUN);
+        }
         /* What the dry run leaves out on purpose is part of its answer: who reviews it sees the
          * cost of including it. A listed profile has none: the second plan is the first. */
         if ((flags & FSG_FLAG_DRY_RUN) && !(flags & FSG_FLAG_INCLUDE_ON_DEMAND))
                 (void) on_demand_kept(be, o, name, pp, &kept, &kept_error);
         if (o->json)
-                apply_json(name, pp, kept, &kept_error);
+                apply_json(name, pp, kept, &kept_error, ended);
         else {
+                if (ended)
+                        printf(_("The observation of profile %s ended: it is enforced now.\n"), name);
                 apply_text(o, name, pp);
                 apply_text_on_demand(o, name, kept, &kept_error);
         }
@@ -182,11 +232,44 @@ static void initramfs_text(const CtlInitramfs *k, const FsgError *why, bool noth
         printf(_("To make it again from the configuration as it is now: %s\n"), ctl_esc(ctl_initramfs_command(k)));
 }
 
+static void evidence_text(const FsgObservation *ob, const CtlEvidence *ev, const FsgError *why) {
+        bool on = ob && ev && streq(ob->profile, ev->profile);
+        char since[32];
+
+        if (on) {
+                time_t t = (time_t) (ob->since_usec / 1000000);
+                struct tm tm;
+                if (!localtime_r(&t, &tm) || strftime(since, sizeof(since), "%Y-%m-%d %H:%M", &tm) == 0)
+                        snprintf(since, sizeof(since), "?");
+                /* TRANSLATORS: %1$s a profile, %2$s a time. */
+                printf(_("Observed (not part of the verdict): profile %1$s is being observed since %2$s.\n"),
+                       ctl_esc(ob->profile), since);
+        }
+        if (!ev) {
+                if (*why->message)
+                        /* TRANSLATORS: %s says why (an error message). */
+                        printf(_("What was observed could not be read: %s\n"), ctl_esc(why->message));
+                return;
+        }
+        if (ev->n == 0) {
+                if (on)
+                        puts(_("  Nothing it would block was asked for so far."));
+                return;
+        }
+        puts(_("Would have been blocked while observed:"));
+        for (size_t i = 0; i < ev->n; i++)
+                ctl_observed_print(&ev->items[i], "  ");
+        if (ev->walk_limit)
+                puts(_("  (the journal holds more than was read: older ones are not counted)"));
+}
+
 int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard) {
         _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
         _cleanup_(ctl_initramfs_freep) CtlInitramfs *k = NULL;
         _cleanup_free_ const CtlInitramfsDisagreement **d = NULL;
-        FsgError e = {}, why = {};
+        _cleanup_(fsg_observation_freep) FsgObservation *ob = NULL;
+        _cleanup_(ctl_evidence_freep) CtlEvidence *ev = NULL;
+        FsgError e = {}, why = {}, ev_error = {};
         bool nothing_to_check;
         size_t n;
 
@@ -204,6 +287,10 @@ int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
                 return ctl_fail(o, &e);
         }
         n = initramfs_disagreements(k, a, d);
+        /* What an observation of the profile recorded, beside the verdict and never part of it:
+         * since the observation began, or, with none on, all the journal holds. */
+        if (!o->root && be->get_observation(o, &ob, &ev_error) >= 0)
+                (void) ctl_evidence_read(name, ob && streq(ob->profile, name) ? ob->since_usec : 0, &ev, &ev_error);
         if (o->json) {
                 JsonWriter w = JSON_WRITER(stdout);
 
@@ -224,6 +311,8 @@ int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
                 }
                 json_array_end(&w);
                 initramfs_json(&w, k, &why, d, n);
+                if (ev)
+                        ctl_evidence_json(&w, ev);
                 json_object_end(&w);
                 putchar('\n');
         } else {
@@ -240,6 +329,7 @@ int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *nam
                 printf(ngettext("%zu of %zu module compliant.\n", "%zu of %zu modules compliant.\n", a->n),
                        a->n_compliant, a->n);
                 initramfs_text(k, &why, nothing_to_check, d, n);
+                evidence_text(ob, ev, &ev_error);
         }
         /* Its own status: a script must tell "not compliant" from "could not audit". */
         return a->n_compliant == a->n ? 0 : CTL_EXIT_NOT_COMPLIANT;

@@ -5,6 +5,7 @@
 #include "json-writer.h"
 #include "state.h"
 #include "store.h"
+#include "observe.h"
 #include "profile-apply.h"
 #include "profile-audit.h"
 
@@ -63,6 +64,10 @@ typedef struct CtlBackend {
         int (*open_safely)(const CtlOptions *o, const char *device, int image_fd, const char *route,
                            char **ret_mountpoint, char **ret_id, FsgError *e);
         int (*close_safely)(const CtlOptions *o, const char *what, FsgError *e);
+        /* GetObservation: *ret NULL when nothing is observed. */
+        int (*get_observation)(const CtlOptions *o, FsgObservation **ret, FsgError *e);
+        /* StopObserving: *ret the profile whose observation ended, "" when none was on. */
+        int (*stop_observing)(const CtlOptions *o, char **ret, FsgError *e);
 } CtlBackend;
 
 extern const CtlBackend ctl_backend_bus;
@@ -182,6 +187,13 @@ int ctl_fail(const CtlOptions *o, const FsgError *e);
 #define CTL_EXIT_CHANGED_LOAD_FAILED 11
 int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags);
 int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard);
+
+/* ctl-observe.c: `fsgatectl stop-observing`; the observation in status; and what apply checks
+ * first: the autoloads an observation of the profile recorded that the apply would now block
+ * (without --force: ObservedUse, exit 5, nothing changed). */
+int ctl_stop_observing(const CtlBackend *be, const CtlOptions *o);
+void ctl_observation_status(const CtlBackend *be, const CtlOptions *o, const char *module);
+int ctl_observation_gate(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags, FsgError *e);
 
 /* `fsgatectl why DEVICE|TYPE`. Returns the exit status. */
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);

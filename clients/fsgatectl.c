@@ -67,6 +67,7 @@ static int status_text(Ctl *c, const FsgState *s) {
                 return ctl_fail(&c->o, &e);
         }
         ctl_print_status(&c->o, s, &s->entries[0], &x);
+        ctl_observation_status(c->be, &c->o, s->entries[0].module);
         return 0;
 }
 
@@ -209,6 +210,10 @@ static int verb_audit(int argc, char *argv[], Ctl *c) {
         return ctl_audit_profile(c->be, &c->o, argv[1], c->flags & FSG_FLAG_HARD);
 }
 
+static int verb_stop_observing(int argc, char *argv[], Ctl *c) {
+        return ctl_stop_observing(c->be, &c->o);
+}
+
 static int verb_routes(int argc, char *argv[], Ctl *c) {
         return ctl_routes(c->be, &c->o);
 }
@@ -223,7 +228,7 @@ static int verb_close(int argc, char *argv[], Ctl *c) {
 
 #define ALLOW_OPTIONS (FSG_FLAG_RUNTIME | FSG_FLAG_LOAD_NOW)
 #define DENY_OPTIONS  (FSG_FLAG_RUNTIME | FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_SOFT)
-#define APPLY_OPTIONS (FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_DRY_RUN | FSG_FLAG_INCLUDE_ON_DEMAND)
+#define APPLY_OPTIONS (FSG_FLAG_FORCE | FSG_FLAG_HARD | FSG_FLAG_DRY_RUN | FSG_FLAG_INCLUDE_ON_DEMAND | FSG_FLAG_OBSERVE)
 
 static const Verb verbs[] = {
         { "list",          1, MAX_NAMES + 1, VERB_ARG_PATTERNS, 0,         verb_list,          N_("List the filesystem modules (or those PATTERN names) and whether they may autoload") },
@@ -235,6 +240,7 @@ static const Verb verbs[] = {
         { "load",          2, 2, VERB_ARG_NAME,   0,                      verb_load,          N_("Load it now, this boot only, changing no configuration") },
         { "exempt-loaded", 1, 1, 0,               0,                      verb_exempt_loaded, N_("Allow every denied filesystem that is mounted now") },
         { "apply",         2, 2, VERB_ARG_PROFILE, APPLY_OPTIONS,         verb_apply,         N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
+        { "stop-observing", 1, 1, 0,              0,                      verb_stop_observing, N_("End the observation apply --observe began, enforcing nothing") },
         { "audit",         2, 2, VERB_ARG_PROFILE, FSG_FLAG_HARD,         verb_audit,         N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
         { "routes",        1, 1, 0,               0,                      verb_routes,        N_("Which userspace driver could read each filesystem type without its module") },
         { "open",          2, 2, VERB_ARG_FILE,   0,                      verb_open,          N_("Mount a device's or image's files read-only for you, by a userspace driver, no module") },
@@ -261,6 +267,7 @@ enum {
         ARG_SOFT,
         ARG_DRY_RUN,
         ARG_INCLUDE_ON_DEMAND,
+        ARG_OBSERVE,
         ARG_JSON,
         ARG_RISK,
         ARG_STATE,
@@ -287,6 +294,7 @@ static const struct option options[] = {
         { "soft",            no_argument,       NULL, ARG_SOFT         },
         { "dry-run",         no_argument,       NULL, ARG_DRY_RUN      },
         { "include-on-demand", no_argument,     NULL, ARG_INCLUDE_ON_DEMAND },
+        { "observe",         no_argument,       NULL, ARG_OBSERVE      },
         { "json",            no_argument,       NULL, ARG_JSON         },
         { "risk",            no_argument,       NULL, ARG_RISK         },
         { "state",           required_argument, NULL, ARG_STATE        },
@@ -320,6 +328,7 @@ static const struct {
         { "   --hard",          N_("deny: refuse explicit loads too (modprobe, load)") },
         { "   --soft",          N_("deny: make a hard deny soft again (a plain deny keeps it hard)") },
         { "   --dry-run",       N_("apply: print the changes, write nothing") },
+        { "   --observe",       N_("apply: observe the profile: deny nothing, record what it would block") },
         { "   --include-on-demand", N_("apply unused: deny what people need on demand too (sticks, DVDs, containers)") },
         { "   --json",          N_("Print JSON") },
         { "   --since=WHEN",    N_("log: since a date (2026-12-06 [10:30]) or a span ago (90min, 12h, 7d)") },
@@ -475,6 +484,7 @@ static int parse_options(Ctl *c, int argc, char *argv[], FsgError *e) {
                 case ARG_SOFT: c->flags |= FSG_FLAG_SOFT; break;
                 case ARG_DRY_RUN: c->flags |= FSG_FLAG_DRY_RUN; break;
                 case ARG_INCLUDE_ON_DEMAND: c->flags |= FSG_FLAG_INCLUDE_ON_DEMAND; break;
+                case ARG_OBSERVE: c->flags |= FSG_FLAG_OBSERVE; break;
                 case ARG_JSON: c->o.json = true; break;
                 case ARG_RISK: c->o.risk = true; break;
                 case ARG_STATE:

@@ -267,6 +267,11 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                 }
 
                 seen = find_file(cfg, ix, de->d_name);
+                /* An observation (observe.h) decides nothing: the hook it runs loads what is
+                 * allowed. Kept out, as the routes file; a file of its name below is not
+                 * fsgate's concern either way. */
+                if (d->origin == FSG_ORIGIN_ADMIN && streq(de->d_name, FSG_OBSERVE_NAME))
+                        continue;
                 /* Kept out of the files, yet it hides the same name further down, as for kmod. */
                 if (!seen && cfg->routes_seen && streq(de->d_name, FSG_ROUTES_NAME))
                         continue;

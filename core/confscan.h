@@ -122,6 +122,11 @@ extern const size_t fsg_n_conf_dirs;
  * a /dev/null link there turns the routes off for good, whoever writes them. */
 #define FSG_ROUTES_OFF_PATH "/etc/modprobe.d/" FSG_ROUTES_NAME
 
+/* An observation's file (observe.h writes it): read by kmod, skipped by fsgate's model. */
+#define FSG_OBSERVE_DIR  "/etc/modprobe.d"
+#define FSG_OBSERVE_NAME "fsgate-observe.conf"
+#define FSG_OBSERVE_PATH FSG_OBSERVE_DIR "/" FSG_OBSERVE_NAME
+
 /* Its lines, and the name a route sends a type's request to (FSG_ROUTED_PREFIX). */
 #include "hook-line.h"
 

@@ -41,6 +41,9 @@ static const struct {
         [FSG_ERR_NO_ROUTE]           = { "org.fsgate.fsgate1.Error.NoRoute",           3, ENOPKG        },
         [FSG_ERR_OPEN_FAILED]        = { "org.fsgate.fsgate1.Error.OpenFailed",        12, EIO          },
         [FSG_ERR_NOT_OPEN]           = { "org.fsgate.fsgate1.Error.NotOpen",           3, ENOENT        },
+        /* fsgatectl's own (the evidence is the journal, read with the caller's rights): a
+         * conflict, lifted by --force as an in-use one is. */
+        [FSG_ERR_OBSERVED_USE]       = { "org.fsgate.fsgate1.Error.ObservedUse",       5, EBUSY         },
 };
 
 static int error_to_errno(FsgErrorCode code) {

@@ -33,6 +33,7 @@ typedef enum FsgErrorCode {
         FSG_ERR_NO_ROUTE,          /* Open safely: no userspace driver for what the medium holds */
         FSG_ERR_OPEN_FAILED,       /* Open safely: the driver could not read the medium */
         FSG_ERR_NOT_OPEN,          /* Close: nothing opened safely by that name */
+        FSG_ERR_OBSERVED_USE,      /* fsgatectl apply: an observation recorded use of what it would block */
         _FSG_ERR_MAX,
 } FsgErrorCode;
 

@@ -24,6 +24,9 @@
 /* ApplyProfile only: a computed profile ("unused") denies the types people need on demand too
  * (sticks, DVDs, containers, shares, automounts), which it otherwise keeps. */
 #define FSG_FLAG_INCLUDE_ON_DEMAND UINT64_C(0x40)
+/* ApplyProfile only: observe the profile instead of enforcing it (denies nothing; each
+ * autoload it would block is recorded and goes ahead). */
+#define FSG_FLAG_OBSERVE  UINT64_C(0x80)
 
 /* polkit actions (polkit/org.fsgate.fsgate1.policy). */
 #define FSGATE_ACTION_ALLOW "org.fsgate.fsgate1.allow"

@@ -6,10 +6,14 @@
 #include "name.h"
 
 int fsg_hook_lines_write(FILE *f, const char *hook, const FsgHookArgs *a) {
-        const char *prefix = a->kind == FSG_HOOK_LINE_ROUTE ? FSG_ROUTED_PREFIX : FSG_BLOCKED_PREFIX;
+        const char *prefix = a->kind == FSG_HOOK_LINE_ROUTE   ? FSG_ROUTED_PREFIX :
+                             a->kind == FSG_HOOK_LINE_OBSERVE ? FSG_OBSERVED_PREFIX : FSG_BLOCKED_PREFIX;
         int r;
 
-        if (a->kind == FSG_HOOK_LINE_ROUTE)
+        if (a->kind == FSG_HOOK_LINE_OBSERVE)
+                r = fprintf(f, "alias fs-%s %s%s\ninstall %s%s %s " FSG_HOOK_OBSERVE_OPTION " %s %s %s\n",
+                            a->type, prefix, a->type, prefix, a->type, hook, a->type, a->module, a->profile);
+        else if (a->kind == FSG_HOOK_LINE_ROUTE)
                 r = fprintf(f, "alias fs-%s %s%s\ninstall %s%s %s " FSG_HOOK_ROUTE_OPTION " %s %s\n",
                             a->type, prefix, a->type, prefix, a->type, hook, a->type, a->module);
         else
@@ -19,6 +23,12 @@ int fsg_hook_lines_write(FILE *f, const char *hook, const FsgHookArgs *a) {
 }
 
 int fsg_hook_args_parse(int argc, char * const *argv, FsgHookArgs *ret) {
+        if (argc == 4 && streq(argv[0], FSG_HOOK_OBSERVE_OPTION) && fsg_name_is_valid(argv[1]) &&
+            fsg_name_is_valid(argv[2]) && fsg_name_is_valid(argv[3])) {
+                *ret = (FsgHookArgs) { .kind = FSG_HOOK_LINE_OBSERVE, .type = argv[1], .module = argv[2],
+                                       .profile = argv[3] };
+                return 0;
+        }
         if (argc != 3)
                 return -EINVAL;
         if (streq(argv[0], FSG_HOOK_ROUTE_OPTION) && fsg_name_is_valid(argv[1]) && fsg_name_is_valid(argv[2]))

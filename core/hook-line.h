@@ -17,6 +17,9 @@
  *   TYPE MODULE SOURCE       a deny (FSG_BLOCKED_PREFIX): SOURCE the deny file's path
  *   --route TYPE MODULE      a route (FSG_ROUTED_PREFIX; the first routes files had
  *                            FSG_BLOCKED_PREFIX, with the same arguments)
+ *   --observe TYPE MODULE PROFILE
+ *                            an observation (FSG_OBSERVED_PREFIX, observe.h): PROFILE would
+ *                            deny MODULE; the hook records that and loads it
  *
  * The line runs through /bin/sh, so every word is a name that needs no quoting (name.h) or
  * a path fsgate writes; kmod appends nothing to an install command but $CMDLINE_OPTS,
@@ -33,9 +36,15 @@
 /* The hook's option that marks a route's arguments. */
 #define FSG_HOOK_ROUTE_OPTION "--route"
 
+/* The name an observation sends a type's request to: a third one, so that where a deny or a
+ * route also aliases the type, kmod runs each install line and each hook run knows its job. */
+#define FSG_OBSERVED_PREFIX "fsgate_observed_"
+#define FSG_HOOK_OBSERVE_OPTION "--observe"
+
 typedef enum FsgHookLineKind {
         FSG_HOOK_LINE_BLOCKED,  /* a deny's: TYPE MODULE SOURCE */
         FSG_HOOK_LINE_ROUTE,    /* a route's: --route TYPE MODULE */
+        FSG_HOOK_LINE_OBSERVE,  /* an observation's: --observe TYPE MODULE PROFILE */
 } FsgHookLineKind;
 
 typedef struct FsgHookArgs {
@@ -43,6 +52,7 @@ typedef struct FsgHookArgs {
         const char *type;
         const char *module;
         const char *source;     /* a deny's file; NULL for a route */
+        const char *profile;    /* an observation's profile; else NULL */
 } FsgHookArgs;
 
 /* Writes the two lines for a (the alias, then the install line running hook) to f; the

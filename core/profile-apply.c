@@ -4,11 +4,13 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "config.h"
 #include "conffile.h"
 #include "lock.h"
 #include "modtree.h"
 #include "profile-apply.h"
 #include "strv.h"
+#include "time-util.h"
 
 /* Applying a profile: one Deny plan per module, all made before anything is written, and
  * written all or nothing. */
@@ -23,7 +25,55 @@ FsgProfilePlan *fsg_profile_plan_free(FsgProfilePlan *p) {
 }
 
 const char *fsg_profile_change_string(const FsgPlan *p) {
-        return p->flags & FSG_FLAG_HARD ? "deny-hard" : "deny";
+        return p->flags & FSG_FLAG_OBSERVE ? "observe" : p->flags & FSG_FLAG_HARD ? "deny-hard" : "deny";
+}
+
+/* An observation's plan: each module of the profile a request of the kernel may load now
+ * (allowed, with a module file), one "observe" each; no conflict refuses it: it denies
+ * nothing. */
+static int plan_observe(const FsgState *s, const FsgProfile *prof, FsgProfilePlan *pp, FsgError *e) {
+        for (char **m = prof->modules; m && *m; m++) {
+                const FsgEntry *x = fsg_state_find_module(s, *m);
+                FsgPlan *p = &pp->plans[pp->n];
+
+                if (!x || x->builtin || !x->available || x->denied)
+                        continue;
+                *p = (FsgPlan) { .op = FSG_OP_DENY, .flags = FSG_FLAG_OBSERVE, .write = FSG_WRITE_NOTHING,
+                                 .action = FSG_ACTION_DENY };
+                snprintf(p->module, sizeof(p->module), "%s", x->module);
+                snprintf(p->target, sizeof(p->target), "%s", FSG_OBSERVE_PATH);
+                pp->n++;
+        }
+        return 0;
+}
+
+/* Whether profile is the one observed under c's root. */
+static int observing(const FsgContext *c, const char *profile, FsgError *e) {
+        _cleanup_(fsg_observation_freep) FsgObservation *o = NULL;
+        int r = fsg_observation_read(c, &o, e);
+
+        return r <= 0 ? r : streq(o->profile, profile);
+}
+
+int fsg_profile_plan_stop_observing(const FsgContext *c, FsgProfilePlan **ret, FsgError *e) {
+        assert(c);
+        assert(ret);
+
+        _cleanup_(fsg_observation_freep) FsgObservation *o = NULL;
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = calloc(1, sizeof(FsgProfilePlan));
+        int r;
+
+        if (!pp)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        r = fsg_observation_read(c, &o, e);
+        if (r < 0)
+                return r;
+        if (o)
+                snprintf(pp->profile, sizeof(pp->profile), "%s", o->profile);
+        pp->ends_observation = o;
+        pp->stop_only = true;
+        *ret = TAKE_PTR(pp);
+        return 0;
 }
 
 /* A module this kernel does not have, named by no file either: no entry for fsg_plan() to
@@ -152,6 +202,19 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         snprintf(pp->profile, sizeof(pp->profile), "%s", prof->name);
         pp->flags = flags;
+        if (flags & FSG_FLAG_OBSERVE) {
+                r = plan_observe(current, prof, pp, e);
+                if (r >= 0 && pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN))
+                        r = check_writable(c, e);
+                if (r < 0)
+                        return r;
+                *ret = TAKE_PTR(pp);
+                return 0;
+        }
+        r = observing(c, prof->name, e);
+        if (r < 0)
+                return r;
+        pp->ends_observation = r > 0;
         for (char **m = prof->modules; m && *m; m++) {
                 r = plan_module(c, current, memo, &tree, *m, deny_flags, pp, &rf, e);
                 if (r < 0)
@@ -230,6 +293,31 @@ static bool same_plans(const FsgProfilePlan *a, const FsgProfilePlan *b) {
         return true;
 }
 
+/* Writes the observation of profile as the configuration stands now. Observing the profile
+ * already observed again keeps the time it began: the evidence gathered since stays its. */
+static int observation_write(const FsgContext *c, const char *profile, bool include_on_demand, FsgError *e) {
+        _cleanup_(fsg_observation_freep) FsgObservation *old = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *built = NULL;
+        _cleanup_(fsg_profile_freep) FsgProfile *prof = NULL;
+        _cleanup_free_ char *content = NULL;
+        const FsgState *s = NULL;
+        uint64_t since = fsg_realtime_usec();
+        int r;
+
+        r = fsg_profile_load_current(c, &s, &built, profile, include_on_demand, &prof, e);
+        if (r < 0)
+                return r;
+        r = fsg_observation_read(c, &old, e);
+        if (r < 0)
+                return r;
+        if (old && streq(old->profile, prof->name) && old->since_usec > 0)
+                since = old->since_usec;
+        content = fsg_observation_content(s, prof->name, prof->modules, since, FSGATE_BLOCKED_HOOK, NULL);
+        if (!content)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        return fsg_observation_write_locked(c, content, e);
+}
+
 int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
         assert(c);
         assert(authorized);
@@ -237,7 +325,7 @@ int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, Fsg
         _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(c);
         int r;
 
-        if (authorized->n == 0 || (authorized->flags & FSG_FLAG_DRY_RUN))
+        if (!fsg_profile_plan_writes(authorized))
                 return 0;
         r = fsg_lock(c, c->lock_timeout_usec, &lock.fd, e);
         if (r < 0)
@@ -254,15 +342,19 @@ int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authoriz
         size_t done = 0;
         int r;
 
-        if (authorized->n == 0 || (authorized->flags & FSG_FLAG_DRY_RUN))
+        if (!fsg_profile_plan_writes(authorized))
                 return 0;
+        if (authorized->stop_only)
+                return fsg_observation_end_locked(c, authorized->profile, NULL, e);
         r = fsg_profile_plan(c, NULL, NULL, authorized->profile, authorized->flags, &now, e);
         if (r < 0)
                 return r;
-        if (!same_plans(authorized, now))
+        if (!same_plans(authorized, now) || authorized->ends_observation != now->ends_observation)
                 return fsg_error(e, FSG_ERR_CONCURRENT_CHANGE,
                                  "The configuration (or, for a computed profile, what is in use) changed while "
                                  "authorizing; nothing was changed, try again");
+        if (now->flags & FSG_FLAG_OBSERVE)
+                return observation_write(c, now->profile, now->flags & FSG_FLAG_INCLUDE_ON_DEMAND, e);
         before = calloc(now->n, sizeof(Before));
         if (!before)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
@@ -284,7 +376,9 @@ int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authoriz
                 for (size_t i = done; i-- > 0;)
                         before_restore(c, &now->plans[i], &before[i]);
         else
-                r = 0;
+                /* Enforced, the observation has done its job; should its removal fail, the
+                 * denies stand and its hook runs stay quiet (a denied module is not observed). */
+                r = now->ends_observation ? fsg_observation_end_locked(c, now->profile, NULL, e) : 0;
 finish:
         for (size_t i = 0; i < now->n; i++)
                 free(before[i].content);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 
+#include "observe.h"
 #include "profile.h"
 #include "store.h"
 
@@ -9,8 +10,13 @@
 typedef struct FsgProfilePlan {
         char profile[64];
         uint64_t flags;      /* as asked: FSG_FLAG_HARD, FSG_FLAG_FORCE, FSG_FLAG_DRY_RUN,
-                              * FSG_FLAG_INCLUDE_ON_DEMAND */
-        FsgPlan *plans;      /* only the ones that write, in module order */
+                              * FSG_FLAG_INCLUDE_ON_DEMAND, FSG_FLAG_OBSERVE */
+        FsgPlan *plans;      /* only the ones that write, in module order; with FSG_FLAG_OBSERVE every
+                              * module observed (observe.h), FSG_WRITE_NOTHING, all with one target */
+        /* The profile is being observed, and this (enforcing) apply ends that; or, for a plan of
+         * fsg_profile_plan_stop_observing(), there is an observation to end. */
+        bool ends_observation;
+        bool stop_only;      /* fsg_profile_plan_stop_observing()'s: nothing else to do */
         size_t n;
         char **skipped;      /* modules of the profile built into the kernel: nothing can deny them */
 } FsgProfilePlan;
@@ -27,6 +33,13 @@ static inline void fsg_profile_plan_freep(FsgProfilePlan **p) {
 int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const char *name,
                      uint64_t flags, FsgProfilePlan **ret, FsgError *e);
 
+/* The plan that ends the observation in effect (observe.h) without enforcing anything:
+ * profile is the observed one ("" and ends_observation false when there is none). */
+int fsg_profile_plan_stop_observing(const FsgContext *c, FsgProfilePlan **ret, FsgError *e);
+/* Whether the plan writes anything (a dry run does not). */
+static inline bool fsg_profile_plan_writes(const FsgProfilePlan *p) {
+        return !(p->flags & FSG_FLAG_DRY_RUN) && (p->n > 0 || p->ends_observation);
+}
 /* Under the writers' lock, once: plans again from the files as they are now, refuses with
  * ConcurrentChange unless that is exactly the authorized list, and writes it. Should a write
  * fail halfway, the files already written are put back as they were. A DRY_RUN plan writes
@@ -35,5 +48,5 @@ int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, Fsg
 /* The same with the lock held by the caller. */
 int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
 
-/* The change a plan makes, as ApplyProfile returns it: "deny" or "deny-hard". */
+/* The change a plan makes, as ApplyProfile returns it: "deny", "deny-hard" or "observe". */
 const char *fsg_profile_change_string(const FsgPlan *p);

@@ -41,6 +41,7 @@ const char *fsg_flags_to_string(uint64_t flags, bool as_options) {
                 { FSG_FLAG_FORCE, "FORCE", "--force" },       { FSG_FLAG_HARD, "HARD", "--hard" },
                 { FSG_FLAG_SOFT, "SOFT", "--soft" },          { FSG_FLAG_DRY_RUN, "DRY_RUN", "--dry-run" },
                 { FSG_FLAG_INCLUDE_ON_DEMAND, "INCLUDE_ON_DEMAND", "--include-on-demand" },
+                { FSG_FLAG_OBSERVE, "OBSERVE", "--observe" },
         };
         static _Thread_local char buf[128];
         const char *sep = as_options ? " " : "|";
@@ -68,7 +69,7 @@ int fsg_flags_check(FsgFlagsOf of, uint64_t flags, FsgError *e) {
                                                       FSG_FLAG_SOFT },
                 [FSG_FLAGS_RESET]         = { "Reset", FSG_FLAG_DRY_RUN | FSG_FLAG_RUNTIME },
                 [FSG_FLAGS_APPLY_PROFILE] = { "ApplyProfile", FSG_FLAG_HARD | FSG_FLAG_FORCE | FSG_FLAG_DRY_RUN |
-                                                              FSG_FLAG_INCLUDE_ON_DEMAND },
+                                                              FSG_FLAG_INCLUDE_ON_DEMAND | FSG_FLAG_OBSERVE },
                 [FSG_FLAGS_AUDIT_PROFILE] = { "AuditProfile", FSG_FLAG_HARD },
                 [FSG_FLAGS_GRANT]         = { "Grant", 0 },
         };

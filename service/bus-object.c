@@ -9,6 +9,7 @@
 #include "bus-reply.h"
 #include "bus-request.h"
 #include "bus-open.h"
+#include "bus-profile.h"
 #include "config.h"
 #include "entry-fields.h"
 #include "grants.h"
@@ -31,12 +32,13 @@
  * state, with named errors and nothing touched → reply at once if nothing would change), the
  * polkit actions it needs with their messages, and what it does once authorized (apply →
  * log → signal → reply). The request (bus-request.h) carries that last step and its own data;
- * the answers are built by bus-reply.h. Grant is bus-grant.c's, the opens bus-open.c's. */
+ * the answers are built by bus-reply.h. Grant is bus-grant.c's, the opens bus-open.c's, the
+ * profiles' bus-profile.c's. */
 
 /* After a change of fsgate's, under the same lock as its write: a deny of its own now reports
  * what a route did (two aliases would run the hook twice), a reset may leave another file's
  * deny silent again. */
-static void update_routes_locked(Manager *m) {
+void bus_update_routes_locked(Manager *m) {
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
@@ -237,7 +239,7 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, req->module, "%s %s",
                             req->change.plan.target, done[req->change.plan.write]);
                 (void) manager_emit_changed(m, req->module);
-                update_routes_locked(m);
+                bus_update_routes_locked(m);
         }
         /* Written: other writers need not wait for the unloads and loads below. */
         req->lock_fd = fsg_unlock(m->ctx, req->lock_fd);
@@ -328,7 +330,7 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 (void) manager_emit_changed(m, *d);
         }
         if (done)
-                update_routes_locked(m);
+                bus_update_routes_locked(m);
         for (char **f = failed; f && *f; f++) {
                 /* "MODULE: reason" (fsg_exempt_loaded()); names never contain ':'. */
                 char module[64];
@@ -375,108 +377,6 @@ static int method_exempt(sd_bus_message *call, void *userdata, sd_bus_error *err
                 return sd_bus_reply_method_return(call, "as", 0);
         request_need(&req, FSG_ACTION_ALLOW, exempt_message);
         return request_start(userdata, call, &req);
-}
-
-/* -- ApplyProfile: many denies, one authorization, all or nothing --------------------------- */
-
-static const char profile_message[] =
-        N_("Authentication is required to stop the kernel from loading the filesystem modules of the profile "
-           "$(profile).");
-
-/* a(sss): module, change ("deny" or "deny-hard"), the file written. */
-static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {
-        sd_bus_message *reply = NULL;
-        int r = sd_bus_message_new_method_return(call, &reply);
-
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sss)");
-        for (size_t i = 0; r >= 0 && i < pp->n; i++)
-                r = sd_bus_message_append(reply, "(sss)", pp->plans[i].module,
-                                          fsg_profile_change_string(&pp->plans[i]), pp->plans[i].target);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return bus_send_reply(reply, r);
-}
-
-static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
-        FsgError e = {};
-
-        if (fsg_profile_apply_locked(m->ctx, req->profile.plan, &e) < 0) {
-                log_request(call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "%s failed: %s", req->subject, e.message);
-                return manager_reply_error(call, &e);
-        }
-        for (size_t i = 0; i < req->profile.plan->n; i++) {
-                const FsgPlan *p = &req->profile.plan->plans[i];
-                log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, p->module, "%s written (%s, profile %s)",
-                            p->target, fsg_profile_change_string(p), req->profile.plan->profile);
-                (void) manager_emit_changed(m, p->module);
-        }
-        update_routes_locked(m);
-        return reply_profile(call, req->profile.plan);
-}
-
-static int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        Request req = { .authorized = profile_authorized, .kind = REQUEST_PROFILE, .writes = true };
-        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        const char *name;
-        uint64_t flags;
-        FsgError e = {};
-        int r;
-
-        r = sd_bus_message_read(call, "st", &name, &flags);
-        if (r < 0)
-                return r;
-        /* Every module planned against the kept state before polkit is asked: a refusal, a
-         * conflict or a dry run costs no authorization and writes nothing. (A Deny plan asks
-         * no "what if": no memo.) */
-        if (manager_state(m, &s, &e) < 0 || fsg_profile_plan(m->ctx, s, NULL, name, flags, &pp, &e) < 0)
-                return manager_reply_error(call, &e);
-        if (pp->n == 0 || (flags & FSG_FLAG_DRY_RUN))
-                return reply_profile(call, pp);
-        snprintf(req.subject, sizeof(req.subject), "ApplyProfile %s", pp->profile);
-        request_need(&req, FSG_ACTION_DENY, profile_message);
-        req.profile.plan = TAKE_PTR(pp);
-        r = request_start(m, call, &req);
-        if (r < 0)
-                fsg_profile_plan_free(req.profile.plan);
-        return r;
-}
-
-/* -- AuditProfile: a read, no polkit; the service's own view, so that `fsgatectl audit` asks
- * the same source as `status`. ------------------------------------------------------------- */
-
-static int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        sd_bus_message *reply = NULL;   /* bus_send_reply() frees it */
-        _cleanup_(fsg_audit_freep) FsgAudit *a = NULL;
-        Manager *m = userdata;
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        const char *name;
-        uint64_t flags;
-        FsgError e = {};
-        int r;
-
-        r = sd_bus_message_read(call, "st", &name, &flags);
-        if (r < 0)
-                return r;
-        if (fsg_flags_check(FSG_FLAGS_AUDIT_PROFILE, flags, &e) < 0)
-                return manager_reply_error(call, &e);
-        /* The kernel check first: without a tree the cached state is empty, not compliant. */
-        if (fsg_context_require_kernel(m->ctx, &e) < 0 || manager_state(m, &s, &e) < 0 ||
-            fsg_profile_audit(m->ctx, s, name, flags & FSG_FLAG_HARD, &a, &e) < 0)
-                return manager_reply_error(call, &e);
-        r = sd_bus_message_new_method_return(call, &reply);
-        if (r >= 0)
-                r = sd_bus_message_append(reply, "sbb", a->profile, a->hard_required, a->n_compliant == a->n);
-        if (r >= 0)
-                r = sd_bus_message_open_container(reply, 'a', "(sbbbs)");
-        for (size_t i = 0; r >= 0 && i < a->n; i++)
-                r = sd_bus_message_append(reply, "(sbbbs)", a->items[i].module, a->items[i].compliant,
-                                          a->items[i].denied, a->items[i].hard, a->items[i].why);
-        if (r >= 0)
-                r = sd_bus_message_close_container(reply);
-        return bus_send_reply(reply, r);
 }
 
 /* -- Properties ----------------------------------------------------------------------------- */
@@ -545,6 +445,11 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ApplyProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags),
                                  "a(sss)", SD_BUS_PARAM(changes), method_apply_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("StopObserving", "", "", "s", SD_BUS_PARAM(profile), method_stop_observing,
+                                 SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("GetObservation", "", "", "stas",
+                                 SD_BUS_PARAM(profile) SD_BUS_PARAM(since) SD_BUS_PARAM(modules),
+                                 method_get_observation, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("AuditProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags), "sbba(sbbbs)",
                                  SD_BUS_PARAM(profile) SD_BUS_PARAM(hard_required) SD_BUS_PARAM(compliant)
                                  SD_BUS_PARAM(modules), method_audit_profile, SD_BUS_VTABLE_UNPRIVILEGED),

@@ -18,6 +18,8 @@
  *   fsgate-blocked --report DEVNODE       from fsgate-report-device@.service; type from udev's database
  *   fsgate-blocked --boot                 from fsgate-boot-report.service
  *   fsgate-blocked --route TYPE MODULE    from fsgate's routes file (routes.h): a block by another's file
+ *   fsgate-blocked --observe TYPE MODULE PROFILE
+ *                                         from an observation (observe.h): PROFILE would block it
  *   fsgate-blocked --refresh-routes       from fsgate-routes.service: rebuilds that file
  *
  * One row of modes[] (at main()) each: its option, arguments, time budget and function. The
@@ -43,8 +45,7 @@
 
 uint64_t hook_start_usec;
 
-static void kmsg(const char *fmt, ...) _printf_(1, 2);
-static void kmsg(const char *fmt, ...) {
+void hook_kmsg(const char *fmt, ...) {
         char line[512];
         va_list ap;
         int fd, n;
@@ -122,11 +123,11 @@ static int report_block(int dir_fd, const HookVerdict *v, const char *type, cons
 
         /* <4> = warning: visible in dmesg and the journal, and not alarming. */
         if (v->summary > 0)
-                kmsg("<4>fsgate: %u more blocked autoloads of filesystem %s (module %s) suppressed; "
+                hook_kmsg("<4>fsgate: %u more blocked autoloads of filesystem %s (module %s) suppressed; "
                      "at most %u are logged per %u s\n", v->summary, type, module, v->burst, v->window_sec);
         if (!v->log)
                 return 0;
-        kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s, denied by %s); allow with: fsgatectl allow %s\n",
+        hook_kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s, denied by %s); allow with: fsgatectl allow %s\n",
              type, module, source, module);
         if (!v->report || hook_claim_reporter(dir_fd, type, locks) < 0)
                 return 0;
@@ -170,7 +171,7 @@ static int route_load(const char *type, const char *module) {
         /* exec keeps a pending alarm: modprobe gets the time it needs. */
         alarm(0);
         execl(modprobe, "modprobe", "-q", "--", module, (char *) NULL);
-        kmsg("<4>fsgate: could not run %s for filesystem %s (module %s): %m\n", modprobe, type, module);
+        hook_kmsg("<4>fsgate: could not run %s for filesystem %s (module %s): %m\n", modprobe, type, module);
         return 0;
 }
 
@@ -214,7 +215,7 @@ static int route_mode(char **args, const FsgHookArgs *line) {
                 return 0;       /* blocked, as the last build found: quiet past the burst */
         if (!c || fsg_state_build_one(c, module, &s, NULL) < 0 || !(x = fsg_state_find(s, module))) {
                 if (v.log)
-                        kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s): the configuration could not "
+                        hook_kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s): the configuration could not "
                              "be read\n", type, module);
                 return 0;
         }
@@ -224,6 +225,43 @@ static int route_mode(char **args, const FsgHookArgs *line) {
                 return report_block(dir_fd, &v, type, module,
                                     *x->deciding_file ? x->deciding_file : "the kernel command line");
         return verdict == ROUTE_LOAD ? route_load(type, module) : 0;
+}
+
+/* A request an observation sent here (observe.h): the profile would deny the module, nothing
+ * does yet. Counted first, as a route is (and apart from it: both may run for one request);
+ * the verdict is the route's, kept the same way: not denied, the profile's would-block is
+ * recorded (within the burst) and the module loaded by name, as the request would have done
+ * without the observation; denied meanwhile (a vendor file came, the profile was enforced),
+ * nothing: the deny's own line, or a route, reports the block. */
+static int observe_mode(char **args, const FsgHookArgs *line) {
+        _cleanup_close_ int dir_fd = hook_state_open();
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
+        const FsgEntry *x;
+        RouteVerdict verdict;
+        HookVerdict v;
+        uint64_t key = 0;
+        int kept = -ENOENT;
+
+        hook_account_observe(dir_fd, line->type, &v);
+        if (fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) >= 0) {
+                key = route_key(c, line->module);
+                if (!v.log)
+                        kept = hook_route_verdict_get(dir_fd, line->type, key);
+        }
+        if (kept == ROUTE_LOAD)
+                return route_load(line->type, line->module);
+        if (kept > 0)
+                return 0;
+        /* Unreadable, the configuration is taken as it was when the observation began: the
+         * module allowed. Observing must never block what the profile does not yet. */
+        verdict = c && fsg_state_build_one(c, line->module, &s, NULL) >= 0 && (x = fsg_state_find(s, line->module)) &&
+                                  x->denied ? ROUTE_DENIED : ROUTE_LOAD;
+        hook_route_verdict_put(dir_fd, line->type, key, verdict);
+        if (verdict == ROUTE_DENIED)
+                return 0;
+        hook_observe_record(line->type, line->module, line->profile, &v);
+        return route_load(line->type, line->module);
 }
 
 static int refresh_routes_mode(char **args, const FsgHookArgs *line) {
@@ -283,8 +321,15 @@ static const HookMode modes[] = {
         { "--report",            1, 60 * UINT64_C(1000000),        hook_report_mode,      false },
         { "--boot",              0, 120 * UINT64_C(1000000),       hook_boot_mode,        false },
         { FSG_HOOK_ROUTE_OPTION, 2, HOOK_BUDGET_USEC,              route_mode,            true  },
+        { FSG_HOOK_OBSERVE_OPTION, 3, HOOK_BUDGET_USEC,            observe_mode,          true  },
         { NULL,                  3, HOOK_BUDGET_USEC,              blocked_mode,          true  },
 };
+
+/* The option a kind of install line has (NULL: a deny's, which has none). */
+static const char *kind_option(FsgHookLineKind kind) {
+        return kind == FSG_HOOK_LINE_ROUTE   ? FSG_HOOK_ROUTE_OPTION :
+               kind == FSG_HOOK_LINE_OBSERVE ? FSG_HOOK_OBSERVE_OPTION : NULL;
+}
 
 /* The row for argv; NULL: none (then the usage, and still no load). */
 static const HookMode *mode_find(int argc, char **argv, FsgHookArgs *line) {
@@ -294,7 +339,7 @@ static const HookMode *mode_find(int argc, char **argv, FsgHookArgs *line) {
                 const HookMode *m = &modes[i];
 
                 if (m->install_line) {
-                        if (parsed && (line->kind == FSG_HOOK_LINE_ROUTE) == !!m->option)
+                        if (parsed && streq_ptr(kind_option(line->kind), m->option))
                                 return m;
                 } else if (argc == 2 + m->n_args && streq(argv[1], m->option))
                         return m;
@@ -322,7 +367,8 @@ int main(int argc, char *argv[]) {
         m = mode_find(argc, argv, &line);
         if (!m) {
                 fprintf(stderr, "usage: fsgate-blocked TYPE MODULE SOURCE | --device DEVNODE | --udev-import DEVNODE |\n"
-                                "                      --report DEVNODE | --boot | --route TYPE MODULE | --refresh-routes\n");
+                                "                      --report DEVNODE | --boot | --route TYPE MODULE |\n"
+                                "                      --observe TYPE MODULE PROFILE | --refresh-routes\n");
                 return 0; /* still a block: modprobe must not load anything either way */
         }
         budget_arm(m->budget_usec);

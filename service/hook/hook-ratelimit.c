@@ -5,7 +5,9 @@
  *   hook-TYPE.state      TYPE's count (RateLimitCount, ratelimit.h), shared by every hook
  *                        through mmap(); flock()ed by the attempt that opens a window
  *   hook-TYPE.route      the count of TYPE's routed requests (fsgate-blocked --route)
- *   hook-TYPE.verdict    what the last state build decided for TYPE's route, and for what
+ *   hook-TYPE.observe    the count of TYPE's observed requests (fsgate-blocked --observe)
+ *   hook-TYPE.verdict    what the last state build decided for TYPE's route or observation (the
+ *                        same words: denied, or loaded), and for what
  *   hook-TYPE.reporter   flock()ed by the one child reporting TYPE
  *   hook-reporter-N      N < HOOK_REPORTERS_MAX: flock()ed by any reporting child
  *
@@ -99,6 +101,10 @@ void hook_account(int dir_fd, const char *type, HookVerdict *ret) {
 
 void hook_account_route(int dir_fd, const char *type, HookVerdict *ret) {
         account(dir_fd, type, "route", ret);
+}
+
+void hook_account_observe(int dir_fd, const char *type, HookVerdict *ret) {
+        account(dir_fd, type, "observe", ret);
 }
 
 typedef struct RouteRecord {

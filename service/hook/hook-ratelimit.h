@@ -35,6 +35,9 @@ void hook_account(int dir_fd, const char *type, HookVerdict *ret);
  * past the burst a route costs what the verdict below costs. */
 void hook_account_route(int dir_fd, const char *type, HookVerdict *ret);
 
+/* The same, for a request an observation sent (fsgate-blocked --observe), in hook-TYPE.observe. */
+void hook_account_observe(int dir_fd, const char *type, HookVerdict *ret);
+
 /* What the last state build decided for TYPE's route (fsgate-blocked.c's RouteVerdict), kept
  * in hook-TYPE.verdict with the key it was decided for (the configuration's fingerprint, the
  * module, the kernel). A route past its burst acts on it instead of building the state. A

@@ -5,6 +5,8 @@
 #include <systemd/sd-bus.h>
 
 #include "hook-line.h"
+#include "hook-ratelimit.h"
+#include "macro.h"
 
 /* What fsgate-blocked's modes share. The kernel's paths (a deny's install line, a route, the
  * routes file's rebuild) live in fsgate-blocked.c with the table of modes; the device paths
@@ -31,3 +33,20 @@ int hook_device_mode(char **args, const FsgHookArgs *line);
 int hook_udev_import_mode(char **args, const FsgHookArgs *line);
 int hook_report_mode(char **args, const FsgHookArgs *line);
 int hook_boot_mode(char **args, const FsgHookArgs *line);
+
+/* A line in the kernel log (FSGATE_KMSG: a file instead, for tests). */
+void hook_kmsg(const char *fmt, ...) _printf_(1, 2);
+
+/* hook-observe.c: who waits for a request of the kernel for a filesystem type. */
+typedef struct HookRequester {
+        pid_t pid;              /* 0: nobody found */
+        uid_t uid;              /* its real uid, as the initial namespace sees it */
+        char comm[32];
+        char source[256];       /* mount(2)'s source, "" when none or unreadable */
+        unsigned n_more;        /* others asking for the same type at that moment */
+} HookRequester;
+int hook_requester_find(const char *type, HookRequester *ret);
+/* An observed request the profile would block: the summary of what the window kept quiet
+ * (v->summary), then, when v->log, the kernel log line and the journal entry
+ * (FSGATE_MESSAGE_WOULD_BLOCK) with who asked. */
+void hook_observe_record(const char *type, const char *module, const char *profile, const HookVerdict *v);

@@ -3,6 +3,7 @@
 systemd's own writer (systemd-journal-remote, from export format): the host runs no journald.
 fsgatectl log reads them through FSGATE_JOURNAL_DIR."""
 
+import os
 import struct
 import subprocess
 import time
@@ -54,3 +55,57 @@ def write_journal(path, entries):
                        timeout=60)
     if p.returncode != 0:
         raise RuntimeError(f'{JOURNAL_REMOTE} failed: {p.stderr.decode(errors="replace")}')
+
+
+WOULD_BLOCK = '0d0f34f05bae466196f7be43c1b94579'
+JOURNALD = '/lib/systemd/systemd-journald'
+
+
+class Journald:
+    """The real systemd-journald, run in a private mount namespace whose /run is a scratch
+    directory (the host runs no journald, and its /run and /etc are never touched): programs
+    started with run() log to it through the socket sd_journal_send() knows,
+    /run/systemd/journal/socket, and fsgatectl reads its files with FSGATE_JOURNAL_DIR=self.dir.
+    The kernel log is not read (ReadKMsg=no): only what the programs send is there."""
+
+    def __init__(self, scratch):
+        self.run_dir = os.path.join(scratch, 'journald-run')
+        self.conf = os.path.join(scratch, 'journald.conf')
+        os.makedirs(os.path.join(self.run_dir, 'systemd', 'journal'), exist_ok=True)
+        os.makedirs(os.path.join(self.run_dir, 'log'), exist_ok=True)
+        with open(self.conf, 'w') as f:
+            f.write('[Journal]\nStorage=volatile\nReadKMsg=no\nRateLimitBurst=0\n')
+        self.dir = os.path.join(self.run_dir, 'log', 'journal')
+        self.socket = os.path.join(self.run_dir, 'systemd', 'journal', 'socket')
+        inner = ('set -e; mount --bind "$1" /run; mount --bind "$2" /etc/systemd/journald.conf; '
+                 'exec ' + JOURNALD)
+        self.proc = subprocess.Popen(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', inner, 'sh',
+                                      self.run_dir, self.conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 20
+        while not os.path.exists(self.socket):
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError('systemd-journald did not start')
+            time.sleep(0.05)
+
+    def run(self, argv, env=None, timeout=30):
+        """argv with /run/systemd the journal's (and nothing else of /run changed but that)."""
+        inner = 'set -e; mount --bind "$1" /run/systemd; shift; exec "$@"'
+        return subprocess.run(['unshare', '--mount', '--propagation', 'private', 'sh', '-c', inner, 'sh',
+                               os.path.join(self.run_dir, 'systemd'), *argv], env=env, capture_output=True,
+                              text=True, timeout=timeout)
+
+    def sync(self):
+        """Everything sent so far is in the files (journalctl --sync asks the same)."""
+        p = self.run(['journalctl', '--sync'])
+        if p.returncode != 0:
+            time.sleep(1)
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()

@@ -12,7 +12,8 @@ typedef struct Ctl {
         char *root_abs;                 /* a relative --root made absolute */
         uint64_t since_usec;            /* log --since */
         unsigned lines;                 /* log --lines */
-        bool log_options;               /* --since or --lines given: log's only */
+        bool log_options;               /* --since, --lines or --would-block given: log's only */
+        bool only_would_block;          /* log --would-block */
         uint64_t grant_usec;            /* allow --for */
         const char *grant_device;       /* allow --device */
         const char *route;              /* open --route */

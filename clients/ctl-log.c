@@ -34,10 +34,19 @@ typedef struct Block {
         uint64_t after_usec;
         const char *after_what;         /* "changed" or "loaded" */
         int after_uid;
+        /* A would-block of an observation (FSGATE_MESSAGE_WOULD_BLOCK): the profile observed,
+         * who asked (-1: unknown), how many requests the entry counts. NULL for a block. */
+        char *profile;
+        char *asked_user, *asked_command;
+        int asked_uid;
+        unsigned long long count;
 } Block;
 
 static void block_clear(Block *b) {
         fsg_block_report_clear(&b->r);
+        free(b->profile);
+        free(b->asked_user);
+        free(b->asked_command);
 }
 
 /* The value of FIELD in the current entry, "" when it has none; NULL only when out of memory. */
@@ -78,6 +87,7 @@ typedef struct LogRun {
         size_t walked;
         bool cut;               /* more blocks than max_blocks */
         bool walk_limit;        /* the walk stopped at LOG_WALK_MAX */
+        bool only_would_block;  /* --would-block */
 } LogRun;
 
 static void log_run_clear(LogRun *run) {
@@ -121,7 +131,21 @@ static int note_change(LogRun *run, sd_journal *j, uint64_t usec, const char *wh
         return 0;
 }
 
-static int note_block(LogRun *run, sd_journal *j, uint64_t usec) {
+/* What a would-block adds to a block's fields. */
+static int note_would_block(Block *b, sd_journal *j) {
+        _cleanup_free_ char *count = field(j, "FSGATE_COUNT");
+
+        b->profile = field(j, "FSGATE_PROFILE");
+        b->asked_user = field(j, "FSGATE_USER");
+        b->asked_command = field(j, "FSGATE_REQUEST_COMM");
+        b->asked_uid = field_int(j, "FSGATE_REQUEST_UID", -1);
+        b->count = count ? strtoull(count, NULL, 10) : 0;
+        if (b->count == 0)
+                b->count = 1;
+        return b->profile && b->asked_user && b->asked_command && count ? 0 : -ENOMEM;
+}
+
+static int note_block(LogRun *run, sd_journal *j, uint64_t usec, bool would_block) {
         Block b = { .usec = usec, .after_uid = -1 };
         const Later *l;
 
@@ -141,7 +165,7 @@ static int note_block(LogRun *run, sd_journal *j, uint64_t usec) {
                         return -ENOMEM;
                 }
         }
-        if (fsg_block_report_fill_empty(&b.r) < 0) {
+        if ((would_block && note_would_block(&b, j) < 0) || fsg_block_report_fill_empty(&b.r) < 0) {
                 block_clear(&b);
                 return -ENOMEM;
         }
@@ -203,7 +227,8 @@ static int walk(sd_journal *j, uint64_t since_usec, LogRun *run, FsgError *e) {
 
         /* Any process may send these message ids: only root's entries are fsgated's (_UID is
          * journald's own, not the sender's word). One id or another, and root's. */
-        if ((r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_BLOCKED, 0)) < 0 ||
+        if ((r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_WOULD_BLOCK, 0)) < 0 ||
+            (!run->only_would_block && (r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_BLOCKED, 0)) < 0) ||
             (r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_CONFIG_CHANGED, 0)) < 0 ||
             (r = sd_journal_add_match(j, "MESSAGE_ID=" FSGATE_MESSAGE_MODULE_LOADED, 0)) < 0 ||
             (r = sd_journal_add_match(j, "_UID=0", 0)) < 0 ||
@@ -226,7 +251,8 @@ static int walk(sd_journal *j, uint64_t since_usec, LogRun *run, FsgError *e) {
                 id = field(j, "MESSAGE_ID");
                 if (!id)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                r = streq(id, FSGATE_MESSAGE_BLOCKED) ? note_block(run, j, usec) :
+                r = streq(id, FSGATE_MESSAGE_BLOCKED) || streq(id, FSGATE_MESSAGE_WOULD_BLOCK) ?
+                            note_block(run, j, usec, streq(id, FSGATE_MESSAGE_WOULD_BLOCK)) :
                     note_change(run, j, usec, streq(id, FSGATE_MESSAGE_MODULE_LOADED) ? "loaded" : "changed");
                 if (r < 0)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
@@ -264,6 +290,14 @@ static void print_json(const LogRun *run) {
                 json_field_string(&w, "session", b->r.session);
                 json_key(&w, "session_uid");
                 json_int(&w, b->r.session_uid);
+                json_field_bool(&w, "would_block", b->profile);
+                json_field_string(&w, "profile", b->profile ?: "");
+                json_key(&w, "asked_uid");
+                json_int(&w, b->profile ? b->asked_uid : -1);
+                json_field_string(&w, "asked_user", b->asked_user ?: "");
+                json_field_string(&w, "asked_command", b->asked_command ?: "");
+                json_key(&w, "count");
+                json_int(&w, b->profile ? (int64_t) b->count : 1);
                 json_field_string(&w, "afterwards", b->after_what ?: "");
                 json_key(&w, "afterwards_usec");
                 json_int(&w, (int64_t) b->after_usec);
@@ -275,12 +309,33 @@ static void print_json(const LogRun *run) {
         putchar('\n');
 }
 
+/* A would-block: nothing was blocked, the observed profile would have. */
+static void print_would_block(const Block *b, const char *when) {
+        /* TRANSLATORS: %1$s a time, %2$s a filesystem type, %3$s its module, %4$s a profile. */
+        printf(_("%1$s  %2$s (module %3$s) WOULD be blocked by profile %4$s (observing: it was loaded)"), when,
+               ctl_esc(b->r.type), ctl_esc(b->r.module), ctl_esc(b->profile));
+        if (b->count > 1)
+                /* TRANSLATORS: a number of requests one line stands for. */
+                printf(_(", %llu times"), b->count);
+        if (*b->r.device)
+                printf(_(" on %s"), ctl_esc(b->r.device));
+        if (b->asked_uid >= 0)
+                /* TRANSLATORS: %1$d a user id, %2$s its name (may be empty), %3$s a command. */
+                printf(_(", asked by uid %1$d %2$s(%3$s)"), b->asked_uid, *b->asked_user ? ctl_esc(b->asked_user) : "",
+                       ctl_esc(b->asked_command));
+        putchar('\n');
+}
+
 static void print_text(const LogRun *run) {
         for (size_t i = run->n_blocks; i-- > 0;) {
                 const Block *b = &run->blocks[i];
                 char when[32], after[32];
 
                 format_time(b->usec, when);
+                if (b->profile) {
+                        print_would_block(b, when);
+                        continue;
+                }
                 /* TRANSLATORS: %1$s a time, %2$s a filesystem type, %3$s its module. */
                 printf(_("%1$s  %2$s (module %3$s) blocked"), when, ctl_esc(b->r.type), ctl_esc(b->r.module));
                 if (*b->r.device)
@@ -434,8 +489,8 @@ int ctl_journal_open(sd_journal **ret, FsgError *e) {
         return 0;
 }
 
-int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines) {
-        _cleanup_(log_run_clear) LogRun run = { .max_blocks = lines };
+int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines, bool only_would_block) {
+        _cleanup_(log_run_clear) LogRun run = { .max_blocks = lines, .only_would_block = only_would_block };
         sd_journal *j = NULL;
         FsgError e = {};
         int r;

@@ -116,8 +116,9 @@ int ctl_list(const CtlBackend *be, const CtlOptions *o, const CtlFilter *f);
  * chose them. */
 void ctl_print_json_rows(const CtlRow *rows, size_t n, bool matched);
 #define CTL_LOG_LINES_MAX 10000
-/* fsgatectl log: the blocks fsgated logged since since_usec (0: all), at most lines of them. */
-int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines);
+/* fsgatectl log: the blocks fsgated logged since since_usec (0: all), at most lines of them,
+ * and the would-blocks of an observation, marked as such; only_would_block: those only. */
+int ctl_log(const CtlOptions *o, uint64_t since_usec, unsigned lines, bool only_would_block);
 /* fsgatectl initramfs: 0 when the initramfs agrees with the configuration, 9 when not. */
 int ctl_initramfs(const CtlOptions *o);
 /* The check itself (ctl-initramfs.c), for status and audit too. It reads the system fsgatectl

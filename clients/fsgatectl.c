@@ -41,7 +41,7 @@ static int verb_list(int argc, char *argv[], Ctl *c) {
 }
 
 static int verb_log(int argc, char *argv[], Ctl *c) {
-        return ctl_log(&c->o, c->since_usec, c->lines);
+        return ctl_log(&c->o, c->since_usec, c->lines, c->only_would_block);
 }
 
 static int verb_initramfs(int argc, char *argv[], Ctl *c) {
@@ -268,6 +268,7 @@ enum {
         ARG_DRY_RUN,
         ARG_INCLUDE_ON_DEMAND,
         ARG_OBSERVE,
+        ARG_WOULD_BLOCK,
         ARG_JSON,
         ARG_RISK,
         ARG_STATE,
@@ -295,6 +296,7 @@ static const struct option options[] = {
         { "dry-run",         no_argument,       NULL, ARG_DRY_RUN      },
         { "include-on-demand", no_argument,     NULL, ARG_INCLUDE_ON_DEMAND },
         { "observe",         no_argument,       NULL, ARG_OBSERVE      },
+        { "would-block",     no_argument,       NULL, ARG_WOULD_BLOCK  },
         { "json",            no_argument,       NULL, ARG_JSON         },
         { "risk",            no_argument,       NULL, ARG_RISK         },
         { "state",           required_argument, NULL, ARG_STATE        },
@@ -329,6 +331,7 @@ static const struct {
         { "   --soft",          N_("deny: make a hard deny soft again (a plain deny keeps it hard)") },
         { "   --dry-run",       N_("apply: print the changes, write nothing") },
         { "   --observe",       N_("apply: observe the profile: deny nothing, record what it would block") },
+        { "   --would-block",   N_("log: only what an observed profile would have blocked") },
         { "   --include-on-demand", N_("apply unused: deny what people need on demand too (sticks, DVDs, containers)") },
         { "   --json",          N_("Print JSON") },
         { "   --since=WHEN",    N_("log: since a date (2026-12-06 [10:30]) or a span ago (90min, 12h, 7d)") },
@@ -427,7 +430,7 @@ static int dispatch_verb(int argc, char *argv[], Ctl *c) {
                 return ctl_fail(&c->o, &e);
         }
         if (c->log_options && v->run != verb_log) {
-                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--since/--lines", v->name);
+                fsg_error(&e, FSG_ERR_INVALID_ARGS, _("%s does not apply to %s"), "--since/--lines/--would-block", v->name);
                 return ctl_fail(&c->o, &e);
         }
         if ((c->filter.states || c->filter.origins) && v->run != verb_list) {
@@ -485,6 +488,9 @@ static int parse_options(Ctl *c, int argc, char *argv[], FsgError *e) {
                 case ARG_DRY_RUN: c->flags |= FSG_FLAG_DRY_RUN; break;
                 case ARG_INCLUDE_ON_DEMAND: c->flags |= FSG_FLAG_INCLUDE_ON_DEMAND; break;
                 case ARG_OBSERVE: c->flags |= FSG_FLAG_OBSERVE; break;
+                case ARG_WOULD_BLOCK:
+                        c->only_would_block = c->log_options = true;
+                        break;
                 case ARG_JSON: c->o.json = true; break;
                 case ARG_RISK: c->o.risk = true; break;
                 case ARG_STATE:

@@ -153,7 +153,8 @@ class CompletionTest(BusTestCase):
         # The verb comes after options with a value in either spelling.
         self.assertEqual(self.bash(f'fsgatectl --root {self.image} --kernel-release {self.kver} re'), ['reset'])
         # Typed as a path, that very program is asked.
-        self.assertEqual(self.bash(f'{CONFIG.fsgatectl} st'), ['status'])
+        self.assertEqual(self.bash(f'{CONFIG.fsgatectl} sta'), ['status'])
+        self.assertEqual(self.bash(f'{CONFIG.fsgatectl} st'), ['status', 'stop-observing'])
         # Nothing hidden is offered.
         self.assertEqual(self.bash('fsgatectl list-'), [])
 

@@ -719,7 +719,9 @@ class ManagerTest(BusTestCase):
                          sorted('method ' + m for m in ('ListFilesystems', 'GetFilesystem', 'Describe', 'DescribeAll',
                                                         'Allow', 'Deny', 'Reset', 'Load', 'Grant', 'OpenSafely',
                                                         'CloseSafely', 'ExemptLoaded',
-                                                        'ApplyProfile', 'AuditProfile', 'ReportBlocked', 'ReportDevice')))
+                                                        'ApplyProfile', 'AuditProfile', 'StopObserving', 'GetObservation',
+                                                        'ReportBlocked', 'ReportDevice')))
+        self.assertEqual([a[1] for a in want['method GetObservation'][0]], ['s', 't', 'as'])
         self.assertEqual([a[1] for a in want['method Grant'][0]], ['s', 'a{sv}', 't', 's'])
         self.assertEqual([a[1] for a in want['signal GrantEnded'][0]], ['s', 's', 's'])
         self.assertEqual(want['property Grants'][:2], ('a(ssutts)', 'read'))

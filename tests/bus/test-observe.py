@@ -20,7 +20,7 @@ sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_DENY, CONFIG, E_ACCESS_DENIED, ERR, NOBODY, BusTestCase, conf_name,  # noqa: E402
                         snapshot, write)
 from fsgatetest import suse  # noqa: E402
-from fsgatetest.journal import WOULD_BLOCK, Journald  # noqa: E402
+from fsgatetest.journal import NOW, WOULD_BLOCK, Journald, blocked, write_journal  # noqa: E402
 
 OBSERVE = 0x80
 OBSERVE_FILE = 'etc/modprobe.d/fsgate-observe.conf'
@@ -109,6 +109,20 @@ class ObserveTest(BusTestCase):
         self.assertEqual((e[0]['FSGATE_TYPE'], e[0]['FSGATE_MODULE'], e[0]['FSGATE_PROFILE'], e[0]['_UID']),
                          ('udf', 'udf', 'cis', '0'))
         self.assertEqual(e[0]['FSGATE_COUNT'], '1')
+
+        # log marks it as what it is, among real blocks; --would-block keeps it alone.
+        write_journal(os.path.join(self.journal.dir, 'blocks.journal'), [blocked('hfs', NOW - 60 * 1000000)])
+        r = st.ctl('log')
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn('udf (module udf) WOULD be blocked by profile cis (observing: it was loaded)', r.out)
+        self.assertIn('hfs (module hfs) blocked', r.out)
+        r = st.ctl('log', '--would-block')
+        self.assertIn('WOULD be blocked', r.out)
+        self.assertNotIn('hfs', r.out)
+        doc = json.loads(st.ctl('--json', 'log', '--would-block').out)
+        self.assertEqual([(x['module'], x['would_block'], x['profile'], x['count']) for x in doc],
+                         [('udf', True, 'cis', 1)])
+        self.assertEqual(st.ctl('status', '--would-block', 'udf').rc, 2)
 
         # The evidence, beside the verdict.
         r = st.ctl('audit', 'cis')

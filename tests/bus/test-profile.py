@@ -220,7 +220,7 @@ class ProfileTest(BusTestCase):
         self.assertEqual(planned & ON_DEMAND, set())
         self.assertLessEqual(ON_DEMAND | {'sunrpc'}, included)      # sunrpc: what nfs needs
         self.assertEqual(included - planned, ON_DEMAND | {'sunrpc'})
-        self.assertError(st.send('ApplyProfile', 'unused', 0x80), E_INVALID_ARGS)
+        self.assertError(st.send('ApplyProfile', 'unused', 0x100), E_INVALID_ARGS)
         for root in ([], ['--root=' + self.root]):
             r = st.ctl(*root, 'apply', '--dry-run', 'unused')
             self.assertEqual(r.rc, 0, r)

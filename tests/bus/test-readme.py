@@ -15,6 +15,7 @@ import sys
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 from fsgatetest import CONFIG, BusTestCase  # noqa: E402
+from fsgatetest.journal import Journald  # noqa: E402
 
 # These load a module into the kernel: never on the host (the VM suite loads modules).
 KERNEL_VERBS = {'Load', 'load'}
@@ -69,9 +70,10 @@ class ReadmeTest(BusTestCase):
         ran = self.run_block('## fsgatectl', fsgatectl)
         # Every verb fsgatectl offers people appears (load: in the block, run in the VM).
         verbs = {w[1] if not w[1].startswith('--root') else w[2] for w in ran} | {'load'}
-        # ... or in the Open safely block (test_open_safely runs it).
-        verbs |= {v for line in readme_block('## Open safely')
-                  for v in re.findall(r'\bfsgatectl (\w[\w-]*)', line.split('#')[0])}
+        # ... or in the Open safely and Rolling out blocks (their own tests run them).
+        verbs |= {v for heading in ('## Open safely', '### Rolling out a profile')
+                  for line in readme_block(heading)
+                  for v in re.findall(r'\bfsgatectl (?:--json )?(\w[\w-]*)', line.split('#')[0])}
         r = self.stack.ctl('--list-verbs')
         self.assertEqual(r.rc, 0, r)
         offered = {line.split('\t')[0] for line in r.out.splitlines()}
@@ -79,6 +81,45 @@ class ReadmeTest(BusTestCase):
         # What the block did, as its comments say: cis applied and compliant, udf reset.
         self.assertState('hfs', 'denied', 'admin')
         self.assertState('udf', 'denied', 'admin')
+
+    def test_rolling_out_a_profile(self):
+        """The observe, evidence, enforce walk, as written, in order: each line's exit status
+        the one its comment gives ("exit N"), else 0. Between the first two lines udf is
+        mounted as the kernel would ask for it: the hook's observation line runs (with a
+        stand-in modprobe: the host loads nothing) and records to the real systemd-journald."""
+        lines = readme_block('### Rolling out a profile')
+        scratch = os.path.join(self.workdir, 'rollout')
+        os.makedirs(scratch)
+        journal = Journald(scratch)
+        self.addCleanup(journal.stop)
+        modprobe = os.path.join(scratch, 'modprobe')
+        with open(modprobe, 'w') as f:
+            f.write('#!/bin/sh\nexit 0\n')
+        os.chmod(modprobe, 0o755)
+        env = dict(self.stack.env, FSGATE_JOURNAL_DIR=journal.dir)
+        outputs = []
+        for i, line in enumerate(lines):
+            words = shlex.split(line, comments=True)
+            self.assertEqual(words[0], 'fsgatectl', line)
+            m = re.search(r'\(exit (\d+)', line)
+            r = self.stack.run([CONFIG.fsgatectl] + words[1:], env=env)
+            self.assertEqual(r[0], int(m.group(1)) if m else 0,
+                             f'README line: {line}\nstdout: {r[1]}\nstderr: {r[2]}')
+            outputs.append(r[1])
+            if i == 0:
+                p = journal.run([CONFIG.hook, '--observe', 'udf', 'udf', 'cis'],
+                                env=dict(self.stack.env, FSGATE_ROOT=self.root, FSGATE_MODPROBE=modprobe,
+                                         FSGATE_KMSG=os.path.join(scratch, 'kmsg'),
+                                         FSGATE_RUNTIME_DIR=os.path.join(scratch, 'run')))
+                self.assertEqual(p.returncode, 0, p)
+                journal.sync()
+        # What the comments promise.
+        self.assertIn('Observed: profile cis would deny it', outputs[1])
+        self.assertIn('udf: 1 autoload observed', outputs[2])
+        self.assertIn('WOULD be blocked by profile cis', outputs[3])
+        self.assertIn('udf: 1 autoload observed', outputs[5])
+        self.assertState('udf', 'denied', 'admin')
+        self.assertIn('nothing to stop', outputs[7])
 
     def test_open_safely(self):
         """The Open safely block, as one shell script, as root, with this build's fsgatectl

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "ctl-evidence.h"
 #include "ctl.h"
 #include "journal-ids.h"
+#include "open-route.h"
 #include "strv.h"
 
 /* Entries read at most, whatever the journal holds: an observation's evidence costs a bounded
@@ -170,6 +172,32 @@ static void format_time(uint64_t usec, char buf[static 32]) {
                 snprintf(buf, 32, "@%llu", (unsigned long long) (usec / 1000000));
 }
 
+const char *ctl_observed_open_route(const CtlObserved *x) {
+        _cleanup_strv_free_ char **types = strv_split_spaces(x->types);
+        char path[PATH_MAX];
+
+        for (char **t = types; t && *t; t++) {
+                const FsgOpenRoute *r = fsg_open_route_find(*t);
+                if (fsg_open_route_usable(r) && fsg_open_route_driver(NULL, r, path, sizeof(path)) >= 0)
+                        return r->driver;
+        }
+        return NULL;
+}
+
+/* Whether the person would still have had their files once it is enforced: a userspace driver
+ * fsgate can start reads that type (Open safely), or none does. */
+static void print_open_safely(const CtlObserved *x, const char *indent) {
+        const char *driver = ctl_observed_open_route(x);
+
+        if (driver)
+                /* TRANSLATORS: %1$s indentation, %2$s a program (squashfuse). */
+                printf(_("%1$s  once enforced, they would still have their files, read-only: fsgatectl open "
+                         "(Open safely, by %2$s)\n"), indent, driver);
+        else
+                printf(_("%1$s  once enforced, they would not have their files: no userspace driver here reads "
+                         "%2$s\n"), indent, ctl_esc(x->types));
+}
+
 void ctl_observed_print(const CtlObserved *x, const char *indent) {
         char when[32];
 
@@ -194,6 +222,7 @@ void ctl_observed_print(const CtlObserved *x, const char *indent) {
                 putchar(')');
         }
         putchar('\n');
+        print_open_safely(x, indent);
 }
 
 void ctl_evidence_json(JsonWriter *w, const CtlEvidence *ev) {
@@ -223,6 +252,7 @@ void ctl_evidence_json(JsonWriter *w, const CtlEvidence *ev) {
                 json_field_string(w, "last_user", x->last_user ?: "");
                 json_field_string(w, "last_session", x->last_session ?: "");
                 json_field_string(w, "last_command", x->last_comm ?: "");
+                json_field_string(w, "open_safely", ctl_observed_open_route(x) ?: "");
                 json_object_end(w);
         }
         json_array_end(w);

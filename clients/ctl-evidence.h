@@ -45,5 +45,8 @@ const CtlObserved *ctl_evidence_find(const CtlEvidence *ev, const char *module);
 /* One line for a person: "udf: 3 autoloads observed, last /dev/sr0 on 2026-12-05 10:01 by alice
  * (uid 1000, session 2)". */
 void ctl_observed_print(const CtlObserved *x, const char *indent);
+/* The userspace driver that would still read one of x's types once it is enforced (Open
+ * safely, installed here), or NULL. */
+const char *ctl_observed_open_route(const CtlObserved *x);
 /* "observed": {"profile", "since_usec", "modules": [...]} */
 void ctl_evidence_json(JsonWriter *w, const CtlEvidence *ev);

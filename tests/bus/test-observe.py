@@ -20,7 +20,7 @@ sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_DENY, CONFIG, E_ACCESS_DENIED, ERR, NOBODY, BusTestCase, conf_name,  # noqa: E402
                         snapshot, write)
 from fsgatetest import suse  # noqa: E402
-from fsgatetest.journal import NOW, WOULD_BLOCK, Journald, blocked, write_journal  # noqa: E402
+from fsgatetest.journal import NOW, WOULD_BLOCK, Journald, blocked, export_entry, write_journal  # noqa: E402
 
 OBSERVE = 0x80
 OBSERVE_FILE = 'etc/modprobe.d/fsgate-observe.conf'
@@ -152,6 +152,28 @@ class ObserveTest(BusTestCase):
         os.unlink(self.modprobe_log)
         self.hook('--observe', 'udf', 'udf', 'cis')
         self.assertEqual(self.loads(), [])
+
+    def test_says_whether_open_safely_would_still_read_it(self):
+        # Entries as the hook writes them (made here with systemd's journal writer): squashfs,
+        # which squashfuse reads without the module, and udf, which nothing here reads.
+        def entry(module, usec):
+            return export_entry({'MESSAGE': 'would block', 'MESSAGE_ID': WOULD_BLOCK, 'FSGATE_TYPE': module,
+                                 'FSGATE_MODULE': module, 'FSGATE_PROFILE': 'cis', 'FSGATE_COUNT': '1',
+                                 'FSGATE_DEVICE': '/dev/sdb', 'FSGATE_REQUEST_UID': '1000', 'FSGATE_USER': 'alice',
+                                 'FSGATE_REQUEST_COMM': 'mount', 'FSGATE_REQUEST_PID': '42', 'FSGATE_SESSION': '3'},
+                                usec)
+        write_journal(os.path.join(self.journal.dir, 'seen.journal'), [entry('squashfs', NOW), entry('udf', NOW)])
+        r = self.stack.ctl('audit', 'cis')
+        if os.path.exists('/usr/bin/squashfuse'):
+            self.assertIn('squashfs: 1 autoload observed', r.out)
+            self.assertIn('they would still have their files, read-only: fsgatectl open (Open safely, by squashfuse)',
+                          r.out)
+        self.assertIn('once enforced, they would not have their files: no userspace driver here reads udf', r.out)
+        self.assertIn('/dev/sdb, asked by alice (uid 1000, mount, session 3)', r.out)
+        mods = {x['module']: x for x in json.loads(self.stack.ctl('--json', 'audit', 'cis').out)['observed']['modules']}
+        self.assertEqual(mods['udf']['open_safely'], '')
+        if os.path.exists('/usr/bin/squashfuse'):
+            self.assertEqual(mods['squashfs']['open_safely'], 'squashfuse')
 
     def test_storm_costs_a_few_lines(self):
         # Any user can make the kernel ask as often as a user namespace lets them: per type and

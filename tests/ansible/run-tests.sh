@@ -106,9 +106,13 @@ snapshot() {
 }
 
 # The documentation parses, and the collection builds.
-for m in fsgate_filesystem fsgate_filesystems_info fsgate_profile; do
+for m in fsgate_filesystem fsgate_filesystems_info fsgate_profile fsgate_observation_info; do
         ansible-doc "fsgate.fsgate.$m" >"$work/doc.txt" 2>&1 && grep -q '^OPTIONS' "$work/doc.txt" ||
                 fail "ansible-doc fsgate.fsgate.$m: $(cat "$work/doc.txt")"
+done
+for f in fleet_report fleet_table; do
+        ansible-doc -t filter "fsgate.fsgate.$f" >"$work/doc.txt" 2>&1 && grep -q '^OPTIONS' "$work/doc.txt" ||
+                fail "ansible-doc -t filter fsgate.fsgate.$f: $(cat "$work/doc.txt")"
 done
 ansible-galaxy collection build --output-path "$work" \
         "$src/ansible/collections/ansible_collections/fsgate/fsgate" >/dev/null || fail "ansible-galaxy collection build"

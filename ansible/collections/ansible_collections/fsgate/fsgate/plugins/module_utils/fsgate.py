@@ -22,7 +22,13 @@ FLAG_RUNTIME = 0x1
 FLAG_LOAD_NOW = 0x2
 FLAG_FORCE = 0x4
 FLAG_HARD = 0x8
+FLAG_DRY_RUN = 0x10
 FLAG_SOFT = 0x20
+FLAG_OBSERVE = 0x80
+
+# Exit statuses of fsgatectl that still print their JSON answer on stdout: audit's "not
+# compliant" (9).
+CTL_EXIT_NOT_COMPLIANT = 9
 
 # The fields of an entry, (sassssbbbb), in order.
 ENTRY_FIELDS = ('module', 'types', 'state', 'origin', 'source',
@@ -136,7 +142,93 @@ class Fsgate(object):
         except (ValueError, KeyError, TypeError):
             raise FsgateError(label, None, 'unexpected output from busctl')
 
+    # ---- Observations (fsgate's "observe before enforcing") -----------------------------
+
+    def observation(self):
+        """The observation on now, as GetObservation gives it: a dict (profile, since_usec,
+        modules), or None when none is on (or the service is too old to observe)."""
+        try:
+            data = self.call('GetObservation')
+        except FsgateError as e:
+            if e.name == 'org.freedesktop.DBus.Error.UnknownMethod':
+                return None
+            raise
+        if not data or not data[0]:
+            return None
+        return dict(profile=data[0], since_usec=int(data[1]), modules=list(data[2]))
+
+    def stop_observing(self):
+        """Ends the observation; the profile it was of ("" when none was on)."""
+        self.changes.append('StopObserving()')
+        data = self.call('StopObserving')
+        return data[0] if data else ''
+
+    def plan(self, name, flags):
+        """A dry run of ApplyProfile (no polkit, nothing written): its changes as dicts."""
+        data = self.call('ApplyProfile', 'st', name, (flags | FLAG_DRY_RUN) & ~FLAG_FORCE)
+        return [dict(module=m, change=c, file=f) for m, c, f in (data[0] if data else [])]
+
+    def ctl_json(self, args, ok=(0,)):
+        """fsgatectl --json ARGS, its JSON answer. An error (fsgatectl's {"error","message"}
+        on stderr) raises FsgateError with the error's name."""
+        ctl = self.module.get_bin_path('fsgatectl')
+        label = 'fsgatectl %s' % ' '.join(args)
+        if not ctl:
+            raise FsgateError(label, None, 'fsgatectl (from fsgate) is not installed on this host; '
+                                           'an observation\'s evidence is read with it')
+        rc, out, err = self.module.run_command([ctl, '--json'] + list(args), environ_update={'LC_ALL': 'C'})
+        if rc not in ok:
+            for line in reversed(err.strip().splitlines()):
+                try:
+                    e = json.loads(line)
+                    raise FsgateError(label, e.get('error') or None, e.get('message', ''))
+                except (ValueError, AttributeError):
+                    continue
+            raise FsgateError(label, None, 'exit status %d: %s' % (rc, err.strip()[-500:]))
+        try:
+            return json.loads(out)
+        except ValueError:
+            raise FsgateError(label, None, 'unexpected output: %r' % out[:200])
+
+    def audit(self, name):
+        """fsgatectl audit NAME as JSON: the verdict, and under "observed" what an observation
+        of the profile recorded in the journal (since it began; all of it when none is on)."""
+        return self.ctl_json(['audit', name], ok=(0, CTL_EXIT_NOT_COMPLIANT))
+
+    def observed_use(self, name, flags=0, audit=None):
+        """The modules that enforcing profile NAME (with flags) would deny now and that the
+        journal shows used while it was observed: the audit's "observed" entries, in module
+        order. With audit, that answer of audit() is used rather than asked again."""
+        if audit is None:
+            audit = self.audit(name)
+        observed = audit.get('observed') or {}
+        denied = set(c['module'] for c in self.plan(name, flags))
+        return [m for m in observed.get('modules', []) if m.get('module') in denied]
+
     def fail(self, error, **result):
         """Ends the module run with a failure naming the D-Bus error."""
         self.module.fail_json(msg='fsgate: %s' % error, dbus_error=error.name or '',
                               dbus_message=error.message, **result)
+
+
+def describe_use(m):
+    """One observed module in a line, as fsgatectl says it:
+    udf: 3 autoloads observed, last on 2026-12-07 14:29 UTC, /dev/sr0, asked by alice (uid 1000, mount, session 2)"""
+    import time
+    count = int(m.get('count', 0))
+    s = '%s: %d autoload%s observed' % (m.get('module', '?'), count, '' if count == 1 else 's')
+    if m.get('last_usec'):
+        s += ', last on %s' % time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(int(m['last_usec']) // 1000000))
+    if m.get('last_device'):
+        s += ', %s' % m['last_device']
+    uid = int(m.get('last_uid', -1))
+    if uid >= 0:
+        who = '%s (uid %d' % (m['last_user'], uid) if m.get('last_user') else 'uid %d (' % uid
+        parts = [p for p in (m.get('last_command'),) if p]
+        if m.get('last_session'):
+            parts.append('session %s' % m['last_session'])
+        if m.get('last_user'):
+            s += ', asked by %s%s)' % (who, ''.join(', ' + p for p in parts))
+        else:
+            s += ', asked by %s%s)' % (who, ', '.join(parts))
+    return s

@@ -47,6 +47,14 @@ void ctl_observation_status(const CtlBackend *be, const CtlOptions *o, const cha
                ctl_esc(ob->profile), since, ctl_command(o));
 }
 
+static void print_used(const char *name, const CtlObserved * const *used, size_t n) {
+        printf(ngettext("While profile %s was observed, %zu module it would now deny was used:\n",
+                        "While profile %s was observed, %zu modules it would now deny were used:\n", n),
+               ctl_esc(name), n);
+        for (size_t i = 0; i < n; i++)
+                ctl_observed_print(used[i], "  ");
+}
+
 /* The modules of pp (a dry run of the apply) that the evidence saw used, in out; how many. */
 static size_t used_modules(const CtlEvidence *ev, const FsgProfilePlan *pp, const CtlObserved **out) {
         size_t n = 0;
@@ -76,7 +84,7 @@ int ctl_observation_gate(const CtlBackend *be, const CtlOptions *o, const char *
         r = ctl_evidence_read(name, ob->since_usec, &ev, e);
         if (r < 0)
                 return r;
-        r = be->apply_profile(o, name, (flags | FSG_FLAG_DRY_RUN) & ~FSG_FLAG_FORCE, &pp, e);
+        r = be->apply_profile(o, name, flags | FSG_FLAG_DRY_RUN, &pp, e);
         if (r < 0)
                 return r;
         used = calloc(pp->n + 1, sizeof(*used));
@@ -85,11 +93,10 @@ int ctl_observation_gate(const CtlBackend *be, const CtlOptions *o, const char *
         n = used_modules(ev, pp, used);
         if (n == 0)
                 return 0;
-        fprintf(stdout, ngettext("While profile %s was observed, %zu module it would now deny was used:\n",
-                                 "While profile %s was observed, %zu modules it would now deny were used:\n", n),
-                ctl_esc(name), n);
-        for (size_t i = 0; i < n; i++)
-                ctl_observed_print(used[i], "  ");
+        /* The lines are for a person; --json output stays one document (the refusal's error
+         * names the rule; `audit --json` has the evidence itself). */
+        if (!o->json)
+                print_used(name, used, n);
         if ((flags & FSG_FLAG_FORCE) || (flags & FSG_FLAG_DRY_RUN))
                 return 0;
         return fsg_error(e, FSG_ERR_OBSERVED_USE,
@@ -97,3 +104,4 @@ int ctl_observation_gate(const CtlBackend *be, const CtlOptions *o, const char *
                            "observed. To enforce it all the same: %2$s apply --force %3$s"),
                          name, ctl_command(o), ctl_sh(name));
 }
+

@@ -143,6 +143,10 @@ class ObserveTest(BusTestCase):
         self.assertEqual(snapshot(self.root), snap, 'a refused apply changed something')
         r = st.ctl('--json', 'apply', 'cis')
         self.assertEqual(json.loads(r.err)['error'], ERR + 'ObservedUse')
+        self.assertEqual(r.out, '', '--json: no lines for people on stdout')
+        r = st.ctl('--json', 'apply', '--dry-run', 'cis')
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(json.loads(r.out)['profile'], 'cis')       # one JSON document
         r = st.ctl('apply', '--force', 'cis')
         self.assertEqual(r.rc, 0, r)
         self.assertIn('The observation of profile cis ended', r.out)

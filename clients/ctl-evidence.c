@@ -34,16 +34,6 @@ void ctl_evidence_free(CtlEvidence *ev) {
         free(ev);
 }
 
-/* FIELD's value in the current entry; "" when absent, NULL only when out of memory. */
-static char *field(sd_journal *j, const char *name) {
-        const void *data;
-        size_t len, nl = strlen(name);
-
-        if (sd_journal_get_data(j, name, &data, &len) < 0 || len <= nl || ((const char *) data)[nl] != '=')
-                return strdup("");
-        return strndup((const char *) data + nl + 1, len - nl - 1);
-}
-
 static CtlObserved *item_get(CtlEvidence *ev, const char *module) {
         CtlObserved *x;
 
@@ -81,8 +71,8 @@ static int add_type(CtlObserved *x, const char *type) {
 
 /* One entry, walking from the newest: the first that names who asked is the last one's. */
 static int note(CtlEvidence *ev, sd_journal *j, uint64_t usec) {
-        _cleanup_free_ char *module = field(j, "FSGATE_MODULE"), *type = field(j, "FSGATE_TYPE"),
-                            *count = field(j, "FSGATE_COUNT"), *uid = field(j, "FSGATE_REQUEST_UID");
+        _cleanup_free_ char *module = ctl_journal_field(j, "FSGATE_MODULE"), *type = ctl_journal_field(j, "FSGATE_TYPE"),
+                            *count = ctl_journal_field(j, "FSGATE_COUNT"), *uid = ctl_journal_field(j, "FSGATE_REQUEST_UID");
         CtlObserved *x;
         uint64_t n;
 
@@ -103,10 +93,10 @@ static int note(CtlEvidence *ev, sd_journal *j, uint64_t usec) {
         if (x->last_device || !*uid || streq(uid, "-1"))
                 return 0;
         x->last_uid = atoi(uid);
-        x->last_device = field(j, "FSGATE_DEVICE");
-        x->last_user = field(j, "FSGATE_USER");
-        x->last_session = field(j, "FSGATE_SESSION");
-        x->last_comm = field(j, "FSGATE_REQUEST_COMM");
+        x->last_device = ctl_journal_field(j, "FSGATE_DEVICE");
+        x->last_user = ctl_journal_field(j, "FSGATE_USER");
+        x->last_session = ctl_journal_field(j, "FSGATE_SESSION");
+        x->last_comm = ctl_journal_field(j, "FSGATE_REQUEST_COMM");
         return x->last_device && x->last_user && x->last_session && x->last_comm ? 0 : -ENOMEM;
 }
 
@@ -164,14 +154,6 @@ const CtlObserved *ctl_evidence_find(const CtlEvidence *ev, const char *module) 
         return NULL;
 }
 
-static void format_time(uint64_t usec, char buf[static 32]) {
-        time_t t = (time_t) (usec / 1000000);
-        struct tm tm;
-
-        if (!localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M", &tm) == 0)
-                snprintf(buf, 32, "@%llu", (unsigned long long) (usec / 1000000));
-}
-
 const char *ctl_observed_open_route(const CtlObserved *x) {
         _cleanup_strv_free_ char **types = strv_split_spaces(x->types);
         char path[PATH_MAX];
@@ -201,7 +183,7 @@ static void print_open_safely(const CtlObserved *x, const char *indent) {
 void ctl_observed_print(const CtlObserved *x, const char *indent) {
         char when[32];
 
-        format_time(x->last_usec, when);
+        ctl_format_time(x->last_usec, false, when);
         /* TRANSLATORS: %1$s indentation, %2$s a module; the plural follows %3$llu. */
         printf(ngettext("%1$s%2$s: %3$llu autoload observed, last on %4$s", "%1$s%2$s: %3$llu autoloads observed, last on %4$s",
                         x->count),

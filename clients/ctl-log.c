@@ -49,8 +49,7 @@ static void block_clear(Block *b) {
         free(b->asked_command);
 }
 
-/* The value of FIELD in the current entry, "" when it has none; NULL only when out of memory. */
-static char *field(sd_journal *j, const char *name) {
+char *ctl_journal_field(sd_journal *j, const char *name) {
         const void *data;
         size_t len, nl = strlen(name);
 
@@ -60,7 +59,7 @@ static char *field(sd_journal *j, const char *name) {
 }
 
 static int field_int(sd_journal *j, const char *name, int fallback) {
-        _cleanup_free_ char *v = field(j, name);
+        _cleanup_free_ char *v = ctl_journal_field(j, name);
         char *end;
         long n;
 
@@ -107,7 +106,7 @@ static Later *later_find(LogRun *run, const char *module) {
 }
 
 static int note_change(LogRun *run, sd_journal *j, uint64_t usec, const char *what) {
-        _cleanup_free_ char *module = field(j, "FSGATE_MODULE");
+        _cleanup_free_ char *module = ctl_journal_field(j, "FSGATE_MODULE");
         Later *l;
 
         if (!module)
@@ -133,11 +132,11 @@ static int note_change(LogRun *run, sd_journal *j, uint64_t usec, const char *wh
 
 /* What a would-block adds to a block's fields. */
 static int note_would_block(Block *b, sd_journal *j) {
-        _cleanup_free_ char *count = field(j, "FSGATE_COUNT");
+        _cleanup_free_ char *count = ctl_journal_field(j, "FSGATE_COUNT");
 
-        b->profile = field(j, "FSGATE_PROFILE");
-        b->asked_user = field(j, "FSGATE_USER");
-        b->asked_command = field(j, "FSGATE_REQUEST_COMM");
+        b->profile = ctl_journal_field(j, "FSGATE_PROFILE");
+        b->asked_user = ctl_journal_field(j, "FSGATE_USER");
+        b->asked_command = ctl_journal_field(j, "FSGATE_REQUEST_COMM");
         b->asked_uid = field_int(j, "FSGATE_REQUEST_UID", -1);
         b->count = count ? strtoull(count, NULL, 10) : 0;
         if (b->count == 0)
@@ -159,7 +158,7 @@ static int note_block(LogRun *run, sd_journal *j, uint64_t usec, bool would_bloc
 
                 if (!f->journal)
                         continue;
-                v = field(j, f->journal);
+                v = ctl_journal_field(j, f->journal);
                 if (!v || fsg_block_field_parse(&b.r, f, v) < 0) {
                         block_clear(&b);
                         return -ENOMEM;
@@ -248,7 +247,7 @@ static int walk(sd_journal *j, uint64_t since_usec, LogRun *run, FsgError *e) {
                  * newer ones, and the walk is bounded anyway. */
                 if (sd_journal_get_realtime_usec(j, &usec) < 0 || usec < since_usec)
                         continue;
-                id = field(j, "MESSAGE_ID");
+                id = ctl_journal_field(j, "MESSAGE_ID");
                 if (!id)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                 r = streq(id, FSGATE_MESSAGE_BLOCKED) || streq(id, FSGATE_MESSAGE_WOULD_BLOCK) ?
@@ -262,11 +261,11 @@ static int walk(sd_journal *j, uint64_t since_usec, LogRun *run, FsgError *e) {
         return 0;
 }
 
-static void format_time(uint64_t usec, char buf[static 32]) {
+void ctl_format_time(uint64_t usec, bool seconds, char buf[static 32]) {
         time_t t = (time_t) (usec / 1000000);
         struct tm tm;
 
-        if (!localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+        if (!localtime_r(&t, &tm) || strftime(buf, 32, seconds ? "%Y-%m-%d %H:%M:%S" : "%Y-%m-%d %H:%M", &tm) == 0)
                 snprintf(buf, 32, "@%llu", (unsigned long long) (usec / 1000000));
 }
 
@@ -331,7 +330,7 @@ static void print_text(const LogRun *run) {
                 const Block *b = &run->blocks[i];
                 char when[32], after[32];
 
-                format_time(b->usec, when);
+                ctl_format_time(b->usec, true, when);
                 if (b->profile) {
                         print_would_block(b, when);
                         continue;
@@ -353,7 +352,7 @@ static void print_text(const LogRun *run) {
                 /* TRANSLATORS: %s is the file (or origin) that denies the module. */
                 printf(_("    denied by %s\n"), ctl_esc(*b->r.source ? b->r.source : _("the configuration")));
                 if (b->after_what) {
-                        format_time(b->after_usec, after);
+                        ctl_format_time(b->after_usec, true, after);
                         /* TRANSLATORS: %1$s "changed" or "loaded" (in English), %2$s a time, %3$d a user id. */
                         printf(_("    afterwards: %1$s by fsgate at %2$s (requested by uid %3$d)\n"), b->after_what,
                                after, b->after_uid);

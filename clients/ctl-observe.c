@@ -24,14 +24,6 @@ int ctl_stop_observing(const CtlBackend *be, const CtlOptions *o) {
         return 0;
 }
 
-static void format_day(uint64_t usec, char buf[static 32]) {
-        time_t t = (time_t) (usec / 1000000);
-        struct tm tm;
-
-        if (!localtime_r(&t, &tm) || strftime(buf, 32, "%Y-%m-%d %H:%M", &tm) == 0)
-                snprintf(buf, 32, "@%llu", (unsigned long long) (usec / 1000000));
-}
-
 void ctl_observation_status(const CtlBackend *be, const CtlOptions *o, const char *module) {
         _cleanup_(fsg_observation_freep) FsgObservation *ob = NULL;
         FsgError e = {};
@@ -40,7 +32,7 @@ void ctl_observation_status(const CtlBackend *be, const CtlOptions *o, const cha
         /* An older service has no GetObservation: then nothing is said, as before. */
         if (be->get_observation(o, &ob, &e) < 0 || !ob || !strv_contains(ob->modules, module))
                 return;
-        format_day(ob->since_usec, since);
+        ctl_format_time(ob->since_usec, false, since);
         /* TRANSLATORS: %1$s a profile, %2$s a time, %3$s a command. */
         printf(_("   Observed: profile %1$s would deny it (observing since %2$s: its autoloads go ahead and are "
                  "recorded; see %3$s audit %1$s)\n"),

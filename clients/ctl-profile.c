@@ -237,10 +237,7 @@ static void evidence_text(const FsgObservation *ob, const CtlEvidence *ev, const
         char since[32];
 
         if (on) {
-                time_t t = (time_t) (ob->since_usec / 1000000);
-                struct tm tm;
-                if (!localtime_r(&t, &tm) || strftime(since, sizeof(since), "%Y-%m-%d %H:%M", &tm) == 0)
-                        snprintf(since, sizeof(since), "?");
+                ctl_format_time(ob->since_usec, false, since);
                 /* TRANSLATORS: %1$s a profile, %2$s a time. */
                 printf(_("Observed (not part of the verdict): profile %1$s is being observed since %2$s.\n"),
                        ctl_esc(ob->profile), since);

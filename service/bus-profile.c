@@ -65,9 +65,24 @@ static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
         return reply_profile(call, req->profile.plan);
 }
 
+/* Hands the plan to a request that asks polkit once, then writes it under the lock
+ * (profile_authorized()). The request owns the plan from here on, also on failure. */
+static int profile_request_start(Manager *m, sd_bus_message *call, FsgProfilePlan *pp, const char *method,
+                                 const char *message) {
+        Request req = { .authorized = profile_authorized, .kind = REQUEST_PROFILE, .writes = true };
+        int r;
+
+        snprintf(req.subject, sizeof(req.subject), "%s %s", method, pp->profile);
+        request_need(&req, FSG_ACTION_DENY, message);
+        req.profile.plan = pp;
+        r = request_start(m, call, &req);
+        if (r < 0)
+                fsg_profile_plan_free(pp);
+        return r;
+}
+
 int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        Request req = { .authorized = profile_authorized, .kind = REQUEST_PROFILE, .writes = true };
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const char *name;
@@ -85,13 +100,8 @@ int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *err
                 return manager_reply_error(call, &e);
         if (!fsg_profile_plan_writes(pp))
                 return reply_profile(call, pp);
-        snprintf(req.subject, sizeof(req.subject), "ApplyProfile %s", pp->profile);
-        request_need(&req, FSG_ACTION_DENY, flags & FSG_FLAG_OBSERVE ? observe_message : profile_message);
-        req.profile.plan = TAKE_PTR(pp);
-        r = request_start(m, call, &req);
-        if (r < 0)
-                fsg_profile_plan_free(req.profile.plan);
-        return r;
+        return profile_request_start(m, call, TAKE_PTR(pp), "ApplyProfile",
+                                     flags & FSG_FLAG_OBSERVE ? observe_message : profile_message);
 }
 
 /* -- AuditProfile: a read, no polkit; the service's own view, so that `fsgatectl audit` asks
@@ -133,23 +143,15 @@ int method_audit_profile(sd_bus_message *call, void *userdata, sd_bus_error *err
 
 int method_stop_observing(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        Request req = { .authorized = profile_authorized, .kind = REQUEST_PROFILE, .writes = true };
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         FsgError e = {};
-        int r;
 
         if (fsg_profile_plan_stop_observing(m->ctx, &pp, &e) < 0)
                 return manager_reply_error(call, &e);
         /* Nothing observed: nothing to authorize. */
         if (!pp->ends_observation)
                 return sd_bus_reply_method_return(call, "s", "");
-        snprintf(req.subject, sizeof(req.subject), "StopObserving %s", pp->profile);
-        request_need(&req, FSG_ACTION_DENY, stop_observing_message);
-        req.profile.plan = TAKE_PTR(pp);
-        r = request_start(m, call, &req);
-        if (r < 0)
-                fsg_profile_plan_free(req.profile.plan);
-        return r;
+        return profile_request_start(m, call, TAKE_PTR(pp), "StopObserving", stop_observing_message);
 }
 
 /* -- GetObservation: a read; ("", 0, []) when nothing is observed ---------------------------- */

@@ -165,6 +165,17 @@ static uint64_t route_key(const FsgContext *c, const char *module) {
         return h;
 }
 
+/* The context to build the state in (*ret_c, NULL when none can be made) and the key of its
+ * configuration (*ret_key); past the burst (v->log false) the verdict kept for that key, else
+ * -ENOENT: then the caller builds. */
+static int kept_verdict(int dir_fd, const char *type, const char *module, const HookVerdict *v, FsgContext **ret_c,
+                        uint64_t *ret_key) {
+        if (fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, ret_c, NULL) < 0)
+                return -ENOENT;
+        *ret_key = route_key(*ret_c, module);
+        return v->log ? -ENOENT : hook_route_verdict_get(dir_fd, type, *ret_key);
+}
+
 static int route_load(const char *type, const char *module) {
         const char *modprobe = secure_getenv("FSGATE_MODPROBE") ?: "/sbin/modprobe";
 
@@ -201,14 +212,10 @@ static int route_mode(char **args, const FsgHookArgs *line) {
         RouteVerdict verdict;
         HookVerdict v;
         uint64_t key = 0;
-        int kept = -ENOENT;
+        int kept;
 
         hook_account_route(dir_fd, type, &v);
-        if (fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) >= 0) {
-                key = route_key(c, module);
-                if (!v.log)
-                        kept = hook_route_verdict_get(dir_fd, type, key);
-        }
+        kept = kept_verdict(dir_fd, type, module, &v, &c, &key);
         if (kept == ROUTE_LOAD)
                 return route_load(type, module);
         if (kept > 0)
@@ -241,14 +248,10 @@ static int observe_mode(char **args, const FsgHookArgs *line) {
         RouteVerdict verdict;
         HookVerdict v;
         uint64_t key = 0;
-        int kept = -ENOENT;
+        int kept;
 
         hook_account_observe(dir_fd, line->type, &v);
-        if (fsg_context_new(secure_getenv("FSGATE_ROOT"), NULL, &c, NULL) >= 0) {
-                key = route_key(c, line->module);
-                if (!v.log)
-                        kept = hook_route_verdict_get(dir_fd, line->type, key);
-        }
+        kept = kept_verdict(dir_fd, line->type, line->module, &v, &c, &key);
         if (kept == ROUTE_LOAD)
                 return route_load(line->type, line->module);
         if (kept > 0)

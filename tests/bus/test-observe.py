@@ -14,12 +14,12 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_DENY, CONFIG, E_ACCESS_DENIED, ERR, NOBODY, BusTestCase, conf_name,  # noqa: E402
                         snapshot, write)
 from fsgatetest import suse  # noqa: E402
+from fsgatetest.hookrun import HookRun  # noqa: E402
 from fsgatetest.journal import NOW, WOULD_BLOCK, Journald, blocked, export_entry, write_journal  # noqa: E402
 
 OBSERVE = 0x80
@@ -31,16 +31,8 @@ class ObserveTest(BusTestCase):
 
     def setUp(self):
         super().setUp()
-        scratch = tempfile.mkdtemp(dir=self.workdir)
-        self.kmsg = os.path.join(scratch, 'kmsg')
-        open(self.kmsg, 'w').close()
-        self.hook_rundir = os.path.join(scratch, 'run-fsgate')
-        self.modprobe_log = os.path.join(scratch, 'modprobe.log')
-        # A stand-in for /sbin/modprobe: the host loads no module; it records what the hook asked.
-        self.modprobe = os.path.join(scratch, 'modprobe')
-        with open(self.modprobe, 'w') as f:
-            f.write(f'#!/bin/sh\necho "$@" >> {self.modprobe_log}\n')
-        os.chmod(self.modprobe, 0o755)
+        self.run = HookRun(self.workdir)
+        scratch = self.run.scratch
         self.journal = Journald(scratch)
         self.addCleanup(self.journal.stop)
         self.stack.env['FSGATE_JOURNAL_DIR'] = self.journal.dir
@@ -54,18 +46,12 @@ class ObserveTest(BusTestCase):
             return None
 
     def hook(self, *args):
-        env = dict(self.stack.env, FSGATE_ROOT=self.root, FSGATE_KMSG=self.kmsg, FSGATE_MODPROBE=self.modprobe,
-                   FSGATE_RUNTIME_DIR=self.hook_rundir)
-        p = self.journal.run([CONFIG.hook, *args], env=env)
+        p = self.journal.run([CONFIG.hook, *args], env=self.run.env(self.stack.env, self.root))
         self.assertEqual(p.returncode, 0, p)
         return p
 
     def loads(self):
-        try:
-            with open(self.modprobe_log) as f:
-                return f.read().splitlines()
-        except FileNotFoundError:
-            return []
+        return self.run.loads()
 
     def entries(self):
         self.journal.sync()
@@ -102,7 +88,7 @@ class ObserveTest(BusTestCase):
         # The hook records the would-block and loads the module as kmod would have.
         self.hook('--observe', 'udf', 'udf', 'cis')
         self.assertEqual(self.loads(), ['-q -- udf'])
-        with open(self.kmsg) as f:
+        with open(self.run.kmsg) as f:
             self.assertIn('fsgate: profile cis would block autoload of filesystem udf (module udf)', f.read())
         e = self.entries()
         self.assertEqual(len(e), 1, e)
@@ -153,7 +139,7 @@ class ObserveTest(BusTestCase):
         self.assertIsNone(self.observed_file())
         self.assertState('udf', 'denied', 'admin')
         # Denied now, a request that still reaches an observation's line loads nothing.
-        os.unlink(self.modprobe_log)
+        os.unlink(self.run.modprobe_log)
         self.hook('--observe', 'udf', 'udf', 'cis')
         self.assertEqual(self.loads(), [])
 
@@ -184,8 +170,7 @@ class ObserveTest(BusTestCase):
         # window, at most the burst is logged; the rest are counted in one summary entry.
         st = self.stack
         self.assertEqual(st.ctl('apply', '--observe', 'cis').rc, 0)
-        env = dict(self.stack.env, FSGATE_ROOT=self.root, FSGATE_KMSG=self.kmsg, FSGATE_MODPROBE=self.modprobe,
-                   FSGATE_RUNTIME_DIR=self.hook_rundir, FSGATE_HOOK_WINDOW_SEC='2')
+        env = self.run.env(self.stack.env, self.root, FSGATE_HOOK_WINDOW_SEC='2')
         script = f'for i in $(seq 40); do {CONFIG.hook} --observe hfs hfs cis; done'
         p = self.journal.run(['sh', '-c', script], env=env, timeout=120)
         self.assertEqual(p.returncode, 0, p)

@@ -10,13 +10,13 @@ host loads no module; the VM suite's interop scenario does the kernel's part).""
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 from fsgatetest import CONFIG, HARD, BlockedMonitor, BusTestCase, conf_name, proc_modules_line, snapshot, write  # noqa: E402
 from fsgatetest import suse  # noqa: E402
+from fsgatetest.hookrun import HookRun  # noqa: E402
 
 MARKER = '# __THIS FILE MAY BE MODIFIED__'
 
@@ -158,24 +158,14 @@ class RoutesTest(BusTestCase):
     def setUp(self):
         super().setUp()
         suse.install_layout(self.root)
-        scratch = tempfile.mkdtemp(dir=self.workdir)   # per test: the class shares its workdir
-        self.kmsg = os.path.join(scratch, 'kmsg')
-        open(self.kmsg, 'w').close()    # the hook appends to it, as to /dev/kmsg; it creates nothing
-        # The hook's counts per test: each route request counts against its type's burst
-        # (service/hook/hook-ratelimit.h), and the class's tests route hfs several times.
-        self.hook_rundir = os.path.join(scratch, 'run-fsgate')
-        self.modprobe_log = os.path.join(scratch, 'modprobe.log')
-        # A stand-in for /sbin/modprobe: the host loads no module. It records what the hook
-        # asked, which is the hook's whole part of a load.
-        self.modprobe = os.path.join(scratch, 'modprobe')
-        with open(self.modprobe, 'w') as f:
-            f.write(f'#!/bin/sh\necho "$@" >> {self.modprobe_log}\n')
-        os.chmod(self.modprobe, 0o755)
+        # Per test: the class shares its workdir, and each route request counts against its
+        # type's burst (service/hook/hook-ratelimit.h); the class's tests route hfs several times.
+        self.run = HookRun(self.workdir)
+        self.kmsg, self.modprobe_log = self.run.kmsg, self.run.modprobe_log
 
     def hook(self, *args):
-        env = dict(self.stack.env, FSGATE_ROOT=self.root, FSGATE_KMSG=self.kmsg, FSGATE_MODPROBE=self.modprobe,
-                   FSGATE_RUNTIME_DIR=self.hook_rundir)
-        p = subprocess.run([CONFIG.hook, *args], env=env, capture_output=True, text=True, timeout=30)
+        p = subprocess.run([CONFIG.hook, *args], env=self.run.env(self.stack.env, self.root), capture_output=True,
+                           text=True, timeout=30)
         self.assertEqual(p.returncode, 0, p)
         return p.stdout
 

@@ -9,6 +9,7 @@
 #include "alloc-util.h"
 #include "conffile.h"
 #include "hook-line.h"
+#include "observe.h"
 #include "routes.h"
 #include "strv.h"
 #include "test-util.h"
@@ -99,6 +100,41 @@ TEST(routes_lines_parse) {
         strv_free(words);
 }
 
+/* An observation's lines: one pair a type of each module that has a module file and is not
+ * built in (allowed or not: one a vendor file stops denying is observed from then on), none for
+ * the rest; the profile's name and the time it began read back. */
+TEST(observation_lines_parse) {
+        char *udf_types[] = { (char *) "udf", NULL }, *ext_types[] = { (char *) "ext2", (char *) "ext4", NULL };
+        char *none[] = { NULL };
+        FsgEntry e[] = {
+                { .module = (char *) "ext4", .types = ext_types, .available = true, .denied = true },
+                { .module = (char *) "pstore", .types = none, .available = true, .builtin = true },
+                { .module = (char *) "udf", .types = udf_types, .available = true },
+        };
+        FsgState st = { .entries = e, .n = ELEMENTSOF(e) };
+        char *modules[] = { (char *) "ext4", (char *) "nosuch", (char *) "pstore", (char *) "udf", NULL };
+        size_t n = 0;
+        _cleanup_free_ char *s = fsg_observation_content(&st, "cis", modules, 1234, HOOK, &n);
+        char **words = NULL;
+        FsgHookArgs a;
+
+        ASSERT(s);
+        ASSERT(n == 2);
+        parse_hook_line(s, HOOK, "udf", &words, &a);
+        ASSERT(a.kind == FSG_HOOK_LINE_OBSERVE);
+        ASSERT_STREQ(a.module, "udf");
+        ASSERT_STREQ(a.profile, "cis");
+        ASSERT_STREQ(words[1], FSG_OBSERVED_PREFIX "udf");
+        ASSERT_STREQ(words[3], FSG_HOOK_OBSERVE_OPTION);
+        strv_free(words);
+        parse_hook_line(s, HOOK, "ext2", &words, &a);
+        ASSERT_STREQ(a.module, "ext4");
+        strv_free(words);
+        ASSERT(!strstr(s, "pstore"));
+        ASSERT(!strstr(s, "nosuch"));
+        ASSERT(strstr(s, "\n# observe-profile cis\n# observe-since 1234\n"));
+}
+
 /* What earlier versions wrote, as found in files they left: a deny's line has not changed
  * since the first one; the first routes files named the route as a deny does. */
 TEST(older_lines_parse) {
@@ -128,7 +164,14 @@ TEST(parse_refuses_other_words) {
         char *bad_module[] = { (char *) "hfs", (char *) "hfs!", (char *) "/x", NULL };
         char *bad_route[] = { (char *) "--route", (char *) "hfs", (char *) "hf s", NULL };
         char *device[] = { (char *) "--device", (char *) "/dev/sda1", NULL };
+        char *observe_bad[] = { (char *) "--observe", (char *) "udf", (char *) "udf", (char *) "c;is", NULL };
+        char *observe_short[] = { (char *) "--observe", (char *) "udf", (char *) "udf", NULL };
         FsgHookArgs a;
+
+        /* A profile's name runs through /bin/sh too: only names that need no quoting. */
+        ASSERT(fsg_hook_args_parse(4, observe_bad, &a) == -EINVAL);
+        ASSERT(fsg_hook_args_parse(3, observe_short, &a) == 0);      /* three words: read as a deny's */
+        ASSERT(a.kind == FSG_HOOK_LINE_BLOCKED);
 
         ASSERT(fsg_hook_args_parse(2, route_short, &a) == -EINVAL);
         ASSERT(fsg_hook_args_parse(4, four, &a) == -EINVAL);

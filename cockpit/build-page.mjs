@@ -51,8 +51,8 @@ const common = {
     logLevel: "warning",
 };
 
-// The script as written (readable in the browser's debugger), with the one module it imports
-// (filter.mjs, apart so that node tests it).
+// The script as written (readable in the browser's debugger), with the modules it imports
+// (filter.mjs and observation.js, apart so that node tests them; dom.mjs, fsgatectl.mjs, history.js).
 await esbuild.build({
     ...common,
     entryPoints: [path.join(here, "fsgate.js")],

@@ -5,7 +5,11 @@
  * the service could contradict: after every change it asks the service again. */
 "use strict";
 
+import { $, el } from "./dom.mjs";
 import { matchEntry } from "./filter.mjs";
+import { ctlMessage, parseJson } from "./fsgatectl.mjs";
+import { loadHistory, renderHistory } from "./history.js";
+import { loadObservation, observation, observedBy, observedNote, renderObservation, setupObservation } from "./observation.js";
 
 const SERVICE = "org.fsgate.fsgate1";
 const PATH = "/org/fsgate/fsgate1";
@@ -54,28 +58,6 @@ let blocked = [];           /* newest first: { key, type, module, device, detail
 let loaded = false;
 let profilePreview = null;  /* { name, hard, changes } of the last successful dry run */
 let profileBusy = false;
-
-const $ = id => document.getElementById(id);
-
-function el(tag, attrs, ...children) {
-    const node = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-        if (v === undefined || v === null || v === false)
-            continue;
-        if (k === "class")
-            node.className = v;
-        else if (k.startsWith("on"))
-            node.addEventListener(k.substring(2), v);
-        else
-            node.setAttribute(k, v === true ? "" : v);
-    }
-    for (const c of children.flat()) {
-        if (c === null || c === undefined || c === false)
-            continue;
-        node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-    }
-    return node;
-}
 
 /* ---- D-Bus ---- */
 
@@ -171,6 +153,7 @@ function withDescription(e, d) {
 
 function loadAll() {
     $("app").setAttribute("aria-busy", "true");
+    loadObservation();
     return Promise.all([client.call(PATH, IFACE, "ListFilesystems", []),
                         client.call(PATH, IFACE, "DescribeAll", [])])
             .then(([[list], [all]]) => {
@@ -476,6 +459,7 @@ function moduleBody(e) {
                     el("th", { scope: "row", class: "module-name" }, e.module,
                        e.available ? null : el("small", { class: "hint" }, _("not in this kernel")),
                        el("small", { class: "hint matched-type", hidden: true }),
+                       observedNote(e.module),
                        e.risk ? el("small", { class: "risk", title: format(_("$0; facts from Linux $1"), e.riskTitle, e.riskSource) },
                                    e.risk) : null),
                     el("td", { class: "types" }, e.types.join(", ")),
@@ -504,7 +488,8 @@ function matches(e, words, state) {
      * typed in either matches. */
     const texts = [e.state, STATE_LABELS[e.state], e.origin, e.source, ORIGIN_LABELS[e.origin],
         e.loaded ? "loaded " + _("loaded") : "", e.mounted ? "mounted " + _("mounted") : "",
-        e.builtin ? "builtin built-in " + _("built in") : "", e.risk];
+        e.builtin ? "builtin built-in " + _("built in") : "", e.risk,
+        observedBy(observation(), e.module) ? "observed " + observedBy(observation(), e.module) : ""];
     return matchEntry(e, words, texts);
 }
 
@@ -569,6 +554,7 @@ function renderPermission() {
         renderTable();
     renderBlocked();
     renderGrants();
+    renderObservation();
     updateProfileButtons();
 }
 
@@ -805,116 +791,10 @@ function runProfile(dryRun) {
             });
 }
 
-/* ---- History and initramfs: fsgatectl, as an admin would run it ---- */
+/* ---- Initramfs: fsgatectl, as an admin would run it (the History card is history.js) ---- */
 
-const HISTORY_LINES = 200;
-let history = [];           /* fsgatectl log --json: the newest HISTORY_LINES blocks */
 let initramfsTimer = null;
-let historyRun = 0;         /* the newest fsgatectl log asked for: older answers are dropped */
-let initramfsRun = 0;       /* the same for fsgatectl initramfs */
-
-/* fsgatectl's --json output, or null when it is not JSON (then the card says so). */
-function parseJson(out) {
-    try {
-        return JSON.parse(out);
-    } catch (ex) {
-        return null;
-    }
-}
-
-/* fsgatectl --json reports a failure as {"error", "message"} on stderr (err: "message"). */
-/* The D-Bus error name in fsgatectl's --json error, "" without one. */
-function ctlErrorName(ex) {
-    try {
-        const j = JSON.parse(ex.message);
-        return (j && j.error) || "";
-    } catch (e) {
-        return "";
-    }
-}
-
-function ctlMessage(ex) {
-    try {
-        const j = JSON.parse(ex.message);
-        if (j && j.message)
-            return j.message;
-    } catch (e) { /* not fsgatectl's JSON: Cockpit's own words */ }
-    return cockpit.message(ex);
-}
-
-function historyText(b) {
-    return [b.type, b.module, b.device, b.label, b.deciding_file, b.session, b.seat,
-        b.session_uid >= 0 ? "uid " + b.session_uid : "", b.afterwards].join(" ").toLowerCase();
-}
-
-function renderHistory() {
-    const words = $("history-filter").value.trim().toLowerCase().split(/\s+/).filter(w => w);
-    const shown = history.filter(b => words.every(w => historyText(b).includes(w)));
-    const rows = shown.map(b => {
-        const medium = b.device
-            ? (b.label ? format(_("$0 “$1”"), b.device, b.label) : b.device)
-            : _("no device (a mount or a request by name)");
-        const session = b.session_uid >= 0
-            ? format(_("uid $0, session $1 on $2"), b.session_uid, b.session || "?", b.seat || "?")
-            : "—";
-        let after = "—";
-        if (b.afterwards)
-            after = format(b.afterwards === "loaded" ? _("loaded at $0 (requested by uid $1)")
-                                                      : _("changed at $0 (requested by uid $1)"),
-                           new Date(b.afterwards_usec / 1000).toLocaleString(), b.afterwards_uid);
-        return el("tr", { class: "history-row", "data-module": b.module },
-                  el("td", null, new Date(b.realtime_usec / 1000).toLocaleString()),
-                  el("td", null, b.type === b.module ? b.type : b.type + " (" + b.module + ")"),
-                  el("td", null, medium),
-                  el("td", { class: "file" }, b.deciding_file),
-                  el("td", null, session),
-                  el("td", { class: "afterwards" }, after));
-    });
-    $("history-rows").replaceChildren(...rows);
-    $("history").hidden = rows.length === 0;
-    if (history.length === 0)
-        $("history-note").textContent = _("No blocked mount in the system journal.");
-    else if (rows.length === 0)
-        $("history-note").textContent = _("No block matches the filter.");
-    else
-        $("history-note").textContent = format(cockpit.ngettext("$0 of $1 block, newest first",
-                                                                "$0 of $1 blocks, newest first", history.length),
-                                               rows.length, history.length);
-}
-
-function loadHistory() {
-    const run = ++historyRun;
-    const failed = message => {
-        history = [];
-        renderHistory();
-        $("history-note").textContent = format(_("The history cannot be shown: $0"), message);
-    };
-
-    cockpit.spawn(["fsgatectl", "--json", "log", "--lines=" + HISTORY_LINES], { superuser: "try", err: "message" })
-            .then(out => {
-                if (run !== historyRun)
-                    return;
-                const j = parseJson(out);
-                if (!Array.isArray(j))
-                    return failed(_("fsgatectl gave no list"));
-                history = j.sort((a, b) => b.realtime_usec - a.realtime_usec);
-                renderHistory();
-            })
-            .catch(ex => {
-                if (run !== historyRun)
-                    return;
-                /* Exit status 4 (AccessDenied): this user may not read the system journal. Said in
-                 * the page's words, with the way to it, not fsgatectl's rule for shells (issue 41). */
-                if (ex.exit_status === 4 || ctlErrorName(ex) === "org.freedesktop.DBus.Error.AccessDenied") {
-                    failed("");
-                    $("history-note").textContent = _("The history of blocks is in the system journal, which only " +
-                                                      "administrators can read. Turn on administrative access (the " +
-                                                      "lock at the top) or ask an administrator.");
-                } else {
-                    failed(ctlMessage(ex));
-                }
-            });
-}
+let initramfsRun = 0;       /* the newest fsgatectl initramfs asked for: older answers are dropped */
 
 function renderInitramfs(j) {
     const result = $("initramfs-result");
@@ -1011,6 +891,15 @@ function init() {
     $("profile-hard").addEventListener("change", updateProfileButtons);
     $("profile-preview").addEventListener("click", () => runProfile(true));
     $("profile-apply").addEventListener("click", () => runProfile(false));
+    setupObservation({
+        call,
+        describeError,
+        errorBox,
+        /* Stopping is offered to an administrator only; others read the notice. */
+        canStop: () => (permission.allowed === true ? null : _("Read-only: changing this needs administrative access.")),
+        /* The rows it names, and (after Stop observing) the modules' state and the history. */
+        changed: () => { if (loaded) renderTable(); loadHistory() },
+    });
     document.addEventListener("keydown", ev => {
         if (ev.key === "Escape" && panel)
             closePanel();

@@ -123,11 +123,13 @@ await step('the page loads the table of every filesystem module', async () => {
     check(/denied already, hard/.test(why), `Deny has no reason: ${why}`);
     check(await row('ufs').locator('button[data-action="load"]').isDisabled(), 'Load of a hard-denied module is enabled');
     check(await page.locator('#readonly-note').isHidden(), 'read-only note shown to root');
+    check(await page.locator('#observation-note').isHidden(), 'an observation notice while nothing is observed');
+    check(await page.locator('#modules tbody .observed').count() === 0, 'a row observed while nothing is observed');
 });
 
 // The History card: `fsgatectl log --json` through cockpit.spawn, as root (superuser "try");
 // run-cockpit-test wrote the journal files (hfs from a stick in alice's session, minix changed
-// afterwards, ufs).
+// afterwards, ufs, and udf loaded while cis was observed: a would-block).
 // run-cockpit-test recorded a grant of jfs (loaded for another hour) before fsgated started.
 await step('Loaded for a while: jfs\'s grant with its end, read-only for a user; End now ends it', async () => {
     const item = page.locator('#grants-list li[data-module="jfs"]');
@@ -151,23 +153,43 @@ await step('Loaded for a while: jfs\'s grant with its end, read-only for a user;
 await step('History lists the journal\'s blocks newest first; its filter narrows them', async () => {
     await page.locator('#history-rows tr.history-row').first().waitFor();
     const rows = page.locator('#history-rows tr.history-row');
-    check(await rows.count() === 3, `${await rows.count()} history rows`);
-    check((await rows.evaluateAll(r => r.map(x => x.dataset.module))).join() === 'ufs,minix,hfs', 'order');
+    check(await rows.count() === 4, `${await rows.count()} history rows`);
+    check((await rows.evaluateAll(r => r.map(x => x.dataset.module))).join() === 'udf,ufs,minix,hfs', 'order');
     const hfs = await page.locator('#history-rows tr[data-module="hfs"]').textContent();
     check(hfs.includes('/dev/sdb1 “MAC STICK”') && hfs.includes('uid 1000, session 3 on seat0') &&
           hfs.includes('/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf'), `hfs row: ${hfs}`);
     const minix = await page.locator('#history-rows tr[data-module="minix"] .afterwards').textContent();
     check(/^changed at .* \(requested by uid 0\)$/.test(minix), `minix afterwards: ${minix}`);
     check(await page.locator('#history-rows tr[data-module="ufs"] .afterwards').textContent() === '—', 'ufs afterwards');
-    check(await page.locator('#history-note').textContent() === '3 of 3 blocks, newest first', 'history count');
+    check(await page.locator('#history-note').textContent() === '4 of 4 blocks, newest first', 'history count');
     await page.fill('#history-filter', 'mac stick');
-    await page.locator('#history-note', { hasText: '1 of 3 blocks' }).waitFor();
+    await page.locator('#history-note', { hasText: '1 of 4 blocks' }).waitFor();
     check(await rows.count() === 1 && await rows.first().getAttribute('data-module') === 'hfs', 'filter by label');
     await page.fill('#history-filter', 'no-such-thing');
     await page.locator('#history-note', { hasText: 'No block matches the filter.' }).waitFor();
     check(await page.locator('#history').isHidden(), 'an empty table is shown');
     await page.fill('#history-filter', '');
-    await page.locator('#history-note', { hasText: '3 of 3' }).waitFor();
+    await page.locator('#history-note', { hasText: '4 of 4' }).waitFor();
+});
+
+// Issue 39: a would-block is no block. udf was loaded; cis, observed, would have blocked it.
+await step('History shows a would-block as "would be blocked by cis (observing; loaded)", with who asked', async () => {
+    const udf = page.locator('#history-rows tr.history-row[data-module="udf"]');
+    check(await udf.getAttribute('data-would-block') === 'true' && await udf.getAttribute('data-profile') === 'cis',
+          'the udf row is not marked as a would-block');
+    check(await udf.locator('.file').textContent() === 'would be blocked by cis (observing; loaded)',
+          `udf decided by: ${await udf.locator('.file').textContent()}`);
+    check(await udf.locator('.session').textContent() === 'asked by alice (uid 1000, mount)',
+          `udf asked by: ${await udf.locator('.session').textContent()}`);
+    check(await page.locator('#history-rows tr[data-would-block]').count() === 1, 'a block shown as a would-block');
+    check((await page.locator('#history-rows tr[data-module="ufs"] .file').textContent()) ===
+          '/etc/modprobe.d/60-blacklist_fs-ufs.conf', 'a block lost its deciding file');
+    await page.fill('#history-filter', 'observing');
+    await page.locator('#history-note', { hasText: '1 of 4 blocks' }).waitFor();
+    check(await page.locator('#history-rows tr.history-row').first().getAttribute('data-module') === 'udf',
+          'the filter "observing" does not find the would-block');
+    await page.fill('#history-filter', '');
+    await page.locator('#history-note', { hasText: '4 of 4' }).waitFor();
 });
 
 // The Initramfs card: `fsgatectl initramfs --json`; the image holds hfs and minix, both as here.
@@ -175,6 +197,52 @@ await step('Initramfs says the initramfs agrees', async () => {
     await page.locator('#initramfs-result .initramfs-agrees').waitFor();
     const text = await page.locator('#initramfs-result').textContent();
     check(text.includes(`${opt.root}/boot/initrd.img-${opt.kver} (initramfs-tools) agrees`), `card: ${text}`);
+});
+
+// Issue 39: "status and Cockpit say it is on". An observation started by another client (as
+// `fsgatectl apply --observe cis` does: ApplyProfile with OBSERVE, 0x80) sends no signal; the
+// page shows it once it reloads the table (Refresh), and an administrator can stop it there.
+await step('an observation of cis: the notice, "observed by cis" on its rows, Stop observing ends it', async () => {
+    const observeFile = join(etc, 'fsgate-observe.conf');
+    busctl('ApplyProfile', 'st', 'cis', String(0x80));
+    check(existsSync(observeFile), 'ApplyProfile OBSERVE wrote no fsgate-observe.conf');
+    await page.locator('#refresh').click();
+    const note = page.locator('#observation-note:not([hidden])');
+    await note.waitFor();
+    const title = await note.locator('.observation-title').textContent();
+    check(/^Observing profile cis since \S.*: nothing is denied; each autoload it would block goes ahead and is recorded\.$/
+        .test(title), `the notice: ${title}`);
+    check(await note.locator('.observation-command').textContent() === 'fsgatectl audit cis', 'the evidence\'s command');
+    // busctl: stas "cis" SINCE N "cramfs" "freevxfs" ...
+    const modules = [...busctl('GetObservation').matchAll(/"([^"]*)"/g)].map(m => m[1]).slice(1);
+    check(modules.includes('udf'), `GetObservation names no udf: ${modules}`);
+    for (const m of modules) {
+        if (await row(m).count() === 0)
+            continue;  // a module absent from this kernel
+        check(await rowText(m, '.observed') === 'observed by cis', `${m}'s row does not say observed by cis`);
+    }
+    check(await row('ext4').locator('.observed').count() === 0, 'ext4 is shown as observed');
+    check(await rowText('udf', '.badge') === 'allowed', 'udf is not allowed while observed');
+    // The filter finds the observed rows by their word.
+    await page.fill('#filter', 'observed');
+    await row('udf').waitFor();
+    await row('ext4').waitFor({ state: 'hidden' });
+    check(await row('udf').isVisible(), 'the filter "observed" hides udf');
+    await page.fill('#filter', '');
+    await row('ext4').waitFor();
+    // A user without administrative access reads the notice; stopping is not offered.
+    const user = await openPage(opt['user-url']);
+    await user.locator('#observation-note:not([hidden]) .observation-command').waitFor();
+    check(await user.locator('#observation-note button').count() === 0, 'Stop observing offered to a user');
+    await user.close();
+    const before = readdirSync(etc).filter(f => f !== 'fsgate-observe.conf').sort().join();
+    await note.locator('button[data-action="stop-observing"]:enabled').click();
+    await page.locator('#observation-note[hidden]').waitFor({ state: 'attached' });
+    check(!existsSync(observeFile), 'fsgate-observe.conf is still there after Stop observing');
+    check(readdirSync(etc).sort().join() === before, 'Stop observing enforced something');
+    await page.locator('#modules tbody .observed').first().waitFor({ state: 'detached' });
+    const after = busctl('GetObservation').trim();
+    check(after.startsWith('stas "" 0'), `GetObservation after Stop observing: ${after}`);
 });
 
 await step('the filter box narrows the table (by type, by state)', async () => {
@@ -512,6 +580,10 @@ await step('in German (browser language de-DE): po.de.js translates the static a
     check(await rowText('hfs', '.badge') === 'verweigert' && await rowText('hfs', '.deny-kind') === 'hart',
           'hfs\'s state words');
     check(await rowText('vfat', '.loaded') === 'Ja', 'vfat\'s "loaded"');
+    // A would-block in the history (observation.js): in German too.
+    const would = page.locator('#history-rows tr[data-would-block="true"] .file');
+    await would.waitFor();
+    check(await would.textContent() === 'würde von cis gesperrt (Beobachtung; geladen)', `would-block: ${await would.textContent()}`);
     check(await rowText('ext4', 'button[data-action="deny"]') === 'Verweigern', 'the Deny button');
     // Never translated: module names, file paths, error names; data-state keeps the service's word.
     check(await rowText('ufs', '.source') === '/etc/modprobe.d/60-blacklist_fs-ufs.conf', 'ufs source');

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# ruby expected-texts.rb YAST_SRC_LIB FAKE_YAST_DIR
+# ruby expected-texts.rb YAST_SRC_LIB FAKE_YAST_DIR [CATALOG.mo]
 #
 # Prints, as JSON, the texts the TUI test expects to see whole on the screen (popups, the
 # risk card, the table's cells) and the labels of the dialog's widgets (with their &
@@ -15,6 +15,13 @@ require "json"
 
 $LOAD_PATH.unshift(ARGV.fetch(0), ARGV.fetch(1))
 require "yast"
+# With a catalog (the build's LANG/LC_MESSAGES/fsgate.mo): the texts in that language, as
+# YaST's FastGettext finds them there (an untranslated text stays as it is).
+if ARGV[2]
+  require "fast_gettext"
+  catalog = FastGettext::MoFile.new(ARGV[2])
+  Yast::I18n.send(:define_method, :_) { |str| (t = catalog[str]).is_a?(String) && !t.empty? ? t : str }
+end
 require "y2fsgate/client"
 require "y2fsgate/filesystems_presenter"
 require "y2fsgate/widgets/filesystems_table"

@@ -105,10 +105,11 @@ def run_sessions(artifacts, *sessions):
     return status
 
 
-def expected_texts(script, yast_lib, fake_yast):
+def expected_texts(script, yast_lib, fake_yast, catalog=None):
     """What the module's own code means to show, against the running fsgated
-    (tests/yast-tui/expected-texts.rb, on Debian's ruby with the rspec suite's fake yast)."""
-    out = subprocess.run(["ruby", script, yast_lib, fake_yast],
+    (tests/yast-tui/expected-texts.rb, on Debian's ruby with the rspec suite's fake yast);
+    with catalog (a .mo file), in its language."""
+    out = subprocess.run(["ruby", script, yast_lib, fake_yast] + ([catalog] if catalog else []),
                          check=True, stdout=subprocess.PIPE, text=True,
                          env={k: v for k, v in os.environ.items() if k != "RUBYLIB"}).stdout
     return json.loads(out)

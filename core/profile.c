@@ -273,6 +273,13 @@ static int profile_read(const char *name, bool shipped_only, unsigned depth, Fsg
         return 0;
 }
 
+int fsg_profile_read(const char *name, FsgProfile **ret, FsgError *e) {
+        assert(name);
+        assert(ret);
+
+        return profile_read(name, false, 0, ret, e);
+}
+
 static int compare_notable_first(const void *a, const void *b) {
         const char *x = *(const char * const *) a, *y = *(const char * const *) b;
         bool nx = fsg_risk_is_notable(fsg_risk_find(x)), ny = fsg_risk_is_notable(fsg_risk_find(y));

@@ -46,6 +46,8 @@ int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, b
  * it and *current points to it. */
 int fsg_profile_load_current(const FsgContext *c, const FsgState **current, FsgState **built, const char *name,
                              bool include_on_demand, FsgProfile **ret, FsgError *e);
+/* Only the file (with its includes): a computed profile's modules are not computed. */
+int fsg_profile_read(const char *name, FsgProfile **ret, FsgError *e);
 FsgProfile *fsg_profile_free(FsgProfile *p);
 static inline void fsg_profile_freep(FsgProfile **p) {
         fsg_profile_free(*p);

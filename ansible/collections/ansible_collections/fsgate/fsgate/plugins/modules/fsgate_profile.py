@@ -37,12 +37,28 @@ options:
       - Deny modules that are loaded or mounted now too (not with C(unused), which keeps them).
     type: bool
     default: false
+  state:
+    description:
+      - C(present) applies the profile. C(absent) undoes it (C(UndoProfile)), resetting exactly the deny
+        files the profile's apply wrote and nobody changed since; a module whose file
+        an admin edited or denied again by hand is left alone and returned with change
+        C(kept-edited) or C(kept-by-hand). C(hard) and C(force) do not apply to it.
+      - Site profiles (C(/etc/fsgate/profiles/NAME.profile) on the managed host, with
+        C(Include=)) are applied and undone as the shipped ones; one named like a shipped one wins.
+    type: str
+    choices: [present, absent]
+    default: present
 '''
 
 EXAMPLES = r'''
 - name: CIS Level 1 filesystem modules, hard-denied
   fsgate.fsgate.fsgate_profile:
     name: cis
+
+- name: Undo it (only what cis denied and nobody changed since)
+  fsgate.fsgate.fsgate_profile:
+    name: cis
+    state: absent
 
 - name: Deny whatever this host does not use
   fsgate.fsgate.fsgate_profile:
@@ -57,7 +73,9 @@ changes:
   elements: dict
   contains:
     module: {description: The module., type: str}
-    change: {description: C(deny) or C(deny-hard)., type: str}
+    change:
+      description: C(deny) or C(deny-hard); with state=absent C(reset), or C(kept-edited) or C(kept-by-hand) (left alone).
+      type: str
     file: {description: The file fsgated wrote., type: str}
 '''
 
@@ -72,7 +90,8 @@ def main():
     module = AnsibleModule(
         argument_spec=dict(name=dict(type='str', required=True),
                            hard=dict(type='bool', default=False),
-                           force=dict(type='bool', default=False)),
+                           force=dict(type='bool', default=False),
+                           state=dict(type='str', choices=['present', 'absent'], default='present')),
         supports_check_mode=True)
     fs = Fsgate(module)
     p = module.params
@@ -80,12 +99,15 @@ def main():
     if module.check_mode:
         flags |= FLAG_DRY_RUN
     try:
-        data = fs.call('ApplyProfile', 'st', p['name'], flags)
+        if p['state'] == 'absent':
+            data = fs.call('UndoProfile', 'st', p['name'], flags & FLAG_DRY_RUN)
+        else:
+            data = fs.call('ApplyProfile', 'st', p['name'], flags)
     except FsgateError as e:
         fs.fail(e, changed=False)
     changes = [dict(module=m, change=c, file=f) for m, c, f in (data[0] if data else [])]
     diff = dict(before='', after=''.join('%s %s %s\n' % (c['change'], c['module'], c['file']) for c in changes))
-    module.exit_json(changed=bool(changes), changes=changes, diff=diff)
+    module.exit_json(changed=any(not c['change'].startswith('kept-') for c in changes), changes=changes, diff=diff)
 
 
 if __name__ == '__main__':

@@ -386,9 +386,43 @@ static int bus_audit_profile(const CtlOptions *o, const char *name, bool hard, F
         return 0;
 }
 
+/* One (module, change, file) of ApplyProfile or UndoProfile into pp: an undo's module left
+ * alone among the kept, anything else a plan. */
+static int read_change(FsgProfilePlan *pp, size_t *cap, const char *module, const char *change, const char *file) {
+        bool kept = strncmp(change, "kept-", 5) == 0;
+        FsgPlan *p;
+
+        if (kept) {
+                FsgUndoKept *k = reallocarray(pp->kept, pp->n_kept + 1, sizeof(FsgUndoKept));
+                if (!k)
+                        return -ENOMEM;
+                pp->kept = k;
+                k = &pp->kept[pp->n_kept++];
+                *k = (FsgUndoKept) { .why = streq(change, "kept-edited") ? FSG_UNDO_KEPT_EDITED : FSG_UNDO_KEPT_BY_HAND };
+                snprintf(k->module, sizeof(k->module), "%s", module);
+                snprintf(k->file, sizeof(k->file), "%s", file);
+                return 0;
+        }
+        if (pp->n == *cap) {
+                FsgPlan *t = reallocarray(pp->plans, *cap = *cap * 2 + 8, sizeof(FsgPlan));
+                if (!t)
+                        return -ENOMEM;
+                pp->plans = t;
+        }
+        p = &pp->plans[pp->n++];
+        *p = streq(change, "reset") ?
+                (FsgPlan) { .op = FSG_OP_RESET, .write = FSG_WRITE_REMOVE, .action = FSG_ACTION_ALLOW } :
+                (FsgPlan) { .op = FSG_OP_DENY, .write = FSG_WRITE_DENY, .action = FSG_ACTION_DENY,
+                            .flags = streq(change, "deny-hard") ? FSG_FLAG_HARD :
+                                     streq(change, "observe") ? FSG_FLAG_OBSERVE : 0 };
+        snprintf(p->module, sizeof(p->module), "%s", module);
+        snprintf(p->target, sizeof(p->target), "%s", file);
+        return 0;
+}
+
 /* a(sss): module, change, file; read back into plans so that both backends print alike. */
-static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
-                             FsgError *e) {
+static int bus_profile_changes(const CtlOptions *o, const char *method, const char *name, uint64_t flags,
+                               FsgProfilePlan **ret, FsgError *e) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
@@ -396,7 +430,7 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
         size_t cap = 0;
         int r;
 
-        r = call(o, &bus, &reply, e, "ApplyProfile", "st", name, flags);
+        r = call(o, &bus, &reply, e, method, "st", name, flags);
         if (r < 0)
                 return r;
         pp = calloc(1, sizeof(FsgProfilePlan));
@@ -404,25 +438,24 @@ static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t fla
                 return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
         snprintf(pp->profile, sizeof(pp->profile), "%s", name);
         pp->flags = flags;
+        pp->undo = streq(method, "UndoProfile");
         r = sd_bus_message_enter_container(reply, 'a', "(sss)");
-        while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &module, &change, &file)) > 0) {
-                if (pp->n == cap) {
-                        FsgPlan *t = reallocarray(pp->plans, cap = cap * 2 + 8, sizeof(FsgPlan));
-                        if (!t)
-                                return fsg_error(e, FSG_ERR_FAILED, "%s", _("Out of memory"));
-                        pp->plans = t;
-                }
-                FsgPlan *p = &pp->plans[pp->n++];
-                *p = (FsgPlan) { .op = FSG_OP_DENY, .write = FSG_WRITE_DENY, .action = FSG_ACTION_DENY,
-                                 .flags = streq(change, "deny-hard") ? FSG_FLAG_HARD :
-                                          streq(change, "observe") ? FSG_FLAG_OBSERVE : 0 };
-                snprintf(p->module, sizeof(p->module), "%s", module);
-                snprintf(p->target, sizeof(p->target), "%s", file);
-        }
+        while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &module, &change, &file)) > 0)
+                r = read_change(pp, &cap, module, change, file);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
         *ret = TAKE_PTR(pp);
         return 0;
+}
+
+static int bus_apply_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                             FsgError *e) {
+        return bus_profile_changes(o, "ApplyProfile", name, flags, ret, e);
+}
+
+static int bus_undo_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                            FsgError *e) {
+        return bus_profile_changes(o, "UndoProfile", name, flags, ret, e);
 }
 
 static int bus_open_safely(const CtlOptions *o, const char *device, int image_fd, const char *route,
@@ -498,6 +531,7 @@ const CtlBackend ctl_backend_bus = {
         .close_safely = bus_close_safely,
         .exempt = bus_exempt,
         .apply_profile = bus_apply_profile,
+        .undo_profile = bus_undo_profile,
         .get_observation = bus_get_observation,
         .stop_observing = bus_stop_observing,
         .audit_profile = bus_audit_profile,

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "ctl.h"
 #include "profile.h"
+#include "profile-undo.h"
 #include "strv.h"
 
 /* Offline: the same core the daemon uses, on an image's files, with no bus and no polkit
@@ -131,6 +132,25 @@ static int offline_apply_profile(const CtlOptions *o, const char *name, uint64_t
         return 0;
 }
 
+static int offline_undo_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                                FsgError *e) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        int r;
+
+        r = open_ctx(o, &c, e);
+        if (r < 0)
+                return r;
+        r = fsg_profile_plan_undo(c, name, flags, &pp, e);
+        if (r < 0)
+                return r;
+        r = fsg_profile_apply(c, pp, e);
+        if (r < 0)
+                return r;
+        *ret = TAKE_PTR(pp);
+        return 0;
+}
+
 static int offline_audit_profile(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         int r = open_ctx(o, &c, e);
@@ -172,6 +192,7 @@ const CtlBackend ctl_backend_offline = {
         .close_safely = offline_close_safely,
         .exempt = offline_exempt,
         .apply_profile = offline_apply_profile,
+        .undo_profile = offline_undo_profile,
         .audit_profile = offline_audit_profile,
         .get_observation = offline_get_observation,
         .stop_observing = offline_stop_observing,

@@ -8,6 +8,7 @@
 #include "observe.h"
 #include "profile-apply.h"
 #include "profile-audit.h"
+#include "profile-undo.h"
 
 /* A module's word in list's STATE column (and --state=). */
 typedef enum CtlState {
@@ -57,6 +58,9 @@ typedef struct CtlBackend {
         /* ApplyProfile: the exact list of changes made (or, with FSG_FLAG_DRY_RUN, to make). */
         int (*apply_profile)(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
                              FsgError *e);
+        /* UndoProfile: the resets made (or to make) as plans, the modules left alone as kept. */
+        int (*undo_profile)(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                            FsgError *e);
         /* AuditProfile: per module, compliant or not and why. */
         int (*audit_profile)(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e);
         /* OpenSafely: device ("/dev/NAME") or "" with image_fd, the image opened by the caller;
@@ -188,6 +192,8 @@ int ctl_fail(const CtlOptions *o, const FsgError *e);
 #define CTL_EXIT_CHANGED_LOAD_FAILED 11
 int ctl_apply_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags);
 int ctl_audit_profile(const CtlBackend *be, const CtlOptions *o, const char *name, bool hard);
+/* `fsgatectl undo PROFILE` (ctl-undo.c). */
+int ctl_undo_profile(const CtlBackend *be, const CtlOptions *o, const char *name, uint64_t flags);
 
 /* ctl-observe.c: `fsgatectl stop-observing`; the observation in status; and what apply checks
  * first: the autoloads an observation of the profile recorded that the apply would now block

@@ -206,6 +206,10 @@ static int verb_apply(int argc, char *argv[], Ctl *c) {
         return ctl_apply_profile(c->be, &c->o, argv[1], c->flags);
 }
 
+static int verb_undo(int argc, char *argv[], Ctl *c) {
+        return ctl_undo_profile(c->be, &c->o, argv[1], c->flags);
+}
+
 static int verb_audit(int argc, char *argv[], Ctl *c) {
         return ctl_audit_profile(c->be, &c->o, argv[1], c->flags & FSG_FLAG_HARD);
 }
@@ -240,6 +244,7 @@ static const Verb verbs[] = {
         { "load",          2, 2, VERB_ARG_NAME,   0,                      verb_load,          N_("Load it now, this boot only, changing no configuration") },
         { "exempt-loaded", 1, 1, 0,               0,                      verb_exempt_loaded, N_("Allow every denied filesystem that is mounted now") },
         { "apply",         2, 2, VERB_ARG_PROFILE, APPLY_OPTIONS,         verb_apply,         N_("Deny every module of a profile (opensuse, cis, unused), all or nothing") },
+        { "undo",          2, 2, VERB_ARG_PROFILE, FSG_FLAG_DRY_RUN,      verb_undo,          N_("Reset the denies a profile wrote that nobody changed since") },
         { "stop-observing", 1, 1, 0,              0,                      verb_stop_observing, N_("End the observation apply --observe began, enforcing nothing") },
         { "audit",         2, 2, VERB_ARG_PROFILE, FSG_FLAG_HARD,         verb_audit,         N_("Is every module of a profile denied as it requires? Exit 0 only if so") },
         { "routes",        1, 1, 0,               0,                      verb_routes,        N_("Which userspace driver could read each filesystem type without its module") },

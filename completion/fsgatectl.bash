@@ -5,7 +5,7 @@
 # (the hidden --list-verbs and --list-options, printed from its verb and option tables), so
 # it cannot fall behind the program. Names come from the running service, or, when --root
 # is on the command line, from that image, offline (hidden verb list-names); profile names
-# from the installed profiles (hidden verb list-profiles). Only what an
+# from the site's and the installed profiles (hidden verb list-profiles). Only what an
 # option's value is (a directory, a kernel release) is known here.
 
 _fsgatectl() {

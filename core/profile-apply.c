@@ -9,6 +9,7 @@
 #include "lock.h"
 #include "modtree.h"
 #include "profile-apply.h"
+#include "profile-undo.h"
 #include "strv.h"
 #include "time-util.h"
 
@@ -19,12 +20,15 @@ FsgProfilePlan *fsg_profile_plan_free(FsgProfilePlan *p) {
         if (!p)
                 return NULL;
         free(p->plans);
+        free(p->kept);
         strv_free(p->skipped);
         free(p);
         return NULL;
 }
 
 const char *fsg_profile_change_string(const FsgPlan *p) {
+        if (p->op == FSG_OP_RESET)
+                return "reset";
         return p->flags & FSG_FLAG_OBSERVE ? "observe" : p->flags & FSG_FLAG_HARD ? "deny-hard" : "deny";
 }
 
@@ -95,7 +99,7 @@ static int plan_absent(const FsgContext *c, const char *module, uint64_t deny_fl
 }
 
 /* ReadOnly before anything is written, not after the first module. */
-static int check_writable(const FsgContext *c, FsgError *e) {
+int fsg_profile_check_writable(const FsgContext *c, FsgError *e) {
         _cleanup_close_ int fd = fsg_open_dir(c, "/etc/modprobe.d", false);
         struct statvfs sv;
 
@@ -170,8 +174,12 @@ static int plan_module(const FsgContext *c, const FsgState *current, FsgWhatIfMe
         }
         if (r < 0)
                 refusals_add(rf, module, &me);
-        else if (p.write != FSG_WRITE_NOTHING)
+        else if (p.write != FSG_WRITE_NOTHING) {
+                /* Marked as the profile's, for an undo to find (profile-mark.h). */
+                if (p.write == FSG_WRITE_DENY)
+                        snprintf(p.profile, sizeof(p.profile), "%s", pp->profile);
                 pp->plans[pp->n++] = p;
+        }
         return 0;
 }
 
@@ -205,7 +213,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
         if (flags & FSG_FLAG_OBSERVE) {
                 r = plan_observe(current, prof, pp, e);
                 if (r >= 0 && pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN))
-                        r = check_writable(c, e);
+                        r = fsg_profile_check_writable(c, e);
                 if (r < 0)
                         return r;
                 *ret = TAKE_PTR(pp);
@@ -225,7 +233,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
                                  "Nothing was changed: %zu module%s of profile %s cannot be denied: %s. %s",
                                  rf.n, rf.n == 1 ? "" : "s", pp->profile, rf.names, rf.details);
         if (pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN)) {
-                r = check_writable(c, e);
+                r = fsg_profile_check_writable(c, e);
                 if (r < 0)
                         return r;
         }
@@ -233,13 +241,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
         return 0;
 }
 
-/* What a target held before a write, to put it back should a later write fail. */
-typedef struct Before {
-        FsgFileKind kind;
-        char *content;     /* the file's bytes for a file; NULL for a mask or nothing */
-} Before;
-
-static int before_read(const FsgContext *c, const FsgPlan *p, Before *b) {
+int fsg_before_read(const FsgContext *c, const FsgPlan *p, FsgBefore *b) {
         _cleanup_close_ int fd = -1;
         struct stat st;
         ssize_t n;
@@ -261,9 +263,7 @@ static int before_read(const FsgContext *c, const FsgPlan *p, Before *b) {
         return n < 0 ? -errno : 0;
 }
 
-/* Puts back what was at p->target before p was written. Best effort: the failure that
- * started it is what the caller reports. */
-static void before_restore(const FsgContext *c, const FsgPlan *p, const Before *b) {
+void fsg_before_restore(const FsgContext *c, const FsgPlan *p, const FsgBefore *b) {
         _cleanup_free_ char *sysdir = strndup(p->target, strrchr(p->target, '/') - p->target), *dir = NULL;
         _cleanup_close_ int dfd = -1;
         const char *name = strrchr(p->target, '/') + 1;
@@ -338,14 +338,14 @@ int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authoriz
         assert(authorized);
 
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *now = NULL;
-        Before *before = NULL;
-        size_t done = 0;
         int r;
 
         if (!fsg_profile_plan_writes(authorized))
                 return 0;
         if (authorized->stop_only)
                 return fsg_observation_end_locked(c, authorized->profile, NULL, e);
+        if (authorized->undo)
+                return fsg_profile_undo_locked(c, authorized, e);
         r = fsg_profile_plan(c, NULL, NULL, authorized->profile, authorized->flags, &now, e);
         if (r < 0)
                 return r;
@@ -355,32 +355,40 @@ int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authoriz
                                  "authorizing; nothing was changed, try again");
         if (now->flags & FSG_FLAG_OBSERVE)
                 return observation_write(c, now->profile, now->flags & FSG_FLAG_INCLUDE_ON_DEMAND, e);
-        before = calloc(now->n, sizeof(Before));
+        r = fsg_write_plans_locked(c, now->plans, now->n, e);
+        /* Enforced, the observation has done its job; should its removal fail, the denies
+         * stand and its hook runs stay quiet (a denied module is not observed). */
+        if (r >= 0 && now->ends_observation)
+                r = fsg_observation_end_locked(c, now->profile, NULL, e);
+        return r;
+}
+
+int fsg_write_plans_locked(const FsgContext *c, const FsgPlan *plans, size_t n, FsgError *e) {
+        FsgBefore *before = calloc(n + 1, sizeof(FsgBefore));
+        size_t done = 0;
+        int r = 0;
+
         if (!before)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        for (size_t i = 0; i < now->n; i++) {
-                r = before_read(c, &now->plans[i], &before[i]);
+        for (size_t i = 0; i < n; i++) {
+                r = fsg_before_read(c, &plans[i], &before[i]);
                 if (r < 0) {
                         r = fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s; nothing was changed", c->root,
-                                      now->plans[i].target, fsg_strerror(-r));
+                                      plans[i].target, fsg_strerror(-r));
                         goto finish;
                 }
         }
-        for (; done < now->n; done++) {
-                r = fsg_write_plan_locked(c, &now->plans[done], e);
+        for (; done < n; done++) {
+                r = fsg_write_plan_locked(c, &plans[done], e);
                 if (r < 0)
                         break;
         }
         if (r < 0)
                 /* All or nothing: what was written goes back, newest first. */
                 for (size_t i = done; i-- > 0;)
-                        before_restore(c, &now->plans[i], &before[i]);
-        else
-                /* Enforced, the observation has done its job; should its removal fail, the
-                 * denies stand and its hook runs stay quiet (a denied module is not observed). */
-                r = now->ends_observation ? fsg_observation_end_locked(c, now->profile, NULL, e) : 0;
+                        fsg_before_restore(c, &plans[i], &before[i]);
 finish:
-        for (size_t i = 0; i < now->n; i++)
+        for (size_t i = 0; i < n; i++)
                 free(before[i].content);
         free(before);
         return r;

@@ -19,6 +19,11 @@ typedef struct FsgProfilePlan {
         bool stop_only;      /* fsg_profile_plan_stop_observing()'s: nothing else to do */
         size_t n;
         char **skipped;      /* modules of the profile built into the kernel: nothing can deny them */
+        /* An undo's plan (profile-undo.h): plans are FSG_OP_RESET, FSG_WRITE_REMOVE of files the
+         * profile's apply wrote and nobody changed since; kept the ones left alone. */
+        bool undo;
+        struct FsgUndoKept *kept;
+        size_t n_kept;
 } FsgProfilePlan;
 
 FsgProfilePlan *fsg_profile_plan_free(FsgProfilePlan *p);
@@ -48,5 +53,23 @@ int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, Fsg
 /* The same with the lock held by the caller. */
 int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
 
-/* The change a plan makes, as ApplyProfile returns it: "deny", "deny-hard" or "observe". */
+/* The change a plan makes, as ApplyProfile returns it: "deny", "deny-hard" or "observe";
+ * UndoProfile's "reset". */
 const char *fsg_profile_change_string(const FsgPlan *p);
+
+/* What a target held before a write, to put it back should a later write fail (all or
+ * nothing: ApplyProfile, UndoProfile). */
+typedef struct FsgBefore {
+        FsgFileKind kind;
+        char *content;     /* the file's bytes for a file; NULL for a mask or nothing */
+} FsgBefore;
+/* Reads what is at p->target now (p->target_id.kind says what to expect): 0 or a negative errno. */
+int fsg_before_read(const FsgContext *c, const FsgPlan *p, FsgBefore *b);
+/* Puts back what was at p->target before p was written. Best effort: the failure that
+ * started it is what the caller reports. */
+void fsg_before_restore(const FsgContext *c, const FsgPlan *p, const FsgBefore *b);
+/* Writes plans in order, all or nothing: should one fail, the ones written before it are put
+ * back as they were (fsg_before_restore()). With the lock held. */
+int fsg_write_plans_locked(const FsgContext *c, const FsgPlan *plans, size_t n, FsgError *e);
+/* ReadOnly when ROOT/etc/modprobe.d cannot be written: said before anything is written. */
+int fsg_profile_check_writable(const FsgContext *c, FsgError *e);

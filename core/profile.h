@@ -15,14 +15,26 @@ typedef struct FsgProfile {
         bool hard;           /* the profile wants explicit loads refused too */
         char *compute;       /* NULL, or how the modules are computed at each call ("unused") */
         char **modules;      /* sorted, normalized; for a computed profile, the result: the modules
-                              * fsg_risk_is_notable() first, each part sorted */
+                              * fsg_risk_is_notable() first, each part sorted; with the included
+                              * profiles' modules */
+        char **includes;     /* Include=: the profiles whose modules it adds */
+        char *path;          /* the file it was read from: the site's or the shipped one */
 } FsgProfile;
 
 /* The directory profiles are read from: $FSGATE_PROFILE_DIR (tests, a build tree) or the
  * installed PROFILEDIR. */
 const char *fsg_profile_dir(void);
+/* The site's profiles, read before the shipped ones (a site profile named like a shipped one
+ * wins): $FSGATE_SITE_PROFILE_DIR (tests) or /etc/fsgate/profiles, of the system that runs
+ * the program, as the shipped ones. A file (or the directory) not owned by root or by the
+ * user running the program, or writable by others, is not read: left out of the list, and a
+ * load of its name fails naming it. */
+const char *fsg_profile_site_dir(void);
+/* A name that can be a profile: [a-z0-9_-], at most 32 characters; nothing that leaves a
+ * directory. Names come from unprivileged callers. */
+bool fsg_profile_name_is_valid(const char *s);
 
-/* Names of the profiles in fsg_profile_dir(), sorted. */
+/* Names of the profiles in fsg_profile_site_dir() and fsg_profile_dir(), sorted, each once. */
 int fsg_profile_list(char ***ret, FsgError *e);
 
 /* Reads profile name and works out its modules against s (c's state, up to date): a computed
@@ -34,6 +46,8 @@ int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, b
  * it and *current points to it. */
 int fsg_profile_load_current(const FsgContext *c, const FsgState **current, FsgState **built, const char *name,
                              bool include_on_demand, FsgProfile **ret, FsgError *e);
+/* Only the file (with its includes): a computed profile's modules are not computed. */
+int fsg_profile_read(const char *name, FsgProfile **ret, FsgError *e);
 FsgProfile *fsg_profile_free(FsgProfile *p);
 static inline void fsg_profile_freep(FsgProfile **p) {
         fsg_profile_free(*p);

@@ -9,6 +9,7 @@
 #include "conffile.h"
 #include "lock.h"
 #include "override.h"
+#include "profile-mark.h"
 #include "sha256.h"
 #include "store.h"
 #include "strv.h"
@@ -56,6 +57,11 @@ static int write_plan(const FsgContext *c, const FsgPlan *p, FsgError *e) {
         case FSG_WRITE_DENY:
                 content = fsg_deny_file_content_mode(p->module, p->types, p->target, FSGATE_BLOCKED_HOOK,
                                                      p->flags & FSG_FLAG_HARD);
+                if (content && *p->profile) {
+                        char *marked = fsg_profile_mark_append(content, p->profile);
+                        free(content);
+                        content = marked;
+                }
                 if (!content)
                         return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
                 return fsg_atomic_write(dfd, dir, name, content, &p->target_id, e);

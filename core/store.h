@@ -67,6 +67,9 @@ typedef struct FsgPlan {
         char vendor_sha256[65];
         char allows[512];
         char strip[1536];
+        /* FSG_WRITE_DENY of ApplyProfile: the profile, whose mark the file gets (profile-mark.h);
+         * "" for a deny by hand, which writes none. */
+        char profile[64];
 } FsgPlan;
 
 /* Validates a request and decides what it would write and which authorization it needs,

@@ -445,6 +445,8 @@ const sd_bus_vtable manager_vtable[] = {
                                  method_exempt, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("ApplyProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags),
                                  "a(sss)", SD_BUS_PARAM(changes), method_apply_profile, SD_BUS_VTABLE_UNPRIVILEGED),
+        SD_BUS_METHOD_WITH_NAMES("UndoProfile", "st", SD_BUS_PARAM(name) SD_BUS_PARAM(flags),
+                                 "a(sss)", SD_BUS_PARAM(changes), method_undo_profile, SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("StopObserving", "", "", "s", SD_BUS_PARAM(profile), method_stop_observing,
                                  SD_BUS_VTABLE_UNPRIVILEGED),
         SD_BUS_METHOD_WITH_NAMES("GetObservation", "", "", "stas",

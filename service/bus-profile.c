@@ -11,6 +11,7 @@
 #include "observe.h"
 #include "profile-apply.h"
 #include "profile-audit.h"
+#include "profile-undo.h"
 #include "state-cache.h"
 #include "strv.h"
 
@@ -28,7 +29,13 @@ static const char observe_message[] =
 static const char stop_observing_message[] =
         N_("Authentication is required to end the observation of the profile $(profile).");
 
-/* a(sss): module, change ("deny" or "deny-hard"), the file written. */
+/* Undoing changes what may load: the allow action, as Reset to allowed. */
+static const char undo_message[] =
+        N_("Authentication is required to let the kernel load the filesystem modules the profile $(profile) "
+           "denied.");
+
+/* a(sss): module, change ("deny", "deny-hard", "observe"; an undo's "reset", "kept-edited",
+ * "kept-by-hand"), the file written (or left alone). */
 static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {
         sd_bus_message *reply = NULL;
         int r = sd_bus_message_new_method_return(call, &reply);
@@ -38,6 +45,9 @@ static int reply_profile(sd_bus_message *call, const FsgProfilePlan *pp) {
         for (size_t i = 0; r >= 0 && i < pp->n; i++)
                 r = sd_bus_message_append(reply, "(sss)", pp->plans[i].module,
                                           fsg_profile_change_string(&pp->plans[i]), pp->plans[i].target);
+        for (size_t i = 0; r >= 0 && i < pp->n_kept; i++)
+                r = sd_bus_message_append(reply, "(sss)", pp->kept[i].module, fsg_undo_kept_string(pp->kept[i].why),
+                                          pp->kept[i].file);
         if (r >= 0)
                 r = sd_bus_message_close_container(reply);
         return bus_send_reply(reply, r);
@@ -52,8 +62,9 @@ static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
         }
         for (size_t i = 0; i < req->profile.plan->n; i++) {
                 const FsgPlan *p = &req->profile.plan->plans[i];
-                log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, p->module, "%s written (%s, profile %s)",
-                            p->target, fsg_profile_change_string(p), req->profile.plan->profile);
+                log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, p->module, "%s %s (%s, profile %s)",
+                            p->target, p->write == FSG_WRITE_REMOVE ? "removed" : "written",
+                            fsg_profile_change_string(p), req->profile.plan->profile);
                 (void) manager_emit_changed(m, p->module);
         }
         if (req->profile.plan->ends_observation)
@@ -102,6 +113,35 @@ int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *err
                 return reply_profile(call, pp);
         return profile_request_start(m, call, TAKE_PTR(pp), "ApplyProfile",
                                      flags & FSG_FLAG_OBSERVE ? observe_message : profile_message);
+}
+
+/* -- UndoProfile: the files the profile's apply wrote, as it wrote them, removed ------------ */
+
+int method_undo_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        Manager *m = userdata;
+        Request req = { .authorized = profile_authorized, .kind = REQUEST_PROFILE, .writes = true };
+        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
+        const char *name;
+        uint64_t flags;
+        FsgError e = {};
+        int r;
+
+        r = sd_bus_message_read(call, "st", &name, &flags);
+        if (r < 0)
+                return r;
+        /* Planned before polkit is asked: nothing to reset, or a dry run, costs no
+         * authorization. */
+        if (fsg_profile_plan_undo(m->ctx, name, flags, &pp, &e) < 0)
+                return manager_reply_error(call, &e);
+        if (!fsg_profile_plan_writes(pp))
+                return reply_profile(call, pp);
+        snprintf(req.subject, sizeof(req.subject), "UndoProfile %s", pp->profile);
+        request_need(&req, FSG_ACTION_ALLOW, undo_message);
+        req.profile.plan = TAKE_PTR(pp);
+        r = request_start(m, call, &req);
+        if (r < 0)
+                fsg_profile_plan_free(req.profile.plan);
+        return r;
 }
 
 /* -- AuditProfile: a read, no polkit; the service's own view, so that `fsgatectl audit` asks

@@ -6,6 +6,9 @@
 /* The profiles' methods (bus-profile.c). */
 /* ApplyProfile(s name, t flags) → a(sss) changes */
 int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *error);
+/* UndoProfile(s name, t flags) → a(sss) changes: resets of the files the profile's apply wrote,
+ * and the modules left alone ("kept-edited", "kept-by-hand") */
+int method_undo_profile(sd_bus_message *call, void *userdata, sd_bus_error *error);
 /* StopObserving() → s the profile whose observation ended ("": none was on) */
 int method_stop_observing(sd_bus_message *call, void *userdata, sd_bus_error *error);
 /* GetObservation() → s profile, t since (µs, CLOCK_REALTIME), as modules */

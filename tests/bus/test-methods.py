@@ -720,6 +720,7 @@ class ManagerTest(BusTestCase):
                                                         'Allow', 'Deny', 'Reset', 'Load', 'Grant', 'OpenSafely',
                                                         'CloseSafely', 'ExemptLoaded',
                                                         'ApplyProfile', 'AuditProfile', 'StopObserving', 'GetObservation',
+                                                        'UndoProfile',
                                                         'ReportBlocked', 'ReportDevice')))
         self.assertEqual([a[1] for a in want['method GetObservation'][0]], ['s', 't', 'as'])
         self.assertEqual([a[1] for a in want['method Grant'][0]], ['s', 'a{sv}', 't', 's'])

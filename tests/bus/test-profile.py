@@ -8,6 +8,7 @@ offline (--root)."""
 import gettext
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -274,6 +275,37 @@ class ProfileTest(BusTestCase):
         r = st.ctl('--root=' + self.root, 'audit', 'cis')
         self.assertEqual(r.rc, 0, r)
         self.assertIn('6 of 6 modules compliant', r.out)
+
+    def site_profile(self, name, text, mode=0o644):
+        site = self.stack.env['FSGATE_SITE_PROFILE_DIR']
+        if not os.path.isdir(site):
+            os.makedirs(site)
+            self.addCleanup(shutil.rmtree, site)
+        p = os.path.join(site, name + '.profile')
+        with open(p, 'w') as f:
+            f.write(text)
+        os.chmod(p, mode)
+
+    def test_site_profiles(self):
+        # /etc/fsgate/profiles wins over the shipped ones; Include= adds to them.
+        st = self.stack
+        self.site_profile('cis', 'Include=cis\nModules=jfs\n')
+        self.site_profile('mine', 'Include=cis\nModules=nilfs2\n')   # the site's cis: with jfs
+        self.site_profile('open', 'Modules=hfs\n', 0o666)
+        self.assertEqual([c[0] for c in self.apply('cis', DRY_RUN)], sorted(CIS + ['jfs']))
+        mine = self.apply('mine', DRY_RUN)
+        self.assertTrue({'jfs', 'nilfs2', 'hfs'} <= {c[0] for c in mine}, mine)
+        self.assertEqual({c[1] for c in mine}, {'deny-hard'})      # cis is hard: so is mine
+        r = st.ctl('list-profiles')
+        self.assertEqual(r.out.split(), ['cis', 'mine', 'opensuse', 'unused'])
+        r = st.send('ApplyProfile', 'open', DRY_RUN)
+        self.assertError(r, 'org.freedesktop.DBus.Error.Failed')
+        self.assertIn('is ignored', r.message)
+        for name in ('../site-profiles/cis', 'site-profiles/mine', '/etc/passwd', 'mine.profile', 'x' * 33):
+            self.assertError(st.send('ApplyProfile', name, DRY_RUN), ERR + 'NoSuchProfile')
+        r = st.ctl('--root=' + self.root, 'apply', 'mine')
+        self.assertEqual(r.rc, 0, r)
+        self.assertEqual(st.ctl('--root=' + self.root, 'audit', 'mine').rc, 0)
 
     def test_cli_offline_apply_audit(self):
         st = self.stack

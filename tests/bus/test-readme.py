@@ -43,6 +43,7 @@ class ReadmeTest(BusTestCase):
         lines = readme_block(heading)
         self.assertGreater(len(lines), 3, heading)
         ran = []
+        self.block_outputs = []
         for line in lines:
             words = shlex.split(line, comments=True)
             if KERNEL_VERBS & set(words):
@@ -51,6 +52,7 @@ class ReadmeTest(BusTestCase):
             r = self.stack.run(prepare(words))
             self.assertEqual(r[0], 0, f'README line failed: {line}\nstdout: {r[1]}\nstderr: {r[2]}')
             ran.append(words)
+            self.block_outputs.append(r[1])
         return ran
 
     def test_the_examples_run_in_order(self):
@@ -71,7 +73,7 @@ class ReadmeTest(BusTestCase):
         # Every verb fsgatectl offers people appears (load: in the block, run in the VM).
         verbs = {w[1] if not w[1].startswith('--root') else w[2] for w in ran} | {'load'}
         # ... or in the Open safely and Rolling out blocks (their own tests run them).
-        verbs |= {v for heading in ('## Open safely', '### Rolling out a profile')
+        verbs |= {v for heading in ('## Open safely', '### Rolling out a profile', '### Undo and site profiles')
                   for line in readme_block(heading)
                   for v in re.findall(r'\bfsgatectl (?:--json )?(\w[\w-]*)', line.split('#')[0])}
         r = self.stack.ctl('--list-verbs')
@@ -120,6 +122,27 @@ class ReadmeTest(BusTestCase):
         self.assertIn('udf: 1 autoload observed', outputs[5])
         self.assertState('udf', 'denied', 'admin')
         self.assertIn('nothing to stop', outputs[7])
+
+    def test_undo_and_site_profiles(self):
+        """The site profile as the README shows it, in the site's directory, then the walk as
+        written: undo leaves the hand-made deny alone, the site profile adds to cis."""
+        with open(os.path.join(CONFIG.source_root, 'README.md')) as f:
+            lines = f.read().splitlines()
+        begin = lines.index('```ini', lines.index('### Undo and site profiles')) + 1
+        site = self.stack.env['FSGATE_SITE_PROFILE_DIR']
+        os.makedirs(site, exist_ok=True)
+        self.addCleanup(shutil.rmtree, site)
+        with open(os.path.join(site, 'site.profile'), 'w') as f:
+            f.write('\n'.join(lines[begin:lines.index('```', begin)]) + '\n')
+        self.run_block('### Undo and site profiles', lambda words: [CONFIG.fsgatectl] + words[1:])
+        outputs = self.block_outputs
+        self.assertIn('reset      udf', outputs[2])
+        self.assertIn('denied by hand', outputs[2])
+        self.assertIn('5 denies reset', outputs[3])
+        with open(self.etc(module='udf')) as f:       # denied again, by the site profile
+            self.assertTrue(f.read().splitlines()[-1].startswith('# fsgate-profile: site sha256='))
+        self.assertState('hfs', 'denied', 'admin')
+        self.assertIn('8 of 8 modules compliant', outputs[5])
 
     def test_open_safely(self):
         """The Open safely block, as one shell script, as root, with this build's fsgatectl

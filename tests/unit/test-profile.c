@@ -212,6 +212,67 @@ TEST(plan_apply_audit) {
         pp = fsg_profile_plan_free(pp);
 }
 
+static void site_file(const char *dir, const char *name, const char *content, mode_t mode) {
+        char path[256];
+        FILE *f;
+
+        snprintf(path, sizeof(path), "%s/%s.profile", dir, name);
+        f = fopen(path, "we");
+        ASSERT(f);
+        fputs(content, f);
+        fclose(f);
+        ASSERT(chmod(path, mode) == 0);
+}
+
+/* Site profiles: read before the shipped ones, Include= of a shipped one (its own name too),
+ * circles refused, and a file others may write is not read: neither listed nor loaded. */
+TEST(site) {
+        char site[] = "/tmp/fsgate-test-site-XXXXXX";
+        _cleanup_strv_free_ char **names = NULL;
+        FsgState *s = state();
+        FsgProfile *p = NULL;
+        FsgError e = {};
+
+        ASSERT(mkdtemp(site));
+        ASSERT(chmod(site, 0755) == 0);
+        ASSERT(setenv("FSGATE_SITE_PROFILE_DIR", site, 1) == 0);
+        site_file(site, "two", "Include=two\nModules=jfs\nHard=no\n", 0644);
+        site_file(site, "mine", "Description=ours\nInclude=two\nModules=btrfs\n", 0644);
+        site_file(site, "loop", "Include=loop2\n", 0644);
+        site_file(site, "loop2", "Include=loop\n", 0644);
+        site_file(site, "open", "Modules=hfs\n", 0666);
+        site_file(site, "calc", "Include=unused\n", 0644);
+
+        ASSERT_OK_E(fsg_profile_list(&names, &e), &e);
+        ASSERT(strv_contains(names, "mine") && strv_contains(names, "two") && !strv_contains(names, "open"));
+        /* the site's two wins and adds jfs to the shipped two's hfs minix, hard as that one */
+        ASSERT_OK_E(fsg_profile_load(ctx, s, "two", false, &p, &e), &e);
+        ASSERT(p->hard && strv_length(p->modules) == 3 && strv_contains(p->modules, "jfs"));
+        ASSERT(strncmp(p->path, site, strlen(site)) == 0);
+        p = fsg_profile_free(p);
+        /* mine includes the site's two (the name resolves as any other) */
+        ASSERT_OK_E(fsg_profile_load(ctx, s, "mine", false, &p, &e), &e);
+        ASSERT(strv_length(p->modules) == 4 && strv_contains(p->modules, "btrfs") && strv_contains(p->modules, "minix"));
+        p = fsg_profile_free(p);
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "loop", false, &p, &e), &e, FSG_ERR_FAILED);
+        ASSERT(strstr(e.message, "circle"));
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "calc", false, &p, &e), &e, FSG_ERR_FAILED);
+        ASSERT(strstr(e.message, "computed"));
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "open", false, &p, &e), &e, FSG_ERR_FAILED);
+        ASSERT(strstr(e.message, "is ignored"));
+        ASSERT_ERR_E(fsg_profile_load(ctx, s, "../site/two", false, &p, &e), &e, FSG_ERR_NO_SUCH_PROFILE);
+
+        for (const char * const *n = (const char * const[]) { "two", "mine", "loop", "loop2", "open", "calc", NULL };
+             *n; n++) {
+                char path[256];
+                snprintf(path, sizeof(path), "%s/%s.profile", site, *n);
+                ASSERT(unlink(path) == 0);
+        }
+        ASSERT(rmdir(site) == 0);
+        ASSERT(unsetenv("FSGATE_SITE_PROFILE_DIR") == 0);
+        fsg_state_unref(s);
+}
+
 TEST_SETUP(write_profiles_and_open_kernel_root) {
         ASSERT(mkdtemp(profiles));
         ASSERT(setenv("FSGATE_PROFILE_DIR", profiles, 1) == 0);

@@ -33,6 +33,9 @@ class Stack(MockPolkit, Fsgated, Clients):
         self.env['FSGATE_RUNTIME_DIR'] = os.path.join(workdir, 'run-fsgate')
         # The profiles of this build (ApplyProfile, fsgatectl apply/audit), not installed ones.
         self.env['FSGATE_PROFILE_DIR'] = os.path.join(CONFIG.build_root, 'data', 'profiles')
+        # The site's profiles (/etc/fsgate/profiles): never the host's; absent until a test
+        # writes one.
+        self.env['FSGATE_SITE_PROFILE_DIR'] = os.path.join(workdir, 'site-profiles')
         # fsgated logs 10 refusals a user per window (service/refusal-ratelimit.h). Here every
         # refusal is logged, so that a test finds the line it looks for however many refusals
         # the tests before it caused, on a machine of any speed. (A 1 s window did that only on

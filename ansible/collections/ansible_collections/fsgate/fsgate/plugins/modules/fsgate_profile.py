@@ -53,10 +53,16 @@ options:
         profile replaces the observation of the one before.
       - C(unobserved) ends the observation of this profile, if one is on (C(StopObserving),
         what C(fsgatectl stop-observing) does), and denies nothing. An observation of another
-        profile is left alone. (There is no C(absent); fsgated has no "un-apply" of a
-        profile; allow or reset modules with M(fsgate.fsgate.fsgate_filesystem).)
+        profile is left alone.
+      - C(absent) undoes the profile (C(UndoProfile), what C(fsgatectl undo) does), resetting
+        exactly the deny files the profile's apply wrote and nobody changed since; a module
+        whose file an admin edited or denied again by hand is left alone and returned with
+        change C(kept-edited) or C(kept-by-hand). C(hard) and C(force) do not apply to it.
+      - Site profiles (C(/etc/fsgate/profiles/NAME.profile) on the managed host, with
+        C(Include=)) are applied, observed and undone as the shipped ones; one named like a
+        shipped one wins.
     type: str
-    choices: [present, observed, unobserved]
+    choices: [present, absent, observed, unobserved]
     default: present
   on_observed_use:
     description:
@@ -77,6 +83,11 @@ EXAMPLES = r'''
 - name: CIS Level 1 filesystem modules, hard-denied
   fsgate.fsgate.fsgate_profile:
     name: cis
+
+- name: Undo it (only what cis denied and nobody changed since)
+  fsgate.fsgate.fsgate_profile:
+    name: cis
+    state: absent
 
 - name: Deny whatever this host does not use
   fsgate.fsgate.fsgate_profile:
@@ -106,7 +117,9 @@ changes:
   elements: dict
   contains:
     module: {description: The module., type: str}
-    change: {description: C(deny), C(deny-hard), or C(observe) with C(state=observed)., type: str}
+    change:
+      description: C(deny), C(deny-hard), or C(observe) with C(state=observed); with C(state=absent) C(reset), or C(kept-edited) or C(kept-by-hand) (left alone).
+      type: str
     file: {description: The file fsgated wrote., type: str}
 observation:
   description:
@@ -221,12 +234,21 @@ def enforce(module, fs, name, flags, result):
                      diff=diff_of(changes), **result)
 
 
+def undo(module, fs, name, result):
+    """state=absent: exactly what the profile's apply wrote, as it wrote it."""
+    changes = changes_of(fs.call('UndoProfile', 'st', name, FLAG_DRY_RUN if module.check_mode else 0))
+    result.update(changes=changes)
+    module.exit_json(changed=any(not c['change'].startswith('kept-') for c in changes), diff=diff_of(changes),
+                     **result)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(name=dict(type='str', required=True),
                            hard=dict(type='bool', default=False),
                            force=dict(type='bool', default=False),
-                           state=dict(type='str', default='present', choices=['present', 'observed', 'unobserved']),
+                           state=dict(type='str', default='present',
+                                      choices=['present', 'absent', 'observed', 'unobserved']),
                            on_observed_use=dict(type='str', default='fail', choices=['fail', 'skip'])),
         supports_check_mode=True)
     fs = Fsgate(module)
@@ -238,6 +260,8 @@ def main():
             observe(module, fs, p['name'], result)
         elif p['state'] == 'unobserved':
             unobserve(module, fs, p['name'], result)
+        elif p['state'] == 'absent':
+            undo(module, fs, p['name'], result)
         else:
             enforce(module, fs, p['name'], flags, result)
     except FsgateError as e:

@@ -8,21 +8,6 @@
 #include "ctl.h"
 #include "strv.h"
 
-/* The STATE column's words: a built-in module is neither allowed nor denied there. */
-static const char * const state_words[_CTL_STATE_MAX] = {
-        [CTL_STATE_ALLOWED] = "allowed",
-        [CTL_STATE_DENIED]  = "denied",
-        [CTL_STATE_BUILTIN] = "builtin",
-};
-
-CtlState ctl_entry_state(const FsgEntry *x) {
-        return x->builtin ? CTL_STATE_BUILTIN : x->denied ? CTL_STATE_DENIED : CTL_STATE_ALLOWED;
-}
-
-const char *ctl_state_to_string(CtlState st) {
-        return st < _CTL_STATE_MAX ? state_words[st] : NULL;
-}
-
 static const char *origin_word(unsigned i) {
         return i < _FSG_ORIGIN_MAX ? fsg_origin_to_string(i) : NULL;
 }

@@ -2,6 +2,7 @@
 #include "ctl.h"
 #include "profile.h"
 #include "profile-undo.h"
+#include "profile-write.h"
 #include "strv.h"
 
 /* Offline: the same core the daemon uses, on an image's files, with no bus and no polkit

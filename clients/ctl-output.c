@@ -13,6 +13,21 @@
 #include "strv.h"
 #include "utf8.h"
 
+/* The STATE column's words: a built-in module is neither allowed nor denied there. */
+static const char * const state_words[_CTL_STATE_MAX] = {
+        [CTL_STATE_ALLOWED] = "allowed",
+        [CTL_STATE_DENIED]  = "denied",
+        [CTL_STATE_BUILTIN] = "builtin",
+};
+
+CtlState ctl_entry_state(const FsgEntry *x) {
+        return x->builtin ? CTL_STATE_BUILTIN : x->denied ? CTL_STATE_DENIED : CTL_STATE_ALLOWED;
+}
+
+const char *ctl_state_to_string(CtlState st) {
+        return st < _CTL_STATE_MAX ? state_words[st] : NULL;
+}
+
 const char *ctl_esc(const char *s) {
         /* A ring, so that one printf can take several: each copy lives until its slot
          * comes round again, the last ones until exit. */

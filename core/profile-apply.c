@@ -9,7 +9,6 @@
 #include "lock.h"
 #include "modtree.h"
 #include "profile-apply.h"
-#include "profile-undo.h"
 #include "strv.h"
 #include "time-util.h"
 
@@ -318,34 +317,13 @@ static int observation_write(const FsgContext *c, const char *profile, bool incl
         return fsg_observation_write_locked(c, content, e);
 }
 
-int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
-        assert(c);
-        assert(authorized);
-
-        _cleanup_(fsg_lock_holdp) FsgLockHold lock = FSG_LOCK_HOLD(c);
-        int r;
-
-        if (!fsg_profile_plan_writes(authorized))
-                return 0;
-        r = fsg_lock(c, c->lock_timeout_usec, &lock.fd, e);
-        if (r < 0)
-                return r;
-        return fsg_profile_apply_locked(c, authorized, e);
-}
-
-int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
+int fsg_profile_enforce_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {
         assert(c);
         assert(authorized);
 
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *now = NULL;
         int r;
 
-        if (!fsg_profile_plan_writes(authorized))
-                return 0;
-        if (authorized->stop_only)
-                return fsg_observation_end_locked(c, authorized->profile, NULL, e);
-        if (authorized->undo)
-                return fsg_profile_undo_locked(c, authorized, e);
         r = fsg_profile_plan(c, NULL, NULL, authorized->profile, authorized->flags, &now, e);
         if (r < 0)
                 return r;

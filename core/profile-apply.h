@@ -45,13 +45,11 @@ int fsg_profile_plan_stop_observing(const FsgContext *c, FsgProfilePlan **ret, F
 static inline bool fsg_profile_plan_writes(const FsgProfilePlan *p) {
         return !(p->flags & FSG_FLAG_DRY_RUN) && (p->n > 0 || p->ends_observation);
 }
-/* Under the writers' lock, once: plans again from the files as they are now, refuses with
- * ConcurrentChange unless that is exactly the authorized list, and writes it. Should a write
- * fail halfway, the files already written are put back as they were. A DRY_RUN plan writes
- * nothing. */
-int fsg_profile_apply(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
-/* The same with the lock held by the caller. */
-int fsg_profile_apply_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
+/* With the writers' lock held, an enforcing or observing plan (any kind: profile-write.h):
+ * plans again from the files as they are now, refuses with ConcurrentChange unless that is
+ * exactly the authorized list, and writes it. Should a write fail halfway, the files already
+ * written are put back as they were. */
+int fsg_profile_enforce_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);
 
 /* The change a plan makes, as ApplyProfile returns it: "deny", "deny-hard" or "observe";
  * UndoProfile's "reset". */

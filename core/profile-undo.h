@@ -28,5 +28,5 @@ const char *fsg_undo_kept_string(FsgUndoKeptWhy why);
  * named by any mark. A read-only configuration with something to remove is ReadOnly. */
 int fsg_profile_plan_undo(const FsgContext *c, const char *name, uint64_t flags, FsgProfilePlan **ret, FsgError *e);
 /* With the lock held: plans again and writes, all or nothing; ConcurrentChange unless the
- * removals are exactly the authorized ones (fsg_profile_apply_locked() calls it). */
+ * removals are exactly the authorized ones (profile-write.h's fsg_profile_apply_locked() calls it). */
 int fsg_profile_undo_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e);

@@ -10,6 +10,7 @@
 #include "manager.h"
 #include "observe.h"
 #include "profile-apply.h"
+#include "profile-write.h"
 #include "profile-audit.h"
 #include "profile-undo.h"
 #include "state-cache.h"

@@ -45,23 +45,6 @@
 
 uint64_t hook_start_usec;
 
-void hook_kmsg(const char *fmt, ...) {
-        char line[512];
-        va_list ap;
-        int fd, n;
-
-        va_start(ap, fmt);
-        n = vsnprintf(line, sizeof(line), fmt, ap);
-        va_end(ap);
-        /* FSGATE_KMSG lets host tests capture the line instead of logging to the host kernel. */
-        fd = open(secure_getenv("FSGATE_KMSG") ?: "/dev/kmsg", O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return;
-        if (n > 0)
-                (void) !write(fd, line, (size_t) n < sizeof(line) ? (size_t) n : sizeof(line) - 1);
-        close(fd);
-}
-
 int hook_bus_open(const char *address, uint64_t timeout_usec, sd_bus **ret) {
         _cleanup_(sd_bus_flush_close_unrefp) sd_bus *bus = NULL;
         int r;

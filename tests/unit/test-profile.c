@@ -5,6 +5,7 @@
 
 #include "on-demand.h"
 #include "profile-apply.h"
+#include "profile-write.h"
 #include "profile-audit.h"
 #include "risk.h"
 #include "strv.h"

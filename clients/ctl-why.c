@@ -203,13 +203,29 @@ static void print_allow_advice(const CtlOptions *o, const FsgEntry *x) {
                 printf("  %s allow %s     %s\n", ctl_command(o), ctl_sh(x->module), _("allow it from now on"));
 }
 
-/* "What you can do" for a denied module. The commands stay as they are typed; the
- * explanations are translated. */
-static void print_way_out(const CtlOptions *o, const FsgEntry *x) {
+/* The ways that leave the module denied for everything else, narrowest first: for this
+ * medium only, for a while, for this boot. (Open safely is not offered here yet: fsgated as
+ * packaged may not mount, and nothing tells this client whether the service can.) */
+static void print_scoped(const CtlOptions *o, const FsgEntry *x, const char *device) {
+        if (device)
+                printf("  fsgatectl allow --device=%s %s      %s\n", ctl_sh(device), ctl_sh(x->module),
+                       _("load it while this medium is there (a day at most), then unload it"));
+        printf("  fsgatectl allow --for=1h %s      %s\n", ctl_sh(x->module),
+               _("load it for an hour, then unload it once unused"));
+        printf("  fsgatectl load %s      %s\n", ctl_sh(x->module), _("load it for this boot only, then mount again"));
+        printf("  modprobe %s            %s\n", ctl_sh(x->module), _("the same, by hand (root)"));
+}
+
+/* "What you can do" for a denied module, the scoped ways first and the permanent allow last.
+ * The commands stay as they are typed; the explanations are translated. */
+static void print_way_out(const CtlOptions *o, const FsgEntry *x, const char *device) {
         /* A hard deny on a dependency the load would insert along refuses the load too. */
         const FsgHardDep *dep = x->loaded ? NULL : fsg_entry_load_blocker(x);
 
         printf("\n%s\n", _("What you can do:"));
+        /* The scoped ways load the module: only where a load can work, on the running system. */
+        if (!x->hard && !dep && x->available && !o->root)
+                print_scoped(o, x, device);
         print_allow_advice(o, x);
         if (!x->hard && dep) {
                 /* TRANSLATORS: %1$s is a module name, %2$s a file; "fsgatectl load" is a command. */
@@ -232,12 +248,7 @@ static void print_way_out(const CtlOptions *o, const FsgEntry *x) {
                 fputs("  ", stdout);
                 printf(_("%s has no module file in this kernel: install the kernel's module package first\n"),
                        x->module);
-                return;
         }
-        if (o->root)
-                return; /* a load needs the running system */
-        printf("  fsgatectl load %s      %s\n", ctl_sh(x->module), _("load it for this boot only, then mount again"));
-        printf("  modprobe %s            %s\n", ctl_sh(x->module), _("the same, by hand (root)"));
 }
 
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
@@ -252,7 +263,7 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
                 why_json(device, type, &s->entries[0]);
         else if (print_verdict(device, type, &s->entries[0])) {
                 print_decision(&s->entries[0]);
-                print_way_out(o, &s->entries[0]);
+                print_way_out(o, &s->entries[0], device && *device ? device : NULL);
         }
         return 0;
 }

@@ -367,6 +367,25 @@ class CliBusTest(BusTestCase):
         self.assertEqual((r.rc, r.out), (0, 'Nothing to exempt: no filesystem a vendor file denies is mounted now.\n'),
                          r)
 
+    def test_why_offers_the_narrow_ways_first(self):
+        """Issue 41 item 2: the ways that keep the module denied for everything else come
+        first (a while, this boot), the permanent allow last; the first is run as written: the
+        service takes it and only the host's kernel refuses the load (it loads nothing)."""
+        st = self.stack
+        self.assertReplyOk(st.send('Deny', 'hfs', 0))
+        r = st.ctl('why', 'hfs')
+        self.assertEqual(r.rc, 0, r)
+        advice = [line.split('  ')[1].strip() if line.startswith('  ') else line
+                  for line in r.out.split('What you can do:\n', 1)[1].splitlines() if line.strip()]
+        commands = [a.split('      ')[0].split('     ')[0].strip() for a in advice]
+        self.assertEqual(commands, ['fsgatectl allow --for=1h hfs', 'fsgatectl load hfs', 'modprobe hfs',
+                                    'fsgatectl allow hfs'], r.out)
+        words = commands[0].split()
+        self.assertEqual(words[0], 'fsgatectl')
+        r = st.ctl(*words[1:])
+        self.assertEqual(r.rc, 7, r)        # LoadFailed: taken, granted, and the host kernel loads nothing
+        self.assertIn('hfs', r.err)
+
     def test_why_of_an_unreadable_device(self):
         """why DEVICE by a user who cannot read it: "run as root", not blkid's error and "no
         filesystem found"."""

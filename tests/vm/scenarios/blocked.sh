@@ -206,6 +206,16 @@ udev_add "$STICK"
 blocked_mark
 expect_no_blocked_since_mark 2 "a second add event of $STICK (minix)"
 assert_eq "$(blocked_count "('minix', 'minix', '$STICK',")" 1 "Blocked signals for $STICK/minix"
+# why's first way out is the narrowest (issue 41 item 2): this medium only. Run as written:
+# minix loads, the stick mounts; the grant ends with the medium (removed in f).
+_first=$(fsgatectl why "$STICK" | sed -n '/^What you can do:/{n;p;q}' | sed 's/^  //; s/   .*//')
+assert_eq "$_first" "fsgatectl allow --device=$STICK minix" "why $STICK: the first way out"
+$_first >/dev/null || fail "$_first (as why printed it) failed"
+is_loaded minix || fail "minix is not loaded after: $_first"
+mkdir -p /mnt/stick
+mount -t minix -o ro "$STICK" /mnt/stick || fail "the minix stick does not mount after: $_first"
+umount /mnt/stick
+pass "why's first way out, as written: minix loaded for $STICK, which mounts"
 
 step "f: Open safely: a squashfs medium's files through squashfuse, squashfs never loaded"
 # What a distribution's system has: /dev/fuse (kmod-static-nodes makes the node, whose open

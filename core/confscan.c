@@ -207,6 +207,30 @@ static int note_routes(FsgConfig *cfg, const FsgContext *c, const char *sys) {
         return r == -ENOENT ? 0 : r;
 }
 
+/* fsgate's own files that the model keeps out (not yet seen under that name): 1 when name is
+ * one of them, handled; 0 for any other file. */
+static int note_own_file(FsgConfig *cfg, const FsgContext *c, const FsgConfDir *d, const char *name, const char *sys,
+                         bool mask) {
+        int r;
+
+        /* An observation (observe.h) decides nothing: the hook it runs loads what is allowed.
+         * Kept out, as the routes file; a file of its name below is not fsgate's concern. */
+        if (d->origin == FSG_ORIGIN_ADMIN && streq(name, FSG_OBSERVE_NAME))
+                return 1;
+        if (!streq(name, FSG_ROUTES_NAME))
+                return 0;
+        /* Kept out of the files, yet it hides the same name further down, as for kmod. */
+        if (cfg->routes_seen)
+                return 1;
+        if (d->origin != FSG_ORIGIN_RUNTIME)
+                return 0;
+        cfg->routes_seen = true;
+        r = mask ? 0 : note_routes(cfg, c, sys);
+        if (r == -EACCES || r == -EPERM)
+                r = note_unreadable(cfg, sys);
+        return r < 0 ? r : 1;
+}
+
 /* dfd: the directory, resolved inside the root. */
 static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const FsgConfDir *d, int dfd,
                     const FsgOverride *ov) {
@@ -267,23 +291,11 @@ static int scan_dir(FsgConfig *cfg, NameIndex *ix, const FsgContext *c, const Fs
                 }
 
                 seen = find_file(cfg, ix, de->d_name);
-                /* An observation (observe.h) decides nothing: the hook it runs loads what is
-                 * allowed. Kept out, as the routes file; a file of its name below is not
-                 * fsgate's concern either way. */
-                if (d->origin == FSG_ORIGIN_ADMIN && streq(de->d_name, FSG_OBSERVE_NAME))
+                r = seen ? 0 : note_own_file(cfg, c, d, de->d_name, sys, mask);
+                if (r < 0)
+                        return r;
+                if (r > 0)
                         continue;
-                /* Kept out of the files, yet it hides the same name further down, as for kmod. */
-                if (!seen && cfg->routes_seen && streq(de->d_name, FSG_ROUTES_NAME))
-                        continue;
-                if (!seen && d->origin == FSG_ORIGIN_RUNTIME && streq(de->d_name, FSG_ROUTES_NAME)) {
-                        cfg->routes_seen = true;
-                        r = mask ? 0 : note_routes(cfg, c, sys);
-                        if (r == -EACCES || r == -EPERM)
-                                r = note_unreadable(cfg, sys);
-                        if (r < 0)
-                                return r;
-                        continue;
-                }
                 if (seen) {
                         if (!seen->shadowed && !(seen->shadowed = fsg_path(c, sys)))
                                 return -errno;

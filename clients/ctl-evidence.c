@@ -25,6 +25,7 @@ void ctl_evidence_free(CtlEvidence *ev) {
                 free(x->module);
                 free(x->types);
                 free(x->last_device);
+                free(x->last_label);
                 free(x->last_user);
                 free(x->last_session);
                 free(x->last_comm);
@@ -94,10 +95,11 @@ static int note(CtlEvidence *ev, sd_journal *j, uint64_t usec) {
                 return 0;
         x->last_uid = atoi(uid);
         x->last_device = ctl_journal_field(j, "FSGATE_DEVICE");
+        x->last_label = ctl_journal_field(j, "FSGATE_LABEL");
         x->last_user = ctl_journal_field(j, "FSGATE_USER");
         x->last_session = ctl_journal_field(j, "FSGATE_SESSION");
         x->last_comm = ctl_journal_field(j, "FSGATE_REQUEST_COMM");
-        return x->last_device && x->last_user && x->last_session && x->last_comm ? 0 : -ENOMEM;
+        return x->last_device && x->last_label && x->last_user && x->last_session && x->last_comm ? 0 : -ENOMEM;
 }
 
 static int compare_items(const void *a, const void *b) {
@@ -191,6 +193,8 @@ void ctl_observed_print(const CtlObserved *x, const char *indent) {
         if (x->last_device && *x->last_device)
                 /* TRANSLATORS: %s is a device node such as /dev/sr0. */
                 printf(_(", %s"), ctl_esc(x->last_device));
+        if (x->last_label && *x->last_label)
+                printf(" “%s”", ctl_esc(x->last_label));
         if (x->last_uid >= 0) {
                 if (*x->last_user)
                         /* TRANSLATORS: %1$s a user name, %2$d its uid, %3$s a command name (mount). */
@@ -229,6 +233,7 @@ void ctl_evidence_json(JsonWriter *w, const CtlEvidence *ev) {
                 json_key(w, "last_usec");
                 json_int(w, (int64_t) x->last_usec);
                 json_field_string(w, "last_device", x->last_device ?: "");
+                json_field_string(w, "last_label", x->last_label ?: "");
                 json_key(w, "last_uid");
                 json_int(w, x->last_uid);
                 json_field_string(w, "last_user", x->last_user ?: "");

@@ -17,7 +17,7 @@ typedef struct CtlObserved {
         uint64_t count;         /* requests, the ones the hook only counted included */
         uint64_t first_usec, last_usec;
         /* The newest entry that says who asked: "" and -1 when none did. */
-        char *last_device, *last_user, *last_session, *last_comm;
+        char *last_device, *last_label, *last_user, *last_session, *last_comm;
         int last_uid;
 } CtlObserved;
 

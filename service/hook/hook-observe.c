@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <syslog.h>
+#include <systemd/sd-device.h>
 #include <systemd/sd-journal.h>
 #include <systemd/sd-login.h>
 #include <unistd.h>
@@ -135,8 +136,22 @@ static void user_name(uid_t uid, char *buf, size_t size) {
                 snprintf(buf, size, "%s", res->pw_name);
 }
 
+/* The label udev read on the medium (its database, as fsgated's reports use it), "" if none. */
+static void device_label(const char *device, char *buf, size_t size) {
+        sd_device *d = NULL;
+        const char *label = NULL;
+
+        *buf = 0;
+        if (!*device || sd_device_new_from_devname(&d, device) < 0)
+                return;
+        if (sd_device_get_property_value(d, "ID_FS_LABEL", &label) >= 0 && label && fsg_utf8_is_valid(label))
+                snprintf(buf, size, "%s", label);
+        sd_device_unref(d);
+}
+
 void hook_observe_record(const char *type, const char *module, const char *profile, const HookVerdict *v) {
         _cleanup_free_ char *session = NULL;
+        char label[128];
         HookRequester q;
         char user[64], who[512] = "";
         const char *device;
@@ -159,6 +174,7 @@ void hook_observe_record(const char *type, const char *module, const char *profi
         if (q.pid > 0 && sd_pid_get_session(q.pid, &session) < 0)
                 session = NULL;
         device = strncmp(q.source, "/dev/", 5) == 0 ? q.source : "";
+        device_label(device, label, sizeof(label));
         if (q.pid > 0)
                 snprintf(who, sizeof(who), "; asked by uid %d%s%s (%s, pid %d%s%s)%s", (int) q.uid, *user ? " " : "",
                          user, q.comm, (int) q.pid, *device ? ", " : "", device,
@@ -169,6 +185,7 @@ void hook_observe_record(const char *type, const char *module, const char *profi
                                module, who, "MESSAGE_ID=" FSGATE_MESSAGE_WOULD_BLOCK, "PRIORITY=%i", LOG_NOTICE,
                                "SYSLOG_IDENTIFIER=fsgate-blocked", "FSGATE_TYPE=%s", type, "FSGATE_MODULE=%s", module,
                                "FSGATE_PROFILE=%s", profile, "FSGATE_COUNT=1", "FSGATE_DEVICE=%s", device,
+                               "FSGATE_LABEL=%s", label, "FSGATE_CAUSE=kernel",
                                "FSGATE_REQUEST_UID=%d", q.pid > 0 ? (int) q.uid : -1,
                                "FSGATE_REQUEST_PID=%d", (int) q.pid, "FSGATE_REQUEST_COMM=%s", q.comm,
                                "FSGATE_USER=%s", user, "FSGATE_SESSION=%s", session ?: "", NULL);

@@ -149,7 +149,8 @@ class ObserveTest(BusTestCase):
         def entry(module, usec):
             return export_entry({'MESSAGE': 'would block', 'MESSAGE_ID': WOULD_BLOCK, 'FSGATE_TYPE': module,
                                  'FSGATE_MODULE': module, 'FSGATE_PROFILE': 'cis', 'FSGATE_COUNT': '1',
-                                 'FSGATE_DEVICE': '/dev/sdb', 'FSGATE_REQUEST_UID': '1000', 'FSGATE_USER': 'alice',
+                                 'FSGATE_DEVICE': '/dev/sdb', 'FSGATE_LABEL': 'DVD 2026', 'FSGATE_REQUEST_UID': '1000',
+                                 'FSGATE_USER': 'alice',
                                  'FSGATE_REQUEST_COMM': 'mount', 'FSGATE_REQUEST_PID': '42', 'FSGATE_SESSION': '3'},
                                 usec)
         write_journal(os.path.join(self.journal.dir, 'seen.journal'), [entry('squashfs', NOW), entry('udf', NOW)])
@@ -159,9 +160,10 @@ class ObserveTest(BusTestCase):
             self.assertIn('they would still have their files, read-only: fsgatectl open (Open safely, by squashfuse)',
                           r.out)
         self.assertIn('once enforced, they would not have their files: no userspace driver here reads udf', r.out)
-        self.assertIn('/dev/sdb, asked by alice (uid 1000, mount, session 3)', r.out)
+        self.assertIn('/dev/sdb “DVD 2026”, asked by alice (uid 1000, mount, session 3)', r.out)
         mods = {x['module']: x for x in json.loads(self.stack.ctl('--json', 'audit', 'cis').out)['observed']['modules']}
         self.assertEqual(mods['udf']['open_safely'], '')
+        self.assertEqual(mods['udf']['last_label'], 'DVD 2026')
         if os.path.exists('/usr/bin/squashfuse'):
             self.assertEqual(mods['squashfs']['open_safely'], 'squashfuse')
 

@@ -105,12 +105,14 @@ fsgate_notes() {
         mako_list | awk -F'\t' '$2 == "fsgate"'
 }
 
-# wait_note SECONDS TEXT — until one of fsgate's notifications has TEXT in its summary;
+# wait_note SECONDS TEXT [REGEX] — until one of fsgate's notifications has TEXT in its summary
+# (or, given, a summary that REGEX, an awk ERE, matches);
 # NOTE_ID, NOTE_SUMMARY, NOTE_BODY, NOTE_ACTIONS are the newest such one's. 1 if none came.
 wait_note() {
         _wn=$1
         while :; do
-                _line=$(fsgate_notes | awk -F'\t' -v t="$2" 'index($3, t) && $1 + 0 > best { best = $1 + 0; l = $0 } END { print l }')
+                _line=$(fsgate_notes | awk -F'\t' -v t="$2" -v re="${3:-}" \
+                        '(re != "" ? $3 ~ re : index($3, t)) && $1 + 0 > best { best = $1 + 0; l = $0 } END { print l }')
                 [ -z "$_line" ] || break
                 _wn=$((_wn - 1))
                 [ "$_wn" -gt 0 ] || return 1
@@ -454,8 +456,9 @@ boot1() {
         else
                 check_failed "the second stick $USB_DISK_2 was not mounted after the Allow"
         fi
-        if wait_note 60 "is mounted"; then
-                assert_contains "$NOTE_SUMMARY" '“FSGATE STICK” is mounted' "the outcome's summary"
+        # Both sticks were mounted: the summary names both (issue 41 item 3).
+        if wait_note 60 "are mounted"; then
+                assert_contains "$NOTE_SUMMARY" '“FSGATE STICK” and “OTHER STICK” are mounted' "the outcome's summary"
                 assert_contains "$NOTE_BODY" "is mounted at ${WHERE1:-/media/alice/FSGATE STICK}" "the outcome's body"
                 case $NOTE_BODY in
                 *'“OTHER STICK” is mounted at'*) pass "the outcome names the second stick's mount" ;;
@@ -544,7 +547,8 @@ boot2() {
         else
                 check_failed "the stick was not mounted within 60 s of Allow once"
         fi
-        if wait_note 60 "ist eingehängt"; then
+        # One stick or both: "ist eingehängt" or "sind eingehängt", never the block's "nicht eingehängt".
+        if wait_note 60 "" '(ist|sind) eingehängt'; then
                 pass "the outcome in German: $NOTE_SUMMARY — $NOTE_BODY"
         else
                 check_failed "no German notification saying where the stick is: $(fsgate_notes | paste -sd'|')"

@@ -14,6 +14,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_DENY, CONFIG, E_ACCESS_DENIED, ERR, NOBODY, BusTestCase, conf_name,  # noqa: E402
@@ -169,22 +170,27 @@ class ObserveTest(BusTestCase):
 
     def test_storm_costs_a_few_lines(self):
         # Any user can make the kernel ask as often as a user namespace lets them: per type and
-        # window, at most the burst is logged; the rest are counted in one summary entry.
+        # window, at most the burst (3) is logged; the rest are counted in the next entry. The
+        # bound is per window, so it is taken over the windows the storm lasted (a loaded CI
+        # host may make 40 runs outlast one).
         st = self.stack
+        window = 3
         self.assertEqual(st.ctl('apply', '--observe', 'cis').rc, 0)
-        env = self.run.env(self.stack.env, self.root, FSGATE_HOOK_WINDOW_SEC='2')
+        env = self.run.env(self.stack.env, self.root, FSGATE_HOOK_WINDOW_SEC=str(window))
         script = f'for i in $(seq 40); do {CONFIG.hook} --observe hfs hfs cis; done'
+        start = time.monotonic()
         p = self.journal.run(['sh', '-c', script], env=env, timeout=120)
+        windows = int((time.monotonic() - start) // window) + 1
         self.assertEqual(p.returncode, 0, p)
         self.assertEqual(len(self.loads()), 40, 'every request must still load')
         e = self.entries()
-        self.assertLessEqual(len(e), 3, e)
-        import time
-        time.sleep(2.2)
+        self.assertLessEqual(len(e), 3 * windows + (windows - 1), e)
+        self.assertLess(len(e), 40, e)
+        time.sleep(window + 0.2)
         p = self.journal.run([CONFIG.hook, '--observe', 'hfs', 'hfs', 'cis'], env=env)
         e = self.entries()
+        # Every request is in the journal once: logged, or counted in a summary entry.
         self.assertEqual(sum(int(x['FSGATE_COUNT']) for x in e), 41, e)
-        self.assertLessEqual(len(e), 5, e)
         r = st.ctl('--json', 'audit', 'cis')
         self.assertEqual([(x['module'], x['count']) for x in json.loads(r.out)['observed']['modules']], [('hfs', 41)])
 

@@ -166,8 +166,11 @@ int fsg_profile_plan_undo(const FsgContext *c, const char *name, uint64_t flags,
                 *e = pe;
                 return -ENOENT;
         }
-        qsort(pp->plans, pp->n, sizeof(FsgPlan), compare_plan);
-        qsort(pp->kept, pp->n_kept, sizeof(FsgUndoKept), compare_kept);
+        /* qsort() of NULL is undefined even for no elements. */
+        if (pp->n > 0)
+                qsort(pp->plans, pp->n, sizeof(FsgPlan), compare_plan);
+        if (pp->n_kept > 0)
+                qsort(pp->kept, pp->n_kept, sizeof(FsgUndoKept), compare_kept);
         if (pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN)) {
                 r = fsg_profile_check_writable(c, e);
                 if (r < 0)

@@ -306,7 +306,8 @@ int fsg_profile_load(const FsgContext *c, const FsgState *s, const char *name, b
                         return r;
                 /* A computed list is one nobody wrote: who reviews it sees the modules the kernel
                  * source gives a reason to worry about first. The set is the same. */
-                qsort(p->modules, strv_length(p->modules), sizeof(char *), compare_notable_first);
+                if (p->modules)         /* nothing unused: no list at all */
+                        qsort(p->modules, strv_length(p->modules), sizeof(char *), compare_notable_first);
         } else
                 strv_sort(p->modules);
         *ret = TAKE_PTR(p);

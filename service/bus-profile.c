@@ -80,12 +80,12 @@ static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
 /* Hands the plan to a request that asks polkit once, then writes it under the lock
  * (profile_authorized()). The request owns the plan from here on, also on failure. */
 static int profile_request_start(Manager *m, sd_bus_message *call, FsgProfilePlan *pp, const char *method,
-                                 const char *message) {
+                                 FsgAction action, const char *message) {
         Request req = { .authorized = profile_authorized, .kind = REQUEST_PROFILE, .writes = true };
         int r;
 
         snprintf(req.subject, sizeof(req.subject), "%s %s", method, pp->profile);
-        request_need(&req, FSG_ACTION_DENY, message);
+        request_need(&req, action, message);
         req.profile.plan = pp;
         r = request_start(m, call, &req);
         if (r < 0)
@@ -112,7 +112,7 @@ int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *err
                 return manager_reply_error(call, &e);
         if (!fsg_profile_plan_writes(pp))
                 return reply_profile(call, pp);
-        return profile_request_start(m, call, TAKE_PTR(pp), "ApplyProfile",
+        return profile_request_start(m, call, TAKE_PTR(pp), "ApplyProfile", FSG_ACTION_DENY,
                                      flags & FSG_FLAG_OBSERVE ? observe_message : profile_message);
 }
 
@@ -120,7 +120,6 @@ int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *err
 
 int method_undo_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         Manager *m = userdata;
-        Request req = { .authorized = profile_authorized, .kind = REQUEST_PROFILE, .writes = true };
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         const char *name;
         uint64_t flags;
@@ -136,13 +135,8 @@ int method_undo_profile(sd_bus_message *call, void *userdata, sd_bus_error *erro
                 return manager_reply_error(call, &e);
         if (!fsg_profile_plan_writes(pp))
                 return reply_profile(call, pp);
-        snprintf(req.subject, sizeof(req.subject), "UndoProfile %s", pp->profile);
-        request_need(&req, FSG_ACTION_ALLOW, undo_message);
-        req.profile.plan = TAKE_PTR(pp);
-        r = request_start(m, call, &req);
-        if (r < 0)
-                fsg_profile_plan_free(req.profile.plan);
-        return r;
+        /* Modules may load again afterwards: the allow action. */
+        return profile_request_start(m, call, TAKE_PTR(pp), "UndoProfile", FSG_ACTION_ALLOW, undo_message);
 }
 
 /* -- AuditProfile: a read, no polkit; the service's own view, so that `fsgatectl audit` asks
@@ -192,7 +186,7 @@ int method_stop_observing(sd_bus_message *call, void *userdata, sd_bus_error *er
         /* Nothing observed: nothing to authorize. */
         if (!pp->ends_observation)
                 return sd_bus_reply_method_return(call, "s", "");
-        return profile_request_start(m, call, TAKE_PTR(pp), "StopObserving", stop_observing_message);
+        return profile_request_start(m, call, TAKE_PTR(pp), "StopObserving", FSG_ACTION_DENY, stop_observing_message);
 }
 
 /* -- GetObservation: a read; ("", 0, []) when nothing is observed ---------------------------- */

@@ -8,7 +8,9 @@
 #include "macro.h"
 #include "open-route.h"
 
-#define FUSE2FS { "fuse2fs", "/dev/fd/3", FSG_OPEN_SANDBOX_MNT, "-o", "ro", "-f", "-s" }
+/* auto_unmount: libfuse2 then asks fusermount (the stand-in) at once, without opening
+ * /dev/fuse first, which a driver in a unit with PrivateDevices= has not got. */
+#define FUSE2FS { "fuse2fs", "/dev/fd/3", FSG_OPEN_SANDBOX_MNT, "-o", "ro,auto_unmount", "-f", "-s" }
 
 /* Measured on Debian 12 (../shared/facts/open-safely.md): each starts in 8-23 ms with under
  * 3 MB resident. squashfuse is libfuse3, fuse2fs libfuse2; the others need more. */

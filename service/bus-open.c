@@ -22,7 +22,9 @@
 #include "grant.h"
 #include "log.h"
 #include "open-route.h"
+#include "open-medium.h"
 #include "open-sandbox.h"
+#include "open-unit.h"
 #include "polkit-bridge.h"
 #include "store.h"
 #include "time-util.h"
@@ -32,34 +34,6 @@
  * name there), gone at reboot, apart from udisks2's /media/USER and from any path a caller
  * chose. Under --root's /run in tests. */
 #define OPEN_DIR "/run/fsgate-open"
-
-typedef struct OpenMedium {
-        Manager *manager;
-        struct OpenMedium *next;
-        char id[17];
-        char *mountpoint;       /* the host's path */
-        char device[64];        /* "/dev/NAME", or "" for an image its caller opened */
-        FsgGrant medium;        /* the device's number and diskseq: gone or another medium, the open ends */
-        char fstype[32], driver[32];
-        uint32_t uid, gid;
-        uint64_t since_usec;
-        pid_t pid, probe_pid;
-        sd_event_source *child, *probe, *timer, *err_source;
-        int err_fd;
-        char err_tail[200];     /* the driver's last line: what a failure says */
-        sd_bus_message *call;   /* OpenSafely's, answered once the driver answered */
-        bool closed;            /* ended, in opens_closed until its children are reaped */
-} OpenMedium;
-
-/* What OpenSafely checked before polkit, carried to its answer. */
-typedef struct OpenRequest {
-        const FsgOpenRoute *route;
-        bool removable;         /* a device's: on USB or MMC, or removable media */
-        FsgGrant medium;        /* a device's number and diskseq (device fields only) */
-        int medium_fd;
-        char device[64], fstype[32], driver_path[128], driver[32];
-        uint32_t uid, gid;
-} OpenRequest;
 
 static void request_free(OpenRequest *q) {
         if (q->medium_fd >= 0)
@@ -85,20 +59,30 @@ static void emit_changed(Manager *m) {
 static void open_free(OpenMedium *o) {
         sd_event_source_disable_unref(o->child);
         sd_event_source_disable_unref(o->probe);
+        sd_bus_slot_unref(o->unit_slot);
+        sd_bus_message_unref(o->close_call);
+        free(o->unit);
         free(o->mountpoint);
         free(o);
 }
 
-/* A closed open whose children are gone is freed. */
-static void closed_reaped(OpenMedium *o) {
-        if ((o->pid > 0 && o->child) || (o->probe_pid > 0 && o->probe))
-                return;
+void open_medium_release(OpenMedium *o) {
         for (OpenMedium **p = &o->manager->opens_closed; *p; p = &(*p)->next)
                 if (*p == o) {
                         *p = o->next;
                         break;
                 }
+        /* CloseSafely's answer, once its unit has stopped: unmounted by then. */
+        if (o->close_call)
+                (void) sd_bus_reply_method_return(o->close_call, NULL);
         open_free(o);
+}
+
+/* A closed open whose children are gone is freed; one in a unit once the unit has stopped. */
+static void closed_reaped(OpenMedium *o) {
+        if ((o->pid > 0 && o->child) || (o->probe_pid > 0 && o->probe) || o->unit)
+                return;
+        open_medium_release(o);
 }
 
 /* Unmounted first (a detach: a process in the mount keeps what it has open, nothing new),
@@ -106,7 +90,8 @@ static void closed_reaped(OpenMedium *o) {
 static void open_teardown(OpenMedium *o) {
         Manager *m = o->manager;
 
-        if (o->mountpoint) {
+        /* In a unit, its ExecStopPost= unmounts, and systemd ends the driver (open-unit.c). */
+        if (o->mountpoint && !o->unit) {
                 if (umount2(o->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
                         log_plain(LOG_WARNING, "Cannot unmount %s: %s", o->mountpoint, strerror(errno));
                 if (rmdir(o->mountpoint) < 0 && errno != ENOENT)
@@ -133,7 +118,10 @@ static void open_teardown(OpenMedium *o) {
         o->closed = true;
         o->next = m->opens_closed;
         m->opens_closed = o;
-        closed_reaped(o);
+        if (o->unit)
+                open_unit_stop(o);
+        else
+                closed_reaped(o);
 }
 
 static const char *medium_name(const OpenMedium *o) {
@@ -179,9 +167,14 @@ static int on_opens_watch(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
+static int on_driver_output(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+
 /* The driver failed before its first answer: the caller hears why, nothing stays. */
-static void open_fail(OpenMedium *o, const char *why) {
+void open_medium_failed(OpenMedium *o, const char *why) {
         FsgError e = {};
+
+        if (o->err_source)      /* what the driver said so far */
+                on_driver_output(NULL, o->err_fd, 0, o);
 
         fsg_error(&e, FSG_ERR_OPEN_FAILED, "%s could not read %s (%s filesystem): %s%s%s; nothing was mounted",
                   o->driver, medium_name(o), o->fstype, why, *o->err_tail ? ": " : "", o->err_tail);
@@ -198,7 +191,12 @@ static int on_driver_output(sd_event_source *s, int fd, uint32_t revents, void *
         ssize_t n = read(fd, buf, sizeof(buf) - 1);
 
         if (n <= 0) {
+                if (n < 0 && errno == EAGAIN)
+                        return 0;
                 o->err_source = sd_event_source_disable_unref(o->err_source);
+                /* In a unit, systemd holds the pipe as long as the unit is there: its end. */
+                if (s && o->unit && !o->call && !o->closed)
+                        open_medium_ended(o, "its unit ended");
                 return 0;
         }
         buf[n] = 0;
@@ -225,15 +223,19 @@ static int on_driver_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         snprintf(why, sizeof(why), si->si_code == CLD_EXITED ? "it exited with status %d" : "it was killed by signal %d",
                  si->si_status);
         if (o->call) {
-                open_fail(o, why);
+                open_medium_failed(o, why);
                 return 0;
         }
+        open_medium_ended(o, why);
+        return 0;
+}
+
+void open_medium_ended(OpenMedium *o, const char *why) {
         log_grant(FSGATE_MESSAGE_CLOSED, LOG_WARNING, "", o->uid, NULL,
                   "%s of %s at %s (open %s) ended: %s%s%s; unmounted", o->driver, medium_name(o), o->mountpoint,
                   o->id, why, *o->err_tail ? ": " : "", o->err_tail);
         emit_changed(o->manager);
         open_teardown(o);
-        return 0;
 }
 
 static int on_probe_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
@@ -252,22 +254,28 @@ static int on_probe_exit(sd_event_source *s, const siginfo_t *si, void *userdata
                 /* The probe's status: 1 and the errno of the listing, or 2 (it could not start). */
                 snprintf(why, sizeof(why), "its mount could not be listed (%s)",
                          si->si_code != CLD_EXITED ? "probe killed" : si->si_status == 2 ? "probe failed to start" :
+                         si->si_status == 3 ? "not mounted" :
                          si->si_status > 10 ? strerror(si->si_status - 10) : "empty");
-                open_fail(o, why);
+                open_medium_failed(o, why);
                 return 0;
         }
-        o->timer = sd_event_source_disable_unref(o->timer);
-        log_request(o->call, FSGATE_MESSAGE_OPENED, LOG_NOTICE, NULL,
-                    "Opened %s (%s) read-only at %s with %s as nobody, for uid %u (open %s); no kernel module loaded",
-                    medium_name(o), o->fstype, o->mountpoint, o->driver, (unsigned) o->uid, o->id);
-        (void) sd_bus_reply_method_return(o->call, "ss", o->mountpoint, o->id);
-        o->call = sd_bus_message_unref(o->call);
-        emit_changed(o->manager);
+        open_medium_ready(o);
         return 0;
 }
 
+void open_medium_ready(OpenMedium *o) {
+        o->timer = sd_event_source_disable_unref(o->timer);
+        log_request(o->call, FSGATE_MESSAGE_OPENED, LOG_NOTICE, NULL,
+                    "Opened %s (%s) read-only at %s with %s as %s, for uid %u (open %s); no kernel module loaded",
+                    medium_name(o), o->fstype, o->mountpoint, o->driver, o->unit ? o->unit : "nobody",
+                    (unsigned) o->uid, o->id);
+        (void) sd_bus_reply_method_return(o->call, "ss", o->mountpoint, o->id);
+        o->call = sd_bus_message_unref(o->call);
+        emit_changed(o->manager);
+}
+
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
-        open_fail(userdata, "it did not answer within 15 s");
+        open_medium_failed(userdata, "it did not answer within 15 s");
         return 0;
 }
 
@@ -356,6 +364,22 @@ static int start_driver(OpenMedium *o, const OpenRequest *q, FsgError *e) {
         return 0;
 }
 
+/* Through systemd: the unit's output into fsgated's pipe (a failure's words, and its end). */
+static int open_start_unit(OpenMedium *o, const OpenRequest *q, FsgError *e) {
+        int pipefd[2], r;
+
+        if (pipe2(pipefd, O_CLOEXEC | O_NONBLOCK) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot make a pipe: %s", strerror(errno));
+        o->err_fd = pipefd[0];
+        r = open_unit_start(o, q, pipefd[1], e);
+        close(pipefd[1]);
+        if (r >= 0 && (sd_event_add_io(o->manager->event, &o->err_source, o->err_fd, EPOLLIN, on_driver_output, o) < 0 ||
+                       sd_event_add_time_relative(o->manager->event, &o->timer, CLOCK_MONOTONIC,
+                                                  OPEN_READY_USEC + 5 * 1000000ULL, 0, on_timeout, o) < 0))
+                r = fsg_error(e, FSG_ERR_FAILED, "Cannot watch the driver");
+        return r;
+}
+
 static int open_start(Manager *m, sd_bus_message *call, const OpenRequest *q, FsgError *e) {
         OpenMedium *o = calloc(1, sizeof(OpenMedium));
         uint8_t rnd[8];
@@ -375,6 +399,10 @@ static int open_start(Manager *m, sd_bus_message *call, const OpenRequest *q, Fs
         o->medium = q->medium;
         snprintf(o->fstype, sizeof(o->fstype), "%s", q->fstype);
         snprintf(o->driver, sizeof(o->driver), "%s", q->driver);
+        if (q->via_unit) {
+                r = open_start_unit(o, q, e);
+                goto started;
+        }
         r = make_mountpoint(m, o, e);
         if (r >= 0)
                 r = start_driver(o, q, e);
@@ -386,6 +414,7 @@ static int open_start(Manager *m, sd_bus_message *call, const OpenRequest *q, Fs
                        sd_event_add_time_relative(m->event, &o->timer, CLOCK_MONOTONIC, OPEN_READY_USEC, 0,
                                                   on_timeout, o) < 0))
                 r = fsg_error(e, FSG_ERR_FAILED, "Cannot watch the driver");
+started:
         if (r < 0) {
                 open_teardown(o);
                 return r;
@@ -534,6 +563,11 @@ static int read_open_request(sd_bus_message *call, OpenRequest *q, FsgError *e) 
             sd_bus_creds_get_euid(creds, &q->uid) < 0 || sd_bus_creds_get_egid(creds, &q->gid) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Cannot tell who is calling");
         r = can_mount(e);
+        if (r < 0 && open_unit_possible()) {
+                q->via_unit = true;     /* systemd mounts and runs the driver: open-unit.c */
+                *e = (FsgError) {};
+                r = 0;
+        }
         if (r >= 0)
                 r = *device ? open_device(device, q, e) : open_image(fd, q, e);
         if (r >= 0)
@@ -625,9 +659,11 @@ int method_close_safely(sd_bus_message *call, void *userdata, sd_bus_error *erro
                                                   o->mountpoint);
         log_request(call, FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", "Closed %s at %s (open %s): unmounted, %s ended",
                     medium_name(o), o->mountpoint, o->id, o->driver);
+        if (o->unit)    /* answered once its unit has stopped, which unmounts */
+                o->close_call = sd_bus_message_ref(call);
         open_teardown(o);
         emit_changed(m);
-        return sd_bus_reply_method_return(call, NULL);
+        return o->unit ? 1 : sd_bus_reply_method_return(call, NULL);
 }
 
 int property_open_media(sd_bus *bus, const char *path, const char *interface, const char *property,
@@ -643,6 +679,7 @@ int property_open_media(sd_bus *bus, const char *path, const char *interface, co
 }
 
 void manager_opens_start(Manager *m) {
+        open_unit_stop_leftovers(m);
         _cleanup_close_ int dfd = fsg_open_dir(m->ctx, OPEN_DIR, false);
         _cleanup_free_ char *dir = fsg_path(m->ctx, OPEN_DIR);
         struct dirent *de;
@@ -670,6 +707,7 @@ void manager_opens_start(Manager *m) {
 
 void manager_opens_done(Manager *m) {
         m->opens_watch = sd_event_source_disable_unref(m->opens_watch);
+        m->opens_jobs = sd_bus_slot_unref(m->opens_jobs);
         while (m->opens) {
                 OpenMedium *o = m->opens;
 

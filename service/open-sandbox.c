@@ -18,6 +18,8 @@
 
 #include <limits.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
 
 #include "macro.h"
 #include "open-route.h"
@@ -227,8 +229,12 @@ pid_t open_spawn_probe(const char *mountpoint, uid_t uid, gid_t gid) {
             prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
             prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)     /* the caller may not read fsgated's memory in it */
                 _exit(2);
-        /* Only uid may enter a mount without allow_other; the first answer is the driver's. */
+        /* Only uid may enter a mount without allow_other; the first answer is the driver's. A
+         * directory that is not the mount (it went, or never came) proves nothing. */
         DIR *d = opendir(mountpoint);
+        struct statfs sf;
+        if (d && (fstatfs(dirfd(d), &sf) < 0 || sf.f_type != FUSE_SUPER_MAGIC))
+                _exit(3);
         errno = 0;
         if (d && readdir(d))
                 _exit(0);

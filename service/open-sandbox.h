@@ -16,6 +16,7 @@
 pid_t open_spawn_driver(const char *path, char * const argv[], const char *preload, const char *fusermount,
                         int medium_fd, int fuse_fd, int err_fd);
 /* The probe: as uid and gid (no groups, no capabilities), lists the first entry of mountpoint
- * and exits 0; 10 + errno (1 without one) if it cannot, 2 if it could not become uid: when it
+ * and exits 0; 10 + errno (1 without one) if it cannot, 2 if it could not become uid, 3 if
+ * mountpoint is not a FUSE mount: when it
  * ends, the driver has answered or died. */
 pid_t open_spawn_probe(const char *mountpoint, uid_t uid, gid_t gid);

@@ -25,18 +25,15 @@ static bool path_is_canonical(const char *path) {
         }
 }
 
-int fsg_unit_name_from_path(const char *template, const char *path, char *buf, size_t size) {
+/* prefix, path escaped, suffix: what systemd-escape --path writes between them. */
+static int escape_path(const char *prefix, size_t prefix_len, const char *path, const char *suffix, char *buf,
+                       size_t size) {
         static const char hex[] = "0123456789abcdef";
-        const char *at, *p;
+        const char *p;
         size_t n = 0;
 
-        if (!template || !path || path[0] != '/' || path[1] == '\0')
-                return -EINVAL;
-        at = strchr(template, '@');
-        if (!at || at == template || at[1] != '.' || strchr(at + 1, '@'))
-                return -EINVAL;
         /* systemd would simplify these first; a device node never has them. */
-        if (!path_is_canonical(path))
+        if (path[0] != '/' || path[1] == '\0' || !path_is_canonical(path))
                 return -EINVAL;
 
 #define PUT(c)                                  \
@@ -46,7 +43,7 @@ int fsg_unit_name_from_path(const char *template, const char *path, char *buf, s
                 buf[n++] = (c);                 \
         } while (0)
 
-        for (p = template; p <= at; p++)
+        for (p = prefix; p < prefix + prefix_len; p++)
                 PUT(*p);
         for (p = path + 1; *p; p++) {
                 if (*p == '/')
@@ -60,9 +57,26 @@ int fsg_unit_name_from_path(const char *template, const char *path, char *buf, s
                         PUT(hex[(unsigned char) *p & 15]);
                 }
         }
-        for (p = at + 1; *p; p++)
+        for (p = suffix; *p; p++)
                 PUT(*p);
 #undef PUT
         buf[n] = '\0';
         return n > FSG_UNIT_NAME_MAX ? -EINVAL : 0;
+}
+
+int fsg_unit_name_from_path(const char *template, const char *path, char *buf, size_t size) {
+        const char *at;
+
+        if (!template || !path)
+                return -EINVAL;
+        at = strchr(template, '@');
+        if (!at || at == template || at[1] != '.' || strchr(at + 1, '@'))
+                return -EINVAL;
+        return escape_path(template, at - template + 1, path, at + 1, buf, size);
+}
+
+int fsg_unit_name_of_path(const char *path, const char *suffix, char *buf, size_t size) {
+        if (!path || !suffix || suffix[0] != '.' || strchr(suffix, '/'))
+                return -EINVAL;
+        return escape_path("", 0, path, suffix, buf, size);
 }

@@ -111,3 +111,17 @@ TEST(unit_name_from_path) {
         ASSERT(fsg_unit_name_from_path("T@.service", big, buf, sizeof(buf)) == 0);
         ASSERT(strlen(buf) == FSG_UNIT_NAME_MAX);
 }
+
+/* The device unit Open safely's driver binds to: what systemd-escape --path --suffix=.device
+ * writes. */
+TEST(unit_name_of_path) {
+        char buf[FSG_UNIT_NAME_MAX + 1];
+
+        ASSERT(fsg_unit_name_of_path("/dev/sdb1", ".device", buf, sizeof(buf)) == 0);
+        ASSERT_STREQ(buf, "dev-sdb1.device");
+        ASSERT(fsg_unit_name_of_path("/dev/disk/by-label/A b", ".device", buf, sizeof(buf)) == 0);
+        ASSERT_STREQ(buf, "dev-disk-by\\x2dlabel-A\\x20b.device");
+        ASSERT(fsg_unit_name_of_path("/dev/../sdb", ".device", buf, sizeof(buf)) == -EINVAL);
+        ASSERT(fsg_unit_name_of_path("/dev/sdb", "device", buf, sizeof(buf)) == -EINVAL);
+        ASSERT(fsg_unit_name_of_path("/dev/sdb", ".device", buf, 8) == -ENOBUFS);
+}

@@ -1,23 +1,56 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* A click's call to fsgated: Allow (from now on), Load (this boot) or a Grant for each
- * stick (Open read-only), with interactive authorization allowed, so the session's polkit
- * agent may ask for a password. */
+/* A click's call to fsgated: Allow (from now on), Load (this boot), a Grant for each stick
+ * (Open read-only) or an OpenSafely for each stick, with interactive authorization allowed,
+ * so the session's polkit agent may ask for a password. */
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "fsgate-api.h"
 #include "notify.h"
 
 static const char *method_of(NotifyRequest req) {
-        return req == NOTIFY_REQUEST_LOAD ? "Load" : req == NOTIFY_REQUEST_READ_ONLY ? "Grant" : "Allow";
+        switch (req) {
+        case NOTIFY_REQUEST_LOAD: return "Load";
+        case NOTIFY_REQUEST_READ_ONLY: return "Grant";
+        case NOTIFY_REQUEST_OPEN_SAFELY: return "OpenSafely";
+        default: return "Allow";
+        }
 }
 
-/* What the call in flight is about, for the log: Open read-only grants one stick at a
- * time (b[n_granted]), the others decide for the item. */
+/* One call a stick: each grant ends with its own stick, each open is a mount of its own. */
+static bool per_stick(NotifyRequest req) {
+        return req == NOTIFY_REQUEST_READ_ONLY || req == NOTIFY_REQUEST_OPEN_SAFELY;
+}
+
+/* What the call in flight is about, for the log: Open read-only and Open safely take one
+ * stick at a time (b[n_granted]), the others decide for the item. */
 static const char *call_subject(const Item *i) {
-        if (i->request == NOTIFY_REQUEST_READ_ONLY && i->n_granted < i->n_b && *i->b[i->n_granted].device)
+        if (per_stick(i->request) && i->n_granted < i->n_b && *i->b[i->n_granted].device)
                 return i->b[i->n_granted].device;
         return item_key(i);
 }
 
 static int call_send(Item *i);
+
+/* OpenSafely's answer for stick b[n_granted]: where its files are, for the outcome. */
+static int on_opened(Item *i, sd_bus_message *reply, const char *subject) {
+        const char *mountpoint, *id;
+        size_t k = i->n_granted;
+        int r;
+
+        r = sd_bus_message_read(reply, "ss", &mountpoint, &id);
+        if (r < 0) {
+                log_warning("Malformed reply to OpenSafely for %s: %s", subject, strerror(-r));
+                free(i->message);
+                i->message = strdup(strerror(-r));
+                return r;
+        }
+        log_info("OpenSafely for %s: open at %s (%s)", subject, mountpoint, id);
+        free(i->mount_where[k]);
+        i->mount_where[k] = notify_clean(mountpoint, 256);
+        i->n_mounts = k + 1;
+        return 0;
+}
 
 static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *ret_error) {
         Item *i = userdata;
@@ -32,19 +65,28 @@ static int on_call_reply(sd_bus_message *reply, void *userdata, sd_bus_error *re
                 const sd_bus_error *e = sd_bus_message_get_error(reply);
                 const char *name = e ? e->name : NULL, *msg = e && e->message ? e->message : name;
 
+                const char *words = i->request == NOTIFY_REQUEST_OPEN_SAFELY ? notify_open_error_text(name) : NULL;
+
                 i->outcome = notify_classify_error(name);
-                i->message = msg ? notify_clean(msg, 512) : NULL;
+                i->message = words ? strdup(words) : msg ? notify_clean(msg, 512) : NULL;
                 log_info("%s(%s) for %s: %s (%s)", method, i->b[0].module, subject, name ?: "error", msg ?: "");
-        } else if (i->request == NOTIFY_REQUEST_READ_ONLY && ++i->n_granted < i->n_b) {
-                /* One grant a stick: each ends with its own stick. */
-                log_info("Grant(%s) for %s: done", i->b[0].module, subject);
+        } else if (i->request == NOTIFY_REQUEST_OPEN_SAFELY && on_opened(i, reply, subject) < 0)
+                i->outcome = NOTIFY_OUTCOME_FAILED;
+        else if (per_stick(i->request) && ++i->n_granted < i->n_b) {
+                log_info("%s(%s) for %s: done", method, i->b[0].module, subject);
                 if (call_send(i) >= 0) {
-                        log_info("Calling Grant(%s) for %s, interactive authorization allowed", i->b[0].module,
+                        log_info("Calling %s(%s) for %s, interactive authorization allowed", method, i->b[0].module,
                                  call_subject(i));
                         return 0;
                 }
-                log_warning("Failed to call Grant(%s) for %s", i->b[0].module, call_subject(i));
+                log_warning("Failed to call %s(%s) for %s", method, i->b[0].module, call_subject(i));
                 i->outcome = NOTIFY_OUTCOME_FAILED;
+        } else if (i->request == NOTIFY_REQUEST_OPEN_SAFELY) {
+                /* Nothing to mount: fsgated did, where the outcome says. The module stays as
+                 * it was, so the next block of the type is news again. */
+                i->outcome = NOTIFY_OUTCOME_ALLOWED;
+                i->done = true;
+                log_info("%s(%s) for %s: done", method, i->b[0].module, subject);
         } else {
                 i->outcome = NOTIFY_OUTCOME_ALLOWED;
                 i->done = true;
@@ -77,6 +119,17 @@ static int call_send(Item *i) {
                         r = sd_bus_message_append(m, "sa{sv}t", i->b[0].module, 1, "device", "s",
                                                   i->b[i->n_granted].device, (uint64_t) 0);
                         break;
+                case NOTIFY_REQUEST_OPEN_SAFELY: {
+                        /* fsgated opens the device itself; the descriptor is then ignored, and
+                         * /dev/null is what the interface suggests. Any route: fsgated picks the
+                         * type's (the one item_can_open_safely() found). sd-bus sends a copy. */
+                        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+                        if (fd < 0)
+                                return -errno;
+                        r = sd_bus_message_append(m, "shst", i->b[i->n_granted].device, fd, "", (uint64_t) 0);
+                        safe_close(fd);
+                        break;
+                }
                 default:
                         r = sd_bus_message_append(m, "st", i->b[0].module, (uint64_t) 0);
                 }
@@ -98,6 +151,7 @@ void call_start(Item *i, NotifyRequest req) {
         }
         i->request = req;
         i->n_granted = 0;
+        item_forget_mounts(i);
         r = call_send(i);
         if (r < 0) {
                 log_warning("Failed to call %s(%s) for %s: %s", method, i->b[0].module, call_subject(i), strerror(-r));
@@ -108,4 +162,8 @@ void call_start(Item *i, NotifyRequest req) {
                 return;
         }
         log_info("Calling %s(%s) for %s, interactive authorization allowed", method, i->b[0].module, call_subject(i));
+        /* The driver's start and the first listing take a moment (a second or more on a busy
+         * machine): say that something happens. */
+        if (req == NOTIFY_REQUEST_OPEN_SAFELY)
+                post_queue(i, NOTE_PROGRESS);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "notify.h"
+#include "open-route.h"
 
 /* Only memory is at stake: a session sees a handful of filesystems. Beyond this, new
  * ones are logged but not shown; the same bound holds while no notification server runs. */
@@ -92,6 +93,16 @@ void item_remove(Item *i) {
 /* Nothing in flight and nothing to post: what the person sees (if anything) is all there is. */
 bool item_idle(const Item *i) {
         return !i->notify_slot && !i->call_slot && !i->mount_slot && i->pending == NOTE_NONE;
+}
+
+bool item_can_open_safely(const Item *i) {
+        const FsgOpenRoute *r = fsg_open_route_find(i->b[0].type);
+        char path[256];
+
+        /* The running system's drivers, as fsgated, which runs here too, looks them up
+         * (fsgatectl routes says the same). Asked when the notification is made: a driver
+         * installed later is offered at the next block. */
+        return *i->b[0].device && fsg_open_route_usable(r) && fsg_open_route_driver(NULL, r, path, sizeof(path)) >= 0;
 }
 
 bool item_has_device(const Item *i, const char *device) {

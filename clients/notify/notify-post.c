@@ -19,7 +19,8 @@
 static const char * const note_kind_names[] = {
         [NOTE_NONE] = "none",
         [NOTE_BLOCKED] = "blocked",
-        [NOTE_DETAILS] = "details",
+        [NOTE_CHOICES] = "choices",
+        [NOTE_PROGRESS] = "progress",
         [NOTE_OUTCOME] = "outcome",
 };
 
@@ -135,63 +136,37 @@ static int post_send(Item *i, const char *summary, const char *body, const char 
 }
 
 static int post(Item *i) {
-        /* The smallest change first: Open read-only (this drive, until it is removed, and
-         * read-only), which is what one needs for one file from a stick, and what leaves the
-         * system as hardened as before by itself; then "Not now", which changes nothing;
-         * then Allow once (this boot) before Allow (from now on). Every change asks for a
-         * password, so a server that takes the first action on Enter changes nothing
-         * unasked. Without a device there is nothing to open: the old order. */
-        const char *actions_blocked[] = { "default", notify_label_details(), "open-read-only",
-                                          notify_label_open_read_only(), "dismiss", notify_label_dismiss(),
-                                          "allow-once", notify_label_allow_once(), "allow", notify_label_allow(),
-                                          NULL };
-        const char *actions_retry[] = { "open-read-only", notify_label_open_read_only(), "dismiss",
-                                        notify_label_dismiss(), "allow-once", notify_label_allow_once(),
-                                        "allow", notify_label_allow(), NULL };
-        const char *actions_blocked_no_drive[] = { "default", notify_label_details(), "dismiss", notify_label_dismiss(),
-                                                   "allow-once", notify_label_allow_once(), "allow", notify_label_allow(),
-                                                   NULL };
-        /* Information: nothing that changes anything, not even a way to ask for it. */
-        const char *actions_info[] = { "default", notify_label_details(), NULL };
+        const char *actions[NOTIFY_ACTIONS_MAX];
         _cleanup_free_ char *summary = NULL, *body = NULL, *escaped = NULL;
         NotifyMount mounts[DEVICES_MAX] = {};
         Context *ctx = i->ctx;
-        const char **actions = NULL;
         NoteKind kind = i->pending;
         int r;
 
         switch (kind) {
         case NOTE_BLOCKED:
-                r = notify_text_blocked(&i->b[0], i->ask, ctx->server_actions, &summary, &body);
-                actions = i->ask ? actions_blocked : actions_info;
+                /* Decided now, and kept: a click on it is checked against what was offered. */
+                i->open_safely = i->ask && item_can_open_safely(i);
+                r = notify_text_blocked(&i->b[0], i->ask, ctx->server_actions, i->open_safely, &summary, &body);
                 break;
-        case NOTE_DETAILS:
-                r = notify_text_details(i->b, i->n_b, i->ask, &summary, &body);
-                actions = i->ask ? actions_retry : NULL;
+        case NOTE_CHOICES:
+                r = notify_text_choices(i->b, i->n_b, i->ask, i->open_safely, &summary, &body);
+                break;
+        case NOTE_PROGRESS:
+                r = notify_text_progress(&i->b[0], &summary, &body);
                 break;
         case NOTE_OUTCOME:
                 for (size_t k = 0; k < i->n_mounts; k++)
                         mounts[k] = (NotifyMount) { .where = i->mount_where[k], .error = i->mount_error[k] };
                 r = notify_text_outcome(i->b, i->request, i->outcome, i->message, mounts, i->n_mounts, &summary,
                                         &body);
-                /* Dismissing the password dialog by mistake should not cost the actions. Not
-                 * every agent tells polkit that its dialog was closed (lxpolkit 0.5 answers a
-                 * closed dialog as a finished authentication: no polkit.dismissed, so fsgated
-                 * sees a plain refusal), so a refusal keeps them too: another try only asks
-                 * for the password again. */
-                if (i->outcome == NOTIFY_OUTCOME_CANCELLED || i->outcome == NOTIFY_OUTCOME_REFUSED)
-                        actions = actions_retry;
                 break;
         default:
                 return 0;
         }
         if (r < 0)
                 return r;
-        /* No drive, nothing to open: the choices without it. */
-        if (actions == actions_blocked && !*i->b[0].device)
-                actions = actions_blocked_no_drive;
-        else if (actions == actions_retry && !*i->b[0].device)
-                actions = actions_retry + 2;
+        notify_actions(kind, i->ask, *i->b[0].device, i->open_safely, i->request, i->outcome, actions);
         /* Our texts carry no markup, but a label may hold "<" or "&". */
         if (ctx->server_markup) {
                 escaped = notify_markup_escape(body);
@@ -199,7 +174,7 @@ static int post(Item *i) {
                         return -ENOMEM;
         }
 
-        r = post_send(i, summary, escaped ?: body, actions);
+        r = post_send(i, summary, escaped ?: body, actions[0] ? actions : NULL);
         if (r < 0)
                 return r;
         i->posting = kind;
@@ -314,26 +289,27 @@ static int on_action_invoked(sd_bus_message *m, void *userdata, sd_bus_error *re
         log_info("Action \"%s\" on notification %" PRIu32 " for %s", action, id, item_key(i));
         /* We offered none on information; a server (or anyone on the session bus) that
          * invokes one anyway does not make a stranger's block a reason to allow. */
-        if (!i->ask && (streq(action, "allow") || streq(action, "allow-once") || streq(action, "open-read-only"))) {
+        if (!i->ask && (streq(action, "allow") || streq(action, "allow-once") || streq(action, "open-read-only") ||
+                        streq(action, "open-safely"))) {
                 log_warning("Ignoring \"%s\" on %s: not offered (nothing says who caused this block)", action,
                             item_key(i));
                 return 0;
         }
-        if (streq(action, "open-read-only") && *i->b[0].device)
+        if (streq(action, "open-safely") && i->open_safely)
+                ctx->request(i, NOTIFY_REQUEST_OPEN_SAFELY);
+        else if (streq(action, "open-read-only") && *i->b[0].device)
                 ctx->request(i, NOTIFY_REQUEST_READ_ONLY);
         else if (streq(action, "allow"))
                 ctx->request(i, NOTIFY_REQUEST_ALLOW);
         else if (streq(action, "allow-once"))
                 ctx->request(i, NOTIFY_REQUEST_LOAD);
-        else if (streq(action, "dismiss")) {
-                /* "Not now": the same as closing it; the next block asks again. */
-                if (item_idle(i)) {
-                        log_info("Not now for %s; forgetting it", item_key(i));
-                        item_remove(i);
-                }
-        } else if (streq(action, "default")) {
-                if (i->pending == NOTE_NONE && !i->notify_slot)
-                        post_queue(i, NOTE_DETAILS);
+        else if (streq(action, "default") || streq(action, "choices")) {
+                /* Every choice, in place: a notification of its own rather than a window or
+                 * Cockpit's page (README, "fsgate-notify"): every server that has actions shows
+                 * it, its clicks take the same way through the session's polkit agent, and it
+                 * names the commands for a terminal. */
+                if (i->pending == NOTE_NONE && !i->notify_slot && !i->call_slot && !i->mount_slot)
+                        post_queue(i, NOTE_CHOICES);
         }
         return 0;
 }

@@ -8,6 +8,7 @@
 #include "macro.h"
 #include "notify-text.h"
 #include "risk.h"
+#include "shell-quote.h"
 #include "utf8.h"
 
 void notify_blocked_done(NotifyBlocked *b) {
@@ -222,8 +223,12 @@ const char *notify_label_details(void) {
         return _("Details");
 }
 
-const char *notify_label_dismiss(void) {
-        return _("Not now");
+const char *notify_label_choices(void) {
+        return _("Other choices…");
+}
+
+const char *notify_label_open_safely(void) {
+        return _("Open safely");
 }
 
 const char *notify_label_allow(void) {
@@ -236,6 +241,87 @@ const char *notify_label_allow_once(void) {
 
 const char *notify_label_open_read_only(void) {
         return _("Open read-only");
+}
+
+/* The question: Open safely (nothing loaded; a driver of its own reads the stick) when the
+ * stick's type has a route, then Open read-only (its module for this stick only), then the
+ * way to the rest. The changes of the configuration are behind "Other choices…", which is
+ * also the default action. The safest first: a server may take the first on Enter, and a
+ * person the first that fits. Without a drive (not asked in practice: only a stick asks),
+ * the choices about the filesystem, the smaller first. */
+static size_t actions_blocked(bool device, bool open_safely, const char **a) {
+        size_t n = 0;
+
+        a[n++] = "default";
+        a[n++] = notify_label_choices();
+        if (!device) {
+                a[n++] = "allow-once";
+                a[n++] = notify_label_allow_once();
+                a[n++] = "allow";
+                a[n++] = notify_label_allow();
+                return n;
+        }
+        if (open_safely) {
+                a[n++] = "open-safely";
+                a[n++] = notify_label_open_safely();
+        }
+        a[n++] = "open-read-only";
+        a[n++] = notify_label_open_read_only();
+        a[n++] = "choices";
+        a[n++] = notify_label_choices();
+        return n;
+}
+
+/* The choices' buttons: the question's first (the safest: Open safely, else Open read-only),
+ * then Allow once and Allow; its body names every choice and the commands. */
+static size_t actions_choices(bool device, bool open_safely, const char **a) {
+        size_t n = 0;
+
+        if (open_safely) {
+                a[n++] = "open-safely";
+                a[n++] = notify_label_open_safely();
+        } else if (device) {
+                a[n++] = "open-read-only";
+                a[n++] = notify_label_open_read_only();
+        }
+        a[n++] = "allow-once";
+        a[n++] = notify_label_allow_once();
+        a[n++] = "allow";
+        a[n++] = notify_label_allow();
+        return n;
+}
+
+void notify_actions(NoteKind kind, bool ask, bool device, bool open_safely, NotifyRequest request,
+                    NotifyOutcome outcome, const char *ret[static NOTIFY_ACTIONS_MAX]) {
+        size_t n = 0;
+
+        open_safely = open_safely && device;
+        if (kind == NOTE_BLOCKED && !ask) {
+                /* Information: nothing that changes anything, not even a way to ask for it. */
+                ret[n++] = "default";
+                ret[n++] = notify_label_details();
+        } else if (kind == NOTE_BLOCKED)
+                n = actions_blocked(device, open_safely, ret);
+        else if (kind == NOTE_CHOICES && ask)
+                n = actions_choices(device, open_safely, ret);
+        else if (kind == NOTE_OUTCOME && ask && (outcome == NOTIFY_OUTCOME_CANCELLED || outcome == NOTIFY_OUTCOME_REFUSED))
+                /* Dismissing the password dialog by mistake should not cost the choices. Not
+                 * every agent tells polkit that its dialog was closed (lxpolkit 0.5 answers a
+                 * closed dialog as a finished authentication: no polkit.dismissed, so fsgated
+                 * sees a plain refusal), so a refusal keeps them too: another try only asks for
+                 * the password again. Those of the notification the click came from. */
+                n = request == NOTIFY_REQUEST_OPEN_SAFELY ? actions_blocked(device, open_safely, ret) :
+                                                            actions_choices(device, open_safely, ret);
+        else if (kind == NOTE_OUTCOME && ask && outcome == NOTIFY_OUTCOME_FAILED &&
+                 request == NOTIFY_REQUEST_OPEN_SAFELY && device) {
+                /* The driver could not read it: the other ways to its files stay. */
+                ret[n++] = "open-read-only";
+                ret[n++] = notify_label_open_read_only();
+                ret[n++] = "choices";
+                ret[n++] = notify_label_choices();
+        }
+        assert(n < NOTIFY_ACTIONS_MAX);
+        ret[n] = NULL;
 }
 
 char *notify_device_name(const NotifyBlocked *b) {
@@ -255,32 +341,10 @@ char *notify_device_name(const NotifyBlocked *b) {
         return r < 0 ? NULL : s;
 }
 
-/* The name a person knows, then what else identifies the drive:
- * “BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1). */
-static int put_device(FILE *f, const NotifyBlocked *b) {
-        _cleanup_free_ char *name = notify_device_name(b);
-        char size[32];
-        const char *sep = " (";
-
-        if (!name)
-                return -ENOMEM;
-        fputs(name, f);
-        if (*b->label && (*b->vendor || *b->model)) {
-                fprintf(f, "%s%s%s%s", sep, b->vendor, *b->vendor && *b->model ? " " : "", b->model);
-                sep = ", ";
-        }
-        if (b->size > 0) {
-                fprintf(f, "%s%s", sep, notify_format_size(b->size, size));
-                sep = ", ";
-        }
-        /* The node is in the name already when nothing else names the drive. */
-        if (*b->label || *b->vendor || *b->model) {
-                fprintf(f, "%s%s", sep, b->device);
-                sep = ", ";
-        }
-        if (!streq(sep, " ("))
-                fputc(')', f);
-        return 0;
+/* The drive in the middle of a sentence: its label, vendor or model, else its node alone
+ * ("Choices for /dev/sdb1", never "Choices for The drive /dev/sdb1"). */
+static char *device_name_inline(const NotifyBlocked *b) {
+        return *b->label || *b->vendor || *b->model ? notify_device_name(b) : strdup(b->device);
 }
 
 /* open_memstream() sets *buf only at fclose(): pass its address, not its value. */
@@ -295,20 +359,25 @@ static int finish(FILE *f, char **buf, char **ret) {
 }
 
 /* One sentence of what the kernel source says of the module, when it says something worth a
- * second thought: the person deciding on Allow should know "orphaned upstream", in their
- * language. The title stays the kernel's own name for the module. */
-static void put_risk(FILE *f, const NotifyBlocked *b, const char *before) {
+ * second thought: the person deciding to turn it on should know "orphaned upstream", in their
+ * language. Long, with the module's Kconfig title, for the choices; short, without it, for
+ * the first notification, whose six lines GNOME Shell shows (issue 41). */
+static void put_risk(FILE *f, const NotifyBlocked *b, bool title) {
         const FsgRisk *r = fsg_risk_find(b->module);
         char phrase[256];
 
         if (!fsg_risk_is_notable(r))
                 return;
         fsg_risk_phrase(r, phrase, sizeof(phrase));
-        /* TRANSLATORS: %1$s the module, %2$s its Kconfig title ("Apple Macintosh file system support"),
-         * %3$s the notable facts, translated ("orphaned upstream; deprecated"). */
-        fputs(before, f);
-        fprintf(f, _("%1$s (%2$s): %3$s."), b->module, r->title, phrase);
-        fputs(*before ? "" : "\n", f);
+        if (ftell(f) > 0)
+                fputc('\n', f);
+        if (title)
+                /* TRANSLATORS: %1$s the module, %2$s its Kconfig title ("Apple Macintosh file system support"),
+                 * %3$s the notable facts, translated ("orphaned upstream; deprecated"). */
+                fprintf(f, _("%1$s (%2$s): %3$s."), b->module, r->title, phrase);
+        else
+                /* TRANSLATORS: %1$s the module, %2$s the notable facts, translated ("orphaned upstream; deprecated"). */
+                fprintf(f, _("%1$s: %2$s."), b->module, phrase);
 }
 
 #define OPEN_MEMSTREAM(f, buf, size)                    \
@@ -316,8 +385,52 @@ static void put_risk(FILE *f, const NotifyBlocked *b, const char *before) {
         if (!(f))                                       \
                 return -ENOMEM
 
-int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_actions, char **ret_summary,
-                        char **ret_body) {
+/* A command for the person, on a line of its own (so that it can be copied whole), every word
+ * that comes from the signal quoted for the shell. */
+static int put_command(FILE *f, const char *verb, const char *option, const char *value, const char *arg) {
+        _cleanup_free_ char *opt = NULL, *line = NULL;
+        const char *words[5] = { "fsgatectl", verb };
+        size_t n = 2;
+
+        if (option) {
+                if (asprintf(&opt, "%s=%s", option, value) < 0) {
+                        opt = NULL;
+                        return -ENOMEM;
+                }
+                words[n++] = opt;
+        }
+        if (arg)
+                words[n++] = arg;
+        line = fsg_shell_join(words);
+        if (!line)
+                return -ENOMEM;
+        fprintf(f, "\n%s", line);
+        return 0;
+}
+
+/* The drive's own line, last: what names it beyond the summary ("SanDisk Cruzer, 16.0 GB,
+ * /dev/sdb1" under “BACKUP”); nothing where the summary said it all ("The drive /dev/sdb1"). */
+static void put_drive_line(FILE *f, const NotifyBlocked *b) {
+        const char *sep = "\n";
+
+        if (!*b->device)
+                return;
+        if (*b->label && (*b->vendor || *b->model)) {
+                fprintf(f, "%s%s%s%s", sep, b->vendor, *b->vendor && *b->model ? " " : "", b->model);
+                sep = ", ";
+        }
+        if (b->size > 0) {
+                char size[32];
+                fprintf(f, "%s%s", sep, notify_format_size(b->size, size));
+                sep = ", ";
+        }
+        /* The node is in the summary already when nothing else names the drive. */
+        if (*b->label || *b->vendor || *b->model)
+                fprintf(f, "%s%s", sep, b->device);
+}
+
+int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_actions, bool open_safely,
+                        char **ret_summary, char **ret_body) {
         _cleanup_free_ char *summary = NULL, *name = NULL;
         char *body = NULL;
         size_t size = 0;
@@ -336,57 +449,63 @@ int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_action
                 r = format(&summary, _("A filesystem of type %s was not mounted"), b->type);
         if (r < 0)
                 return r;
+        open_safely = open_safely && ask && *b->device;
 
-        /* One sentence for why, one for what the actions do: the whole story, whatever the
-         * server shows of the actions (buttons, a menu, nothing). */
+        /* What matters first, in at most six lines of about 50 characters (GNOME Shell cuts the
+         * rest, and shows one line collapsed): why, and the safe way to the files, the one
+         * the first button takes or, where the server shows no actions, the one command that
+         * does it; then the module's risk, then what else names the drive. The other choices
+         * are behind "Other choices…", which shows all of it. */
         OPEN_MEMSTREAM(f, body, size);
-        if (*b->device) {
-                _cleanup_free_ char *drive = NULL;
-                size_t drive_size = 0;
-                FILE *g = open_memstream(&drive, &drive_size);
-
-                if (!g) {
-                        fclose(f);
-                        free(body);
-                        return -ENOMEM;
-                }
-                r = put_device(g, b);
-                if (fclose(g) != 0 || r < 0) {
-                        fclose(f);
-                        free(body);
-                        return -ENOMEM;
-                }
-                /* TRANSLATORS: %1$s the drive (“BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1)),
-                 * %2$s the filesystem type, %3$s why (e.g. "is turned off on this computer"). */
-                fprintf(f, _("%1$s was not mounted because its filesystem, %2$s, %3$s."), drive, b->type,
-                        why_phrase(b));
-        } else
-                /* TRANSLATORS: %1$s the filesystem type, %2$s why (e.g. "is turned off on this
-                 * computer"). */
-                fprintf(f, _("A filesystem of type %1$s could not be mounted because it %2$s."), b->type,
-                        why_phrase(b));
-        put_risk(f, b, " ");
-        fputc('\n', f);
-        if (!ask)
-                /* TRANSLATORS: a block fsgate cannot attribute (a mount request, maybe from a
-                 * user namespace); %1$s the filesystem type, %2$s the module name. */
-                fprintf(f, _("It may have been caused by another user or by a program in a user namespace: fsgate "
-                             "cannot tell who, so it offers no Allow here. If you need %1$s, an administrator can "
-                             "turn it on with the command: fsgatectl allow %2$s"), b->type, b->module);
-        else if (!server_has_actions)
-                /* TRANSLATORS: the server shows no actions; %s is the module name. */
-                fprintf(f, _("An administrator can turn it on with the command: fsgatectl allow %s"), b->module);
-        else if (*b->device)
-                /* TRANSLATORS: "Open read-only", "Allow" and "Allow once" are the actions' labels; %s the
-                 * filesystem. */
-                fprintf(f, _("Open read-only turns %1$s on for this drive only, until it is removed, and mounts it "
-                             "read-only; Allow turns %1$s on from now on and mounts the drive; Allow once does the "
-                             "same until the computer restarts. Each asks for an administrator's password."),
-                        b->type);
+        if (*b->device)
+                /* TRANSLATORS: %1$s the filesystem type, %2$s why (e.g. "is turned off on this computer"). */
+                fprintf(f, _("Its filesystem, %1$s, %2$s."), b->type, why_phrase(b));
         else
-                /* TRANSLATORS: "Allow" and "Allow once" are the actions' labels; %s the filesystem. */
-                fprintf(f, _("Allow turns %s on from now on, Allow once until the computer restarts; then mount it "
-                             "again. Both ask for an administrator's password."), b->type);
+                /* TRANSLATORS: %1$s the filesystem type, %2$s why (e.g. "is turned off on this
+                 * computer"); the summary said that it was not mounted. */
+                fprintf(f, _("Filesystem %1$s %2$s."), b->type, why_phrase(b));
+        fputc(' ', f);
+        r = 0;
+        if (!ask) {
+                /* TRANSLATORS: a block fsgate cannot attribute (a mount request, maybe from a
+                 * user namespace), so nothing is offered; the command follows on the next line. */
+                fputs(_("Anyone may have asked for it. An administrator can turn it on with:"), f);
+                r = put_command(f, "allow", NULL, NULL, b->module);
+        } else if (open_safely && server_has_actions)
+                /* TRANSLATORS: "Open safely" is the first action's label; %s the filesystem type. */
+                fprintf(f, _("Open safely still shows its files, read-only, without turning %s on."), b->type);
+        else if (open_safely) {
+                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
+                fputs(_("Its files can still be read safely, without it, with:"), f);
+                r = put_command(f, "open", NULL, NULL, b->device);
+        } else if (*b->device && server_has_actions)
+                /* TRANSLATORS: "Open read-only" is the first action's label. */
+                fputs(_("Open read-only turns it on for this drive only, until it is removed."), f);
+        else if (*b->device) {
+                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
+                fputs(_("To turn it on for this drive only, until it is removed, then open it again:"), f);
+                r = put_command(f, "allow", "--device", b->device, b->module);
+        } else if (server_has_actions)
+                /* TRANSLATORS: "Allow once" and "Allow" are the actions' labels. */
+                fputs(_("Allow once turns it on until the computer restarts, Allow from now on; then mount it "
+                        "again."), f);
+        else {
+                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
+                fputs(_("An administrator can turn it on with:"), f);
+                r = put_command(f, "allow", NULL, NULL, b->module);
+        }
+        /* The risk is for whoever decides to turn it on: information decides nothing here
+         * (Details has it). */
+        if (ask)
+                put_risk(f, b, false);
+        /* What else names the drive, where no command names its node. */
+        if (server_has_actions && ask)
+                put_drive_line(f, b);
+        if (r < 0) {
+                fclose(f);
+                free(body);
+                return r;
+        }
         r = finish(f, &body, ret_body);
         if (r < 0)
                 return r;
@@ -394,16 +513,68 @@ int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_action
         return 0;
 }
 
-int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_summary, char **ret_body) {
-        _cleanup_free_ char *summary = NULL;
+/* What "Other choices…" shows: every choice in a line each (those not among its buttons
+ * too), then the commands that do them in a terminal, then everything known. */
+static void put_choices(FILE *f, const NotifyBlocked *b, bool open_safely) {
+        if (open_safely) {
+                /* TRANSLATORS: "Open safely" is an action's label; %s the filesystem type. */
+                fprintf(f, _("Open safely: read-only, %s stays off."), b->type);
+                fputc('\n', f);
+        }
+        if (*b->device) {
+                /* TRANSLATORS: "Open read-only" is an action's label; %s the filesystem type. */
+                fprintf(f, _("Open read-only: %s for this drive only."), b->type);
+                fputc('\n', f);
+        }
+        /* TRANSLATORS: "Allow once" is an action's label; %s the filesystem type. */
+        fprintf(f, _("Allow once: %s until the computer restarts."), b->type);
+        fputc('\n', f);
+        /* TRANSLATORS: "Allow" is an action's label; %s the filesystem type. */
+        fprintf(f, _("Allow: %s from now on."), b->type);
+        fputc('\n', f);
+        fputs(open_safely ? _("All but Open safely ask for an administrator's password.") :
+                            _("Each asks for an administrator's password."), f);
+}
+
+int notify_text_choices(const NotifyBlocked *b, size_t n, bool ask, bool open_safely, char **ret_summary,
+                        char **ret_body) {
+        _cleanup_free_ char *summary = NULL, *name = NULL;
         char *body = NULL, size_buf[32];
         size_t size = 0;
-        int r;
+        int r = 0;
 
-        /* TRANSLATORS: the summary of the details; %s is a filesystem type such as hfs. */
-        if (format(&summary, _("Filesystem %s: details"), b->type) < 0)
+        name = device_name_inline(b);
+        if (!name)
                 return -ENOMEM;
+        open_safely = open_safely && ask && *b->device;
+        if (ask && *b->device)
+                /* TRANSLATORS: the summary of the choices; %s is how a person knows the drive. */
+                r = format(&summary, _("Choices for %s"), name);
+        else
+                /* TRANSLATORS: the summary of the details; %s is a filesystem type such as hfs. */
+                r = format(&summary, _("Filesystem %s: details"), b->type);
+        if (r < 0)
+                return r;
         OPEN_MEMSTREAM(f, body, size);
+        if (ask)
+                put_choices(f, b, open_safely);
+        put_risk(f, b, true);
+        if (ftell(f) > 0)
+                fputc('\n', f);
+        /* TRANSLATORS: the commands follow, one a line. */
+        fputs(_("In a terminal:"), f);
+        if (open_safely)
+                r = put_command(f, "open", NULL, NULL, b->device);
+        if (r >= 0 && ask && *b->device)
+                r = put_command(f, "allow", "--device", b->device, b->module);
+        if (r >= 0)
+                r = put_command(f, "allow", NULL, NULL, b->module);
+        if (r < 0) {
+                fclose(f);
+                free(body);
+                return r;
+        }
+        fputc('\n', f);
         if (*b->device)
                 fprintf(f, _("Device: %s\n"), b->device);
         if (*b->label)
@@ -426,28 +597,15 @@ int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_s
                 fprintf(f, _("Also not mounted: %s\n"), b[k].device);
         fprintf(f, _("Filesystem type: %s\n"), b->type);
         fprintf(f, _("Kernel module: %s\n"), b->module);
-        put_risk(f, b, "");
         fputs(_("Why: "), f);
         put_denied_by(f, b);
         fputc('\n', f);
         if (notify_scope(b, NULL) == NOTIFY_SCOPE_INFO)
                 fputs(_("Cause: a mount request; any user may have made it, also in a user namespace (fsgate "
-                        "cannot tell who)\n"), f);
+                        "cannot tell who)"), f);
         else
                 /* TRANSLATORS: %s is a seat name as logind knows it, such as seat0. */
-                fprintf(f, _("Cause: a drive that appeared at %s\n"), b->seat);
-        if (ask) {
-                if (*b->device)
-                        /* TRANSLATORS: %s is a module name. */
-                        fprintf(f, _("Open read-only: load %s for this drive only and mount it read-only; once the "
-                                     "drive is removed, %s is unloaded again.\n"), b->module, b->module);
-                fprintf(f, _("Allow: the kernel may load %s whenever it is needed, from now on.\n"), b->module);
-                fprintf(f, _("Allow once: load %s now, until the next reboot, changing no configuration.\n"),
-                        b->module);
-                fputs(*b->device ? _("Each asks for an administrator's password.\n") :
-                           _("Both ask for an administrator's password.\n"), f);
-        }
-        fprintf(f, _("In a terminal: fsgatectl status %s; fsgatectl allow %s"), b->module, b->module);
+                fprintf(f, _("Cause: a drive that appeared at %s"), b->seat);
         r = finish(f, &body, ret_body);
         if (r < 0)
                 return r;
@@ -455,16 +613,53 @@ int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_s
         return 0;
 }
 
+int notify_text_progress(const NotifyBlocked *b, char **ret_summary, char **ret_body) {
+        _cleanup_free_ char *name = device_name_inline(b), *summary = NULL, *body = NULL;
+
+        if (!name)
+                return -ENOMEM;
+        /* TRANSLATORS: a note while Open safely works; %s is how a person knows the drive. */
+        if (format(&summary, _("Opening %s safely…"), name) < 0 ||
+            /* TRANSLATORS: %s the filesystem type. */
+            format(&body, _("Read-only, without turning %s on."), b->type) < 0)
+                return -ENOMEM;
+        *ret_summary = TAKE_PTR(summary);
+        *ret_body = TAKE_PTR(body);
+        return 0;
+}
+
+const char *notify_open_error_text(const char *name) {
+        FsgErrorCode code = fsg_error_from_dbus_name(name ?: "");
+
+        /* By name, as notify_classify_error(): fsgated's messages are English and technical. */
+        if (code == FSG_ERR_IN_USE)
+                return _("It is in use: mounted, or held by another program.");
+        if (code == FSG_ERR_NO_ROUTE)
+                return _("No program that reads its filesystem safely is installed.");
+        if (code == FSG_ERR_OPEN_FAILED)
+                return _("The program that reads it safely could not read it; it may be damaged.");
+        if (streq_ptr(name, "org.freedesktop.DBus.Error.LimitsExceeded"))
+                return _("Too many drives are open safely; close one first.");
+        return NULL;
+}
+
 /* Several drives of one question, all mounted: the summary names each of two (issue 41: the
  * second stick was left to the body), the first and how many more beyond that. */
-static int summary_mounted_several(const NotifyBlocked *b, size_t n, bool read_only, char **ret) {
+static int summary_mounted_several(const NotifyBlocked *b, size_t n, NotifyRequest req, char **ret) {
+        bool read_only = req == NOTIFY_REQUEST_READ_ONLY;
+
         /* "The drive /dev/sdb1 and /dev/sdc1": the second without "The drive" again. */
-        _cleanup_free_ char *first = notify_device_name(&b[0]),
-                            *second = *b[1].label || *b[1].vendor || *b[1].model ? notify_device_name(&b[1]) :
-                                                                                    strdup(b[1].device);
+        _cleanup_free_ char *first = notify_device_name(&b[0]), *second = device_name_inline(&b[1]);
 
         if (!first || !second)
                 return -ENOMEM;
+        if (n == 2 && req == NOTIFY_REQUEST_OPEN_SAFELY)
+                /* TRANSLATORS: %1$s and %2$s are how a person knows the drives (“BACKUP”, "SanDisk Cruzer"). */
+                return format(ret, _("%1$s and %2$s are open safely"), first, second);
+        if (req == NOTIFY_REQUEST_OPEN_SAFELY)
+                /* TRANSLATORS: %1$s is how a person knows the first drive; the plural follows %2$zu, the others. */
+                return format(ret, ngettext("%1$s and %2$zu other drive are open safely",
+                                            "%1$s and %2$zu other drives are open safely", n - 1), first, n - 1);
         if (n == 2)
                 /* TRANSLATORS: %1$s and %2$s are how a person knows the drives (“BACKUP”, "SanDisk Cruzer"). */
                 return format(ret, read_only ? _("%1$s and %2$s are open, read-only") : _("%1$s and %2$s are mounted"),
@@ -480,7 +675,8 @@ static int summary_mounted_several(const NotifyBlocked *b, size_t n, bool read_o
 /* What an Allow did, then where each drive is now. */
 static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const NotifyMount *mounts, size_t n_mounts,
                            char **ret_summary, char **ret_body) {
-        bool load = req == NOTIFY_REQUEST_LOAD, read_only = req == NOTIFY_REQUEST_READ_ONLY;
+        bool load = req == NOTIFY_REQUEST_LOAD, read_only = req == NOTIFY_REQUEST_READ_ONLY,
+             safely = req == NOTIFY_REQUEST_OPEN_SAFELY;
         _cleanup_free_ char *summary = NULL, *first = NULL;
         char *body = NULL;
         size_t size = 0, n_mounted = 0;
@@ -493,7 +689,10 @@ static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const Noti
         if (!first)
                 return -ENOMEM;
         if (n_mounts > 1 && n_mounted == n_mounts)
-                r = summary_mounted_several(b, n_mounts, read_only, &summary);
+                r = summary_mounted_several(b, n_mounts, req, &summary);
+        else if (n_mounts > 0 && n_mounted == n_mounts && safely)
+                /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
+                r = format(&summary, _("%s is open safely"), first);
         else if (n_mounts > 0 && n_mounted == n_mounts && read_only)
                 /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
                 r = format(&summary, _("%s is open, read-only"), first);
@@ -513,7 +712,10 @@ static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const Noti
                 return r;
 
         OPEN_MEMSTREAM(f, body, size);
-        if (read_only)
+        if (safely)
+                /* TRANSLATORS: %s the filesystem type; where each drive is follows. */
+                fprintf(f, _("Read-only; %s stays turned off."), b->type);
+        else if (read_only)
                 fprintf(f, _("Module %s is loaded for this drive only; once it is removed, %s is unloaded again. "
                              "The configuration is unchanged."), b->module, b->module);
         else if (load)
@@ -533,7 +735,17 @@ static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const Noti
                         return -ENOMEM;
                 }
                 fputc('\n', f);
-                if (mounts[k].where && read_only)
+                if (mounts[k].where && safely) {
+                        /* TRANSLATORS: %1$s the drive, %2$s the directory its files are in; the
+                         * command that closes it follows on the next line. */
+                        fprintf(f, _("%1$s is open at %2$s. To close it:"), name, mounts[k].where);
+                        r = put_command(f, "close", NULL, NULL, b[k].device);
+                        if (r < 0) {
+                                fclose(f);
+                                free(body);
+                                return r;
+                        }
+                } else if (mounts[k].where && read_only)
                         /* TRANSLATORS: %1$s the drive, %2$s the directory it is mounted on. */
                         fprintf(f, _("%1$s is mounted read-only at %2$s."), name, mounts[k].where);
                 else if (mounts[k].where)
@@ -556,29 +768,40 @@ static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const Noti
 
 int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome outcome, const char *message,
                         const NotifyMount *mounts, size_t n_mounts, char **ret_summary, char **ret_body) {
-        _cleanup_free_ char *summary = NULL, *body = NULL;
-        bool load = req == NOTIFY_REQUEST_LOAD;
+        _cleanup_free_ char *summary = NULL, *body = NULL, *name = NULL, *inline_name = NULL;
+        bool load = req == NOTIFY_REQUEST_LOAD, safely = req == NOTIFY_REQUEST_OPEN_SAFELY;
         int r;
 
+        if (outcome == NOTIFY_OUTCOME_ALLOWED)
+                return outcome_allowed(b, req, mounts, n_mounts, ret_summary, ret_body);
+        /* Open safely is about the drive, the others about its filesystem. */
+        name = safely ? notify_device_name(b) : strdup(b->type);
+        inline_name = safely ? device_name_inline(b) : strdup(b->type);
+        if (!name || !inline_name)
+                return -ENOMEM;
         message = message && *message ? message : _("no reason given");
         switch (outcome) {
-        case NOTIFY_OUTCOME_ALLOWED:
-                return outcome_allowed(b, req, mounts, n_mounts, ret_summary, ret_body);
         case NOTIFY_OUTCOME_REFUSED:
-                r = format(&summary, _("%s not allowed"), b->type);
+                /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”). */
+                r = format(&summary, safely ? _("%s was not opened safely") :
+                                     /* TRANSLATORS: %s is a filesystem type such as hfs. */
+                                     _("%s not allowed"), name);
                 /* In words, once, in the person's language: polkit's or the service's reason is
                  * English and repeats it (the log has it, notify-call.c). */
                 if (r >= 0)
                         r = format(&body, "%s", _("Not authorized; nothing was changed."));
                 break;
         case NOTIFY_OUTCOME_CANCELLED:
-                r = format(&summary, _("%s: cancelled"), b->type);
+                /* Said once (issue 41 read "cancelled" in the summary and again in the body). */
+                r = format(&summary, "%s", _("Cancelled; nothing was changed"));
                 if (r >= 0)
-                        r = format(&body, "%s", _("The password dialog was closed; nothing was changed."));
+                        /* TRANSLATORS: %s is a filesystem type (hfs) or how a person knows the drive (“BACKUP”). */
+                        r = format(&body, _("The password dialog for %s was closed."), inline_name);
                 break;
         default:
-                r = format(&summary, req == NOTIFY_REQUEST_READ_ONLY ? _("%s could not be opened") :
-                                     load ? _("%s could not be loaded") : _("%s could not be allowed"), b->type);
+                r = format(&summary, safely ? _("%s could not be opened safely") :
+                                     req == NOTIFY_REQUEST_READ_ONLY ? _("%s could not be opened") :
+                                     load ? _("%s could not be loaded") : _("%s could not be allowed"), name);
                 if (r >= 0)
                         r = format(&body, "%s", message);
                 break;

@@ -41,6 +41,9 @@ typedef enum NotifyRequest {
         /* Grant(module, {device}) for each stick, then each mounted read-only: loaded for
          * these sticks only, unloaded again once they are removed. */
         NOTIFY_REQUEST_READ_ONLY,
+        /* OpenSafely(device) for each stick: its files read-only through a userspace driver,
+         * the module left as it is (core/open-route.h). */
+        NOTIFY_REQUEST_OPEN_SAFELY,
 } NotifyRequest;
 
 typedef enum NotifyOutcome {
@@ -78,20 +81,53 @@ typedef struct NotifyMount {
         const char *error;
 } NotifyMount;
 
-/* The texts of the three kinds of notification. Bodies are plain text; the caller escapes
- * them for markup-capable servers. b[0] is the drive the notification is about, b[1..n-1]
- * other drives with the same filesystem that joined it (details only). 0 or -ENOMEM. */
-/* ask: the notification offers Allow and Allow once (NOTIFY_SCOPE_ASK); else it informs. */
-int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_actions, char **ret_summary,
+/* The texts of the notifications. Bodies are plain text; the caller escapes them for
+ * markup-capable servers. b[0] is the drive the notification is about, b[1..n-1] other drives
+ * with the same filesystem that joined it (details only). open_safely: the stick's type has a
+ * usable, installed route (core/open-route.h), so Open safely is the first choice. A command
+ * for the person stands on a line of its own. 0 or -ENOMEM. */
+/* ask: the notification offers choices (NOTIFY_SCOPE_ASK); else it informs. The first lines
+ * say what matters, in at most six lines of about 50 characters (what GNOME Shell shows). */
+int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_actions, bool open_safely,
+                        char **ret_summary, char **ret_body);
+/* What "Other choices…" (the default action) shows: every choice, the commands, the details;
+ * without ask the details only. */
+int notify_text_choices(const NotifyBlocked *b, size_t n, bool ask, bool open_safely, char **ret_summary,
                         char **ret_body);
-int notify_text_details(const NotifyBlocked *b, size_t n, bool ask, char **ret_summary, char **ret_body);
-/* mounts[k] belongs to b[k]; n_mounts is 0 when no drive was mounted for the person. */
+/* While Open safely works. */
+int notify_text_progress(const NotifyBlocked *b, char **ret_summary, char **ret_body);
+/* mounts[k] belongs to b[k] (for Open safely: where it is open); n_mounts is 0 when no drive
+ * was mounted for the person. */
 int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome outcome, const char *message,
                         const NotifyMount *mounts, size_t n_mounts, char **ret_summary, char **ret_body);
+/* An OpenSafely error in words, by its name; NULL for one without words of its own. */
+const char *notify_open_error_text(const char *name);
 
-/* The labels of the actions, translated; the body names them, so they come from here. */
+/* The kinds of notification an item shows, one at a time, each replacing the last. */
+typedef enum NoteKind {
+        NOTE_NONE,
+        NOTE_BLOCKED,   /* what was blocked and why, with the safest choices */
+        NOTE_CHOICES,   /* after "Other choices…" (the default action): every choice, everything known */
+        NOTE_PROGRESS,  /* while Open safely works */
+        NOTE_OUTCOME,   /* after fsgated (and udisks2) answered a click */
+} NoteKind;
+
+/* At most three buttons: GNOME Shell draws no more (MAX_NOTIFICATION_BUTTONS in its
+ * messageTray.js) and silently drops the rest; "default" is the click on the notification
+ * itself, no button there or in Plasma. Pairs of id and label, NULL-terminated. */
+#define NOTIFY_BUTTONS_MAX 3
+#define NOTIFY_ACTIONS_MAX (2 * (NOTIFY_BUTTONS_MAX + 1) + 1)
+
+/* The actions of a notification of kind: ask, whether the item asks at all; device, whether
+ * it names a stick; open_safely, whether Open safely was offered; request and outcome, the
+ * click's and its answer's (NOTE_OUTCOME). ret[0] NULL: none. */
+void notify_actions(NoteKind kind, bool ask, bool device, bool open_safely, NotifyRequest request,
+                    NotifyOutcome outcome, const char *ret[static NOTIFY_ACTIONS_MAX]);
+
+/* The labels of the actions, translated; the texts name them, so they come from here. */
 const char *notify_label_details(void);
-const char *notify_label_dismiss(void);
+const char *notify_label_choices(void);
+const char *notify_label_open_safely(void);
 const char *notify_label_allow(void);
 const char *notify_label_allow_once(void);
 const char *notify_label_open_read_only(void);

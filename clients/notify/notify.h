@@ -34,12 +34,6 @@ void log_parse_environment(void);
 
 /* ---- notify-item.c: what is tracked per blocked stick or filesystem ---------------------- */
 
-typedef enum NoteKind {
-        NOTE_NONE,
-        NOTE_BLOCKED,   /* what was blocked and why, with the actions */
-        NOTE_DETAILS,   /* after a click on the notification itself: everything known */
-        NOTE_OUTCOME,   /* after fsgated (and udisks2) answered a click */
-} NoteKind;
 
 typedef struct Context Context;
 
@@ -63,14 +57,15 @@ typedef struct Item {
         NoteKind posting;       /* Notify in flight */
         unsigned attempts;      /* failed posts of pending */
         sd_bus_slot *notify_slot;
-        sd_bus_slot *call_slot; /* Allow, Load or a Grant in flight */
-        size_t n_granted;       /* Open read-only: the sticks b[0..n_granted-1] granted so far */
+        sd_bus_slot *call_slot; /* Allow, Load, a Grant or an OpenSafely in flight */
+        size_t n_granted;       /* Open read-only, Open safely: the sticks b[0..n_granted-1] done so far */
+        bool open_safely;       /* the notification offered Open safely (its type has a usable route) */
         sd_bus_slot *mount_slot;/* udisks2's ResolveDevice or Mount in flight */
         bool ask;               /* offers Allow and Allow once (NOTIFY_SCOPE_ASK); else information */
         NotifyRequest request;
         NotifyOutcome outcome;
         char *message;          /* the service's error message, for the outcome */
-        size_t n_mounts;        /* sticks udisks2 was asked about, b[0..n_mounts-1] */
+        size_t n_mounts;        /* sticks udisks2 was asked about (Open safely: opened), b[0..n_mounts-1] */
         char *mount_where[DEVICES_MAX];
         char *mount_error[DEVICES_MAX];
         bool done;              /* allowed or loaded: another Blocked for it is news */
@@ -94,7 +89,7 @@ struct Context {
         char *fsgated_owner;
         char *fsgated_former;
         RateLimitCount forged_logged;   /* the lines about Blocked signals dropped as forged */
-        /* What a click on Allow, Allow once or Open read-only starts (notify-call.c's
+        /* What a click on Allow, Allow once, Open read-only or Open safely starts (notify-call.c's
          * call_start()): set by the program, so that the notifications (notify-post.c) need
          * not know the calls, which post their outcome through them. */
         void (*request)(Item *i, NotifyRequest req);
@@ -122,6 +117,9 @@ void item_remove(Item *i);
 /* Frees every item of ctx. */
 void items_free(Context *ctx);
 bool item_idle(const Item *i);
+/* Whether Open safely can be offered for the item's stick: a device, and a userspace driver for
+ * its type that fsgated can start, installed on this system. */
+bool item_can_open_safely(const Item *i);
 bool item_has_device(const Item *i, const char *device);
 Item *item_by_device(Context *ctx, const char *device);
 Item *item_by_type(Context *ctx, const char *type);

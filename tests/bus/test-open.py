@@ -15,40 +15,13 @@ import time
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_OPEN, ACTION_OPEN_SYSTEM, BUS_NAME, E_INVALID_ARGS, IFACE, NOBODY, OBJ_PATH,  # noqa: E402
                         CONFIG, BusTestCase, log)
+from fsgatetest.opened import drivers, mounts_under, unmount_all  # noqa: E402
 from fsgatetest.util import wait_until  # noqa: E402
 
 # OTHER has no passwd entry, so dbus-daemon refuses its connections: it only tries the mount.
 USER, OTHER = 1000, 1001
 NAMES = {'a file with spaces.txt': b'hello, world\n', 'größe ñ – 日本.bin': os.urandom(300000),
          'sub dir/deeper/ünïcode €.dat': bytes(range(256)) * 1000}
-
-
-def mounts_under(prefix):
-    out = []
-    with open('/proc/self/mountinfo') as f:
-        for line in f:
-            fields = line.split()
-            mp = fields[4].encode().decode('unicode_escape')
-            if mp.startswith(prefix):
-                sep = fields.index('-')
-                out.append((mp, fields[5], fields[sep + 1], fields[sep + 3]))
-    return out
-
-
-def drivers():
-    """pids of the drivers serving a handed-over connection (squashfuse, fuse2fs)."""
-    pids = []
-    for p in os.listdir('/proc'):
-        if not p.isdigit():
-            continue
-        try:
-            with open(f'/proc/{p}/cmdline', 'rb') as f:
-                cmd = f.read().split(b'\0')
-        except OSError:
-            continue
-        if cmd and cmd[0] in (b'squashfuse', b'fuse2fs') and b'/dev/fd/3' in cmd:
-            pids.append(int(p))
-    return pids
 
 
 def children(ppid):
@@ -116,13 +89,7 @@ class OpenTest(BusTestCase):
         self.addCleanup(self.cleanup_mounts)
 
     def cleanup_mounts(self):
-        for mp, *_ in mounts_under(self.opendir):
-            subprocess.run(['umount', '-l', mp], check=False)
-        for pid in drivers():
-            try:
-                os.kill(pid, 9)
-            except ProcessLookupError:
-                pass
+        unmount_all(self.opendir)
 
     def assertNothingOpen(self):
         wait_until(lambda: not drivers(), what='no driver left')

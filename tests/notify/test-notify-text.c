@@ -31,6 +31,11 @@ static NotifyBlocked blocked(const char *device, const char *label, const char *
         };
 }
 
+static void set(char **field, const char *value) {
+        free(*field);
+        *field = strdup(value);
+}
+
 TEST(classify) {
         ASSERT(notify_classify_error("org.freedesktop.DBus.Error.AccessDenied") == NOTIFY_OUTCOME_REFUSED);
         ASSERT(notify_classify_error("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") ==
@@ -129,22 +134,28 @@ TEST(clean_cap) {
 TEST(blocked_hostile_label) {
         NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
         char *summary, *body, *markup;
-        const char *want, *risk;
+        const char *drive;
 
         free(b.label);
         b.label = notify_clean("<b>X</b>\u2029Allowed\u202e\u200b", 64);
         free(b.vendor);
         b.vendor = notify_clean("Evil\xc2\x85" "Corp", 64);
-        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
         ASSERT_STREQ(summary, "“<b>X</b> Allowed” was not mounted");
-        want = "“<b>X</b> Allowed” (Evil Corp, /dev/sdb1) was not mounted because";
-        ASSERT(strncmp(body, want, strlen(want)) == 0);
-        ASSERT(strchr(body, '\n') == strrchr(body, '\n'));   /* the one line break is ours */
-        /* The kernel source's word on hfs, in the same first line. */
-        risk = strstr(body, ". hfs (Apple Macintosh file system support): orphaned upstream");
-        ASSERT(risk && risk < strchr(body, '\n'));
+        /* What else names the drive is the last line; the two line breaks before it are ours
+         * (the kernel source's word on hfs, then the drive). */
+        drive = strrchr(body, '\n');
+        ASSERT_STREQ(drive, "\nEvil Corp, /dev/sdb1");
+        ASSERT(strchr(body, '\n') == strstr(body, "\nhfs: orphaned upstream"));
+        ASSERT(strchr(strchr(body, '\n') + 1, '\n') == drive);
+        free(summary);
+        free(body);
+        /* The choices name the label in full, on its line, escaped for markup. */
+        ASSERT(notify_text_choices(&b, 1, true, false, &summary, &body) == 0);
+        ASSERT_STREQ(summary, "Choices for “<b>X</b> Allowed”");
+        ASSERT(strstr(body, "\nLabel: <b>X</b> Allowed\nDrive: Evil Corp\n"));
         markup = notify_markup_escape(body);
-        ASSERT(strstr(markup, "“&lt;b&gt;X&lt;/b&gt; Allowed” (Evil Corp, /dev/sdb1)"));
+        ASSERT(strstr(markup, "\nLabel: &lt;b&gt;X&lt;/b&gt; Allowed\n"));
         free(markup);
         free(summary);
         free(body);
@@ -168,48 +179,98 @@ TEST(markup) {
 }
 
 /* Regression: the text promised buttons ("Allow, or Allow once") that
- * not every server draws, and spoke of modprobe.d paths. Now: what the stick is, why it was
- * not mounted, what Allow does; true with buttons, with a menu, and without actions. */
+ * not every server draws, and spoke of modprobe.d paths. Issue 41: GNOME Shell drew three of
+ * four buttons and six lines of the body, whose last line explained the fourth. Now: why, and
+ * the safe way to the files (the first button's, or its one command without actions); the
+ * rest behind "Other choices…". */
 TEST(blocked_device) {
         NotifyBlocked b = blocked("/dev/sdb1", "BACKUP", "SanDisk", "Cruzer", 16008609792ULL);
         char *summary, *body;
 
-        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
         ASSERT_STREQ(summary, "“BACKUP” was not mounted");
-        ASSERT_STREQ(body, "“BACKUP” (SanDisk Cruzer, 16.0 GB, /dev/sdb1) was not mounted because its filesystem, "
-                     "hfs, is turned off on this computer. hfs (Apple Macintosh file system support): orphaned "
-                     "upstream; removal proposed, then withdrawn (2025).\n"
-                     "Open read-only turns hfs on for this drive only, until it is removed, and mounts it "
-                     "read-only; Allow turns hfs on from now on and mounts the drive; Allow once does the same "
-                     "until the computer restarts. Each asks for an administrator's password.");
+        ASSERT_STREQ(body, "Its filesystem, hfs, is turned off on this computer. Open read-only turns it on for "
+                     "this drive only, until it is removed.\n"
+                     "hfs: orphaned upstream; removal proposed, then withdrawn (2025).\n"
+                     "SanDisk Cruzer, 16.0 GB, /dev/sdb1");
         ASSERT(!strstr(body, "button"));
         ASSERT(!strstr(body, "modprobe.d"));
         free(summary);
         free(body);
-        /* No actions on this server: the way out in words, and no word of actions. */
-        ASSERT(notify_text_blocked(&b, true, false, &summary, &body) == 0);
-        ASSERT(strstr(body, "An administrator can turn it on with the command: fsgatectl allow hfs"));
+        /* No actions on this server: the one command that does the safe thing, on its line. */
+        ASSERT(notify_text_blocked(&b, true, false, false, &summary, &body) == 0);
+        ASSERT_STREQ(body, "Its filesystem, hfs, is turned off on this computer. To turn it on for this drive only, "
+                     "until it is removed, then open it again:\n"
+                     "fsgatectl allow --device=/dev/sdb1 hfs\n"
+                     "hfs: orphaned upstream; removal proposed, then withdrawn (2025).");
         ASSERT(!strstr(body, "Allow"));
+        ASSERT(!strstr(body, "Open"));
         free(summary);
         free(body);
         notify_blocked_done(&b);
 
         /* Vendor and model name it when there is no label. */
         b = blocked("/dev/sdb1", "", "SanDisk", "Cruzer", 16008609792ULL);
-        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
         ASSERT_STREQ(summary, "SanDisk Cruzer was not mounted");
-        ASSERT(strstr(body, "SanDisk Cruzer (16.0 GB, /dev/sdb1) was not mounted because") == body);
+        ASSERT(strstr(body, "\n16.0 GB, /dev/sdb1"));
         free(summary);
         free(body);
         notify_blocked_done(&b);
 
         b = blocked("/dev/sdc1", "", "", "", 2000000);
-        free(b.origin);
-        b.origin = strdup("admin");
-        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
+        set(&b.origin, "admin");
+        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
         ASSERT_STREQ(summary, "The drive /dev/sdc1 was not mounted");
-        ASSERT(strstr(body, "The drive /dev/sdc1 (2.0 MB) was not mounted because its filesystem, hfs, was turned "
-                      "off by an administrator. hfs (Apple Macintosh file system support): orphaned upstream"));
+        ASSERT(strstr(body, "Its filesystem, hfs, was turned off by an administrator. ") == body);
+        ASSERT(strstr(body, "\n2.0 MB"));
+        ASSERT(!strstr(body, "/dev/sdc1"));      /* the summary names it */
+        free(summary);
+        free(body);
+        /* Nothing beyond the node: the summary said it all, no line of its own. */
+        b.size = 0;
+        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
+        ASSERT(!strstr(body, "/dev/sdc1"));
+        ASSERT(!strstr(body, "2025).\n"));
+        free(summary);
+        free(body);
+        notify_blocked_done(&b);
+}
+
+/* Issue 38: where a route reads the type (squashfs: squashfuse), the files first, safely. */
+TEST(blocked_open_safely) {
+        NotifyBlocked b = blocked("/dev/sdb1", "PHOTOS", "", "", 0);
+        char *summary, *body;
+
+        set(&b.type, "squashfs");
+        set(&b.module, "squashfs");
+        ASSERT(notify_text_blocked(&b, true, true, true, &summary, &body) == 0);
+        ASSERT_STREQ(summary, "“PHOTOS” was not mounted");
+        ASSERT_STREQ(body, "Its filesystem, squashfs, is turned off on this computer. Open safely still shows its "
+                     "files, read-only, without turning squashfs on.\n"
+                     "/dev/sdb1");
+        free(summary);
+        free(body);
+        ASSERT(notify_text_blocked(&b, true, false, true, &summary, &body) == 0);
+        ASSERT_STREQ(body, "Its filesystem, squashfs, is turned off on this computer. Its files can still be read "
+                     "safely, without it, with:\n"
+                     "fsgatectl open /dev/sdb1");
+        free(summary);
+        free(body);
+        /* Information never offers it, nor a bare type. */
+        ASSERT(notify_text_blocked(&b, false, true, true, &summary, &body) == 0);
+        ASSERT(!strstr(body, "safely"));
+        free(summary);
+        free(body);
+        notify_blocked_done(&b);
+        /* A node that needs quoting is quoted. */
+        b = blocked("/dev/disk/by-label/MY STICK", "", "", "", 0);
+        ASSERT(notify_text_blocked(&b, true, false, true, &summary, &body) == 0);
+        ASSERT(strstr(body, "\nfsgatectl open '/dev/disk/by-label/MY STICK'\nhfs: "));
+        free(summary);
+        free(body);
+        ASSERT(notify_text_blocked(&b, true, false, false, &summary, &body) == 0);
+        ASSERT(strstr(body, "\nfsgatectl allow '--device=/dev/disk/by-label/MY STICK' hfs\n"));
         free(summary);
         free(body);
         notify_blocked_done(&b);
@@ -219,46 +280,52 @@ TEST(blocked_no_device) {
         NotifyBlocked b = blocked("", "", "", "", 0);
         char *summary, *body;
 
-        free(b.source);
-        b.source = strdup("");
-        free(b.origin);
-        b.origin = strdup("cmdline");
-        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
+        set(&b.source, "");
+        set(&b.origin, "cmdline");
+        ASSERT(notify_text_blocked(&b, true, true, true, &summary, &body) == 0);
         ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
-        ASSERT_STREQ(body, "A filesystem of type hfs could not be mounted because it is turned off on the kernel "
-                     "command line. hfs (Apple Macintosh file system support): orphaned upstream; removal "
-                     "proposed, then withdrawn (2025).\n"
-                     "Allow turns hfs on from now on, Allow once until the computer restarts; then mount it again. "
-                     "Both ask for an administrator's password.");
+        ASSERT_STREQ(body, "Filesystem hfs is turned off on the kernel command line. Allow once turns it on until the "
+                     "computer restarts, Allow from now on; then mount it again.\n"
+                     "hfs: orphaned upstream; removal proposed, then withdrawn (2025).");
+        free(summary);
+        free(body);
+        ASSERT(notify_text_blocked(&b, true, false, false, &summary, &body) == 0);
+        ASSERT(strstr(body, "An administrator can turn it on with:\nfsgatectl allow hfs\n"));
         free(summary);
         free(body);
         notify_blocked_done(&b);
 }
 
-TEST(details) {
+/* "Other choices…": every choice a line, the commands, then everything known. */
+TEST(choices) {
         NotifyBlocked b[2] = { blocked("/dev/sdb1", "BACKUP", "SanDisk", "", 2000000),
                                blocked("/dev/sdc1", "", "", "", 0) };
         char *summary, *body;
 
-        ASSERT(notify_text_details(b, 2, true, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "Filesystem hfs: details");
+        ASSERT(notify_text_choices(b, 2, true, false, &summary, &body) == 0);
+        ASSERT_STREQ(summary, "Choices for “BACKUP”");
+        ASSERT(strstr(body, "Open read-only: hfs for this drive only.\nAllow once: hfs until the computer restarts.\n"
+                      "Allow: hfs from now on.\nEach asks for an administrator's password.\n"
+                      "hfs (Apple Macintosh file system support): orphaned upstream; removal proposed, then "
+                      "withdrawn (2025).\n"
+                      "In a terminal:\nfsgatectl allow --device=/dev/sdb1 hfs\nfsgatectl allow hfs\n") == body);
         ASSERT(strstr(body, "Device: /dev/sdb1\nLabel: BACKUP\nDrive: SanDisk\nSize: 2.0 MB\n"
                       "Also not mounted: /dev/sdc1\n"));
         ASSERT(strstr(body, "Why: denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default)\n"));
         ASSERT(!strstr(body, "UUID"));
-        ASSERT(strstr(body, "Cause: a drive that appeared at seat0\nOpen read-only: load hfs for this drive only and "
-                      "mount it read-only; once the drive is removed, hfs is unloaded again.\nAllow: the kernel may "
-                      "load hfs"));
-        ASSERT(strstr(body, "Each asks for an administrator's password.\n"));
+        ASSERT(!strstr(body, "safely"));
+        ASSERT(strstr(body, "\nCause: a drive that appeared at seat0"));
+        free(summary);
+        free(body);
+        ASSERT(notify_text_choices(b, 1, true, true, &summary, &body) == 0);
+        ASSERT(strstr(body, "Open safely: read-only, hfs stays off.\nOpen read-only: hfs for this drive only.\n") == body);
+        ASSERT(strstr(body, "\nAll but Open safely ask for an administrator's password.\n"));
+        ASSERT(strstr(body, "\nIn a terminal:\nfsgatectl open /dev/sdb1\nfsgatectl allow --device=/dev/sdb1 hfs\n"
+                      "fsgatectl allow hfs\n"));
         free(summary);
         free(body);
         notify_blocked_done(&b[0]);
         notify_blocked_done(&b[1]);
-}
-
-static void set(char **field, const char *value) {
-        free(*field);
-        *field = strdup(value);
 }
 
 /* Regression: every session asked "Allow hfs?" for every block, whoever caused
@@ -296,26 +363,200 @@ TEST(blocked_information) {
         char *summary, *body;
 
         for (int actions = 0; actions <= 1; actions++) {
-                ASSERT(notify_text_blocked(&b, false, actions, &summary, &body) == 0);
+                ASSERT(notify_text_blocked(&b, false, actions, true, &summary, &body) == 0);
                 ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
-                ASSERT_STREQ(body, "A filesystem of type hfs could not be mounted because it is turned off on this "
-                             "computer. hfs (Apple Macintosh file system support): orphaned upstream; removal "
-                             "proposed, then withdrawn (2025).\n"
-                             "It may have been caused by another user or by a program in a user namespace: fsgate "
-                             "cannot tell who, so it offers no Allow here. If you need hfs, an administrator can "
-                             "turn it on with the command: fsgatectl allow hfs");
+                ASSERT_STREQ(body, "Filesystem hfs is turned off on this computer. Anyone may have asked for it. An "
+                             "administrator can turn it on with:\n"
+                             "fsgatectl allow hfs");
                 free(summary);
                 free(body);
         }
-        ASSERT(notify_text_details(&b, 1, false, &summary, &body) == 0);
-        ASSERT(strstr(body, "Cause: a mount request; any user may have made it, also in a user namespace (fsgate "
-                      "cannot tell who)\n"));
+        ASSERT(notify_text_choices(&b, 1, false, true, &summary, &body) == 0);
+        ASSERT_STREQ(summary, "Filesystem hfs: details");
+        ASSERT(strstr(body, "hfs (Apple Macintosh file system support): orphaned upstream") == body);
+        ASSERT(strstr(body, "\nCause: a mount request; any user may have made it, also in a user namespace (fsgate "
+                      "cannot tell who)"));
         ASSERT(!strstr(body, "Allow:"));
         ASSERT(!strstr(body, "Allow once:"));
-        ASSERT(strstr(body, "fsgatectl allow hfs"));
+        ASSERT(!strstr(body, "--device"));
+        ASSERT(!strstr(body, "fsgatectl open"));
+        ASSERT(strstr(body, "\nIn a terminal:\nfsgatectl allow hfs\n"));
         free(summary);
         free(body);
         notify_blocked_done(&b);
+}
+
+/* The lines a body takes at width characters, its words wrapped as a notification server's
+ * label wraps them (greedy; a word longer than a line takes lines of its own). */
+static size_t wrapped_lines(const char *body, size_t width) {
+        size_t lines = 0;
+
+        for (const char *p = body;;) {
+                size_t len = strcspn(p, "\n"), col = 0;
+                const char *end = p + len;
+
+                lines++;
+                for (const char *w = p; w < end;) {
+                        size_t n = strcspn(w, " "), chars = 0;
+
+                        if (w + n > end)
+                                n = end - w;
+                        for (size_t k = 0; k < n; k++)
+                                chars += ((unsigned char) w[k] & 0xc0) != 0x80;
+                        if (col > 0 && col + 1 + chars > width) {
+                                lines++;
+                                col = 0;
+                        }
+                        col += (col > 0) + chars;
+                        while (col > width) {
+                                lines++;
+                                col -= width;
+                        }
+                        w += n;
+                        while (w < end && *w == ' ')
+                                w++;
+                }
+                if (!*end)
+                        return lines;
+                p = end + 1;
+        }
+}
+
+TEST(wrapped_lines) {
+        ASSERT(wrapped_lines("", 50) == 1);
+        ASSERT(wrapped_lines("a b\nc", 50) == 2);
+        ASSERT(wrapped_lines("aaaa bbbb", 4) == 2);
+        ASSERT(wrapped_lines("aaaa bbbb", 9) == 1);
+        ASSERT(wrapped_lines("aaaaaaaaa", 4) == 3);
+        ASSERT(wrapped_lines("ää öö", 5) == 1);
+}
+
+/* Issue 41: GNOME Shell shows six lines of a body, about 50 characters each at its banner's
+ * width: the first notification says all it has to say in them, in every case; so do the
+ * choices before their commands and details. Labels and drives as sticks name themselves
+ * (FAT's 11 characters, SCSI's 8 and 16). */
+TEST(six_lines) {
+        static const char * const origins[] = { "vendor", "admin", "local", "runtime", "cmdline" };
+        static const char * const types[] = { "hfs", "squashfs", "freevxfs" };
+        static const struct { const char *device, *label, *vendor, *model; uint64_t size; } drives[] = {
+                { "/dev/sdb1", "BACKUP 2024", "SanDisk", "Cruzer Blade", 16008609792ULL },
+                { "/dev/sdb1", "", "Kingston", "DataTraveler 3.0", 64023257088ULL },
+                { "/dev/nvme0n1p12", "", "", "", 0 },
+                { "/dev/mmcblk0p1", "", "", "", 2000000 },
+                { "", "", "", "", 0 },
+        };
+
+        for (size_t o = 0; o < ELEMENTSOF(origins); o++)
+                for (size_t t = 0; t < ELEMENTSOF(types); t++)
+                        for (size_t d = 0; d < ELEMENTSOF(drives); d++)
+                                for (int mask = 0; mask < 8; mask++) {
+                                        bool ask = mask & 1, actions = mask & 2, safely = mask & 4;
+                                        NotifyBlocked b = blocked(drives[d].device, drives[d].label, drives[d].vendor,
+                                                                  drives[d].model, drives[d].size);
+                                        char *summary, *body, *password;
+
+                                        set(&b.origin, origins[o]);
+                                        set(&b.type, types[t]);
+                                        set(&b.module, types[t]);
+                                        ASSERT(notify_text_blocked(&b, ask, actions, safely, &summary, &body) == 0);
+                                        if (wrapped_lines(body, 50) > 6)
+                                                fprintf(stderr, "%zu lines:\n%s\n", wrapped_lines(body, 50), body);
+                                        ASSERT(wrapped_lines(body, 50) <= 6);
+                                        free(summary);
+                                        free(body);
+                                        ASSERT(notify_text_choices(&b, 1, ask, safely, &summary, &body) == 0);
+                                        password = strstr(body, "password.");
+                                        ASSERT(!ask == !password);
+                                        if (password) {
+                                                password[strlen("password.")] = 0;
+                                                ASSERT(wrapped_lines(body, 50) <= 6);
+                                        }
+                                        free(summary);
+                                        free(body);
+                                        notify_blocked_done(&b);
+                                }
+}
+
+/* Issue 41: at most three buttons (GNOME Shell draws no more) in every notification, the
+ * safest first; nothing that changes anything on information. */
+TEST(actions_bounded) {
+        static const char * const known[] = {
+                "default", "choices", "open-safely", "open-read-only", "allow-once", "allow",
+        };
+
+        for (NoteKind kind = NOTE_NONE; kind <= NOTE_OUTCOME; kind++)
+                for (int mask = 0; mask < 8; mask++)
+                        for (NotifyRequest req = NOTIFY_REQUEST_ALLOW; req <= NOTIFY_REQUEST_OPEN_SAFELY; req++)
+                                for (NotifyOutcome o = NOTIFY_OUTCOME_ALLOWED; o <= NOTIFY_OUTCOME_FAILED; o++) {
+                                        bool ask = mask & 1, device = mask & 2, safely = mask & 4;
+                                        const char *a[NOTIFY_ACTIONS_MAX];
+                                        size_t buttons = 0, n = 0;
+
+                                        notify_actions(kind, ask, device, safely, req, o, a);
+                                        for (; a[n]; n += 2) {
+                                                bool ok = false;
+
+                                                ASSERT(a[n + 1] && *a[n + 1]);
+                                                for (size_t k = 0; k < ELEMENTSOF(known); k++)
+                                                        ok = ok || streq(a[n], known[k]);
+                                                ASSERT(ok);
+                                                buttons += !streq(a[n], "default");
+                                                if (!ask)
+                                                        ASSERT(streq(a[n], "default"));
+                                                if (streq(a[n], "open-safely"))
+                                                        ASSERT(safely && device);
+                                                if (streq(a[n], "open-read-only"))
+                                                        ASSERT(device);
+                                        }
+                                        ASSERT(buttons <= NOTIFY_BUTTONS_MAX);
+                                        ASSERT(NOTIFY_BUTTONS_MAX == 3);
+                                }
+}
+
+static void assert_actions(const char * const *a, const char *want) {
+        char got[256] = "";
+
+        for (size_t n = 0; a[n]; n += 2) {
+                if (*got)
+                        strcat(got, " ");
+                strcat(got, a[n]);
+        }
+        ASSERT_STREQ(got, want);
+}
+
+TEST(actions) {
+        const char *a[NOTIFY_ACTIONS_MAX];
+
+        notify_actions(NOTE_BLOCKED, true, true, true, 0, 0, a);
+        assert_actions(a, "default open-safely open-read-only choices");
+        ASSERT_STREQ(a[1], "Other choices…");
+        ASSERT_STREQ(a[3], "Open safely");
+        notify_actions(NOTE_BLOCKED, true, true, false, 0, 0, a);
+        assert_actions(a, "default open-read-only choices");
+        notify_actions(NOTE_BLOCKED, true, false, true, 0, 0, a);
+        assert_actions(a, "default allow-once allow");
+        notify_actions(NOTE_BLOCKED, false, true, true, 0, 0, a);
+        assert_actions(a, "default");
+        ASSERT_STREQ(a[1], "Details");
+        notify_actions(NOTE_CHOICES, true, true, true, 0, 0, a);
+        assert_actions(a, "open-safely allow-once allow");
+        notify_actions(NOTE_CHOICES, true, true, false, 0, 0, a);
+        assert_actions(a, "open-read-only allow-once allow");
+        notify_actions(NOTE_CHOICES, false, true, false, 0, 0, a);
+        assert_actions(a, "");
+        notify_actions(NOTE_PROGRESS, true, true, true, NOTIFY_REQUEST_OPEN_SAFELY, 0, a);
+        assert_actions(a, "");
+        /* After a refusal or a closed dialog, the choices of the notification clicked. */
+        notify_actions(NOTE_OUTCOME, true, true, false, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_CANCELLED, a);
+        assert_actions(a, "open-read-only allow-once allow");
+        notify_actions(NOTE_OUTCOME, true, true, true, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_REFUSED, a);
+        assert_actions(a, "default open-safely open-read-only choices");
+        notify_actions(NOTE_OUTCOME, true, true, true, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_FAILED, a);
+        assert_actions(a, "open-read-only choices");
+        notify_actions(NOTE_OUTCOME, true, true, true, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_ALLOWED, a);
+        assert_actions(a, "");
+        notify_actions(NOTE_OUTCOME, true, true, false, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, a);
+        assert_actions(a, "");
 }
 
 /* A notification's texts: notify_text_outcome()'s, each call replacing the last. */
@@ -354,16 +595,59 @@ TEST(outcome) {
         ASSERT(strstr(t.body, "\nThe drive /dev/sdb1 could not be mounted: boom"));
         outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, &untried, 1);
         ASSERT(strstr(t.body, "\nThe drive /dev/sdb1: mount it again."));
-        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "Not authorized", NULL, 0);
+        /* Issue 41: in words, without polkit's reason in parentheses (the log has it). */
+        outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_REFUSED, "The authorization check failed (x); refusing",
+                NULL, 0);
         ASSERT_STREQ(t.summary, "hfs not allowed");
         ASSERT_STREQ(t.body, "Not authorized; nothing was changed.");
         outcome(&t, &b, NOTIFY_REQUEST_LOAD, NOTIFY_OUTCOME_CANCELLED, "x", NULL, 0);
-        ASSERT_STREQ(t.summary, "hfs: cancelled");
+        ASSERT_STREQ(t.summary, "Cancelled; nothing was changed");
+        ASSERT_STREQ(t.body, "The password dialog for hfs was closed.");
         outcome(&t, &b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, "A file decides", NULL, 0);
         ASSERT_STREQ(t.summary, "hfs could not be allowed");
         ASSERT_STREQ(t.body, "A file decides");
         texts_done(&t);
         notify_blocked_done(&b);
+}
+
+/* Open safely: a note while it works, then where the files are and how to close them; a
+ * refusal or a failure in words, about the stick. */
+TEST(outcome_open_safely) {
+        NotifyBlocked b[2] = { blocked("/dev/sdb1", "PHOTOS", "", "", 0), blocked("/dev/sdc1", "", "", "", 0) };
+        NotifyMount m[2] = { { .where = "/run/fsgate-open/0a1b" }, { .where = "/run/fsgate-open/2c3d" } };
+        Texts t = {};
+
+        set(&b[0].type, "squashfs");
+        ASSERT(notify_text_progress(&b[0], &t.summary, &t.body) == 0);
+        ASSERT_STREQ(t.summary, "Opening “PHOTOS” safely…");
+        ASSERT_STREQ(t.body, "Read-only, without turning squashfs on.");
+        outcome(&t, b, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_ALLOWED, NULL, m, 1);
+        ASSERT_STREQ(t.summary, "“PHOTOS” is open safely");
+        ASSERT_STREQ(t.body, "Read-only; squashfs stays turned off.\n"
+                     "“PHOTOS” is open at /run/fsgate-open/0a1b. To close it:\n"
+                     "fsgatectl close /dev/sdb1");
+        outcome(&t, b, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_ALLOWED, NULL, m, 2);
+        ASSERT_STREQ(t.summary, "“PHOTOS” and /dev/sdc1 are open safely");
+        ASSERT(strstr(t.body, "\nThe drive /dev/sdc1 is open at /run/fsgate-open/2c3d. To close it:\n"
+                      "fsgatectl close /dev/sdc1"));
+        outcome(&t, b, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_REFUSED, "Not authorized (polkit)", NULL, 0);
+        ASSERT_STREQ(t.summary, "“PHOTOS” was not opened safely");
+        ASSERT_STREQ(t.body, "Not authorized; nothing was changed.");
+        outcome(&t, b, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_CANCELLED, NULL, NULL, 0);
+        ASSERT_STREQ(t.summary, "Cancelled; nothing was changed");
+        ASSERT_STREQ(t.body, "The password dialog for “PHOTOS” was closed.");
+        outcome(&t, b, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_FAILED,
+                notify_open_error_text("org.fsgate.fsgate1.Error.InUse"), NULL, 0);
+        ASSERT_STREQ(t.summary, "“PHOTOS” could not be opened safely");
+        ASSERT_STREQ(t.body, "It is in use: mounted, or held by another program.");
+        ASSERT(notify_open_error_text("org.fsgate.fsgate1.Error.OpenFailed"));
+        ASSERT(notify_open_error_text("org.fsgate.fsgate1.Error.NoRoute"));
+        ASSERT(notify_open_error_text("org.freedesktop.DBus.Error.LimitsExceeded"));
+        ASSERT(!notify_open_error_text("org.fsgate.fsgate1.Error.InvalidArgs"));
+        ASSERT(!notify_open_error_text(NULL));
+        texts_done(&t);
+        notify_blocked_done(&b[0]);
+        notify_blocked_done(&b[1]);
 }
 
 /* Issue 41: after two sticks of one question both are mounted, and the summary names both (it
@@ -381,11 +665,15 @@ TEST(outcome_two_sticks) {
         ASSERT_STREQ(t.summary, "The drive /dev/sdc1 and /dev/sdd1 are open, read-only");
         outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, m, 3);
         ASSERT_STREQ(t.summary, "“ONE” and 2 other drives are mounted");
+        outcome(&t, b, NOTIFY_REQUEST_OPEN_SAFELY, NOTIFY_OUTCOME_ALLOWED, NULL, m, 3);
+        ASSERT_STREQ(t.summary, "“ONE” and 2 other drives are open safely");
         m[1] = (NotifyMount) { .error = "boom" };
         outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, m, 2);
         ASSERT_STREQ(t.summary, "hfs allowed");
         outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_CANCELLED, "Not authorized (nothing was changed)", NULL, 0);
-        ASSERT_STREQ(t.body, "The password dialog was closed; nothing was changed.");
+        ASSERT(strstr(t.summary, "Cancelled; nothing was changed"));
+        ASSERT(!strstr(t.body, "ancelled"));
+        ASSERT(!strstr(t.body, "nothing was changed"));
         texts_done(&t);
         for (size_t i = 0; i < ELEMENTSOF(b); i++)
                 notify_blocked_done(&b[i]);
@@ -406,9 +694,8 @@ TEST(german_risk_phrase) {
         setenv("LC_ALL", "C.UTF-8", 1);
         setenv("LANGUAGE", "de", 1);
         fsg_i18n_init();
-        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
-        ASSERT(strstr(body, "hfs (Apple Macintosh file system support): upstream verwaist; Entfernung vorgeschlagen, "
-                            "dann zurückgezogen (2025)."));
+        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
+        ASSERT(strstr(body, "\nhfs: upstream verwaist; Entfernung vorgeschlagen, dann zurückgezogen (2025)."));
         for (size_t i = 0; i < ELEMENTSOF(english); i++) {
                 if (strstr(body, english[i]))
                         fprintf(stderr, "English \"%s\" in: %s\n", english[i], body);
@@ -419,7 +706,7 @@ TEST(german_risk_phrase) {
         /* The C locale, as without fsg_i18n_init(): gettext answers in English, LANGUAGE or not. */
         unsetenv("LANGUAGE");
         setlocale(LC_ALL, "C");
-        ASSERT(notify_text_blocked(&b, true, true, &summary, &body) == 0);
+        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
         ASSERT(strstr(body, "orphaned upstream"));
         free(summary);
         free(body);

@@ -27,7 +27,8 @@ a wrapper, 1 without).
 Modules: util (CONFIG, timeouts, processes, python-dbusmock's mocks), names (bus names, errors,
 actions, flags), bus (private dbus-daemons), polkit (the MOCK polkit), fsgated (the daemon under test),
 clients (busctl, dbus-send, gdbus, fsgatectl; signal monitors), root (scratch roots),
-stack (all of them together), case (BusTestCase, main). What the tests use is here.
+stack (all of them together), case (BusTestCase, main), opened (Open safely's mounts and
+drivers on the host). What the tests use is here.
 """
 
 from .bus import PrivateBus, system_bus_config
@@ -37,7 +38,7 @@ from .fsgated import daemon_is_sanitized
 from .names import (ACTION_ALLOW, ACTION_DENY, ACTION_GRANT, ACTION_LOAD, ACTION_OPEN, ACTION_OPEN_SYSTEM, BUS_NAME,
                     E_ACCESS_DENIED, E_AUTH_CANCELLED, E_INTERACTIVE, E_INVALID_ARGS, E_LIMITS_EXCEEDED, ERR, FORCE, HARD,
                     SOFT, IFACE, LOAD_NOW, MOCK_IFACE, OBJ_PATH, POLKIT_NAME, RUNTIME)
-from .risk import RISK_KEYS, expected_facts, expected_phrase, notify_risk_sentence
+from .risk import RISK_KEYS, expected_facts, expected_phrase, notify_risk_line
 from .root import (DEFAULT_PROC, MODPROBE_DIRS, ROUTES, SUSE_VENDOR_FILE, TEMP_PREFIX, add_builtin, conf_name,
                    expected_from_files, last_change, make_scratch_root, modprobe_files, proc_modules_line,
                    reset_root, snapshot, symlink, target_state, udev_record, write)
@@ -45,7 +46,7 @@ from .stack import Stack
 from .util import (CONFIG, DAEMON_WRAPPER, NOBODY, PYTHON, TIMEOUT, TIMEOUT_MULTIPLIER, die_with_parent, log,
                    percentile, read_text, start_dbusmock, stop_dbusmock, stop_process, wait_until)
 
-__all__ = ['cli_main', 'unpack', 'RISK_KEYS', 'expected_facts', 'expected_phrase', 'notify_risk_sentence', 'ACTION_ALLOW', 'ACTION_DENY', 'ACTION_GRANT', 'ACTION_LOAD', 'ACTION_OPEN', 'ACTION_OPEN_SYSTEM', 'BUS_NAME', 'CONFIG', 'DAEMON_WRAPPER',
+__all__ = ['cli_main', 'unpack', 'RISK_KEYS', 'expected_facts', 'expected_phrase', 'notify_risk_line', 'ACTION_ALLOW', 'ACTION_DENY', 'ACTION_GRANT', 'ACTION_LOAD', 'ACTION_OPEN', 'ACTION_OPEN_SYSTEM', 'BUS_NAME', 'CONFIG', 'DAEMON_WRAPPER',
            'DEFAULT_PROC', 'E_ACCESS_DENIED', 'E_AUTH_CANCELLED', 'E_INTERACTIVE', 'E_INVALID_ARGS', 'E_LIMITS_EXCEEDED', 'ERR', 'FORCE', 'HARD', 'SOFT', 'IFACE',
            'LOAD_NOW', 'MOCK_IFACE', 'MODPROBE_DIRS', 'NOBODY', 'OBJ_PATH', 'POLKIT_NAME', 'PYTHON',
            'ROUTES', 'RUNTIME', 'SUSE_VENDOR_FILE', 'TEMP_PREFIX', 'TIMEOUT', 'TIMEOUT_MULTIPLIER', 'add_builtin',

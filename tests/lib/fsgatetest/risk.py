@@ -55,8 +55,9 @@ def expected_phrase(facts):
     return '; '.join(parts)
 
 
-def notify_risk_sentence(module):
-    """What fsgate-notify adds to its first line for module: ' MODULE (TITLE): PHRASE.' or ''."""
+def notify_risk_line(module):
+    """What fsgate-notify's question adds for module, a line of its own: '\\nMODULE: PHRASE.' or
+    '' (the choices say it with the module's title)."""
     facts = expected_facts().get(module)
     phrase = expected_phrase(facts) if facts else ''
-    return f' {module} ({facts["risk_title"]}): {phrase}.' if phrase else ''
+    return f'\n{module}: {phrase}.' if phrase else ''

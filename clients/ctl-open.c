@@ -57,6 +57,8 @@ static void route_json(JsonWriter *w, const char *type, const FsgEntry *x, const
         json_field_string(w, "package", r->route ? r->route->package : "");
         json_field_string(w, "installed", r->installed);
         json_field_bool(w, "usable", ctl_open_route_ready(r));
+        /* Whether installing the package would make it usable: fsgated starts this driver. */
+        json_field_bool(w, "started", fsg_open_route_usable(r->route));
         json_object_end(w);
 }
 

@@ -309,7 +309,9 @@ class OpenTest(BusTestCase):
         rows = {x['type']: x for x in json.loads(r.out)}
         self.assertEqual((rows['squashfs']['driver'], rows['squashfs']['installed'], rows['squashfs']['usable']),
                          ('squashfuse', '/usr/bin/squashfuse', True))
-        self.assertEqual((rows['iso9660']['driver'], rows['iso9660']['usable']), ('fuseiso', False))
+        self.assertEqual((rows['iso9660']['driver'], rows['iso9660']['usable'], rows['iso9660']['started']),
+                         ('fuseiso', False, False))
+        self.assertEqual((rows['ext4']['started'], rows['hfs']['started']), (True, False))
         self.assertEqual((rows['hfs']['driver'], rows['hfs']['package']), ('', ''))
         r = st.ctl('routes')
         self.assertEqual(r.rc, 0, r)

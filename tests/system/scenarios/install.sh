@@ -232,7 +232,7 @@ boot1() {
         expect_blocked ufs
         expect_blocked_signal "'ufs', 'ufs', ''" 30
         assert_contains "$(dmesg | grep 'fsgate: ')" \
-                "fsgate: blocked autoload of filesystem ufs (module ufs, denied by $V/60-blacklist_fs-ufs.conf)" "the kernel log"
+                "fsgate: blocked autoload of filesystem ufs (module ufs, denied by $V/60-blacklist_fs-ufs.conf); see: fsgatectl why ufs" "the kernel log"
         x=$(journal_wait 10 -x MESSAGE_ID=$MSG_BLOCKED FSGATE_TYPE=ufs)
         assert_contains "$x" "Automatic loading of the ufs filesystem module was blocked" "journalctl -x"
         assert_contains "$x" "fsgatectl allow ufs" "journalctl -x"
@@ -251,7 +251,7 @@ boot1() {
         expect_blocked exfat
         expect_blocked_signal "'exfat', 'exfat', ''" 30
         assert_contains "$(dmesg | grep 'fsgate: ')" \
-                "fsgate: blocked autoload of filesystem exfat (module exfat, denied by $E/hardening.conf)" "the kernel log"
+                "fsgate: blocked autoload of filesystem exfat (module exfat, denied by $E/hardening.conf); see: fsgatectl why exfat" "the kernel log"
         rm $E/hardening.conf
         wait_route exfat absent
         expect_autoloads exfat exfat
@@ -429,7 +429,7 @@ boot2() {
         expect_blocked hfs
         expect_blocked_signal "'hfs', 'hfs', ''" 30
         assert_contains "$(dmesg | grep 'fsgate: ')" \
-                "fsgate: blocked autoload of filesystem hfs (module hfs, denied by $V/60-blacklist_fs-hfs.conf)" "the kernel log"
+                "fsgate: blocked autoload of filesystem hfs (module hfs, denied by $V/60-blacklist_fs-hfs.conf); see: fsgatectl why hfs" "the kernel log"
         journal_wait 10 MESSAGE_ID=$MSG_BLOCKED FSGATE_TYPE=hfs >/dev/null
         pass "the block is in the journal"
         blocked_watch_stop

@@ -19,6 +19,7 @@
 # vm-boots: 1
 # vm-timeout: 1200
 
+# shellcheck shell=bash
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # $EPOCHREALTIME: no fork to read the clock
 set -eu
 # shellcheck source=../tests/vm/guest/lib.sh
@@ -59,6 +60,10 @@ first_listing() {
                 i=$((i + 1))
                 [ $i -gt 2000 ] && fail "$1 lists nothing"
         done
+}
+# tree_sum DIR — one checksum of every file's name and bytes under DIR.
+tree_sum() {
+        (cd "$1" && find . -type f | LC_ALL=C sort | xargs -d '\n' md5sum | md5sum)
 }
 # read_tree MP — every file's bytes, once.
 read_tree() {
@@ -108,7 +113,7 @@ done
 printf 'hello\n' >"$TREE/README"
 files=$((files + 1))
 bytes=$(find "$TREE" -type f -print0 | xargs -0 cat | wc -c)
-sums=$(cd "$TREE" && find . -type f | LC_ALL=C sort | xargs -d '\n' md5sum | md5sum)
+sums=$(tree_sum "$TREE")
 out=$(mksquashfs "$TREE" "$BENCH/tree.squashfs" -quiet -no-progress 2>&1) || fail "mksquashfs: $out"
 dd if=/dev/zero of="$BENCH/tree.ext4" bs=1M count=0 seek=24 status=none
 out=$(mke2fs -q -F -t ext4 -L openbench -d "$TREE" "$BENCH/tree.ext4" 2>&1) || fail "mke2fs -d: $out"
@@ -121,7 +126,7 @@ emit "{\"kind\":\"setup\",\"rounds\":$ROUNDS,\"files\":$files,\"bytes\":$bytes,\
 
 # route TYPE DRIVER MODULE — one route: warm-up, then ROUNDS rounds of open and kernel.
 route() {
-        local type=$1 driver=$2 module=$3 img=$BENCH/tree.$1 r way t0 tc t1 t1b t2 mp pid rss hwm rss_ready
+        local type="$1" driver="$2" module="$3" img="$BENCH/tree.$1" r way t0 tc t1 t1b t2 mp pid rss hwm rss_ready
         step "$type: Open safely ($driver) beside the kernel ($module), $ROUNDS rounds after a warm-up"
         if ! command -v "$driver" >/dev/null; then
                 emit "{\"kind\":\"skip\",\"route\":\"$type\",\"driver\":\"$driver\",\"reason\":\"$driver is not in the guest (nor on the host to copy in)\"}"
@@ -148,7 +153,7 @@ route() {
                                 t1=$(usec)
                         fi
                         if [ "$r" = 0 ]; then
-                                [ "$(cd "$mp" && find . -type f | LC_ALL=C sort | xargs -d '\n' md5sum | md5sum)" = "$sums" ] ||
+                                [ "$(tree_sum "$mp")" = "$sums" ] ||
                                         fail "$way $type: the files read differ from the tree's"
                                 pass "$way $type: every file read back as written"
                         fi

@@ -523,7 +523,7 @@ boot1() {
         *,open-safely,*) pass "the squashfs stick's notification offers Open safely: $NOTE_ACTIONS" ;;
         *) fail "no Open safely on the squashfs stick's notification: '$NOTE_ACTIONS'" ;;
         esac
-        screenshot 07-open-safely-offered
+        screenshot open-safely-1-offered
         # An active local session: org.fsgate.fsgate1.open is yes there, no password.
         as_alice makoctl invoke -n "$NOTE_ID" open-safely || fail "makoctl invoke -n $NOTE_ID open-safely"
         wait_note 90 "is open safely" ||
@@ -538,7 +538,7 @@ boot1() {
         expect_unit_active "$SAFE_UNIT" active
         is_loaded squashfs && fail "squashfs was loaded by Open safely"
         pass "squashfs is not in /proc/modules"
-        screenshot 08-open-safely
+        screenshot open-safely-2-open
         usb_unplug 3
         wait_while 100 "$SAFE_MP still mounted or $SAFE_UNIT active 10 s after the unplug" \
                 sh -c "findmnt '$SAFE_MP' >/dev/null || systemctl is-active -q '$SAFE_UNIT'"

@@ -190,7 +190,7 @@ static bool blocked_merge(Item *i, NotifyBlocked *b, bool ask, uint64_t now) {
         /* Not while Open read-only grants (or Open safely opens) the sticks the person chose:
          * one that joined now would be granted and mounted without being chosen. */
         if (i->n_b < DEVICES_MAX && !i->mount_slot && i->ask == ask &&
-            !(i->call_slot && (i->request == NOTIFY_REQUEST_READ_ONLY || i->request == NOTIFY_REQUEST_OPEN_SAFELY))) {
+            !(i->call_slot && (i->request == NOTIFY_REQUEST_OPEN_READ_ONLY || i->request == NOTIFY_REQUEST_OPEN_SAFELY))) {
                 /* A second stick, same filesystem: the open question covers it (Allow is per
                  * filesystem), and an Allow mounts it too. No second notification. */
                 log_info("Already notified about %s; %s joins it", item_key(i), b->device);

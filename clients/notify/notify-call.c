@@ -11,7 +11,7 @@
 static const char *method_of(NotifyRequest req) {
         switch (req) {
         case NOTIFY_REQUEST_LOAD: return "Load";
-        case NOTIFY_REQUEST_READ_ONLY: return "Grant";
+        case NOTIFY_REQUEST_OPEN_READ_ONLY: return "Grant";
         case NOTIFY_REQUEST_OPEN_SAFELY: return "OpenSafely";
         default: return "Allow";
         }
@@ -19,7 +19,7 @@ static const char *method_of(NotifyRequest req) {
 
 /* One call a stick: each grant ends with its own stick, each open is a mount of its own. */
 static bool per_stick(NotifyRequest req) {
-        return req == NOTIFY_REQUEST_READ_ONLY || req == NOTIFY_REQUEST_OPEN_SAFELY;
+        return req == NOTIFY_REQUEST_OPEN_READ_ONLY || req == NOTIFY_REQUEST_OPEN_SAFELY;
 }
 
 /* What the call in flight is about, for the log: Open read-only and Open safely take one
@@ -115,7 +115,7 @@ static int call_send(Item *i) {
                 case NOTIFY_REQUEST_LOAD:
                         r = sd_bus_message_append(m, "s", i->b[0].module);
                         break;
-                case NOTIFY_REQUEST_READ_ONLY:
+                case NOTIFY_REQUEST_OPEN_READ_ONLY:
                         r = sd_bus_message_append(m, "sa{sv}t", i->b[0].module, 1, "device", "s",
                                                   i->b[i->n_granted].device, (uint64_t) 0);
                         break;

@@ -86,7 +86,7 @@ static int on_resolve_reply(sd_bus_message *reply, void *userdata, sd_bus_error 
                                            "Mount");
         /* Open read-only: the kernel mounts it read-only, whatever is on it. */
         if (r >= 0)
-                r = i->request == NOTIFY_REQUEST_READ_ONLY ? sd_bus_message_append(m, "a{sv}", 1, "options", "s", "ro")
+                r = i->request == NOTIFY_REQUEST_OPEN_READ_ONLY ? sd_bus_message_append(m, "a{sv}", 1, "options", "s", "ro")
                                                            : sd_bus_message_append(m, "a{sv}", 0);
         /* As a file manager does: udisks2's polkit rules decide, and may ask. */
         if (r >= 0)

@@ -298,7 +298,7 @@ static int on_action_invoked(sd_bus_message *m, void *userdata, sd_bus_error *re
         if (streq(action, "open-safely") && i->open_safely)
                 ctx->request(i, NOTIFY_REQUEST_OPEN_SAFELY);
         else if (streq(action, "open-read-only") && *i->b[0].device)
-                ctx->request(i, NOTIFY_REQUEST_READ_ONLY);
+                ctx->request(i, NOTIFY_REQUEST_OPEN_READ_ONLY);
         else if (streq(action, "allow"))
                 ctx->request(i, NOTIFY_REQUEST_ALLOW);
         else if (streq(action, "allow-once"))

@@ -646,7 +646,7 @@ const char *notify_open_error_text(const char *name) {
 /* Several drives of one question, all mounted: the summary names each of two (issue 41: the
  * second stick was left to the body), the first and how many more beyond that. */
 static int summary_mounted_several(const NotifyBlocked *b, size_t n, NotifyRequest req, char **ret) {
-        bool read_only = req == NOTIFY_REQUEST_READ_ONLY;
+        bool read_only = req == NOTIFY_REQUEST_OPEN_READ_ONLY;
 
         /* "The drive /dev/sdb1 and /dev/sdc1": the second without "The drive" again. */
         _cleanup_free_ char *first = notify_device_name(&b[0]), *second = device_name_inline(&b[1]);
@@ -675,7 +675,7 @@ static int summary_mounted_several(const NotifyBlocked *b, size_t n, NotifyReque
 /* What an Allow did, then where each drive is now. */
 static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const NotifyMount *mounts, size_t n_mounts,
                            char **ret_summary, char **ret_body) {
-        bool load = req == NOTIFY_REQUEST_LOAD, read_only = req == NOTIFY_REQUEST_READ_ONLY,
+        bool load = req == NOTIFY_REQUEST_LOAD, read_only = req == NOTIFY_REQUEST_OPEN_READ_ONLY,
              safely = req == NOTIFY_REQUEST_OPEN_SAFELY;
         _cleanup_free_ char *summary = NULL, *first = NULL;
         char *body = NULL;
@@ -800,7 +800,7 @@ int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome
                 break;
         default:
                 r = format(&summary, safely ? _("%s could not be opened safely") :
-                                     req == NOTIFY_REQUEST_READ_ONLY ? _("%s could not be opened") :
+                                     req == NOTIFY_REQUEST_OPEN_READ_ONLY ? _("%s could not be opened") :
                                      load ? _("%s could not be loaded") : _("%s could not be allowed"), name);
                 if (r >= 0)
                         r = format(&body, "%s", message);

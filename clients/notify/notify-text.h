@@ -40,7 +40,7 @@ typedef enum NotifyRequest {
         NOTIFY_REQUEST_LOAD,    /* Load(module): this boot only */
         /* Grant(module, {device}) for each stick, then each mounted read-only: loaded for
          * these sticks only, unloaded again once they are removed. */
-        NOTIFY_REQUEST_READ_ONLY,
+        NOTIFY_REQUEST_OPEN_READ_ONLY,
         /* OpenSafely(device) for each stick: its files read-only through a userspace driver,
          * the module left as it is (core/open-route.h). */
         NOTIFY_REQUEST_OPEN_SAFELY,

@@ -661,7 +661,7 @@ TEST(outcome_two_sticks) {
         outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, m, 2);
         ASSERT_STREQ(t.summary, "“ONE” and /dev/sdc1 are mounted");
         ASSERT(strstr(t.body, "\n“ONE” is mounted at /media/u/ONE.\nThe drive /dev/sdc1 is mounted at /media/u/disk."));
-        outcome(&t, &b[1], NOTIFY_REQUEST_READ_ONLY, NOTIFY_OUTCOME_ALLOWED, NULL, &m[1], 2);
+        outcome(&t, &b[1], NOTIFY_REQUEST_OPEN_READ_ONLY, NOTIFY_OUTCOME_ALLOWED, NULL, &m[1], 2);
         ASSERT_STREQ(t.summary, "The drive /dev/sdc1 and /dev/sdd1 are open, read-only");
         outcome(&t, b, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_ALLOWED, NULL, m, 3);
         ASSERT_STREQ(t.summary, "“ONE” and 2 other drives are mounted");

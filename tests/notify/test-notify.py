@@ -44,7 +44,7 @@ import fsgatetest.bus as fb_bus  # noqa: E402
 from fsgatetest import (ACTION_ALLOW, ACTION_GRANT, ACTION_LOAD, ACTION_OPEN, ACTION_OPEN_SYSTEM, MOCK_IFACE,  # noqa: E402
                         NOBODY, TIMEOUT, BusTestCase, PrivateBus, Stack, conf_name, die_with_parent, start_dbusmock,
                         stop_dbusmock, stop_process, wait_until)
-from fsgatetest.opened import drivers, mounts_under, unmount_all  # noqa: E402
+from fsgatetest.opened import drivers, mounts_under, squashfs_stick, unmount_all  # noqa: E402
 
 NOTIFY_NAME = 'org.freedesktop.Notifications'
 NOTIFY_PATH = '/org/freedesktop/Notifications'
@@ -970,30 +970,7 @@ class NotifyTest(BusTestCase):
 
     # -- Open safely (issue 38): a squashfs stick, read by squashfuse in fsgated's sandbox ----------
     def squashfs_stick(self):
-        """A loop device (read-only) over a squashfs image with one file, squashfs denied the
-        way openSUSE denies it. fsgated reads the host's udev database, which knows nothing of
-        it: the node names the stick. The mountpoints are under the scratch root's
-        run/fsgate-open, which the notifier's uid must reach."""
-        if not os.path.exists('/dev/loop-control'):
-            self.skipTest('no loop devices on this kernel')
-        if not shutil.which('mksquashfs') or not os.path.exists('/usr/bin/squashfuse'):
-            self.skipTest('mksquashfs or squashfuse missing (tools/install-deps)')
-        self.vendor('squashfs', 'blacklist squashfs\n')
-        for d in (self.workdir, self.root):
-            os.chmod(d, 0o755)
-        opendir = os.path.join(self.root, 'run/fsgate-open')
-        self.addCleanup(unmount_all, opendir)
-        src = tempfile.mkdtemp(prefix='src-', dir=self.workdir)
-        with open(os.path.join(src, 'hello.txt'), 'w') as f:
-            f.write('Hello from the stick\n')
-        img = tempfile.mktemp(prefix='stick-', suffix='.sqfs', dir=self.workdir)
-        subprocess.run(['mksquashfs', src, img, '-noappend', '-quiet', '-no-progress'], check=True,
-                       stdout=subprocess.DEVNULL)
-        node = subprocess.run(['losetup', '-r', '-f', '--show', img], capture_output=True, text=True,
-                              check=True).stdout.strip()
-        self.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
-        fb.udev_record(self.root, node, 'squashfs')
-        return node, opendir
+        return squashfs_stick(self)
 
     def assertOpenAt(self, body, node, opendir):
         """The outcome names where the files are, that place holds them for the notifier's uid,

@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """What Open safely leaves on the host: the FUSE mounts under a prefix and the drivers serving
-them (squashfuse, fuse2fs), for the tests that open media (bus-open, bus-notify) to check and
-to clean up after themselves."""
+them (squashfuse, fuse2fs), for the tests that open media (bus-open, bus-notify, notify-gnome)
+to check and to clean up after themselves; and the squashfs stick those that click Open
+safely open."""
 
 import os
+import shutil
 import subprocess
+import tempfile
+
+from .root import udev_record
 
 
 def mounts_under(prefix):
@@ -45,3 +50,31 @@ def unmount_all(prefix):
             os.kill(pid, 9)
         except ProcessLookupError:
             pass
+
+
+def squashfs_stick(tc):
+    """For a BusTestCase tc: a loop device (read-only) over a squashfs image with one file,
+    hello.txt, squashfs denied the way openSUSE denies it. fsgated reads the scratch root's
+    udev database (the record written here): the node names the stick. The mountpoints are
+    under the scratch root's run/fsgate-open, which the opener's uid must reach. Skips
+    without loop devices, mksquashfs or squashfuse. (node, that run/fsgate-open)."""
+    if not os.path.exists('/dev/loop-control'):
+        tc.skipTest('no loop devices on this kernel')
+    if not shutil.which('mksquashfs') or not os.path.exists('/usr/bin/squashfuse'):
+        tc.skipTest('mksquashfs or squashfuse missing (tools/install-deps)')
+    tc.vendor('squashfs', 'blacklist squashfs\n')
+    for d in (tc.workdir, tc.root):
+        os.chmod(d, 0o755)
+    opendir = os.path.join(tc.root, 'run/fsgate-open')
+    tc.addCleanup(unmount_all, opendir)
+    src = tempfile.mkdtemp(prefix='src-', dir=tc.workdir)
+    with open(os.path.join(src, 'hello.txt'), 'w') as f:
+        f.write('Hello from the stick\n')
+    img = tempfile.mktemp(prefix='stick-', suffix='.sqfs', dir=tc.workdir)
+    subprocess.run(['mksquashfs', src, img, '-noappend', '-quiet', '-no-progress'], check=True,
+                   stdout=subprocess.DEVNULL)
+    node = subprocess.run(['losetup', '-r', '-f', '--show', img], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    tc.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+    udev_record(tc.root, node, 'squashfs')
+    return node, opendir

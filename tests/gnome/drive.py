@@ -4,13 +4,16 @@
 the session's user (python3-gi of the root) and does its commands in order, in ONE process:
 a remote desktop session ends with its caller's connection (../shared/facts/desktops.md).
 
-  wait-banner TEXT     until the shell's banner has TEXT in its title (the probe extension)
+  wait-banner TEXT     until the shell's banner has TEXT in its title and is shown (slid
+                       in: the probe extension). Quick: once the person was active, a
+                       banner the pointer is not over goes after 4 s; move nothing before
+                       it is shown either (a banner shown under a pointer that moved while
+                       the last one went may go at once)
   key KEYSYM           press and release a key (0xff1b: Escape, out of the overview)
   hover                the pointer onto the banner's title; until it is expanded and still
   shot FILE            a screenshot (org.gnome.Shell.Screenshot, as org.gnome.Screenshot)
   click LABEL          a left click on the middle of the banner's button LABEL, then the
                        ActionInvoked the shell sends for it (its action id)
-  away                 the pointer off the banner (its lower right corner of the screen)
   sleep SECONDS
 
 Each command prints one JSON line on stdout: the banner as the probe reads it, the action.
@@ -27,6 +30,7 @@ from gi.repository import Gio, GLib
 WIDTH, HEIGHT = 1280, 800
 BTN_LEFT = 0x110
 TIMEOUT = 30
+SHOWN = 2      # messageTray.js State.SHOWN
 
 bus = Gio.bus_get_sync(Gio.BusType.SESSION)
 
@@ -37,9 +41,19 @@ def call(dest, path, iface, method, args=None, reply=None, conn=bus):
     return r.unpack() if r is not None else None
 
 
+T0 = time.monotonic()
+_last = [None]
+
+
 def probe():
-    return json.loads(call('org.gnome.Shell', '/org/fsgate/Test/ShellProbe', 'org.fsgate.Test.ShellProbe', 'Banner',
-                           reply='(s)')[0])
+    s = call('org.gnome.Shell', '/org/fsgate/Test/ShellProbe', 'org.fsgate.Test.ShellProbe', 'Banner', reply='(s)')[0]
+    b = json.loads(s)
+    # Each change of the banner on stderr, which the suite shows when a command fails.
+    short = json.dumps({k: b[k] for k in ('title', 'trayState', 'expanded', 'box', 'queue', 'notifications') if k in b})
+    if short != _last[0]:
+        print(f'{time.monotonic() - T0:6.2f} {short}', file=sys.stderr, flush=True)
+        _last[0] = short
+    return b
 
 
 def say(obj):
@@ -97,7 +111,7 @@ def still(pred):
 
     def check():
         b = probe()
-        if not b or not pred(b):
+        if not b or 'banner' in b or not pred(b):
             seen.clear()
             return None
         key = json.dumps([b['box'], [x['box'] for x in b['buttons']], b['bodyStack']])
@@ -118,7 +132,8 @@ def main(argv):
         cmd = argv.pop(0)
         if cmd == 'wait-banner':
             text = argv.pop(0)
-            say(until(still(lambda b: text in b['title']), f'a banner titled …{text}…'))
+            say(until(lambda: (lambda b: b if 'banner' not in b and text in b['title'] and b['trayState'] == SHOWN
+                               else None)(probe()), f'a banner titled …{text}…, shown'))
         elif cmd == 'key':
             pointer = pointer or Pointer()
             pointer.key(int(argv.pop(0), 0))
@@ -128,9 +143,6 @@ def main(argv):
             x, y, w, h = probe()['box']
             pointer.move(x + w // 2, y + 20)
             say(until(still(lambda b: b['expanded'] and all(x['mapped'] for x in b['buttons'])), 'the banner expanded'))
-        elif cmd == 'away':
-            pointer = pointer or Pointer()
-            pointer.move(WIDTH - 1, HEIGHT - 1)
         elif cmd == 'shot':
             path = argv.pop(0)
             # The shell lets only a few names take screenshots; this connection takes one.
@@ -159,6 +171,11 @@ def main(argv):
             pointer.click()
             say({'clicked': label, 'at': [x + w // 2, y + h // 2],
                  'invoked': until(lambda: invoked[:], f'ActionInvoked after the click on {label!r}', 10)})
+        elif cmd == 'watch':
+            end = time.monotonic() + float(argv.pop(0))
+            while time.monotonic() < end:
+                probe()
+                time.sleep(0.02)
         elif cmd == 'sleep':
             time.sleep(float(argv.pop(0)))
         else:

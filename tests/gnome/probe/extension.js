@@ -38,8 +38,18 @@ class Probe {
     Banner() {
         const tray = Main.messageTray;
         const b = tray._banner;
-        if (!b || !b.notification)
-            return JSON.stringify(null);
+        if (!b || !b.notification) {
+            // No banner: where the notifications are (for the suite's failure messages).
+            return JSON.stringify({
+                banner: null,
+                trayState: tray._notificationState,
+                busy: tray._busy,
+                queue: tray._notificationQueue.map(n => n.title),
+                notifications: tray.getSources().flatMap(s => s.notifications.map(n => ({
+                    title: n.title, urgency: n.urgency, acknowledged: n.acknowledged,
+                }))),
+            });
+        }
         const n = b.notification;
         const stack = b._bodyStack;
         return JSON.stringify({
@@ -55,7 +65,7 @@ class Probe {
             collapsedBody: labelFacts(b.bodyLabel),
             expandedBody: labelFacts(b._expandedLabel),
             bodyStack: stack ? box(stack) : null,
-            expandLines: stack ? stack.layout_manager.expandLines : null,
+            expandLines: stack ? stack.layout_manager._expandLines : null,
             buttons: b._buttonBox ? b._buttonBox.get_children().map(c => ({
                 label: c.label, box: box(c), mapped: c.mapped, reactive: c.reactive,
             })) : [],

@@ -281,6 +281,7 @@ class NotifyGnomeTest(BusTestCase):
         self.assertRegex(lines[1], f'^The drive {node} is open at {self.opendir}/\\S+\\. To close it:$')
         mp = lines[1].split(' is open at ')[1][:-len('. To close it:')]
         self.assertEqual([(m, t) for m, _, t, _ in mounts_under(self.opendir)], [(mp, 'fuse.squashfuse')])
+        self.assertEqual(len(drivers(self.root)), 1, 'one squashfuse, started by this fsgated')
         # The files, as the person at the desktop.
         rc, out, err = self.stack.run(['cat', os.path.join(mp, 'hello.txt')], uid=USER_UID)
         self.assertEqual((rc, out), (0, 'Hello from the stick\n'), err)
@@ -291,7 +292,8 @@ class NotifyGnomeTest(BusTestCase):
         self.assertEqual(lines[2:], [f'fsgatectl close {node}'])
         r = self.stack.run_hint(lines[2], uid=USER_UID)
         self.assertEqual(r.rc, 0, r)
-        wait_until(lambda: not mounts_under(self.opendir) and not drivers(), what='the stick closed, its driver gone')
+        wait_until(lambda: not mounts_under(self.opendir) and not drivers(self.root),
+                   what='the stick closed, its driver gone')
 
 
 def main():

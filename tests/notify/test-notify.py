@@ -985,7 +985,8 @@ class NotifyTest(BusTestCase):
         self.assertEqual(lines[2:], [f'fsgatectl close {node}'])
         r = self.run_printed(lines[2])
         self.assertEqual(r.rc, 0, r)
-        wait_until(lambda: not mounts_under(opendir) and not drivers(), what='the stick closed, its driver gone')
+        wait_until(lambda: not mounts_under(opendir) and not drivers(self.root),
+                   what='the stick closed, its driver gone')
         return mp
 
     def test_open_safely(self):

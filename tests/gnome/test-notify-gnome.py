@@ -20,7 +20,10 @@ extension (tests/gnome/probe) only reads the banner's actors: what the shell dra
 
 With FSGATE_GNOME_SCREENSHOTS=DIR the screenshots are copied there as notify-gnome.png (the
 question, expanded, the pointer over it) and notify-gnome-opened.png (the outcome);
-tests/gnome/update-screenshots sets it to docs/.
+tests/gnome/update-screenshots sets it to docs/. With FSGATE_GNOME_KEEP=1 the session's files
+(shell.log, fsgate-notify.log, the screenshots) are kept in a directory the run names.
+Time: 5-25 s once the root is built (a loaded 2-core machine); a first run builds it (about
+1-4 minutes).
 
 Runs as root (77 = skipped otherwise), with Debian's /usr/bin/python3.
 """

@@ -11,33 +11,63 @@
 
 /* fsgatectl routes, open and close: Open safely (org.fsgate.fsgate1(5), OpenSafely). */
 
-/* The driver of type's route as installed on the system (or under --root): path or "". */
-static const FsgOpenRoute *route_of(const FsgContext *c, const char *type, char *path, size_t size) {
-        const FsgOpenRoute *r = fsg_open_route_find(type);
-
-        path[0] = 0;
-        if (r)
-                (void) fsg_open_route_driver(c, r, path, size);
-        return r;
+void ctl_open_route(const FsgContext *c, const char *type, CtlOpenRoute *ret) {
+        *ret = (CtlOpenRoute) { .route = fsg_open_route_find(type) };
+        if (ret->route)
+                (void) fsg_open_route_driver(c, ret->route, ret->installed, sizeof(ret->installed));
 }
 
-static void route_json(JsonWriter *w, const char *type, const FsgEntry *x, const FsgOpenRoute *r, const char *path) {
+void ctl_open_route_of_entry(const FsgContext *c, const FsgEntry *x, const char *type, CtlOpenRoute *ret,
+                             const char **ret_type) {
+        CtlOpenRoute known = {};
+        const char *known_type = NULL;
+
+        /* The type asked about (what the medium holds) first: "ext4" rather than the module's
+         * "ext2" row. A module name that is no type (isofs) goes by its types. */
+        if (type) {
+                ctl_open_route(c, type, ret);
+                *ret_type = type;
+                if (ret->route)
+                        return;
+        }
+        for (char **t = x->types; t && *t; t++) {
+                ctl_open_route(c, *t, ret);
+                *ret_type = *t;
+                if (ctl_open_route_ready(ret))
+                        return;
+                if (ret->route && !known.route) {
+                        known = *ret;
+                        known_type = *t;
+                }
+        }
+        *ret = known;
+        *ret_type = known_type ?: type;
+}
+
+int ctl_open_context(const CtlOptions *o, FsgContext **ret, FsgError *e) {
+        *ret = NULL;
+        return o->root ? fsg_context_new(o->root, o->kernel_release, ret, e) : 0;
+}
+
+static void route_json(JsonWriter *w, const char *type, const FsgEntry *x, const CtlOpenRoute *r) {
         json_object_begin(w);
         json_field_string(w, "type", type);
         json_field_string(w, "module", x->module);
-        json_field_string(w, "driver", r ? r->driver : "");
-        json_field_string(w, "package", r ? r->package : "");
-        json_field_string(w, "installed", path);
-        json_field_bool(w, "usable", fsg_open_route_usable(r) && *path);
+        json_field_string(w, "driver", r->route ? r->route->driver : "");
+        json_field_string(w, "package", r->route ? r->route->package : "");
+        json_field_string(w, "installed", r->installed);
+        json_field_bool(w, "usable", ctl_open_route_ready(r));
+        /* Whether installing the package would make it usable: fsgated starts this driver. */
+        json_field_bool(w, "started", fsg_open_route_usable(r->route));
         json_object_end(w);
 }
 
-static const char *route_status(const FsgOpenRoute *r, const char *path) {
-        if (!r)
+static const char *route_status(const CtlOpenRoute *r) {
+        if (!r->route)
                 return _("none known");
-        if (!*path)
+        if (!*r->installed)
                 return _("not installed");
-        return fsg_open_route_usable(r) ? _("installed") : _("installed, not started by fsgate yet");
+        return fsg_open_route_usable(r->route) ? _("installed") : _("installed, not started by fsgate yet");
 }
 
 int ctl_routes(const CtlBackend *be, const CtlOptions *o) {
@@ -48,7 +78,7 @@ int ctl_routes(const CtlBackend *be, const CtlOptions *o) {
 
         if (be->list(o, &s, &e) < 0)
                 return ctl_fail(o, &e);
-        if (o->root && fsg_context_new(o->root, o->kernel_release, &c, &e) < 0)
+        if (ctl_open_context(o, &c, &e) < 0)
                 return ctl_fail(o, &e);
         if (o->json)
                 json_array_begin(&w);
@@ -56,14 +86,15 @@ int ctl_routes(const CtlBackend *be, const CtlOptions *o) {
                 printf("%-12s %-12s %-12s %-12s %s\n", "TYPE", "MODULE", "DRIVER", "PACKAGE", "ROUTE");
         for (size_t i = 0; i < s->n; i++)
                 for (char **t = s->entries[i].types; t && *t; t++) {
-                        char path[128];
-                        const FsgOpenRoute *r = route_of(c, *t, path, sizeof(path));
+                        CtlOpenRoute r;
 
+                        ctl_open_route(c, *t, &r);
                         if (o->json)
-                                route_json(&w, *t, &s->entries[i], r, path);
+                                route_json(&w, *t, &s->entries[i], &r);
                         else
                                 printf("%-12s %-12s %-12s %-12s %s\n", ctl_esc(*t), ctl_esc(s->entries[i].module),
-                                       r ? r->driver : "-", r ? r->package : "-", route_status(r, path));
+                                       r.route ? r.route->driver : "-", r.route ? r.route->package : "-",
+                                       route_status(&r));
                 }
         if (o->json) {
                 json_array_end(&w);

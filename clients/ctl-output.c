@@ -363,7 +363,7 @@ const char *ctl_command(const CtlOptions *o) {
 /* The rows of `status`. */
 enum {
         ROW_MODULE, ROW_TYPES, ROW_STATE, ROW_DECIDED, ROW_OVERRIDE, ROW_HARD, ROW_MODPROBE, ROW_INSTALL,
-        ROW_LOAD_REFUSED, ROW_AVAILABLE, ROW_LOADED, ROW_GRANTED, ROW_MOUNTED, ROW_BLOCKED, ROW_FILES, ROW_RISK_WHAT,
+        ROW_LOAD_REFUSED, ROW_AVAILABLE, ROW_LOADED, ROW_GRANTED, ROW_MOUNTED, ROW_BLOCKED, ROW_OPEN, ROW_FILES, ROW_RISK_WHAT,
         ROW_RISK_CODE, ROW_RISK_DEPRECATED, ROW_RISK_UPSTREAM, ROW_RISK_USERNS, ROW_RISK_SOURCE, ROW_INITRAMFS, ROW_DESKTOP, _ROW_MAX
 };
 
@@ -477,6 +477,39 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
                 vtable_row(t, p == x->mentions ? ROW_FILES : SIZE_MAX, "%s: %s\n", ctl_esc(p[0]), ctl_esc(p[1]));
 }
 
+/* Open safely, a row per type: the driver that reads it without the module and the command,
+ * or the package that adds the driver, or none. The drivers as installed here (or under
+ * --root); the command without --root, since it is the running service's. */
+static void status_rows_open(const VTable *t, const CtlOptions *o, const FsgEntry *x) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        size_t row = ROW_OPEN;
+        FsgError e = {};
+
+        if (ctl_open_context(o, &c, &e) < 0)
+                return;         /* the root was read a moment ago: nothing to say rather than a guess */
+        for (char **type = x->types; type && *type; type++, row = SIZE_MAX) {
+                CtlOpenRoute r;
+
+                ctl_open_route(c, *type, &r);
+                if (ctl_open_route_ready(&r))
+                        /* TRANSLATORS: %1$s a filesystem type, %2$s the driver's path; the command is not
+                         * translated. */
+                        vtable_row(t, row, _("%1$s: %2$s reads it, the module still off: fsgatectl open "
+                                             "DEVICE|IMAGE\n"), ctl_esc(*type), ctl_esc(r.installed));
+                else if (fsg_open_route_usable(r.route))
+                        /* TRANSLATORS: %1$s a filesystem type, %2$s a program, %3$s a package. */
+                        vtable_row(t, row, _("%1$s: %2$s would read it, the module still off: install the "
+                                             "package %3$s\n"), ctl_esc(*type), r.route->driver, r.route->package);
+                else if (r.route)
+                        /* TRANSLATORS: %1$s a filesystem type, %2$s a program, %3$s a package. */
+                        vtable_row(t, row, _("%1$s: %2$s (package %3$s) reads it, but fsgate does not start it "
+                                             "yet\n"), ctl_esc(*type), r.route->driver, r.route->package);
+                else
+                        /* TRANSLATORS: %s a filesystem type. */
+                        vtable_row(t, row, _("%s: none (no userspace driver is known for it)\n"), ctl_esc(*type));
+        }
+}
+
 /* What the kernel source says of it (core/risk.h); for a module whose code was not read,
  * that and which source (list --risk's "?"). */
 static void status_rows_risk(const VTable *t, const FsgEntry *x) {
@@ -546,7 +579,7 @@ void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x,
                 [ROW_DECIDED] = _("Decided by"), [ROW_OVERRIDE] = _("Override of"), [ROW_HARD] = _("Hard deny"),
                 [ROW_MODPROBE] = "modprobe", [ROW_INSTALL] = _("Install"), [ROW_LOAD_REFUSED] = _("Load refused"),
                 [ROW_AVAILABLE] = _("Available"), [ROW_LOADED] = _("Loaded"), [ROW_GRANTED] = _("Granted"), [ROW_MOUNTED] = _("Mounted"),
-                [ROW_BLOCKED] = _("Blocked"), [ROW_FILES] = _("Files"), [ROW_RISK_WHAT] = _("Kernel calls it"),
+                [ROW_BLOCKED] = _("Blocked"), [ROW_OPEN] = _("Open safely"), [ROW_FILES] = _("Files"), [ROW_RISK_WHAT] = _("Kernel calls it"),
                 [ROW_RISK_CODE] = _("Kernel code"), [ROW_RISK_DEPRECATED] = _("Deprecated"),
                 [ROW_RISK_UPSTREAM] = _("Upstream"), [ROW_RISK_USERNS] = _("User namespaces"),
                 [ROW_RISK_SOURCE] = _("Facts from"), [ROW_INITRAMFS] = _("Initramfs"),
@@ -559,6 +592,7 @@ void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x,
         status_rows_entry(&t, x);
         status_rows_explicit_load(&t, s, x, dep);
         status_rows_usage(&t, s, x);
+        status_rows_open(&t, o, x);
         if (extras->initramfs_row)
                 vtable_row(&t, ROW_INITRAMFS, "%s\n", extras->initramfs_row);
         status_rows_risk(&t, x);

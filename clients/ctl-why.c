@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <systemd/sd-device.h>
@@ -102,14 +103,36 @@ static int why_resolve(const CtlBackend *be, const CtlOptions *o, const char *ar
         return r;
 }
 
-/* The device and type asked about, then the entry's fields as `status --json` has them. */
-static void why_json(const char *device, const char *type, const FsgEntry *x) {
+/* The command that opens the medium safely, as why prints it: the device asked about or a
+ * placeholder. Only on the running system: it needs the service that runs the driver. */
+static const char *open_command(const CtlOptions *o, const CtlOpenRoute *r, const char *device, char *buf,
+                                size_t size) {
+        if (o->root || !ctl_open_route_ready(r))
+                return "";
+        snprintf(buf, size, "fsgatectl open %s", device ? ctl_sh(device) : "DEVICE|IMAGE");
+        return buf;
+}
+
+/* The device and type asked about, the entry's fields as `status --json` has them, then Open
+ * safely's route ("open_safely"; its "command" what the text offers first, "" when nothing). */
+static void why_json(const CtlOptions *o, const char *device, const char *type, const FsgEntry *x,
+                     const CtlOpenRoute *r, const char *route_type) {
         JsonWriter w = JSON_WRITER(stdout);
+        char command[PATH_MAX + 32];
 
         json_object_begin(&w);
         json_field_string(&w, "device", device ?: "");
         json_field_string(&w, "type", type);
         ctl_json_entry_fields(&w, x);
+        json_key(&w, "open_safely");
+        json_object_begin(&w);
+        json_field_string(&w, "type", r->route ? route_type : "");
+        json_field_string(&w, "driver", r->route ? r->route->driver : "");
+        json_field_string(&w, "package", r->route ? r->route->package : "");
+        json_field_string(&w, "installed", r->installed);
+        json_field_bool(&w, "usable", ctl_open_route_ready(r));
+        json_field_string(&w, "command", x->denied ? open_command(o, r, device, command, sizeof(command)) : "");
+        json_object_end(&w);
         json_object_end(&w);
         putchar('\n');
 }
@@ -203,9 +226,27 @@ static void print_allow_advice(const CtlOptions *o, const FsgEntry *x) {
                 printf("  %s allow %s     %s\n", ctl_command(o), ctl_sh(x->module), _("allow it from now on"));
 }
 
+/* The safest way of all, first: the medium's files read-only through a userspace driver,
+ * the module still off (Open safely). Offered where the type has a route fsgated starts and
+ * its driver is installed; where only the package is missing, which one adds it. */
+static void print_open_safely(const CtlOptions *o, const CtlOpenRoute *r, const char *device) {
+        char command[PATH_MAX + 32];
+
+        if (o->root || !fsg_open_route_usable(r->route))
+                return;
+        fputs("  ", stdout);
+        if (ctl_open_route_ready(r)) {
+                printf("%s      ", open_command(o, r, device, command, sizeof(command)));
+                /* TRANSLATORS: %s is a program (squashfuse). */
+                printf(_("open safely: its files read-only through %s, the module still off\n"), r->route->driver);
+        } else
+                /* TRANSLATORS: %1$s is a program (squashfuse), %2$s a package name. */
+                printf(_("open safely (its files read-only, the module still off) needs %1$s: install the "
+                         "package %2$s\n"), r->route->driver, r->route->package);
+}
+
 /* The ways that leave the module denied for everything else, narrowest first: for this
- * medium only, for a while, for this boot. (Open safely is not offered here yet: fsgated as
- * packaged may not mount, and nothing tells this client whether the service can.) */
+ * medium only, for a while, for this boot. */
 static void print_scoped(const CtlOptions *o, const FsgEntry *x, const char *device) {
         if (device)
                 printf("  fsgatectl allow --device=%s %s      %s\n", ctl_sh(device), ctl_sh(x->module),
@@ -218,11 +259,13 @@ static void print_scoped(const CtlOptions *o, const FsgEntry *x, const char *dev
 
 /* "What you can do" for a denied module, the scoped ways first and the permanent allow last.
  * The commands stay as they are typed; the explanations are translated. */
-static void print_way_out(const CtlOptions *o, const FsgEntry *x, const char *device) {
+static void print_way_out(const CtlOptions *o, const FsgEntry *x, const char *device, const CtlOpenRoute *r) {
         /* A hard deny on a dependency the load would insert along refuses the load too. */
         const FsgHardDep *dep = x->loaded ? NULL : fsg_entry_load_blocker(x);
 
         printf("\n%s\n", _("What you can do:"));
+        /* Whatever the deny: it loads nothing, so no deny refuses it. */
+        print_open_safely(o, r, device);
         /* The scoped ways load the module: only where a load can work, on the running system. */
         if (!x->hard && !dep && x->available && !o->root)
                 print_scoped(o, x, device);
@@ -253,17 +296,24 @@ static void print_way_out(const CtlOptions *o, const FsgEntry *x, const char *de
 
 int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg) {
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_free_ char *type = NULL;
-        const char *device;
+        const char *device, *route_type;
+        CtlOpenRoute r;
         FsgError e = {};
 
         if (why_resolve(be, o, arg, &device, &type, &s, &e) < 0)
                 return ctl_fail(o, &e);
+        if (ctl_open_context(o, &c, &e) < 0)
+                return ctl_fail(o, &e);
+        ctl_open_route_of_entry(c, &s->entries[0], type, &r, &route_type);
+        if (device && !*device)
+                device = NULL;
         if (o->json)
-                why_json(device, type, &s->entries[0]);
+                why_json(o, device, type, &s->entries[0], &r, route_type);
         else if (print_verdict(device, type, &s->entries[0])) {
                 print_decision(&s->entries[0]);
-                print_way_out(o, &s->entries[0], device && *device ? device : NULL);
+                print_way_out(o, &s->entries[0], device, &r);
         }
         return 0;
 }

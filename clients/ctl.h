@@ -6,6 +6,7 @@
 #include "state.h"
 #include "store.h"
 #include "observe.h"
+#include "open-route.h"
 #include "profile-apply.h"
 #include "profile-audit.h"
 #include "profile-undo.h"
@@ -207,5 +208,22 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);
 
 /* `fsgatectl routes`, `open DEVICE|IMAGE` and `close` (ctl-open.c). Return the exit status. */
 int ctl_routes(const CtlBackend *be, const CtlOptions *o);
+/* Open safely for one filesystem type as this system (or --root's) has it: why, status and
+ * routes say the same. */
+typedef struct CtlOpenRoute {
+        const FsgOpenRoute *route;      /* NULL: no userspace driver is known for the type */
+        char installed[128];            /* where its driver is installed, "" when it is not */
+} CtlOpenRoute;
+/* c: --root's context, NULL for the running system. */
+void ctl_open_route(const FsgContext *c, const char *type, CtlOpenRoute *ret);
+/* Whether `fsgatectl open` can work for it now: fsgated starts its driver, which is installed. */
+static inline bool ctl_open_route_ready(const CtlOpenRoute *r) {
+        return fsg_open_route_usable(r->route) && *r->installed;
+}
+/* Of x's types, the first with a route (ready before merely known); type, if given, first. */
+void ctl_open_route_of_entry(const FsgContext *c, const FsgEntry *x, const char *type, CtlOpenRoute *ret,
+                             const char **ret_type);
+/* --root's context for the drivers' lookup (*ret NULL without --root). */
+int ctl_open_context(const CtlOptions *o, FsgContext **ret, FsgError *e);
 int ctl_open(const CtlBackend *be, const CtlOptions *o, const char *arg, const char *route);
 int ctl_close(const CtlBackend *be, const CtlOptions *o, const char *arg);

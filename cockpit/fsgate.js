@@ -54,7 +54,9 @@ const entries = new Map();  /* module → entry, as the service last reported it
 const errors = new Map();   /* module → the last failed call's error, shown under its row */
 const busy = new Set();     /* modules with a call in flight */
 let panel = null;           /* { module, action, runtime, force, loadNow, hard } */
-let blocked = [];           /* newest first: { key, type, module, device, details, time, note, error, busy } */
+/* newest first: { key, type, module, device, details, time, note (allowed), info (opened or granted), granted,
+ * error, busy } */
+let blocked = [];
 let loaded = false;
 let profilePreview = null;  /* { name, hard, changes } of the last successful dry run */
 let profileBusy = false;
@@ -554,6 +556,7 @@ function renderPermission() {
         renderTable();
     renderBlocked();
     renderGrants();
+    renderOpenMedia();
     renderObservation();
     updateProfileButtons();
 }
@@ -649,6 +652,109 @@ function updateBlockedFor(module) {
         renderBlocked();
 }
 
+/* ---- Open safely: a medium's files read-only through a userspace driver, no module ---- */
+
+/* `fsgatectl --json routes`: type → { driver, package, installed, usable }. Empty until it
+ * answers (or when it cannot: then nothing is offered that might not work). */
+let routes = new Map();
+
+function loadRoutes() {
+    cockpit.spawn(["fsgatectl", "--json", "routes"], { err: "message" })
+            .then(out => {
+                const j = parseJson(out);
+                routes = new Map(Array.isArray(j) ? j.map(r => [r.type, r]) : []);
+                renderBlocked();
+            })
+            .catch(() => { /* an older fsgatectl without routes: Open safely is not offered */ });
+}
+
+/* OpenSafely takes a descriptor, which Cockpit's D-Bus channel cannot pass: fsgatectl makes
+ * the call (as root with administrative access, else as the user, whom polkit asks). */
+function openBlocked(b) {
+    b.busy = true;
+    b.error = null;
+    renderBlocked();
+    cockpit.spawn(["fsgatectl", "--json", "open", b.device], { superuser: "try", err: "message" })
+            .then(out => {
+                const j = parseJson(out) || {};
+                b.info = format(_("Opened safely at $0: its files read-only, $1 still off."), j.mountpoint || "?",
+                                b.module);
+            })
+            .catch(ex => {
+                let err = null;
+                try {
+                    err = JSON.parse(ex.message);
+                } catch (e) { /* not fsgatectl's JSON */ }
+                b.error = err && err.error ? { name: err.error, message: err.message || "" }
+                                           : { name: _("Error"), message: ctlMessage(ex) };
+            })
+            .finally(() => {
+                b.busy = false;
+                renderBlocked();
+                loadOpenMedia();
+            });
+}
+
+/* The scoped grant: the module for this drive only, unloaded once it is removed. */
+function grantBlocked(b) {
+    b.busy = true;
+    b.error = null;
+    renderBlocked();
+    call("Grant", [b.module, { device: { t: "s", v: b.device } }, 0], "sa{sv}t")
+            .then(() => {
+                b.granted = true;
+                b.info = format(_("$0 is loaded while $1 is there: mount it again."), b.module, b.device);
+            })
+            .catch(ex => { b.error = describeError(ex) })
+            .finally(() => {
+                b.busy = false;
+                renderBlocked();
+                loadGrants();
+                refreshOne(b.module);
+            });
+}
+
+let openMedia = [];             /* the OpenMedia property: [id, mountpoint, device, uid, fstype, driver, since] */
+const openErrors = new Map();   /* id → the error of its Close */
+const closing = new Set();
+
+function loadOpenMedia() {
+    client.call(PATH, "org.freedesktop.DBus.Properties", "Get", [IFACE, "OpenMedia"])
+            .then(([v]) => { openMedia = v.v; renderOpenMedia() })
+            .catch(() => { /* an older fsgated opens nothing: the card stays hidden */ });
+}
+
+function closeOpen(id) {
+    closing.add(id);
+    openErrors.delete(id);
+    renderOpenMedia();
+    call("CloseSafely", [id], "s")
+            .catch(ex => openErrors.set(id, describeError(ex)))
+            .finally(() => { closing.delete(id); loadOpenMedia() });
+}
+
+function openItem([id, mountpoint, device, uid, fstype, driver, since]) {
+    const error = openErrors.get(id);
+    return el("li", { class: "blocked-item open-item", "data-open": id, "data-device": device,
+                      "data-mountpoint": mountpoint },
+              el("div", { class: "blocked-main" },
+                 el("strong", null, device ? format(_("$0 on $1"), fstype, device) : format(_("$0 image"), fstype)),
+                 el("span", { class: "open-mountpoint" }, format(_("at $0, read by $1"), mountpoint, driver)),
+                 el("span", { class: "blocked-meta" },
+                    format(_("for uid $0, since $1"), String(uid), new Date(Number(since) / 1000).toLocaleString())),
+                 error ? errorBox(error, () => { openErrors.delete(id); renderOpenMedia() }) : null),
+              el("div", { class: "actions" },
+                 el("span", { class: "btn-wrap", title: closing.has(id) ? _("Working…") : undefined },
+                    el("button", { type: "button", class: "pf-c-button pf-m-secondary", "data-action": "close-open",
+                                   disabled: closing.has(id), onclick: () => closeOpen(id) },
+                       _("Close")))));
+}
+
+function renderOpenMedia() {
+    $("open-list").replaceChildren(...openMedia.map(openItem));
+    $("open-section").hidden = openMedia.length === 0;
+}
+
 function allowBlocked(b) {
     b.busy = true;
     b.error = null;
@@ -698,6 +804,20 @@ function blockedItem(b) {
     else if (b.note || (e && e.state === "allowed"))
         reason = format(_("$0 is allowed already."), b.module);
 
+    /* Open safely first where a driver reads the type (it loads nothing, whatever the deny),
+     * then this drive only, then the permanent allow: the safest choice first (issue 41). */
+    const route = routes.get(b.type);
+    const canOpen = !cause.kernel && b.device && route && route.usable;
+    const openReason = b.busy ? _("Working…") : null;
+    const missing = !cause.kernel && b.device && route && route.started && !route.installed
+        ? format(_("Open safely would read it with $0 still off: install the package $1."), b.module, route.package)
+        : null;
+    /* A grant needs a drive: a mount request has none (and is no reason to load it either). */
+    const canGrant = !cause.kernel && b.device;
+    let grantReason = reason;
+    if (!grantReason && b.granted)
+        grantReason = format(_("$0 is loaded for this drive already."), b.module);
+
     return el("li", { class: "blocked-item", "data-type": b.type, "data-device": b.device,
                       "data-cause": cause.kernel ? "kernel" : "device" },
               el("div", { class: "blocked-main" },
@@ -708,11 +828,26 @@ function blockedItem(b) {
                     source
                         ? format(_("module $0, blocked at $1, denied by $2"), b.module, b.time.toLocaleTimeString(), source)
                         : format(_("module $0, blocked at $1"), b.module, b.time.toLocaleTimeString())),
+                 missing ? el("span", { class: "blocked-meta open-missing" }, missing) : null,
+                 b.info ? el("span", { class: "blocked-note blocked-info" }, b.info) : null,
                  b.note ? el("span", { class: "blocked-note" }, b.note) : null,
                  b.error ? errorBox(b.error, () => { b.error = null; renderBlocked() }) : null),
               el("div", { class: "actions" },
+                 canOpen ? el("span", { class: "btn-wrap", title: openReason || undefined, "data-reason": openReason || undefined },
+                              el("button", { type: "button", class: "pf-c-button pf-m-primary", "data-action": "open-safely",
+                                             title: format(_("Its files read-only through $0, with $1 still off"),
+                                                           route.driver, b.module),
+                                             disabled: openReason !== null, onclick: () => openBlocked(b) },
+                                 _("Open safely"))) : null,
+                 canGrant ? el("span", { class: "btn-wrap", title: grantReason || undefined,
+                                         "data-reason": grantReason || undefined },
+                               el("button", { type: "button",
+                                              class: canOpen ? "pf-c-button pf-m-secondary" : "pf-c-button pf-m-primary",
+                                              "data-action": "grant-blocked", disabled: grantReason !== null,
+                                              onclick: () => grantBlocked(b) },
+                                  _("Load for this drive"))) : null,
                  el("span", { class: "btn-wrap", title: reason || undefined, "data-reason": reason || undefined },
-                    el("button", { type: "button", class: "pf-c-button pf-m-primary", "data-action": "allow-blocked",
+                    el("button", { type: "button", class: "pf-c-button pf-m-secondary", "data-action": "allow-blocked",
                                    disabled: reason !== null, onclick: () => allowBlocked(b) },
                        format(_("Allow $0"), b.module))),
                  el("button", { type: "button", class: "pf-c-button pf-m-link", "data-action": "dismiss",
@@ -913,7 +1048,12 @@ function init() {
     client.subscribe({ path: PATH, interface: IFACE, member: "GrantEnded" },
                      (path, iface, signal, [id, module]) => { loadGrants(); refreshOne(module) });
     client.subscribe({ path: PATH, interface: "org.freedesktop.DBus.Properties", member: "PropertiesChanged" },
-                     (path, iface, signal, [changedIface]) => { if (changedIface === IFACE) loadGrants() });
+                     (path, iface, signal, [changedIface]) => {
+                         if (changedIface === IFACE) {
+                             loadGrants();
+                             loadOpenMedia();
+                         }
+                     });
     client.subscribe({ path: PATH, interface: IFACE, member: "Blocked" },
                      (path, iface, signal, [type, module, device, details]) => onBlocked(type, module, device, details));
     client.addEventListener("close", (ev, options) =>
@@ -930,6 +1070,8 @@ function init() {
     loadServiceInfo();
     loadAll();
     loadGrants();
+    loadOpenMedia();
+    loadRoutes();
     loadHistory();
     loadInitramfs();
 }

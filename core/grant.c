@@ -151,7 +151,7 @@ int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e) {
 /* udev's record of a block device: "E:KEY=VALUE" lines, the probe's among them. */
 #define UDEV_RECORD_MAX (64 * 1024)
 
-static int udev_fs_type(const FsgContext *c, const FsgGrant *g, char ret[static 32]) {
+int fsg_grant_medium_fs_type(const FsgContext *c, const FsgGrant *g, char ret[static 32]) {
         _cleanup_fclose_ FILE *f = NULL;
         char path[64], line[256];
         int r;
@@ -198,7 +198,7 @@ int fsg_grant_check_medium(const FsgContext *c, FsgGrant *g, char * const *types
         char type[32] = "";
         int r;
 
-        r = udev_fs_type(c, g, type);
+        r = fsg_grant_medium_fs_type(c, g, type);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS,
                                  "Cannot tell which filesystem %s holds (udev has no ID_FS_TYPE for it): a grant "

@@ -71,6 +71,9 @@ int fsg_grant_set_medium(FsgGrant *g, const char *node, FsgError *e);
  * granted, as udev's probe found it (ROOT/run/udev/data: ID_FS_TYPE); fills g->fstype and
  * g->removable. InvalidArgs otherwise, unknown type included: a grant for a medium is for what
  * is on it, and a mistyped node must not load a module for 24 hours on another disk. */
+/* The filesystem type udev's probe found on g's medium (its record's ID_FS_TYPE): 0 and ret
+ * filled, -ENODATA if it found none, or the error reading the record. */
+int fsg_grant_medium_fs_type(const FsgContext *c, const FsgGrant *g, char ret[static 32]);
 int fsg_grant_check_medium(const FsgContext *c, FsgGrant *g, char * const *types, const char *module, FsgError *e);
 /* Whether g's medium is still there: the same device number with the same diskseq (always
  * for a grant without one). Read from the running kernel's /sys. */

@@ -175,10 +175,12 @@ static void journal_blocked(const FsgBlockReport *r) {
         struct iovec iov[ELEMENTSOF(lines)];
         size_t n = 0, k = 0;
 
+        /* As the kernel log line: why offers the safest way out first, the allow last. */
         lines[n++] = strf("MESSAGE=Blocked autoload of filesystem %s (module %s%s%s), denied by %s; "
-                          "allow with: fsgatectl allow %s", r->type ?: "", r->module ?: "",
+                          "see: fsgatectl why %s", r->type ?: "", r->module ?: "",
                           r->device && *r->device ? ", device " : "", r->device ?: "",
-                          r->source && *r->source ? r->source : r->origin ?: "", r->module ?: "");
+                          r->source && *r->source ? r->source : r->origin ?: "",
+                          r->device && *r->device ? r->device : r->type ?: "");
         lines[n++] = strdup("MESSAGE_ID=" FSGATE_MESSAGE_BLOCKED);
         lines[n++] = strf("PRIORITY=%i", LOG_WARNING);
         lines[n++] = strdup("SYSLOG_IDENTIFIER=fsgated");

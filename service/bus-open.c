@@ -486,19 +486,27 @@ static bool device_removable(unsigned ma, unsigned mi) {
         return realpath(path, real) && (strstr(real, "/usb") || strstr(real, "/mmc"));
 }
 
-/* A block device fsgated opens itself, read-only: "/dev/NAME" as the kernel names it. */
-static int open_device(const char *device, OpenRequest *q, FsgError *e) {
+/* A block device fsgated opens itself, read-only: "/dev/NAME" as the kernel names it. Under
+ * its unit, which has no /dev, the unit's privileged step opens it (checking that it is
+ * still this medium), and the type is udev's probe's. */
+static int open_device(Manager *m, const char *device, OpenRequest *q, FsgError *e) {
         FsgGrant g = {};
         struct stat st;
         int r = fsg_grant_set_medium(&g, device, e);
 
         if (r < 0)
                 return r;
+        if (q->via_unit) {
+                if (fsg_grant_medium_fs_type(m->ctx, &g, q->fstype) < 0)
+                        return fsg_error(e, FSG_ERR_INVALID_ARGS, "udev found no filesystem on %s", device);
+                goto checked;
+        }
         q->medium_fd = open(device, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (q->medium_fd < 0)
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "Cannot open %s: %s", device, strerror(errno));
         if (fstat(q->medium_fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(g.major, g.minor))
                 return fsg_error(e, FSG_ERR_INVALID_ARGS, "%s is not the block device /sys names", device);
+checked:
         if (device_in_use(g.major, g.minor))
                 return fsg_error(e, FSG_ERR_IN_USE, "%s is mounted or in use; fsgate opens only a medium nothing "
                                  "else uses", device);
@@ -545,7 +553,7 @@ static int can_mount(FsgError *e) {
 
 /* The medium, its type and the route for it: everything checked that can be before polkit.
  * 1, or a negative errno: with e filled, a refusal; without, a malformed call. */
-static int read_open_request(sd_bus_message *call, OpenRequest *q, FsgError *e) {
+static int read_open_request(Manager *m, sd_bus_message *call, OpenRequest *q, FsgError *e) {
         _cleanup_(sd_bus_creds_unrefp) sd_bus_creds *creds = NULL;
         const char *device, *route;
         uint64_t flags;
@@ -569,8 +577,8 @@ static int read_open_request(sd_bus_message *call, OpenRequest *q, FsgError *e) 
                 r = 0;
         }
         if (r >= 0)
-                r = *device ? open_device(device, q, e) : open_image(fd, q, e);
-        if (r >= 0)
+                r = *device ? open_device(m, device, q, e) : open_image(fd, q, e);
+        if (r >= 0 && q->medium_fd >= 0)
                 r = fsg_open_probe_type(q->medium_fd, q->fstype, sizeof(q->fstype), e);
         if (r < 0)
                 return r;
@@ -601,7 +609,7 @@ int method_open_safely(sd_bus_message *call, void *userdata, sd_bus_error *error
         if (!q)
                 return -ENOMEM;
         q->medium_fd = -1;
-        r = read_open_request(call, q, &e);
+        r = read_open_request(m, call, q, &e);
         if (r < 0) {
                 request_free(q);
                 /* A refusal is named (e); anything else is a malformed call, sd-bus's to answer. */

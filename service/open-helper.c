@@ -3,13 +3,16 @@
  * shipped unit has no CAP_SYS_ADMIN, and its mounts would stay in its private namespace), run
  * by systemd in the transient unit fsgated makes for each opened medium (open-unit.c):
  *
- *   mount ID UID GID DRIVER    ExecStartPre=+  the FUSE mount on /run/fsgate-open/ID, in the
+ *   mount ID UID GID DRIVER [DEVICE MAJOR:MINOR DISKSEQ]
+ *                              ExecStartPre=+  the FUSE mount on /run/fsgate-open/ID, in the
  *                                              host's namespace; its connection handed to
- *                                              systemd's file descriptor store for the driver
+ *                                              systemd's file descriptor store for the driver,
+ *                                              and a device's node opened read-only, if it is
+ *                                              still that medium, likewise (fsgated has no /dev)
  *   exec [--fusermount] PATH ARGV...
  *                              ExecStart=      the driver, as the unit's dynamic user: the
- *                                              medium (stdin) as fd 3, the connection (the
- *                                              store's, fd 3) as fd 4, then exec
+ *                                              medium (the store's, or an image on stdin) as
+ *                                              fd 3, the connection as fd 4, then exec
  *   probe ID UID GID           ExecStartPost=+ the start succeeds once UID can list the mount:
  *                                              the driver has answered
  *   unmount ID                 ExecStopPost=+  detached and removed, however the unit ended
@@ -25,7 +28,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/sysmacros.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -90,8 +96,30 @@ static int host_namespace(void) {
         return 0;
 }
 
+/* A device's node, read-only, if it is still the medium fsgated checked: its number and the
+ * kernel's sequence number of the disk (a new stick in the same port has another). */
+static int open_medium(char **argv) {
+        unsigned ma, mi;
+        unsigned long long seq, have = 0;
+        struct stat st;
+        int fd;
+
+        if (strncmp(argv[0], "/dev/", 5) != 0 || strchr(argv[0] + 5, '/') || strstr(argv[0], "..") ||
+            sscanf(argv[1], "%u:%u", &ma, &mi) != 2 || sscanf(argv[2], "%llu", &seq) != 1)
+                return fail("mount: bad device arguments"), -1;
+        fd = open(argv[0], O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return fail("cannot open %s: %m", argv[0]), -1;
+        if (fstat(fd, &st) < 0 || !S_ISBLK(st.st_mode) || st.st_rdev != makedev(ma, mi) ||
+            ioctl(fd, BLKGETDISKSEQ, &have) < 0 || have != seq) {
+                close(fd);
+                return fail("%s is no longer the medium fsgated was asked to open", argv[0]), -1;
+        }
+        return fd;
+}
+
 static int do_mount(char **argv) {
-        _cleanup_close_ int dfd = -1, fuse = -1;
+        _cleanup_close_ int dfd = -1, fuse = -1, medium = -1;
         char path[64], type[48], opts[128];
         unsigned uid, gid;
         struct stat st;
@@ -102,6 +130,8 @@ static int do_mount(char **argv) {
                 return fail("mount: bad arguments");
         if (host_namespace())
                 return 1;
+        if (argv[4] && (!argv[5] || !argv[6] || (medium = open_medium(argv + 4)) < 0))
+                return argv[5] && argv[6] ? 1 : fail("mount: too few device arguments");
         umask(0022);
         if (mkdir(OPEN_DIR, 0755) < 0 && errno != EEXIST)
                 return fail("cannot make %s: %m", OPEN_DIR);
@@ -124,7 +154,8 @@ static int do_mount(char **argv) {
                 return r;
         }
         /* systemd keeps the connection for the unit and hands it to ExecStart=. */
-        if (sd_pid_notify_with_fds(0, false, "FDSTORE=1\nFDNAME=fuse", &fuse, 1) <= 0) {
+        if (sd_pid_notify_with_fds(0, false, "FDSTORE=1\nFDNAME=fuse", &fuse, 1) <= 0 ||
+            (medium >= 0 && sd_pid_notify_with_fds(0, false, "FDSTORE=1\nFDNAME=medium", &medium, 1) <= 0)) {
                 (void) umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
                 (void) rmdir(path);
                 return fail("cannot hand the connection to systemd (NotifyAccess=all, FileDescriptorStoreMax=1?)");
@@ -190,9 +221,25 @@ static int own_dir(char *buf, size_t size) {
         return 0;
 }
 
+/* The store's descriptor named name (LISTEN_FDNAMES, in the store's order), or -1. */
+static int stored_fd(const char *name) {
+        const char *names = getenv("LISTEN_FDNAMES"), *fds = getenv("LISTEN_FDS"), *fdpid = getenv("LISTEN_PID");
+        size_t len = strlen(name);
+        int i = 0;
+
+        if (!names || !fds || !fdpid || atol(fdpid) != getpid())
+                return -1;
+        for (const char *p = names; *p; i++) {
+                size_t l = strcspn(p, ":");
+                if (l == len && strncmp(p, name, len) == 0)
+                        return i < atoi(fds) ? SD_LISTEN_FDS_START + i : -1;
+                p += l + (p[l] == ':');
+        }
+        return -1;
+}
+
 static int do_exec(char **argv) {
         char dir[PATH_MAX], preload[PATH_MAX + 32], standin[PATH_MAX + 32];
-        const char *fds = getenv("LISTEN_FDS"), *fdpid = getenv("LISTEN_PID");
         bool fusermount = argv[0] && streq(argv[0], "--fusermount");
         int fuse, medium;
 
@@ -200,15 +247,15 @@ static int do_exec(char **argv) {
                 argv++;
         if (!argv[0] || !argv[1])
                 return fail("exec: bad arguments");
-        if (!fds || !streq(fds, "1") || !fdpid || atol(fdpid) != getpid())
-                return fail("exec: no FUSE connection from systemd's store (LISTEN_FDS=%s LISTEN_PID=%s, pid %d)",
-                            fds ?: "", fdpid ?: "", (int) getpid());
+        if (stored_fd("fuse") < 0)
+                return fail("exec: no FUSE connection in systemd's store");
         if (own_dir(dir, sizeof(dir)) < 0)
                 return fail("exec: cannot find my directory: %m");
-        /* The medium was stdin, the connection the store's fd 3: they become 3 and 4, as in
-         * fsgated's own sandbox (open-sandbox.c), where the route's command line expects them. */
-        fuse = fcntl(SD_LISTEN_FDS_START, F_DUPFD, 10);
-        medium = fcntl(STDIN_FILENO, F_DUPFD, 10);
+        /* The medium (a device's from the store, an image on stdin) and the connection become
+         * 3 and 4, as in fsgated's own sandbox (open-sandbox.c), where the route's command line
+         * expects them. */
+        fuse = fcntl(stored_fd("fuse"), F_DUPFD, 10);
+        medium = fcntl(stored_fd("medium") >= 0 ? stored_fd("medium") : STDIN_FILENO, F_DUPFD, 10);
         if (fuse < 0 || medium < 0 || dup2(medium, 3) < 0 || dup2(fuse, 4) < 0 || to_null(STDIN_FILENO) < 0)
                 return fail("exec: file descriptors: %m");
         if (syscall(SYS_close_range, 5, ~0U, 0) < 0)

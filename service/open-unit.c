@@ -221,6 +221,7 @@ static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
 int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e) {
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
         char path[PATH_MAX], uid[16], gid[16], device_unit[FSG_UNIT_NAME_MAX + 1], description[160];
+        char number[32], seq[32];
         const char *fusermount_bin = "/bin/fusermount";
         bool standin = q->route->start == FSG_OPEN_START_FUSERMOUNT;
         const char *exec_argv[16];
@@ -237,6 +238,8 @@ int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e
                 return fsg_error(e, FSG_ERR_FAILED, "Cannot follow systemd's jobs: %s", strerror(-r));
         snprintf(uid, sizeof(uid), "%u", (unsigned) o->uid);
         snprintf(gid, sizeof(gid), "%u", (unsigned) o->gid);
+        snprintf(number, sizeof(number), "%u:%u", (unsigned) q->medium.major, (unsigned) q->medium.minor);
+        snprintf(seq, sizeof(seq), "%llu", (unsigned long long) q->medium.diskseq);
         snprintf(description, sizeof(description), "fsgate: the files of %s read-only by %s",
                  *o->device ? o->device : "an image", o->driver);
         exec_argv[n++] = path;
@@ -254,18 +257,27 @@ int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "(sv)");
         if (r >= 0)
-                r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)(sv)",
+                r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)",
                                           "Description", "s", description,
                                           "CollectMode", "s", "inactive-or-failed",
                                           "TimeoutStartUSec", "t", UNIT_START_USEC,
                                           "NotifyAccess", "s", "all",
-                                          "FileDescriptorStoreMax", "u", (uint32_t) 1,
-                                          "StandardInputFileDescriptor", "h", q->medium_fd,
+                                          "FileDescriptorStoreMax", "u", (uint32_t) 2,
                                           "StandardOutputFileDescriptor", "h", err_fd,
                                           "StandardErrorFileDescriptor", "h", err_fd);
+        /* squashfuse exits 8 when stopped (measured on Debian 12): a close, not a failure. */
+        if (r >= 0)
+                r = sd_bus_message_append(m, "(sv)", "SuccessExitStatus", "(aiai)", 1, (int32_t) 8, 0);
+        /* An image its caller opened comes as stdin; a device the mount step opens, read-only,
+         * past the device policy PrivateDevices= closes (the driver's /dev has no node of it). */
+        if (r >= 0 && q->medium_fd >= 0)
+                r = sd_bus_message_append(m, "(sv)", "StandardInputFileDescriptor", "h", q->medium_fd);
+        else if (r >= 0)
+                r = sd_bus_message_append(m, "(sv)", "DeviceAllow", "a(ss)", 1, o->device, "r");
         if (r >= 0)
                 r = append_exec(m, "ExecStartPreEx", path,
-                                STRV_MAKE(path, "mount", o->id, uid, gid, o->driver), true);
+                                *o->device ? STRV_MAKE(path, "mount", o->id, uid, gid, o->driver, o->device, number, seq) :
+                                             STRV_MAKE(path, "mount", o->id, uid, gid, o->driver), true);
         if (r >= 0)
                 r = append_exec(m, "ExecStartEx", path, (char **) exec_argv, false);
         if (r >= 0)

@@ -110,8 +110,11 @@ static int report_block(int dir_fd, const HookVerdict *v, const char *type, cons
                      "at most %u are logged per %u s\n", v->summary, type, module, v->burst, v->window_sec);
         if (!v->log)
                 return 0;
-        hook_kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s, denied by %s); allow with: fsgatectl allow %s\n",
-             type, module, source, module);
+        /* The way out is why's: it offers the safest choice first (Open safely, this medium, a
+         * while) and the permanent allow last; a line naming only the allow would make it the
+         * first thing people try. */
+        hook_kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s, denied by %s); see: fsgatectl why %s\n",
+             type, module, source, type);
         if (!v->report || hook_claim_reporter(dir_fd, type, locks) < 0)
                 return 0;
         post("ReportBlocked", type, module);

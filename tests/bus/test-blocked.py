@@ -51,7 +51,12 @@ class BlockedTest(BusTestCase):
         self.assertLess(took, 3)
         with open(self.kmsg) as f:
             self.assertEqual(f.read(), f'<4>fsgate: blocked autoload of filesystem vxfs (module freevxfs, denied by '
-                                       f'{source}); allow with: fsgatectl allow freevxfs\n')
+                                       f'{source}); see: fsgatectl why vxfs\n')
+        # Its hint, run as written: why explains the block and offers the ways out.
+        r = self.stack.run_hint('fsgatectl why vxfs')
+        self.assertEqual(r.rc, 0, r)
+        self.assertIn('freevxfs may NOT be loaded automatically', r.out)
+        self.assertIn('What you can do:', r.out)
         sig = self.mon.wait(1)
         self.assertEqual(len(sig), 1, sig)
         self.assertEqual(sig[0][:3], ('vxfs', 'freevxfs', ''))

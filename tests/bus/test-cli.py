@@ -45,6 +45,10 @@ def assert_json_names_awkward_file(test, ctl):
     test.assertEqual(rc, 0, out)
     why = json.loads(out)
     test.assertEqual((why.pop('device'), why.pop('type')), ('', 'jfs'))
+    # Open safely's route last (none for jfs); the rest is the entry.
+    test.assertEqual(list(why)[-1], 'open_safely')
+    test.assertEqual(why.pop('open_safely'), {'type': '', 'driver': '', 'package': '', 'installed': '',
+                                              'usable': False, 'command': ''})
     test.assertEqual({k: why[k] for k in ('module', 'state', 'origin', 'deciding_file', 'loaded', 'hard',
                                           'explicit_load_possible', 'install_command', 'install_file')},
                      {'module': 'jfs', 'state': 'denied', 'origin': 'admin', 'deciding_file': source, 'loaded': False,

@@ -6,14 +6,16 @@ its kernel), under the scratch root's run/fsgate-open; a cleanup unmounts whatev
 test left there. Prints the time from the call to the first listing and the driver's RSS."""
 
 import hashlib
+import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
-from fsgatetest import (ACTION_OPEN, ACTION_OPEN_SYSTEM, BUS_NAME, E_INVALID_ARGS, IFACE, NOBODY, OBJ_PATH,  # noqa: E402
+from fsgatetest import (ACTION_DENY, ACTION_OPEN, ACTION_OPEN_SYSTEM, BUS_NAME, E_INVALID_ARGS, IFACE, NOBODY, OBJ_PATH,  # noqa: E402
                         CONFIG, BusTestCase, log)
 from fsgatetest.opened import drivers, mounts_under, unmount_all  # noqa: E402
 from fsgatetest.util import wait_until  # noqa: E402
@@ -274,7 +276,9 @@ class OpenTest(BusTestCase):
         rows = {x['type']: x for x in json.loads(r.out)}
         self.assertEqual((rows['squashfs']['driver'], rows['squashfs']['installed'], rows['squashfs']['usable']),
                          ('squashfuse', '/usr/bin/squashfuse', True))
-        self.assertEqual((rows['iso9660']['driver'], rows['iso9660']['usable']), ('fuseiso', False))
+        self.assertEqual((rows['iso9660']['driver'], rows['iso9660']['usable'], rows['iso9660']['started']),
+                         ('fuseiso', False, False))
+        self.assertEqual((rows['ext4']['started'], rows['hfs']['started']), (True, False))
         self.assertEqual((rows['hfs']['driver'], rows['hfs']['package']), ('', ''))
         r = st.ctl('routes')
         self.assertEqual(r.rc, 0, r)
@@ -285,6 +289,82 @@ class OpenTest(BusTestCase):
         self.assertEqual({x['type']: x['installed'] for x in json.loads(r.out)}['squashfs'], '')
         r = st.ctl('--root=' + self.root, 'open', self.image)
         self.assertEqual(r.rc, 2, r)
+
+    def way_out(self, what, uid=None):
+        """why WHAT's "What you can do" lines, each stripped of its indent."""
+        r = self.stack.ctl('why', what, uid=uid)
+        self.assertEqual(r.rc, 0, r)
+        return [line.strip() for line in r.out.split('What you can do:\n', 1)[1].splitlines() if line.strip()]
+
+    def test_why_offers_open_safely_first(self):
+        """Issue 38 and 41 item 2: where a block is explained, Open safely comes first when the
+        type's driver is installed and fsgated starts it, the permanent allow last. why IMAGE's
+        first line, run as written by the image's owner, opens it: every file reads back, and
+        squashfs stays denied and unloaded. --json says the same; the type alone gets the
+        placeholder; status names the route."""
+        st = self.stack
+        st.mock_polkit_allow([ACTION_DENY, ACTION_OPEN])
+        self.assertEqual(st.ctl('deny', 'squashfs').rc, 0)
+        ways = self.way_out(self.image, uid=USER)
+        command, text = ways[0].split('      ', 1)
+        self.assertEqual(shlex.split(command), ['fsgatectl', 'open', self.image], ways)
+        self.assertEqual(text, 'open safely: its files read-only through squashfuse, the module still off')
+        self.assertEqual(ways[-1].split()[:3], ['fsgatectl', 'allow', 'squashfs'], ways)
+        self.assertEqual(len([w for w in ways if w.startswith('fsgatectl open')]), 1, ways)
+        r = st.run_hint(command, uid=USER)
+        self.assertEqual(r.rc, 0, r)
+        mp = r.out.strip()
+        for name, data in NAMES.items():
+            rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(out.split()[0], hashlib.sha256(data).hexdigest(), name)
+        e = st.get('squashfs')
+        self.assertEqual((e.state, e.loaded), ('denied', False))
+        self.assertEqual(st.ctl('close', mp, uid=USER).rc, 0)
+        self.assertNothingOpen()
+        why = json.loads(st.ctl('--json', 'why', self.image, uid=USER).out)
+        self.assertEqual(why['open_safely'], {'type': 'squashfs', 'driver': 'squashfuse', 'package': 'squashfuse',
+                                              'installed': '/usr/bin/squashfuse', 'usable': True,
+                                              'command': command})
+        self.assertEqual(self.way_out('squashfs')[0].split('      ')[0], 'fsgatectl open DEVICE|IMAGE')
+        self.assertEqual(json.loads(st.ctl('--json', 'why', 'squashfs').out)['open_safely']['command'],
+                         'fsgatectl open DEVICE|IMAGE')
+        r = st.ctl('status', 'squashfs')
+        self.assertRegex(r.out, r'(?m)^ +Open safely: squashfs: /usr/bin/squashfuse reads it, the module still off: '
+                                r'fsgatectl open DEVICE\|IMAGE$')
+        # Allowed, there is no block to explain: nothing offered, in --json neither.
+        st.mock_polkit_allow([ACTION_DENY, ACTION_OPEN, 'org.fsgate.fsgate1.allow'])
+        self.assertEqual(st.ctl('reset', 'squashfs').rc, 0)
+        self.assertEqual(json.loads(st.ctl('--json', 'why', 'squashfs').out)['open_safely']['command'], '')
+
+    def test_why_open_safely_of_a_block_device(self):
+        """why /dev/loopN: the first way out names the device; run as written (root here), it
+        opens the device, whose files read back. Under --root nothing of the running system's
+        is offered, and status says which package the image's system lacks."""
+        st = self.stack
+        st.mock_polkit_allow([ACTION_DENY, ACTION_OPEN_SYSTEM])
+        node = self.loop_device(self.image)
+        r = st.ctl('deny', '--hard', 'squashfs')     # a hard deny refuses loads, not Open safely
+        self.assertEqual(r.rc, 0, r)
+        ways = self.way_out(node)
+        self.assertEqual(ways[0].split('      ')[0], f'fsgatectl open {node}', ways)
+        r = st.run_hint(ways[0].split('      ')[0])
+        self.assertEqual(r.rc, 0, r)
+        name = 'sub dir/deeper/ünïcode €.dat'
+        with open(os.path.join(r.out.strip(), name), 'rb') as f:
+            self.assertEqual(f.read(), NAMES[name])
+        self.assertEqual(st.ctl('close', node).rc, 0)
+        self.assertNothingOpen()
+        r = st.ctl('--root=' + self.root, 'why', 'squashfs')
+        self.assertNotIn('open', r.out.split('What you can do:\n', 1)[1], r.out)
+        r = st.ctl('--root=' + self.root, 'status', 'ext4')
+        self.assertRegex(r.out, r'(?m)^ +Open safely: ext2: fuse2fs would read it, the module still off: install the '
+                                r'package fuse2fs\n +ext3: .*\n +ext4: ')
+        r = st.ctl('status', 'hfs')
+        self.assertRegex(r.out, r'(?m)^ +Open safely: hfs: none \(no userspace driver is known for it\)$')
+        r = st.ctl('status', 'exfat')
+        self.assertRegex(r.out, r'(?m)^ +Open safely: exfat: exfat-fuse \(package exfat-fuse\) reads it, but fsgate does '
+                                r'not start it yet$')
 
     def test_block_device_by_link(self):
         """A link to the node (as /dev/disk/by-label/... are) names the device it points to."""

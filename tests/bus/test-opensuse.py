@@ -220,10 +220,15 @@ class RoutesTest(BusTestCase):
         sig = mon.wait(1, timeout=10)
         self.assertEqual([s[:2] for s in sig], [('hfs', 'hfs')], sig)
         self.assertEqual(self.read_log(self.modprobe_log), '')
-        # The line's "allow with: ..." run as written: openSUSE's deny is masked, hfs allowed.
-        hint = self.read_log(self.kmsg).rstrip('\n').split('; allow with: ')[1]
-        self.assertEqual(hint, 'fsgatectl allow hfs')
+        # The line's "see: ..." run as written: why, whose last way out (the permanent allow),
+        # run as written too, masks openSUSE's deny: hfs allowed.
+        hint = self.read_log(self.kmsg).rstrip('\n').split('; see: ')[1]
+        self.assertEqual(hint, 'fsgatectl why hfs')
         r = self.stack.run_hint(hint)
+        self.assertEqual(r.rc, 0, r)
+        last = r.out.split('What you can do:\n', 1)[1].strip().splitlines()[-1].strip()
+        self.assertEqual(last.split('     ')[0], 'fsgatectl allow hfs', r.out)
+        r = self.stack.run_hint(last.split('     ')[0])
         self.assertEqual(r.rc, 0, r)
         self.assertState('hfs', 'allowed', 'admin', '/etc/modprobe.d/' + conf_name('hfs'))
         self.assertNotIn('fs-hfs ', self.routes())     # the service's allow ended the route

@@ -6,8 +6,9 @@
 // with a screenshot of the page as it was.
 
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, unlinkSync,
-    writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync,
+    unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
@@ -388,6 +389,56 @@ await step('a blocked mount appears in "Recently blocked" with an Allow button',
           `blocked item: ${text}`);
     await item.locator('button[data-action="allow-blocked"]:enabled').waitFor();
     check(await page.locator('#blocked-empty').isHidden(), 'empty note still shown');
+});
+
+// Issue 38, 41 item 2: a stick of a type a userspace driver reads (squashfs: squashfuse, as
+// `fsgatectl routes` finds it installed) offers Open safely first, then the grant for this
+// drive, the permanent allow last. Open safely mounts its files read-only for real (FUSE on
+// this host; no module), listed under "Opened safely" with Close, which unmounts it. The
+// grant reaches fsgated, which refuses or fails it here (the host loads no module, and no
+// udev probed the loop device): the service's error is shown in the item.
+const mounted = mp => readFileSync('/proc/self/mountinfo', 'utf8').split('\n').some(l => l.split(' ')[4] === mp);
+await step('Recently blocked offers Open safely first: it opens the stick, "Opened safely" lists it, Close unmounts', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'fsgate-cockpit-open-'));
+    mkdirSync(join(work, 'src'));
+    writeFileSync(join(work, 'src', 'hello.txt'), 'hello from a squashfs stick\n');
+    execFileSync('mksquashfs', [join(work, 'src'), join(work, 'stick.sqfs'), '-noappend', '-quiet', '-no-progress']);
+    const loop = execFileSync('losetup', ['-r', '-f', '--show', join(work, 'stick.sqfs')], { encoding: 'utf8' }).trim();
+    try {
+        busctl('Deny', 'st', 'squashfs', '0');
+        busctl('ReportDevice', 'ss', loop, 'squashfs');
+        const item = page.locator(`.blocked-item[data-device="${loop}"]`);
+        await item.locator('button[data-action="open-safely"]:enabled').waitFor();
+        const order = await item.locator('.actions button').evaluateAll(bs => bs.map(b => b.dataset.action));
+        check(order.join(' ') === 'open-safely grant-blocked allow-blocked dismiss', `the item's buttons: ${order}`);
+        check(await page.locator('.blocked-item[data-device="/dev/sdz1"] button[data-action="open-safely"]').count() === 0,
+              'Open safely offered for hfs, which no userspace driver reads');
+        await item.locator('button[data-action="open-safely"]').click();
+        await item.locator('.blocked-info', { hasText: 'Opened safely at' }).waitFor();
+        const open = page.locator(`#open-list li[data-device="${loop}"]`);
+        await open.waitFor();
+        const mp = await open.getAttribute('data-mountpoint');
+        check(mp.startsWith(join(opt.root, 'run/fsgate-open') + '/'), `mountpoint ${mp}`);
+        check(readFileSync(join(mp, 'hello.txt'), 'utf8') === 'hello from a squashfs stick\n', 'the stick\'s file');
+        check((await open.textContent()).includes('read by squashfuse'), `the open item: ${await open.textContent()}`);
+        check(await rowText('squashfs', '.badge') === 'denied', 'squashfs is not denied after Open safely');
+        await open.locator('button[data-action="close-open"]:enabled').click();
+        await page.locator('#open-section[hidden]').waitFor({ state: 'attached' });
+        check(!mounted(mp), `${mp} is still mounted after Close`);
+        await item.locator('button[data-action="grant-blocked"]:enabled').click();
+        await item.locator('[data-error]').waitFor();
+        const err = await item.locator('[data-error]').getAttribute('data-error');
+        check(/^org\.fsgate\.fsgate1\.Error\.LoadFailed$|^org\.freedesktop\.DBus\.Error\.InvalidArgs$/.test(err),
+              `the grant's error: ${err}`);
+        await item.locator('button[data-action="dismiss"]').click();
+    } finally {
+        try {
+            busctl('CloseSafely', 's', loop);
+        } catch (e) { /* closed already */ }
+        busctl('Reset', 'st', 'squashfs', '0');
+        execFileSync('losetup', ['-d', loop]);
+        rmSync(work, { recursive: true, force: true });
+    }
 });
 
 await step('screenshots: the whole page, the denied modules (README), dark', async () => {

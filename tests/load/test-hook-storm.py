@@ -60,7 +60,7 @@ REPORTER_LIFETIME = 15      # the reporting child's alarm (service/hook/fsgate-b
 # its 3 s alarm, which attempt() fails on.
 
 LINE_RE = re.compile(r'^<4>fsgate: blocked autoload of filesystem (\S+) \(module (\S+), denied by (\S+)\); '
-                     r'allow with: fsgatectl allow \S+$')
+                     r'see: fsgatectl why \S+$')
 SUMMARY_RE = re.compile(r'^<4>fsgate: (\d+) more blocked autoloads of filesystem (\S+) \(module (\S+)\) '
                         r'suppressed; at most (\d+) are logged per (\d+) s$')
 

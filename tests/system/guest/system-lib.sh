@@ -21,6 +21,7 @@ MSG_REFUSED=d97d19d74e8c4d338aeeb7ba7ea1c3f0
 #   usb-plug     device_add the USB stick (QEMU usb-storage on the xhci controller)
 #   usb-unplug   device_del it
 #   usb-plug-2, usb-unplug-2   the same for the second stick (# system-usb-stick-2: LABEL)
+#   usb-plug-3, usb-unplug-3   and the third (# system-usb-stick-3: LABEL, squashfs)
 # The request is a console line; the host acts within a second or two.
 HOST_REQUESTS=0
 host_request() {
@@ -28,9 +29,9 @@ host_request() {
         echo "FSGATE-SYSTEM-REQUEST $FSGATE_NONCE boot=$FSGATE_BOOT seq=$HOST_REQUESTS $1"
 }
 
-# usb_plug [2] — plug the run's USB stick in (# system-usb-stick: LABEL), or the second one
-# (# system-usb-stick-2: LABEL), and wait until udev has handled it; USB_DISK is its node
-# (/dev/sdX), and so is USB_DISK_1 or USB_DISK_2.
+# usb_plug [2|3] — plug the run's USB stick in (# system-usb-stick: LABEL), or the second or
+# third one (# system-usb-stick-N: LABEL), and wait until udev has handled it; USB_DISK is its
+# node (/dev/sdX), and so is USB_DISK_1, USB_DISK_2 or USB_DISK_3.
 usb_plug() {
         _before=$(ls /dev/disk/by-id/ 2>/dev/null | grep '^usb-' | paste -sd' ' || true)
         host_request "usb-plug${1:+-$1}"
@@ -52,7 +53,7 @@ usb_plug() {
         pass "USB stick plugged in: $USB_DISK ($(udev_prop "$USB_DISK" ID_VENDOR) $(udev_prop "$USB_DISK" ID_MODEL), $(udev_prop "$USB_DISK" ID_FS_TYPE) \"$(udev_prop "$USB_DISK" ID_FS_LABEL)\")"
 }
 
-# usb_unplug [2] — unplug USB_DISK, or the second stick (USB_DISK_2).
+# usb_unplug [2|3] — unplug USB_DISK, or the second or third stick (USB_DISK_2, USB_DISK_3).
 usb_unplug() {
         _d=$USB_DISK
         [ -z "${1:-}" ] || eval "_d=\$USB_DISK_$1"

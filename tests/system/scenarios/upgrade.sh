@@ -112,7 +112,7 @@ grep -qx 'alias fs-udf fsgate_routed_udf' /run/modprobe.d/fsgate-routes.conf ||
 pass "udf, denied by the hardening role's file, is routed to fsgate's hook"
 expect_blocked udf
 assert_contains "$(dmesg | grep 'fsgate: ')" \
-        "blocked autoload of filesystem udf (module udf, denied by $(conf_of $E udf))" "the kernel log"
+        "blocked autoload of filesystem udf (module udf, denied by $(conf_of $E udf)); see: fsgatectl why udf" "the kernel log"
 
 step "apt remove fsgate-vendor-blacklist: the deny list goes, the exemptions stay"
 run_logged "apt remove fsgate-vendor-blacklist" apt-get remove -y fsgate-vendor-blacklist

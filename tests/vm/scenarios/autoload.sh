@@ -66,7 +66,7 @@ assert_eq "$BLOCKED_SIGNAL" \
         "Blocked ('hfs', 'hfs', '', {'source': <'/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf'>, 'origin': <'vendor'>, 'cause': <'kernel'>})" \
         "the Blocked signal of the refused mount"
 assert_contains "$(dmesg | grep 'fsgate: ')" \
-        "fsgate: blocked autoload of filesystem hfs (module hfs, denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf)" \
+        "fsgate: blocked autoload of filesystem hfs (module hfs, denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf); see: fsgatectl why hfs" \
         "the kernel log"
 fsg_call_ok Allow st hfs 0
 assert_mask "$(conf_of $E hfs)"

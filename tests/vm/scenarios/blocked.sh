@@ -76,7 +76,7 @@ expect_blocked_signal "('hfs', 'hfs', '',"
 assert_eq "$BLOCKED_SIGNAL" \
         "Blocked ('hfs', 'hfs', '', {'source': <'$HFS_SRC'>, 'origin': <'vendor'>, 'cause': <'kernel'>})" \
         "the Blocked signal of mount -t hfs"
-KLINE="fsgate: blocked autoload of filesystem hfs (module hfs, denied by $HFS_SRC); allow with: fsgatectl allow hfs"
+KLINE="fsgate: blocked autoload of filesystem hfs (module hfs, denied by $HFS_SRC); see: fsgatectl why hfs"
 dmesg | grep -F "fsgate: " | sed 's/^/    dmesg: /'
 assert_eq "$(kmsg_lines "$KLINE")" 1 "kernel log lines \"$KLINE\""
 sleep 1
@@ -102,7 +102,7 @@ expect_blocked_signal "('minix', 'minix', '',"
 assert_eq "$BLOCKED_SIGNAL" \
         "Blocked ('minix', 'minix', '', {'source': <'$MINIX_SRC'>, 'origin': <'vendor'>, 'cause': <'kernel'>})" \
         "the Blocked signal of the autodetecting mount"
-assert_eq "$(kmsg_lines "fsgate: blocked autoload of filesystem minix (module minix, denied by $MINIX_SRC); allow with: fsgatectl allow minix")" \
+assert_eq "$(kmsg_lines "fsgate: blocked autoload of filesystem minix (module minix, denied by $MINIX_SRC); see: fsgatectl why minix")" \
         1 "kernel log lines for minix"
 
 step "d: a device with minix appears while minix is allowed: nothing"

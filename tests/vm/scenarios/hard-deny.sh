@@ -66,7 +66,7 @@ assert_eq "$_r" 5 "exit status of fsgatectl load hfs"
 step "c: mount -t hfs is still blocked and reported"
 expect_blocked hfs
 expect_blocked_signal "('hfs', 'hfs', '',"
-assert_eq "$(kmsg_lines "fsgate: blocked autoload of filesystem hfs (module hfs, denied by $HFS_FILE)")" 1 \
+assert_eq "$(kmsg_lines "fsgate: blocked autoload of filesystem hfs (module hfs, denied by $HFS_FILE); see: fsgatectl why hfs")" 1 \
         "fsgate's kernel log line for the blocked mount"
 
 step "d: a CIS role's install minix /bin/true is a hard deny too"

@@ -95,7 +95,7 @@ blocked_watch_start
 expect_blocked hfs
 expect_blocked_signal "'hfs'"
 assert_contains "$(dmesg | grep 'fsgate: blocked autoload of filesystem hfs')" \
-        "(module hfs, denied by $(conf_of $V hfs)); allow with: fsgatectl allow hfs" "the kernel log line"
+        "(module hfs, denied by $(conf_of $V hfs)); see: fsgatectl why hfs" "the kernel log line"
 blocked_watch_stop
 # fsgate's own change updates the routes at once: its allow ends the route (below, the mount
 # then loads hfs), its reset brings it back.

@@ -167,7 +167,7 @@ expect_blocked ufs
 expect_blocked vxfs
 expect_blocked bfs
 assert_contains "$(dmesg | grep 'fsgate: ')" \
-        "fsgate: blocked autoload of filesystem ufs (module ufs, denied by $V/60-blacklist_fs-ufs.conf)" \
+        "fsgate: blocked autoload of filesystem ufs (module ufs, denied by $V/60-blacklist_fs-ufs.conf); see: fsgatectl why ufs" \
         "the kernel log (the vendor file's route to the packaged hook)"
 umount /mnt/minix
 unload minix

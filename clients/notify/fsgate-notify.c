@@ -124,6 +124,7 @@ static int setup(Context *ctx, const char *system_address, const char *session_a
 static void context_done(Context *ctx) {
         items_free(ctx);
         ctx->caps_slot = sd_bus_slot_unref(ctx->caps_slot);
+        ctx->flush_timer = sd_event_source_disable_unref(ctx->flush_timer);
         blocked_watch_done(ctx);
         ctx->system_bus = sd_bus_flush_close_unref(ctx->system_bus);
         ctx->session_bus = sd_bus_flush_close_unref(ctx->session_bus);

@@ -86,6 +86,8 @@ static int on_notify_reply(sd_bus_message *reply, void *userdata, sd_bus_error *
                 return 0;
         }
         i->id = id;
+        i->posted = context_now(i->ctx);
+        i->shown = kind;
         i->attempts = 0;
         log_info("Posted %s notification %" PRIu32 " for %s", note_kind_names[kind], id, item_key(i));
         /* A click's answer may have arrived while this was in flight. */
@@ -240,9 +242,35 @@ void post_queue(Item *i, NoteKind kind) {
         posts_flush(i->ctx);
 }
 
+static int on_flush_timer(sd_event_source *s, uint64_t usec, void *userdata) {
+        posts_flush(userdata);
+        return 0;
+}
+
+/* The flush timer at due, unless it goes off sooner already. */
+static void flush_at(Context *ctx, uint64_t due) {
+        uint64_t armed;
+        int enabled = SD_EVENT_OFF, r;
+
+        if (ctx->flush_timer) {
+                (void) sd_event_source_get_enabled(ctx->flush_timer, &enabled);
+                if (enabled != SD_EVENT_OFF && sd_event_source_get_time(ctx->flush_timer, &armed) >= 0 && armed <= due)
+                        return;
+                r = sd_event_source_set_time(ctx->flush_timer, due);
+                if (r >= 0)
+                        r = sd_event_source_set_enabled(ctx->flush_timer, SD_EVENT_ONESHOT);
+        } else
+                r = sd_event_add_time(ctx->event, &ctx->flush_timer, CLOCK_MONOTONIC, due, 0, on_flush_timer, ctx);
+        if (r < 0)
+                /* Then the next event posts it. */
+                log_warning("Failed to arm the timer of a notification's follow-up: %s", strerror(-r));
+}
+
 /* Posts whatever is pending; called at every event, which is what "retry at the next
- * event" means for an earlier failure. */
+ * event" means for an earlier failure. What replaces a progress note posted less than
+ * NOTIFY_REPLACE_AFTER_USEC ago waits for that (the flush timer). */
 void posts_flush(Context *ctx) {
+        uint64_t now;
         int r;
 
         drop_late(ctx);
@@ -259,10 +287,15 @@ void posts_flush(Context *ctx) {
                         log_warning("Failed to ask the notification server for its capabilities: %s", strerror(-r));
                 return;
         }
+        now = context_now(ctx);
         for (Item *i = ctx->items, *next; i; i = next) {
                 next = i->next;
                 if (i->pending == NOTE_NONE || i->notify_slot)
                         continue;
+                if (i->id != 0 && i->shown == NOTE_PROGRESS && now < i->posted + NOTIFY_REPLACE_AFTER_USEC) {
+                        flush_at(ctx, i->posted + NOTIFY_REPLACE_AFTER_USEC);
+                        continue;
+                }
                 NoteKind kind = i->pending;
                 r = post(i);
                 if (r < 0) {

@@ -20,6 +20,12 @@
 /* A person may be typing a password into the polkit agent; same bound as fsgatectl. */
 #define SERVICE_CALL_TIMEOUT_USEC (600 * 1000000ULL)
 #define NOTIFY_CALL_TIMEOUT_USEC (25 * 1000000ULL)
+/* How long a progress note is left as it is before its outcome replaces it. GNOME Shell 43
+ * hides a banner that is replaced while it slides in (0.2 s) once the person has been
+ * active (the click that started it): the outcome of a quick Open safely, replacing its
+ * "Opening…" note at once, was on screen for a blink only, then in the message list
+ * (tests/gnome/test-notify-gnome.py). */
+#define NOTIFY_REPLACE_AFTER_USEC (1000000ULL)
 
 /* ---- notify-log.c: stderr, which is the journal under systemd ---------------------------- */
 
@@ -53,6 +59,8 @@ typedef struct Item {
         size_t n_b;
         uint64_t since;         /* CLOCK_MONOTONIC of the block the pending notification tells of */
         uint32_t id;            /* the server's id of our notification; 0: none we know of */
+        uint64_t posted;        /* CLOCK_MONOTONIC when the server answered the Notify of id */
+        NoteKind shown;         /* what that Notify posted */
         NoteKind pending;       /* still to post */
         NoteKind posting;       /* Notify in flight */
         unsigned attempts;      /* failed posts of pending */
@@ -84,6 +92,9 @@ struct Context {
         bool server_actions;
         bool server_missing_logged;
         sd_bus_slot *caps_slot;
+        /* Flushes the posts again once an outcome that waits for its progress note is due
+         * (NOTIFY_REPLACE_AFTER_USEC); NULL until first needed. */
+        sd_event_source *flush_timer;
         /* Who may send Blocked (notify-blocked.c): the unique names of the connection that
          * owns fsgated's bus name now and of the one that owned it before; NULL: none known. */
         char *fsgated_owner;

@@ -91,7 +91,7 @@ class OpenTest(BusTestCase):
         self.addCleanup(self.cleanup_mounts)
 
     def cleanup_mounts(self):
-        unmount_all(self.opendir)
+        unmount_all(self.opendir, self.root)
 
     def assertNothingOpen(self):
         wait_until(lambda: not drivers(), what='no driver left')
@@ -142,7 +142,7 @@ class OpenTest(BusTestCase):
             self.assertNotEqual(rc, 0, f'uid {uid} could list {mp}')
             self.assertIn('Permission denied', err)
         # The driver: nobody, no capabilities at all, no_new_privs, seccomp, its namespaces.
-        [pid] = drivers()
+        [pid] = drivers(self.root)
         s = status(pid)
         self.assertEqual(s['Uid'].split(), [str(NOBODY)] * 4)
         self.assertEqual(s['Gid'].split(), [str(NOBODY)] * 4)
@@ -208,7 +208,7 @@ class OpenTest(BusTestCase):
         self.assertNotEqual(rc, 0)
         rc, _, err = st.run(['ls', mp], uid=OTHER)
         self.assertNotEqual(rc, 0)
-        [pid] = drivers()
+        [pid] = drivers(self.root)
         s = status(pid)
         self.assertEqual(s['Uid'].split(), [str(NOBODY)] * 4)
         self.assertEqual(int(s['CapEff'], 16) | int(s['CapBnd'], 16), 0)
@@ -419,7 +419,7 @@ class OpenTest(BusTestCase):
         st.mock_polkit_allow([ACTION_OPEN])
         r, _ = self.open_image(self.image)
         self.assertEqual(r.rc, 0, r)
-        [pid] = drivers()
+        [pid] = drivers(self.root)
         os.kill(pid, 9)
         wait_until(lambda: not mounts_under(self.opendir), what='the mount to go')
         self.assertNothingOpen()
@@ -575,7 +575,7 @@ class OpenTest(BusTestCase):
         rw = os.open(self.image, os.O_RDWR)
         self.addCleanup(os.close, rw)
         self.assertIsNone(self.call_with_fd(rw))
-        [pid] = drivers()
+        [pid] = drivers(self.root)
         with open(f'/proc/{pid}/fdinfo/3') as f:
             self.assertEqual(f.read().split('flags:')[1].split()[0][-1], '0')
         [(oid, *_)] = st.prop('OpenMedia')

@@ -1,10 +1,15 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """What Open safely leaves on the host: the FUSE mounts under a prefix and the drivers serving
-them (squashfuse, fuse2fs), for the tests that open media (bus-open, bus-notify) to check and
-to clean up after themselves."""
+them (squashfuse, fuse2fs), for the tests that open media (bus-open, bus-notify, notify-gnome)
+to check and to clean up after themselves; and the squashfs stick those that click Open
+safely open."""
 
 import os
+import shutil
 import subprocess
+import tempfile
+
+from .root import udev_record
 
 
 def mounts_under(prefix):
@@ -20,28 +25,76 @@ def mounts_under(prefix):
     return out
 
 
-def drivers():
-    """pids of the drivers serving a handed-over connection (squashfuse, fuse2fs)."""
+def _cmdline(pid):
+    try:
+        with open(f'/proc/{pid}/cmdline', 'rb') as f:
+            return f.read().split(b'\0')
+    except OSError:
+        return []
+
+
+def _parent(pid):
+    try:
+        with open(f'/proc/{pid}/stat') as f:
+            return int(f.read().rsplit(')', 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def drivers(root=None):
+    """pids of the drivers serving a handed-over connection (squashfuse, fuse2fs): every one
+    on the machine, or with root those of the fsgated of that scratch root (their parent;
+    fsgated starts them). Other checkouts' suites may run at the same time: a test that
+    waits for its own drivers to end, or ends them, names its root."""
     pids = []
+    want = ('--root=' + root).encode() if root else None
     for p in os.listdir('/proc'):
         if not p.isdigit():
             continue
-        try:
-            with open(f'/proc/{p}/cmdline', 'rb') as f:
-                cmd = f.read().split(b'\0')
-        except OSError:
+        cmd = _cmdline(p)
+        if not (cmd and cmd[0] in (b'squashfuse', b'fuse2fs') and b'/dev/fd/3' in cmd):
             continue
-        if cmd and cmd[0] in (b'squashfuse', b'fuse2fs') and b'/dev/fd/3' in cmd:
-            pids.append(int(p))
+        if want and want not in _cmdline(_parent(p)):
+            continue
+        pids.append(int(p))
     return pids
 
 
-def unmount_all(prefix):
-    """What a failed test left: every mount below prefix lazily unmounted, every driver killed."""
+def unmount_all(prefix, root=None):
+    """What a failed test left: every mount below prefix lazily unmounted (which ends its
+    driver), every driver killed (with root: that scratch root's fsgated's only)."""
     for mp, *_ in mounts_under(prefix):
         subprocess.run(['umount', '-l', mp], check=False)
-    for pid in drivers():
+    for pid in drivers(root):
         try:
             os.kill(pid, 9)
         except ProcessLookupError:
             pass
+
+
+def squashfs_stick(tc):
+    """For a BusTestCase tc: a loop device (read-only) over a squashfs image with one file,
+    hello.txt, squashfs denied the way openSUSE denies it. fsgated reads the scratch root's
+    udev database (the record written here): the node names the stick. The mountpoints are
+    under the scratch root's run/fsgate-open, which the opener's uid must reach. Skips
+    without loop devices, mksquashfs or squashfuse. (node, that run/fsgate-open)."""
+    if not os.path.exists('/dev/loop-control'):
+        tc.skipTest('no loop devices on this kernel')
+    if not shutil.which('mksquashfs') or not os.path.exists('/usr/bin/squashfuse'):
+        tc.skipTest('mksquashfs or squashfuse missing (tools/install-deps)')
+    tc.vendor('squashfs', 'blacklist squashfs\n')
+    for d in (tc.workdir, tc.root):
+        os.chmod(d, 0o755)
+    opendir = os.path.join(tc.root, 'run/fsgate-open')
+    tc.addCleanup(unmount_all, opendir, tc.root)
+    src = tempfile.mkdtemp(prefix='src-', dir=tc.workdir)
+    with open(os.path.join(src, 'hello.txt'), 'w') as f:
+        f.write('Hello from the stick\n')
+    img = tempfile.mktemp(prefix='stick-', suffix='.sqfs', dir=tc.workdir)
+    subprocess.run(['mksquashfs', src, img, '-noappend', '-quiet', '-no-progress'], check=True,
+                   stdout=subprocess.DEVNULL)
+    node = subprocess.run(['losetup', '-r', '-f', '--show', img], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    tc.addCleanup(subprocess.run, ['losetup', '-d', node], capture_output=True)
+    udev_record(tc.root, node, 'squashfs')
+    return node, opendir

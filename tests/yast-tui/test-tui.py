@@ -615,7 +615,7 @@ def session_online(args, texts):
                f"the panel does not show jfs's grant:\n  {shown}")
         ok("jfs's grant: the panel says until when, and that End Grant ends it")
         filter_to(yast, "jfs", "jfs")
-        yast.keys("M-e")
+        yast.keys("M-g")
         s = yast.wait("jfs: the grant ended.", 20)
         yast.save(s, "grant-ended")
         expect(not grant_records(root), "the grant's record is still in /run/fsgate/grants")

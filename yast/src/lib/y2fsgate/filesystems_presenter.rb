@@ -492,6 +492,8 @@ module Y2Fsgate
       format(_("%<module>s (type %<type>s)"), module: fs.module_name, type: type)
     end
 
+    # Shortcuts: A D R N (and the check box's B) from before; O V W for the ways first, G for
+    # End Grant (E is taken in the Qt UI: its hidden "R&elease Notes" moves there from R).
     def action_label(action)
       {
         allow: _("&Allow"),
@@ -501,7 +503,7 @@ module Y2Fsgate
         open:  _("&Open Safely"),
         grant_device: _("Load for This Dri&ve"),
         grant_time: _("Load for a &While"),
-        end_grant: _("&End Grant")
+        end_grant: _("End &Grant")
       }.fetch(action)
     end
 

@@ -39,9 +39,23 @@ rescue Y2Fsgate::ForeignConfigError => e
   presenter.error_text(e)
 end
 
+# Load for a While of hfs: the grant's load fails on this host (fsgated over an image never
+# loads into the running kernel); nothing stays granted. Only while hfs is denied (the Qt
+# test reads the texts again after it allowed hfs): otherwise there is nothing to grant.
+grant_failed = if presenter.find("hfs").denied?
+  begin
+    client.grant("hfs", seconds: Y2Fsgate::FilesystemsPresenter::GRANT_SECONDS)
+    abort "expected-texts.rb: a grant of hfs succeeded; this host loads no module"
+  rescue Y2Fsgate::LoadFailedError => e
+    presenter.error_text(e)
+  end
+end
+
 texts = {
   "confirm_deny_minix" => presenter.confirmation_text(presenter.find("minix")),
   "foreign_config_ufs" => foreign,
+  "grant_failed_hfs"   => grant_failed,
+  "lift_labels"        => presenter.lift_actions(nil).map(&:label),
   "help"               => Y2Fsgate::Widgets::FilesystemsTable.new(presenter, nil).help,
   "risk_hfs"           => presenter.risk_text("hfs"),
   # The table as the presenter fills it: its header and each row's cells (the module

@@ -10,8 +10,8 @@ installation target. Each session runs `y2start CLIENT ncurses` in a tmux pane o
 
 What is asserted is what a person sees: the whole text of every popup (wrapped, nothing
 cut off at the screen's edge), the shortcut letter each label shows being the one its
-label was given (libyui silently moves clashing shortcuts to other letters), at least 10
-table rows at 80x24, every column of the table whole in 80 columns (the cells the presenter
+label was given (libyui silently moves clashing shortcuts to other letters), at least 9
+table rows at 80x24 (two lines of buttons above the table), every column of the table whole in 80 columns (the cells the presenter
 made, the deciding file's name on the row of hfs, which the fixture's vendor file denies),
 no error in y2log, exit status 0 on Close. What the actions change
 is checked in the scratch root's files as well. Last, the main dialog in German: the
@@ -531,6 +531,26 @@ def filter_to(yast, text, first_row):
     return yast.wait(lambda s: table_rows(s)[:1] == [first_row], 20)
 
 
+# The labels of the actions that need a blocked drive (none in the online session).
+DRIVE_LABELS = ["&Open Safely", "Load for This Dri&ve"]
+
+
+def expect_lift_order(screen, texts):
+    """The second line of buttons: the ways to use a denied filesystem in the presenter's
+    order (expected-texts.rb), the safest first, Allow last."""
+    want = [label.replace("&", "") for label in texts["lift_labels"]]
+    line = [l for l in screen.lines if want[0] in l]
+    expect(line, f"no line with {want[0]!r}", screen)
+    shown = re.findall(r"\[([^\]]+)\]", line[0])
+    expect(shown == want, f"the line of the ways to use a denied filesystem shows {shown}, want {want}", screen)
+
+
+def grant_records(root):
+    """The grants fsgated recorded in root's /run/fsgate/grants, as their texts."""
+    d = root + "/run/fsgate/grants"
+    return [read_text(os.path.join(d, f)) for f in os.listdir(d)] if os.path.isdir(d) else []
+
+
 def session_online(args, texts):
     root = args.root
     yast = Yast(args, "online", ["fsgate"])
@@ -540,12 +560,14 @@ def session_online(args, texts):
         ok("opened: `y2start fsgate ncurses` shows the dialog with the table")
 
         rows = table_rows(s)
-        expect(len(rows) >= 10, f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 10 or more", s)
+        expect(len(rows) >= 9, f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 9 or more", s)
         ok(f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}")
         expect_table_fits(s, texts, rows, "the main dialog")
         ok(f"the table's columns fit in {WIDTH} columns: the header and every row shown whole")
         # Every screen from here on: the labels shown enabled show their own shortcuts.
-        labels = texts["labels"] + WIZARD_LABELS
+        # Open Safely and Load for This Drive need a blocked drive that is still plugged in
+        # (fsgatectl log): none here, so they stay disabled (their reasons are checked).
+        labels = [label for label in texts["labels"] + WIZARD_LABELS if label not in DRIVE_LABELS]
         shortcuts = Shortcuts(labels)
         shortcuts.check(s, "main dialog")
         yast.watch = lambda s: shortcuts.check(s, "main dialog")
@@ -566,6 +588,39 @@ def session_online(args, texts):
         ok("allow: hfs is allowed (a mask in /etc/modprobe.d), and the panel says so")
         reset_and_wait(yast, root, "/etc/modprobe.d", "hfs", "hfs: denied (vendor:")
         ok("reset: hfs is back to the vendor file's deny")
+
+        # Issue 41 item 2: the ways to use a denied filesystem on their own line, the safest
+        # first and the permanent Allow last.
+        s = filter_to(yast, "hfs", "hfs")
+        expect_lift_order(s, texts)
+        ok("order: Open Safely, Load for This Drive, Load for a While, Load Now, then Allow, on one line")
+        # Load for a While: a grant of an hour, whose load fails on this host (fsgated over an
+        # image never loads into the running kernel): the service's error, nothing granted.
+        yast.keys("M-w")
+        s = yast.wait("never loads a module", 20)
+        yast.save(s, "popup-grant-failed")
+        box = popup(s, ["OK"])
+        expect_whole_text(s, box, texts["grant_failed_hfs"], "the failed grant's error")
+        ok("Load for a While: the grant's failed load is shown whole, in words")
+        yast.keys("Enter")
+        yast.wait(lambda s: "[OK]" not in s.text(), 10)
+        expect(not [g for g in grant_records(root) if "module=hfs\n" in g],
+               "a grant of hfs is recorded after its load failed")
+        expect(conf(root, "/etc/modprobe.d", "hfs") is None, "the grant wrote hfs's file")
+        ok("nothing granted, nothing written")
+        # End Grant: run-tests.sh recorded a grant of jfs before fsgated started.
+        s = filter_to(yast, "jfs", "jfs")
+        shown, _screens = read_panel(yast)
+        expect("Loaded for a while: until " in shown and "End Grant ends it now." in shown,
+               f"the panel does not show jfs's grant:\n  {shown}")
+        ok("jfs's grant: the panel says until when, and that End Grant ends it")
+        filter_to(yast, "jfs", "jfs")
+        yast.keys("M-g")
+        s = yast.wait("jfs: the grant ended.", 20)
+        yast.save(s, "grant-ended")
+        expect(not grant_records(root), "the grant's record is still in /run/fsgate/grants")
+        expect(conf(root, "/etc/modprobe.d", "jfs") is None, "End Grant wrote jfs's file")
+        ok("End Grant: the grant ended (a Deny, which wrote nothing: the vendor file denies jfs)")
 
         # Deny a mounted filesystem: the question, No, then Yes.
         filter_to(yast, "minix", "minix")
@@ -648,11 +703,11 @@ def session_offline(args, texts):
         expect(not s.find("Only until reboot"), "Only until reboot is offered offline", s)
         ok("offline: the dialog opens on the installation target /mnt, no Only until reboot")
         rows = table_rows(s)
-        expect(len(rows) >= 10, f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 10 or more", s)
+        expect(len(rows) >= 9, f"the table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 9 or more", s)
         # Offline there is no Only until reboot (the labels are the online dialog's), and
         # Load Now stays disabled.
         shortcuts = Shortcuts([label for label in texts["labels"] + WIZARD_LABELS
-                               if not re.search(r"re&?boot|Load", label)])
+                               if not re.search(r"re&?boot|Load|Open|Grant", label)])
         yast.watch = lambda s: shortcuts.check(s, "offline dialog")
 
         s = filter_to(yast, "hfs", "hfs")
@@ -678,7 +733,8 @@ def session_offline(args, texts):
 # wizard's Help and Close are yast2's own texts (its "base" catalog is not installed here).
 # German runs longer than English: the labels are short enough that the filter beside them
 # keeps room to type in at 80 columns.
-GERMAN_LABELS = ["&Erlauben", "&Verbieten", "&Standard", "La&den", "Bis &Neustart"]
+GERMAN_LABELS = ["&Erlauben", "&Verbieten", "&Standard", "La&den", "Bis &Neustart", "Sicher ö&ffnen",
+                 "Für dieses Lauf&werk", "&Zeitweise laden", "&Beenden"]
 
 
 def session_german(args, texts_de):
@@ -710,12 +766,12 @@ def session_german(args, texts_de):
         ok("German: the title, the table's columns and the panel are German")
         # Issue 41 item 3: German cells are wider than English ones; the table still fits.
         rows = table_rows(s, "Modul")
-        expect(len(rows) >= 10, f"the German table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 10 or more", s)
+        expect(len(rows) >= 9, f"the German table shows {len(rows)} rows at {WIDTH}x{HEIGHT}, want 9 or more", s)
         expect_table_fits(s, texts_de, rows, "the German dialog")
         ok(f"German: the table's columns fit in {WIDTH} columns: the header and every row shown whole")
         for label in GERMAN_LABELS:
             expect(s.find(label.replace("&", "")), f"no {label.replace('&', '')!r} on the screen", s)
-        filter_line = [line for line in s.lines if "Erlauben" in line]
+        filter_line = [line for line in s.lines if "Verbieten" in line]
         expect(filter_line and re.search(r"Filter: ▒{10,}", filter_line[0]),
                "the German filter has no room to type in (labels too wide for 80 columns)", s)
         ok("German: the filter keeps at least 10 columns beside the buttons")
@@ -724,9 +780,11 @@ def session_german(args, texts_de):
         shortcuts = Shortcuts(GERMAN_LABELS + WIZARD_LABELS)
         shortcuts.check(s, "the German dialog")
         unseen = {label for label in GERMAN_LABELS + WIZARD_LABELS if label not in shortcuts.seen}
-        expect(unseen == {"&Erlauben", "&Standard"},
+        expect(unseen == {"&Erlauben", "&Standard", "Sicher ö&ffnen", "Für dieses Lauf&werk", "&Zeitweise laden",
+                          "&Beenden"},
                f"the German dialog: never seen enabled, shortcut unchecked: {sorted(unseen)}", s)
-        ok("German: Erlauben, Verbieten, Standard, Laden, Bis Neustart; "
+        ok("German: Erlauben, Verbieten, Standard, Laden, Bis Neustart, Sicher öffnen, Für dieses Laufwerk, "
+           "Zeitweise laden, Beenden; "
            "the enabled ones with their own shortcuts")
         close_cleanly(yast, "German Close: status 0", "German y2log: no errors")
     finally:

@@ -119,6 +119,21 @@ RSpec.describe Y2Fsgate::Client do
     end
   end
 
+  describe "#grant, #active_grants and #end_grants" do
+    it "sends Grant with an a{sv} scope of a t and an s; the load fails here and no grant stays" do
+      expect { client.grant("hfs", seconds: 3600) }
+        .to raise_error(Y2Fsgate::LoadFailedError, /never loads a module into the running kernel/)
+      expect { client.grant("hfs", device: "/dev/null") }.to raise_error(Y2Fsgate::InvalidArgsError)
+      expect(client.active_grants).to eq([])
+      expect { client.grant("hfs") }.to raise_error(ArgumentError)
+    end
+
+    it "ends grants with a Deny that writes nothing where the files deny already" do
+      client.end_grants("hfs")
+      expect(TestEnv.file(root, TestEnv.conf(TestEnv::ADMIN, "hfs"))).to be_nil
+    end
+  end
+
   describe "errors from the service" do
     it "raises ForeignConfigError naming the file it will not touch" do
       ufs = TestEnv.conf(TestEnv::ADMIN, "ufs")

@@ -99,8 +99,11 @@ RSpec.describe "Y2Fsgate::Dialogs::Filesystems (on a fake UI)" do
   it "has a title, a Close button and the widgets" do
     expect(dialog.title).to eq("Filesystem Autoload")
     expect([dialog.back_button, dialog.abort_button, dialog.next_button]).to eq(["", "", "C&lose"])
-    expect(widgets.map(&:widget_id)).to eq(%w[fsgate_filter fsgate_allow fsgate_deny fsgate_reset fsgate_load
-                                              fsgate_runtime fsgate_filesystems fsgate_details])
+    # The first line: the filter, Deny, Reset, End Grant, the check box; the second: the ways
+    # to use a denied filesystem, the safest first and the permanent Allow last.
+    expect(widgets.map(&:widget_id)).to eq(%w[fsgate_filter fsgate_deny fsgate_reset fsgate_end_grant
+                                              fsgate_runtime fsgate_open fsgate_grant_device fsgate_grant_time
+                                              fsgate_load fsgate_allow fsgate_filesystems fsgate_details])
     table = widget("fsgate_filesystems")
     expect(table.header).to eq(presenter.table_header)
     expect(table.items).to eq(presenter.table_items)

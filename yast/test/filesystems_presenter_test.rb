@@ -97,20 +97,27 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
   end
 
   describe "#actions" do
-    it "offers Allow (and Load Now) for a module denied by a vendor file" do
-      expect(enabled("hfs")).to eq([:allow, :load])
+    it "offers Load for a While, Load Now and Allow for a module denied by a vendor file, Allow last" do
+      expect(enabled("hfs")).to eq([:grant_time, :load, :allow])
+      expect(presenter.lift_actions("hfs").map(&:id)).to eq([:open, :grant_device, :grant_time, :load, :allow])
+      # No drive of hfs was blocked (the journal has no such block): neither for this drive
+      # nor Open Safely.
+      expect(reason("hfs", :grant_device)).to eq("No drive with a hfs filesystem was blocked that is still plugged in.")
+      expect(reason("hfs", :open)).to eq("No drive with a hfs filesystem was blocked that is still plugged in.")
+      expect(reason("hfs", :end_grant)).to eq("hfs is not loaded for a while.")
       expect(reason("hfs", :deny)).to eq("hfs is denied already.")
       expect(reason("hfs", :reset)).to eq("fsgate has no setting for hfs to reset.")
     end
 
     it "offers Deny for a module nothing decides" do
-      expect(enabled("minix")).to eq([:deny, :load])
+      expect(enabled("minix")).to eq([:load, :deny])
+      expect(reason("minix", :grant_time)).to eq("minix may be loaded automatically already.")
     end
 
     it "offers Deny and Reset once fsgate allowed it" do
       client.allow("hfs")
       presenter.refresh
-      expect(enabled("hfs")).to eq([:deny, :reset, :load])
+      expect(enabled("hfs")).to eq([:load, :deny, :reset])
     end
 
     it "offers no Load Now for a loaded module or one missing from this kernel" do
@@ -124,12 +131,56 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       TestEnv.cmdline(root, "BOOT_IMAGE=/vmlinuz modprobe.blacklist=minix\n")
       presenter.refresh
       expect(presenter.find("minix")).to have_attributes(state: "denied", origin: "cmdline")
-      expect(enabled("minix")).to eq([:load])
+      expect(enabled("minix")).to eq([:grant_time, :load])
       expect(reason("minix", :allow)).to include("modprobe.blacklist= on the kernel command line")
     end
 
     it "disables everything without a selection" do
-      expect(presenter.actions(nil).map(&:enabled?)).to eq([false] * 4)
+      expect(presenter.actions(nil).map(&:enabled?)).to eq([false] * 8)
+    end
+  end
+
+  # On this host no module loads (fsgated over an image never loads into the running kernel):
+  # the grant fails, and nothing stays granted or written.
+  describe "Load for a While" do
+    it "asks the service for a grant of an hour, which fails to load here: the error, nothing granted" do
+      expect(client).to receive(:grant).with("hfs", seconds: 3600).and_call_original
+      result = presenter.execute("hfs", :grant_time)
+      expect(result.error).to be_a(Y2Fsgate::LoadFailedError)
+      expect(result.message).to include("never loads a module into the running kernel")
+      expect(client.active_grants).to eq([])
+      expect(presenter.grants_of("hfs")).to eq([])
+      expect(presenter.find("hfs")).to have_attributes(state: "denied", origin: "vendor")
+      expect(TestEnv.file(root, hfs_admin)).to be_nil
+    end
+  end
+
+  # A grant as the service lists it (Grants), on a stand-in client: fsgated over an image
+  # makes none that lasts (its load fails).
+  describe "End Grant" do
+    let(:ends) { Time.utc(2030, 1, 2, 3, 4, 5) }
+    let(:grant) do
+      { "id" => "0" * 32, "module" => "hfs", "uid" => 0, "since" => ends - 3600, "until" => ends, "device" => nil }
+    end
+
+    before { allow(client).to receive(:active_grants).and_return([grant]) }
+
+    it "shows the grant's end and offers End Grant, which is a Deny without flags" do
+      expect(presenter.details("hfs")).to include(
+        "Loaded for a while: until #{ends.localtime.strftime("%Y-%m-%d %H:%M %Z")}; End Grant ends it now.")
+      expect(enabled("hfs")).to include(:end_grant)
+      expect(client).to receive(:deny).with("hfs", 0).and_call_original
+      allow(client).to receive(:active_grants).and_return([])
+      result = presenter.execute("hfs", :end_grant)
+      expect(result).to be_ok
+      expect(result.message).to eq("hfs: the grant ended. hfs: denied (vendor: #{hfs_vendor}).")
+      expect(TestEnv.file(root, hfs_admin)).to be_nil # the vendor file denies it: nothing written
+    end
+
+    it "says until when a grant for a drive lasts" do
+      grant["device"] = "/dev/sdb1"
+      expect(presenter.grant_text("hfs")).to eq("Loaded for a while: until " \
+        "#{ends.localtime.strftime("%Y-%m-%d %H:%M %Z")} or until /dev/sdb1 is removed; End Grant ends it now.")
     end
   end
 
@@ -248,8 +299,11 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       expect(presenter.details("hfs")).to eq([
         "hfs (types: hfs): denied; decided by vendor: #{hfs_vendor}.",
         RiskFacts.panel_line("hfs"),
+        "Open Safely: No drive with a hfs filesystem was blocked that is still plugged in.",
+        "Load for This Drive: No drive with a hfs filesystem was blocked that is still plugged in.",
         "Deny: hfs is denied already.",
         "Reset: fsgate has no setting for hfs to reset.",
+        "End Grant: hfs is not loaded for a while.",
         presenter.status_text
       ])
       expect(presenter.details(nil)).to eq([presenter.status_text])
@@ -335,7 +389,7 @@ RSpec.describe Y2Fsgate::FilesystemsPresenter do
       builtin = Y2Fsgate::Filesystem.new(module_name: "ext4", types: ["ext4"], state: "allowed",
         origin: "default", source: "", available: true, builtin: true, loaded: true, mounted: true)
       double("client", list_filesystems: [builtin], offline?: false, target: "/", kernel_release: "6.1.0", grants: {},
-        close: nil)
+        active_grants: [], blocked_drives: [], routes: {}, close: nil)
     end
 
     it "offers nothing and says why" do

@@ -155,6 +155,45 @@ module Y2Fsgate
       end
     end
 
+    # The active grants (the Grants property), soonest end first: one Hash each with
+    # "id", "module", "uid", "since" and "until" (Time, UTC) and "device" (nil for a grant by
+    # time only). Offline: none (only the service makes and ends grants).
+    # @return [Array<Hash>]
+    def active_grants
+      dispatch(-> { [] }) do
+        property("Grants").map do |id, module_name, uid, since, ends, device|
+          { "id" => id, "module" => module_name, "uid" => uid, "since" => usec_time(since),
+            "until" => usec_time(ends), "device" => device.to_s.empty? ? nil : device }
+        end
+      end
+    end
+
+    # Loads the module for a while, leaving the configuration as it is (Grant): for seconds,
+    # or while the medium device is there (then at most seconds, the service's 24 hours
+    # without them). Offline: InvalidArgsError.
+    # @return [String] the grant's id, "" when there was nothing to grant (not denied,
+    #   built in, or loaded already without a grant)
+    def grant(name, seconds: nil, device: nil)
+      check_name(name)
+      scope = {}
+      scope["seconds"] = ["t", Integer(seconds)] if seconds
+      scope["device"] = ["s", device.to_s] if device
+      raise ArgumentError, "a grant needs seconds or a device" if scope.empty?
+
+      dispatch(-> { raise offline_only("Grant") }) do
+        bus_call("Grant", "sa{sv}t", name, scope, 0).first
+      end
+    end
+
+    # Ends the module's grants. The bus has no method that ends one grant (the
+    # Manager interface has Grant but no Revoke): as Cockpit's "End now" does, this is a
+    # Deny with no flags, which ends every grant of the module (GrantEnded, reason
+    # "denied") and writes nothing where the files deny it already (where they do not, it
+    # would write fsgate's deny: the module is offered this only while denied).
+    def end_grants(name)
+      deny(name, 0)
+    end
+
     # Makes autoload possible. flags: RUNTIME, LOAD_NOW.
     def allow(name, flags = 0)
       change("Allow", name, flags)
@@ -194,12 +233,62 @@ module Y2Fsgate
       dispatch(-> { nil }) { property("KernelRelease") }
     end
 
+    # Which userspace driver reads each filesystem type without its module (`fsgatectl
+    # --json routes`), by type: Hashes with "driver", "package", "usable" (installed and
+    # started by fsgate). Empty offline, or when fsgatectl cannot say.
+    # @return [Hash{String => Hash}]
+    def routes
+      return {} if offline?
+
+      @offline.routes
+    rescue Error
+      {}
+    end
+
+    # The drives whose filesystem was blocked and that are still there (`fsgatectl --json
+    # log`: blocks of a drive plugged in, cause "device", whose device node is a block
+    # device now), newest first: Hashes with "device", "type", "module", "label". Empty
+    # offline, or when the journal cannot be read.
+    # @return [Array<Hash>]
+    def blocked_drives
+      return [] if offline?
+
+      seen = {}
+      @offline.log.reverse.each_with_object([]) do |b, drives|
+        device = b["device"].to_s
+        next if b["would_block"] || b["cause"] != "device" || device.empty? || seen[device]
+
+        seen[device] = true
+        drives << b.slice("device", "type", "module", "label") if File.blockdev?(device)
+      end
+    rescue Error
+      []
+    end
+
+    # Open safely: the medium's files read-only, read by a userspace driver, the module still
+    # off. OpenSafely takes a file descriptor, which ruby-dbus 0.16 cannot send: `fsgatectl
+    # --json open DEVICE` makes the call, as Cockpit does. Offline: InvalidArgsError.
+    # @return [String] the mountpoint
+    def open_safely(device)
+      raise offline_only("OpenSafely") if offline?
+
+      @offline.open(device).fetch("mountpoint", "")
+    end
+
     # Closes the bus connection (the next call opens a new one).
     def close
       disconnect
     end
 
   private
+
+    def usec_time(usec)
+      Time.at(usec / 1_000_000, usec % 1_000_000, :usec).utc
+    end
+
+    def offline_only(method)
+      InvalidArgsError.new("#{DBUS}InvalidArgs", "#{method} needs the running fsgate service")
+    end
 
     def change(method, name, flags)
       check_name(name)

@@ -14,7 +14,16 @@ module Y2Fsgate
   class FilesystemsPresenter
     include I18n
 
-    ACTIONS = [:allow, :deny, :reset, :load].freeze
+    # Every action, in the order the dialog offers them: first the ways to use a denied
+    # filesystem, the safest first (issue 41): Open Safely (a blocked drive's files read by a
+    # userspace driver, the module still off), Load for This Drive and Load for a While (the
+    # module loaded for a while, a grant: the configuration still denies it), Load Now (for
+    # this boot), and the permanent Allow last; then Deny, Reset and End Grant.
+    LIFT_ACTIONS = [:open, :grant_device, :grant_time, :load, :allow].freeze
+    ACTIONS = (LIFT_ACTIONS + [:deny, :reset, :end_grant]).freeze
+
+    # How long Load for a While loads the module.
+    GRANT_SECONDS = 3600
 
     # One action for one row. reason: why it is disabled (nil when enabled).
     Action = Struct.new(:id, :label, :enabled, :reason, keyword_init: true) do
@@ -66,6 +75,8 @@ module Y2Fsgate
     # @raise [Y2Fsgate::Error]
     def refresh
       @filesystems = client.list_filesystems.sort_by(&:module_name)
+      @grants = nil
+      @drives = nil
       self
     end
 
@@ -167,9 +178,60 @@ module Y2Fsgate
       lines << status_text
     end
 
-    # The module's grant, if one is active: until when, and what ends it now.
+    # The module's active grants (the Grants property; read again after each refresh),
+    # soonest end first. Offline: none.
+    # @return [Array<Hash>] see Client#active_grants
+    def grants_of(id)
+      @grants ||= begin
+        client.active_grants
+      rescue Error
+        []
+      end
+      @grants.select { |g| g["module"] == id }
+    end
+
+    # The newest drive that was blocked and is still there, with a filesystem of the module's
+    # (`fsgatectl log`, read again after each refresh). Offline: none.
+    # @return [Hash, nil] see Client#blocked_drives
+    def blocked_drive(fs)
+      @drives ||= client.blocked_drives
+      @drives.find { |d| d["module"] == fs.module_name || fs.types.include?(d["type"]) }
+    end
+
+    # The userspace driver that reads the drive's filesystem (`fsgatectl routes`, read once).
+    # @return [Hash, nil]
+    def route_of(drive)
+      @routes ||= client.routes
+      drive && @routes[drive["type"]]
+    end
+
+    # A time as the panel shows it: local, to the minute ("2026-12-07 14:05 UTC").
+    def time_text(time)
+      time.localtime.strftime("%Y-%m-%d %H:%M %Z")
+    end
+
+    # The module's grants: until when each loads it, and what ends them now. Online from the
+    # Grants property; offline what fsgatectl --root reads of the target's /run.
     # @return [String, nil]
     def grant_text(id)
+      return offline_grant_text(id) if client.offline?
+
+      end_label = action_label(:end_grant).delete("&")
+      lines = grants_of(id).map do |g|
+        if g["device"]
+          # TRANSLATORS: %<until>s a time, %<device>s a device node, %<end>s the button "End Grant".
+          format(_("Loaded for a while: until %<until>s or until %<device>s is removed; %<end>s ends it now."),
+            until: time_text(g["until"]), device: g["device"], end: end_label)
+        else
+          # TRANSLATORS: %<until>s a time, %<end>s the button "End Grant".
+          format(_("Loaded for a while: until %<until>s; %<end>s ends it now."),
+            until: time_text(g["until"]), end: end_label)
+        end
+      end
+      lines.empty? ? nil : lines.join(" ")
+    end
+
+    def offline_grant_text(id)
       ends, device = begin
         client.grants[id]
       rescue Error
@@ -237,6 +299,11 @@ module Y2Fsgate
         reason = fs ? disabled_reason(fs, action) : _("Select a filesystem first.")
         Action.new(id: action, label: action_label(action), enabled: reason.nil?, reason: reason)
       end
+    end
+
+    # @return [Array<Action>] the actions of the row of the ways to use a denied filesystem
+    def lift_actions(id)
+      actions(id).select { |a| LIFT_ACTIONS.include?(a.id) }
     end
 
     # @return [Request]
@@ -312,10 +379,27 @@ module Y2Fsgate
       when :deny  then client.deny(name, request.flags)
       when :reset then client.reset(name, request.flags)
       when :load  then client.load(name)
+      when :grant_time then granted = client.grant(name, seconds: GRANT_SECONDS)
+      when :grant_device
+        drive = blocked_drive(find(name))
+        granted = client.grant(name, device: drive.fetch("device"))
+      when :open
+        drive = blocked_drive(find(name))
+        mountpoint = client.open_safely(drive.fetch("device"))
+      when :end_grant then client.end_grants(name)
       else raise ArgumentError, "unknown action #{request.action.inspect}"
       end
       refresh
-      Result.new(request: request, message: outcome_text(request))
+      message = case request.action
+      when :grant_time, :grant_device then grant_outcome(name, granted, drive)
+      when :open
+        # TRANSLATORS: %<mountpoint>s a directory, %<device>s a device node, %<module>s a module.
+        format(_("Opened safely at %<mountpoint>s: the files of %<device>s read-only, %<module>s still off."),
+          mountpoint: mountpoint, device: drive["device"], module: name)
+      when :end_grant then "#{format(_("%s: the grant ended."), name)} #{outcome_text(request)}"
+      else outcome_text(request)
+      end
+      Result.new(request: request, message: message)
     rescue InUseError => e
       refresh_quietly
       return failed(request, e) unless request.action == :deny && (request.flags & Client::FORCE).zero?
@@ -356,6 +440,25 @@ module Y2Fsgate
       Result.new(request: request, error: err, message: error_text(err))
     end
 
+    # What a grant did: until when the module is loaded, or why nothing was granted.
+    def grant_outcome(name, granted, drive)
+      if granted.to_s.empty?
+        return format(_("%s needed no grant: it is loaded, or the configuration allows it."), name)
+      end
+
+      grant = grants_of(name).find { |g| g["id"] == granted }
+      ends = grant ? time_text(grant["until"]) : "?"
+      if drive
+        # TRANSLATORS: %<module>s a module, %<device>s a device node, %<until>s a time.
+        format(_("%<module>s is loaded while %<device>s is there, until %<until>s at most: mount it again."),
+          module: name, device: drive["device"], until: ends)
+      else
+        # TRANSLATORS: %<module>s a module, %<until>s a time.
+        format(_("%<module>s is loaded until %<until>s, then unloaded once unused: mount it again."),
+          module: name, until: ends)
+      end
+    end
+
     def refresh_quietly
       refresh
     rescue Error
@@ -389,12 +492,18 @@ module Y2Fsgate
       format(_("%<module>s (type %<type>s)"), module: fs.module_name, type: type)
     end
 
+    # Shortcuts: A D R N (and the check box's B) from before; O V W for the ways first, G for
+    # End Grant (E is taken in the Qt UI: its hidden "R&elease Notes" moves there from R).
     def action_label(action)
       {
         allow: _("&Allow"),
         deny:  _("&Deny"),
         reset: _("&Reset"),
-        load:  _("Load &Now")
+        load:  _("Load &Now"),
+        open:  _("&Open Safely"),
+        grant_device: _("Load for This Dri&ve"),
+        grant_time: _("Load for a &While"),
+        end_grant: _("End &Grant")
       }.fetch(action)
     end
 
@@ -419,11 +528,46 @@ module Y2Fsgate
       when :reset
         return format(_("fsgate has no setting for %s to reset."), name) unless own_file?(fs)
       when :load
-        return _("Loading needs the running fsgate service.") if client.offline?
-        return format(_("%s is loaded already."), name) if fs.loaded?
-        return format(_("There is no module file of %s for this kernel."), name) unless fs.available?
+        return load_refused(fs)
+      when :grant_time, :grant_device
+        return format(_("%s may be loaded automatically already."), name) unless fs.denied?
+
+        refused = load_refused(fs)
+        return refused if refused || action == :grant_time
+
+        return no_drive(fs) unless blocked_drive(fs)
+      when :open
+        return _("Opening safely needs the running fsgate service.") if client.offline?
+
+        drive = blocked_drive(fs)
+        return no_drive(fs) unless drive
+
+        route = route_of(drive)
+        unless route && route["usable"]
+          # TRANSLATORS: %<type>s a filesystem type, %<device>s a device node.
+          return format(_("No userspace driver that fsgate starts reads %<type>s on %<device>s here."),
+            type: drive["type"], device: drive["device"])
+        end
+      when :end_grant
+        return _("Ending a grant needs the running fsgate service.") if client.offline?
+        return format(_("%s is not loaded for a while."), name) if grants_of(name).empty?
       end
       nil
+    end
+
+    # Why the module cannot be loaded now (Load Now, a grant); nil when it can.
+    def load_refused(fs)
+      name = fs.module_name
+      return _("Loading needs the running fsgate service.") if client.offline?
+      return format(_("%s is loaded already."), name) if fs.loaded?
+      return format(_("There is no module file of %s for this kernel."), name) unless fs.available?
+
+      nil
+    end
+
+    def no_drive(fs)
+      # TRANSLATORS: %s filesystem types ("hfs" or "vfat, msdos").
+      format(_("No drive with a %s filesystem was blocked that is still plugged in."), types_text(fs))
     end
 
     # Whether fs is decided by a file of fsgate's name in /etc or /run (the service

@@ -82,6 +82,24 @@ module Y2Fsgate
       run("exempt-loaded")
     end
 
+    # Of the running system, not of root (no --root): the routes fsgated would start.
+    # @return [Hash{String => Hash}] `fsgatectl --json routes` by type
+    def routes
+      run_live("routes").to_h { |r| [r.fetch("type"), r] }
+    end
+
+    # Of the running system: the blocks the journal holds, oldest first.
+    # @return [Array<Hash>] `fsgatectl --json log`
+    def log
+      run_live("log")
+    end
+
+    # Of the running system, through the service: `fsgatectl --json open DEVICE`.
+    # @return [Hash] "mountpoint" and "id"
+    def open(device)
+      run_live("open", device)
+    end
+
     # @return [String] fsgatectl's version
     def version
       out, _err, status = capture("--version")
@@ -94,6 +112,16 @@ module Y2Fsgate
     # Options go before "--", so a name starting with "-" stays a name.
     def run(verb, *args, options: [])
       out, err, status = capture("--root=#{root}", "--json", *options, "--", verb, *args)
+      raise error_for(status.exitstatus, err) unless status.success?
+
+      JSON.parse(out)
+    rescue JSON::ParserError => e
+      raise Error.new("#{DBUS}Failed", "fsgatectl printed something that is not JSON: #{e.message}")
+    end
+
+    # The same on the running system (fsgatectl without --root).
+    def run_live(verb, *args)
+      out, err, status = capture("--json", "--", verb, *args)
       raise error_for(status.exitstatus, err) unless status.success?
 
       JSON.parse(out)

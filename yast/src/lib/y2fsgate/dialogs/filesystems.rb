@@ -39,12 +39,16 @@ module Y2Fsgate
         format(_("Filesystem Autoload: System at %s"), target)
       end
 
-      # At 80x24 in the text UI the table keeps 10 rows: the filter, the buttons and the
-      # check box share one line, and the details panel gets a fifth of the height (at
-      # least one line of text, scrollable; its most pressing line comes first).
+      # Two lines of buttons above the table: the filter, Deny, Reset, End Grant and the
+      # check box; below them the ways to use a denied filesystem in the order the
+      # presenter gives them, the safest first and the permanent Allow last (issue 41). At
+      # 80x24 in the text UI the table keeps 9 rows, and the details panel gets a fifth of
+      # the height (at least one line of text, scrollable; its most pressing line first).
       def contents
+        lift, other = @buttons.partition { |b| FilesystemsPresenter::LIFT_ACTIONS.include?(b.action) }
         VBox(
-          HBox(HWeight(1, @filter), HSpacing(1), *@buttons, HSpacing(1), @runtime || Empty()),
+          HBox(HWeight(1, @filter), HSpacing(1), *other, HSpacing(1), @runtime || Empty()),
+          Left(HBox(*lift)),
           VWeight(4, @table),
           VWeight(1, MinHeight(3, @details))
         )

@@ -17,7 +17,25 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
+
+/* core/open-route.h's FSG_OPEN_VM_MEDIUM_FD: the VM route's medium (this file is built without
+ * fsgate's headers; tests/unit/test-open.c checks the two agree through the route's argv). */
+#define VM_MEDIUM_FD 1000
+
+/* In the VM route's guestmount, libguestfs closes every descriptor below the soft
+ * RLIMIT_NOFILE before it runs QEMU and qemu-img; the sandbox lowered that limit below the
+ * medium's descriptor, and this lowers it again where that did not reach the process: a
+ * parent under valgrind, which keeps a child's setrlimit() to itself until exec. */
+__attribute__((constructor)) static void keep_vm_medium(void) {
+        struct rlimit rl;
+
+        if (fcntl(VM_MEDIUM_FD, F_GETFD) < 0 || getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur <= VM_MEDIUM_FD / 2)
+                return;
+        rl.rlim_cur = VM_MEDIUM_FD / 2;
+        (void) setrlimit(RLIMIT_NOFILE, &rl);
+}
 
 /* N of a "/dev/fd/N" that is open, or -1. */
 static int fd_of(const char *path) {

@@ -30,6 +30,9 @@ TEST(vm_routes) {
         ASSERT_STREQ(fsg_open_route_kind(r), FSG_OPEN_ROUTE_VM);
         ASSERT_STREQ(r->argv[1], "--ro");
         ASSERT_STREQ(r->argv[4], FSG_OPEN_VM_MEDIUM);
+        /* service/open-fd-preload.c keeps fd 1000 (its VM_MEDIUM_FD) out of libguestfs's reach. */
+        ASSERT_STREQ(FSG_OPEN_VM_MEDIUM, "/dev/fd/1000");
+        ASSERT(FSG_OPEN_VM_MEDIUM_FD == 1000);
         ASSERT_STREQ(r->argv[6], "/dev/sda:/:ro");
         ASSERT(fsg_open_route_find_vm("minix") && fsg_open_route_find_vm("udf") && fsg_open_route_find_vm("hfsplus"));
         /* Only where no userspace driver reads the type; never cramfs (not in Debian's kernel). */

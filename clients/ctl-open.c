@@ -11,10 +11,15 @@
 
 /* fsgatectl routes, open and close: Open safely (org.fsgate.fsgate1(5), OpenSafely). */
 
-void ctl_open_route(const FsgContext *c, const char *type, CtlOpenRoute *ret) {
-        *ret = (CtlOpenRoute) { .route = fsg_open_route_find(type) };
+/* route (NULL: none) and where its driver is installed. */
+static void route_of(const FsgContext *c, const FsgOpenRoute *route, CtlOpenRoute *ret) {
+        *ret = (CtlOpenRoute) { .route = route };
         if (ret->route)
                 (void) fsg_open_route_driver(c, ret->route, ret->installed, sizeof(ret->installed));
+}
+
+void ctl_open_route(const FsgContext *c, const char *type, CtlOpenRoute *ret) {
+        route_of(c, fsg_open_route_find(type), ret);
 }
 
 void ctl_open_route_of_entry(const FsgContext *c, const FsgEntry *x, const char *type, CtlOpenRoute *ret,
@@ -49,12 +54,6 @@ int ctl_open_context(const CtlOptions *o, FsgContext **ret, FsgError *e) {
         return o->root ? fsg_context_new(o->root, o->kernel_release, ret, e) : 0;
 }
 
-/* The VM route's driver for type (where no userspace driver reads it): r->route NULL if none. */
-static void vm_route(const FsgContext *c, const char *type, CtlOpenRoute *ret) {
-        *ret = (CtlOpenRoute) { .route = fsg_open_route_find_vm(type) };
-        if (ret->route)
-                (void) fsg_open_route_driver(c, ret->route, ret->installed, sizeof(ret->installed));
-}
 
 static void route_json(JsonWriter *w, const char *type, const FsgEntry *x, const CtlOpenRoute *r,
                        const CtlOpenRoute *vm) {
@@ -104,7 +103,8 @@ int ctl_routes(const CtlBackend *be, const CtlOptions *o) {
                         CtlOpenRoute r, vm;
 
                         ctl_open_route(c, *t, &r);
-                        vm_route(c, *t, &vm);
+                        /* The VM's, where no userspace driver reads the type. */
+                        route_of(c, fsg_open_route_find_vm(*t), &vm);
                         /* The userspace driver's where there is one, else the VM's. */
                         const CtlOpenRoute *shown = r.route ? &r : &vm;
                         if (o->json)

@@ -43,12 +43,20 @@ static const FsgOpenRoute vm_routes[] = {
         { "erofs",   "guestmount", "libguestfs-tools", FSG_OPEN_START_VM, GUESTMOUNT },
 };
 
-const FsgOpenRoute *fsg_open_route_find_vm(const char *type) {
+static const FsgOpenRoute *find_in(const FsgOpenRoute *table, size_t n, const char *type) {
         assert(type);
-        for (size_t i = 0; i < ELEMENTSOF(vm_routes); i++)
-                if (streq(vm_routes[i].type, type))
-                        return &vm_routes[i];
+        for (size_t i = 0; i < n; i++)
+                if (streq(table[i].type, type))
+                        return &table[i];
         return NULL;
+}
+
+const FsgOpenRoute *fsg_open_route_find(const char *type) {
+        return find_in(routes, ELEMENTSOF(routes), type);
+}
+
+const FsgOpenRoute *fsg_open_route_find_vm(const char *type) {
+        return find_in(vm_routes, ELEMENTSOF(vm_routes), type);
 }
 
 const FsgOpenRoute *fsg_open_route_find_kind(const char *type, const char *kind) {
@@ -62,13 +70,6 @@ const FsgOpenRoute *fsg_open_route_find_kind(const char *type, const char *kind)
         return fsg_open_route_find_vm(type) ?: r;
 }
 
-const FsgOpenRoute *fsg_open_route_find(const char *type) {
-        assert(type);
-        for (size_t i = 0; i < ELEMENTSOF(routes); i++)
-                if (streq(routes[i].type, type))
-                        return &routes[i];
-        return NULL;
-}
 
 /* A driver fsgated execs as nobody must be what the package installed: root's file that no
  * one else could have replaced. */

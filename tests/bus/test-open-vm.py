@@ -8,6 +8,7 @@ root's run/fsgate-open, as in test-open.py. Each open boots a VM: 15-40 s on a b
 prints the time of each."""
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -194,8 +195,8 @@ class OpenVmTest(BusTestCase):
         self.assertNothingLeft()
 
     def test_route_choice(self):
-        """--route=vm for a type a userspace driver reads, and the default for HFS, say so; an
-        unknown route is refused by name."""
+        """An unknown route is refused by name, --route=fuse for HFS says there is no userspace
+        driver; routes shows the VM for HFS."""
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
         r = st.ctl('open', '--route=warp', self.image, uid=USER)
@@ -205,6 +206,15 @@ class OpenVmTest(BusTestCase):
         self.assertEqual(r.rc, 3, r)
         self.assertIn('No userspace driver', r.err)
         self.assertNothingLeft()
+        # routes: the VM where no userspace driver reads the type, the FUSE driver elsewhere.
+        r = st.ctl('routes', '--json')
+        self.assertEqual(r.rc, 0, r)
+        rows = {x['type']: x for x in json.loads(r.out)}
+        self.assertEqual((rows['hfs']['driver'], rows['hfs']['vm_driver'], rows['hfs']['vm_package'],
+                          rows['hfs']['vm_installed']), ('', 'guestmount', 'libguestfs-tools', '/usr/bin/guestmount'))
+        self.assertEqual(rows['squashfs']['vm_driver'], '')
+        r = st.ctl('routes')
+        self.assertRegex(r.out, r'(?m)^hfs +hfs +guestmount +libguestfs-tools +in a VM \(--route=vm\), installed$')
 
 
 if __name__ == '__main__':

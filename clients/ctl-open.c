@@ -11,10 +11,15 @@
 
 /* fsgatectl routes, open and close: Open safely (org.fsgate.fsgate1(5), OpenSafely). */
 
-void ctl_open_route(const FsgContext *c, const char *type, CtlOpenRoute *ret) {
-        *ret = (CtlOpenRoute) { .route = fsg_open_route_find(type) };
+/* route (NULL: none) and where its driver is installed. */
+static void route_of(const FsgContext *c, const FsgOpenRoute *route, CtlOpenRoute *ret) {
+        *ret = (CtlOpenRoute) { .route = route };
         if (ret->route)
                 (void) fsg_open_route_driver(c, ret->route, ret->installed, sizeof(ret->installed));
+}
+
+void ctl_open_route(const FsgContext *c, const char *type, CtlOpenRoute *ret) {
+        route_of(c, fsg_open_route_find(type), ret);
 }
 
 void ctl_open_route_of_entry(const FsgContext *c, const FsgEntry *x, const char *type, CtlOpenRoute *ret,
@@ -49,7 +54,9 @@ int ctl_open_context(const CtlOptions *o, FsgContext **ret, FsgError *e) {
         return o->root ? fsg_context_new(o->root, o->kernel_release, ret, e) : 0;
 }
 
-static void route_json(JsonWriter *w, const char *type, const FsgEntry *x, const CtlOpenRoute *r) {
+
+static void route_json(JsonWriter *w, const char *type, const FsgEntry *x, const CtlOpenRoute *r,
+                       const CtlOpenRoute *vm) {
         json_object_begin(w);
         json_field_string(w, "type", type);
         json_field_string(w, "module", x->module);
@@ -59,10 +66,17 @@ static void route_json(JsonWriter *w, const char *type, const FsgEntry *x, const
         json_field_bool(w, "usable", ctl_open_route_ready(r));
         /* Whether installing the package would make it usable: fsgated starts this driver. */
         json_field_bool(w, "started", fsg_open_route_usable(r->route));
+        /* The kernel's driver in a VM (fsgatectl open --route=vm): its driver and package, or
+         * "" where the VM route does not read the type. */
+        json_field_string(w, "vm_driver", vm->route ? vm->route->driver : "");
+        json_field_string(w, "vm_package", vm->route ? vm->route->package : "");
+        json_field_string(w, "vm_installed", vm->installed);
         json_object_end(w);
 }
 
-static const char *route_status(const CtlOpenRoute *r) {
+static const char *route_status(const CtlOpenRoute *r, const CtlOpenRoute *vm) {
+        if (!r->route && vm->route)
+                return *vm->installed ? _("in a VM (--route=vm), installed") : _("in a VM (--route=vm), not installed");
         if (!r->route)
                 return _("none known");
         if (!*r->installed)
@@ -86,15 +100,19 @@ int ctl_routes(const CtlBackend *be, const CtlOptions *o) {
                 printf("%-12s %-12s %-12s %-12s %s\n", "TYPE", "MODULE", "DRIVER", "PACKAGE", "ROUTE");
         for (size_t i = 0; i < s->n; i++)
                 for (char **t = s->entries[i].types; t && *t; t++) {
-                        CtlOpenRoute r;
+                        CtlOpenRoute r, vm;
 
                         ctl_open_route(c, *t, &r);
+                        /* The VM's, where no userspace driver reads the type. */
+                        route_of(c, fsg_open_route_find_vm(*t), &vm);
+                        /* The userspace driver's where there is one, else the VM's. */
+                        const CtlOpenRoute *shown = r.route ? &r : &vm;
                         if (o->json)
-                                route_json(&w, *t, &s->entries[i], &r);
+                                route_json(&w, *t, &s->entries[i], &r, &vm);
                         else
                                 printf("%-12s %-12s %-12s %-12s %s\n", ctl_esc(*t), ctl_esc(s->entries[i].module),
-                                       r.route ? r.route->driver : "-", r.route ? r.route->package : "-",
-                                       route_status(&r));
+                                       shown->route ? shown->route->driver : "-",
+                                       shown->route ? shown->route->package : "-", route_status(&r, &vm));
                 }
         if (o->json) {
                 json_array_end(&w);

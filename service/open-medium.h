@@ -25,6 +25,8 @@ typedef struct OpenMedium {
         uint32_t uid, gid;
         uint64_t since_usec;
         pid_t pid, probe_pid;
+        pid_t pgid;             /* the driver's session, whose group QEMU is in too: killed whole */
+        uint64_t ready_usec;    /* the time limit for the first answer */
         sd_event_source *child, *probe, *timer, *err_source;
         int err_fd;
         char err_tail[200];     /* the driver's last line: what a failure says */
@@ -45,6 +47,8 @@ typedef struct OpenRequest {
         FsgGrant medium;        /* a device's number and diskseq (device fields only) */
         int medium_fd;
         char device[64], fstype[32], driver_path[128], driver[32];
+        char appliance[256];    /* the VM route's (open-vm.h), "" for a FUSE driver */
+        bool kvm;               /* the VM route may use KVM */
         uint32_t uid, gid;
 } OpenRequest;
 

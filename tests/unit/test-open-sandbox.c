@@ -22,7 +22,7 @@ static char *run_sandboxed(const char *script, int *ret_status) {
         pid_t pid;
 
         ASSERT(medium >= 0 && fuse >= 0 && pipe2(p, O_CLOEXEC) == 0);
-        pid = open_spawn_driver("/bin/sh", argv, FSGATE_OPEN_PRELOAD, NULL, medium, fuse, p[1]);
+        pid = open_spawn_driver("/bin/sh", argv, FSGATE_OPEN_PRELOAD, NULL, NULL, false, medium, fuse, p[1]);
         ASSERT(pid > 0);
         close(p[1]);
         while (n < sizeof(out) - 1 && (k = read(p[0], out + n, sizeof(out) - 1 - n)) > 0)

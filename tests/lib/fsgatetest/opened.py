@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """What Open safely leaves on the host: the FUSE mounts under a prefix and the drivers serving
-them (squashfuse, fuse2fs), for the tests that open media (bus-open, bus-notify, notify-gnome)
+them (squashfuse, fuse2fs, guestmount and its QEMU), for the tests that open media (bus-open,
+bus-open-vm, bus-notify, notify-gnome)
 to check and to clean up after themselves; and the squashfs stick those that click Open
 safely open."""
 
@@ -42,7 +43,8 @@ def _parent(pid):
 
 
 def drivers(root=None):
-    """pids of the drivers serving a handed-over connection (squashfuse, fuse2fs): every one
+    """pids of the drivers serving a handed-over connection (squashfuse, fuse2fs; guestmount,
+    whose medium is at fd 1000): every one
     on the machine, or with root those of the fsgated of that scratch root (their parent;
     fsgated starts them). Other checkouts' suites may run at the same time: a test that
     waits for its own drivers to end, or ends them, names its root."""
@@ -52,11 +54,29 @@ def drivers(root=None):
         if not p.isdigit():
             continue
         cmd = _cmdline(p)
-        if not (cmd and cmd[0] in (b'squashfuse', b'fuse2fs') and b'/dev/fd/3' in cmd):
+        if not (cmd and ((cmd[0] in (b'squashfuse', b'fuse2fs') and b'/dev/fd/3' in cmd) or
+                         (cmd[0] == b'guestmount' and b'/dev/fd/1000' in cmd))):
             continue
         if want and want not in _cmdline(_parent(p)):
             continue
         pids.append(int(p))
+    return pids
+
+
+def vm_processes():
+    """pids of what the VM route runs as nobody: guestmount (and its recovery process) and
+    QEMU. Another user's QEMU (a VM suite's, as root) is not counted."""
+    pids = []
+    for p in os.listdir('/proc'):
+        try:
+            if not p.isdigit() or os.stat(f'/proc/{p}').st_uid != 65534:
+                continue
+            with open(f'/proc/{p}/comm') as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if comm.startswith('qemu-system') or comm == 'guestmount':
+            pids.append(int(p))
     return pids
 
 
@@ -65,7 +85,7 @@ def unmount_all(prefix, root=None):
     driver), every driver killed (with root: that scratch root's fsgated's only)."""
     for mp, *_ in mounts_under(prefix):
         subprocess.run(['umount', '-l', mp], check=False)
-    for pid in drivers(root):
+    for pid in drivers(root) + (vm_processes() if root is None else []):
         try:
             os.kill(pid, 9)
         except ProcessLookupError:

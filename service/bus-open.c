@@ -168,6 +168,36 @@ static int on_opens_watch(sd_event_source *s, uint64_t usec, void *userdata) {
 
 static int on_driver_output(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
+/* A user's logout (logind's UserRemoved: their last session ended, their manager stopped)
+ * closes what they opened: the files of a stick stay readable for nobody after its owner
+ * left, and a driver has no reason to run on. Opens by a user without a session (a cron
+ * job, a script) end with close or unplug only: no session of theirs ends. */
+static int on_user_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret_error) {
+        Manager *m = userdata;
+        const char *path;
+        uint32_t uid;
+
+        if (sd_bus_message_read(msg, "uo", &uid, &path) < 0)
+                return 0;
+        for (OpenMedium *o = m->opens, *next; o; o = next) {
+                next = o->next;
+                if (o->uid != uid || o->call)
+                        continue;
+                log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
+                          "Closed %s at %s (open %s): its user logged out", medium_name(o), o->mountpoint, o->id);
+                open_teardown(o);
+                emit_changed(m);
+        }
+        return 0;
+}
+
+static void opens_watch_logout(Manager *m) {
+        if (!m->opens_logout &&
+            sd_bus_match_signal_async(m->bus, &m->opens_logout, "org.freedesktop.login1", "/org/freedesktop/login1",
+                                      "org.freedesktop.login1.Manager", "UserRemoved", on_user_removed, NULL, m) < 0)
+                log_plain(LOG_ERR, "Cannot follow logouts: an open ends at close or unplug only");
+}
+
 /* The driver failed before its first answer: the caller hears why, nothing stays. */
 void open_medium_failed(OpenMedium *o, const char *why) {
         FsgError e = {};
@@ -431,6 +461,7 @@ started:
         }
         o->call = sd_bus_message_ref(call);
         opens_watch_arm(m);
+        opens_watch_logout(m);
         return 0;
 }
 
@@ -578,6 +609,7 @@ void manager_opens_start(Manager *m) {
 void manager_opens_done(Manager *m) {
         m->opens_watch = sd_event_source_disable_unref(m->opens_watch);
         m->opens_jobs = sd_bus_slot_unref(m->opens_jobs);
+        m->opens_logout = sd_bus_slot_unref(m->opens_logout);
         while (m->opens) {
                 OpenMedium *o = m->opens;
 

@@ -33,6 +33,7 @@ typedef struct Manager {
         struct OpenMedium *opens_closed; /* ended, their killed children not reaped yet */
         sd_event_source *opens_watch;   /* while a device is open: is it still there (an unplug ends it) */
         sd_bus_slot *opens_jobs;        /* systemd's JobRemoved, once an open ran in a unit (open-unit.c) */
+        sd_bus_slot *opens_logout;      /* logind's UserRemoved, once anything was opened */
 } Manager;
 
 int manager_new(const char *root, const char *kver, Manager **ret);

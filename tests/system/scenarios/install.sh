@@ -27,7 +27,7 @@
 # with no journal line from fsgated at warning level or above; Open safely under the real
 # unit (squashfs denied: an image and a USB stick read through squashfuse, ext4 through
 # fuse2fs, each in a transient unit of its own whose systemd-analyze security is <= 2.0; close,
-# a killed driver and an unplug leave nothing mounted); then openSUSE's layout
+# a killed driver, a logout and an unplug leave nothing mounted); then openSUSE's layout
 # (suse-module-tools' 29 vendor files and unblacklist helper in place of fsgate's deny list):
 # a mount of hfs reported through the routes, root's `modprobe hfs` on a terminal answered
 # "yes" at openSUSE's prompt: allowed, the route gone, hfs autoloads.
@@ -147,6 +147,20 @@ EOF
                 i=$((i + 1)); [ $i -le 100 ] || fail "OpenMedia still lists $mp"; sleep 0.1
         done
         pass "the killed driver's mount is gone, and OpenMedia says so"
+
+        step "A logout closes what its user opened"
+        # su's PAM session (pam_systemd) is alice's only one: its end stops her user manager,
+        # and logind's UserRemoved tells fsgated.
+        mp=$(su -l alice -c "fsgatectl open /home/alice/stick.sqfs" </dev/null 2>/tmp/su.err) ||
+                fail "su -l alice -c 'fsgatectl open': $(cat /tmp/su.err)"
+        info "opened in alice's session at $mp"
+        i=0
+        while findmnt "$mp" >/dev/null || [ -e "$mp" ]; do
+                i=$((i + 1)); [ $i -le 600 ] || fail "$mp still mounted 60 s after alice's session ended"; sleep 0.1
+        done
+        assert_contains "$(journalctl -b --no-pager -o cat -u fsgated.service | grep "(open ${mp##*/})" | tail -n 1)" \
+                "its user logged out" "fsgated's line"
+        pass "alice's logout closed her open after $((i / 10)) s"
 
         step "A device (a read-only loop device) opened by root: the unit opens it after checking it"
         loop=$(losetup -r -f --show /home/alice/stick.sqfs)

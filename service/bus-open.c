@@ -349,7 +349,7 @@ static int mount_fuse(OpenMedium *o, int fuse_fd, FsgError *e) {
 /* A helper of the driver's installed beside fsgated (libexecdir, or the build tree's
  * service/): the shim it preloads (open-fd-preload.c), the fusermount it finds
  * (open-fusermount.c). Root's, and writable by nobody else. */
-static int helper_path(const char *name, char *ret, size_t size, FsgError *e) {
+int open_helper_path(const char *name, char *ret, size_t size, FsgError *e) {
         char exe[PATH_MAX];
         ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
         struct stat st;
@@ -380,9 +380,9 @@ static int start_driver(OpenMedium *o, const OpenRequest *q, FsgError *e) {
                 return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot open /dev/fuse: %s%s", strerror(errno),
                                  errno == ENODEV || errno == ENXIO || errno == ENOENT ?
                                  " (is the fuse module denied? fsgatectl status fuse)" : "");
-        r = helper_path("fsgate-open-fd.so", preload, sizeof(preload), e);
+        r = open_helper_path("fsgate-open-fd.so", preload, sizeof(preload), e);
         if (r >= 0 && standin)
-                r = helper_path("fsgate-fusermount", fusermount, sizeof(fusermount), e);
+                r = open_helper_path("fsgate-fusermount", fusermount, sizeof(fusermount), e);
         if (r < 0)
                 return r;
         r = mount_fuse(o, fuse_fd, e);

@@ -7,6 +7,7 @@
 #include <systemd/sd-bus.h>
 #include <systemd/sd-event.h>
 
+#include "fsg-error.h"
 #include "grant.h"
 #include "manager.h"
 #include "open-route.h"
@@ -60,3 +61,7 @@ void open_medium_failed(OpenMedium *o, const char *why);
 void open_medium_ended(OpenMedium *o, const char *why);
 /* A closed one whose processes or unit are gone: unlinked from opens_closed and freed. */
 void open_medium_release(OpenMedium *o);
+/* A helper installed beside fsgated (libexecdir, or the build tree's service/): ret filled
+ * with its path if it is there, root's and writable by nobody else (the unit's steps run it
+ * as root); else NoRoute in e. */
+int open_helper_path(const char *name, char *ret, size_t size, FsgError *e);

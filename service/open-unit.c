@@ -30,22 +30,6 @@ bool open_unit_possible(void) {
         return sd_booted() > 0;
 }
 
-/* fsgate-open-helper, beside fsgated as its other helpers are. */
-static int helper(char *ret, size_t size) {
-        char exe[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        char *slash;
-
-        if (n <= 0)
-                return -errno;
-        exe[n] = 0;
-        slash = strrchr(exe, '/');
-        if (!slash)
-                return -EINVAL;
-        *slash = 0;
-        return (size_t) snprintf(ret, size, "%s/fsgate-open-helper", exe) < size ? 0 : -ENAMETOOLONG;
-}
-
 /* One Exec*= line: path, argv, and "privileged" for the "+" steps (outside the sandbox). */
 static int append_exec(sd_bus_message *m, const char *property, const char *path, char **argv, bool privileged) {
         int r = sd_bus_message_open_container(m, 'r', "sv");
@@ -228,8 +212,9 @@ int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e
         size_t n = 0;
         int r;
 
-        if (helper(path, sizeof(path)) < 0 || access(path, X_OK) < 0)
-                return fsg_error(e, FSG_ERR_NO_ROUTE, "fsgate-open-helper is missing beside fsgated");
+        r = open_helper_path("fsgate-open-helper", path, sizeof(path), e);
+        if (r < 0)
+                return r;
         if (asprintf(&o->unit, "fsgate-open-%s.service", o->id) < 0 ||
             asprintf(&o->mountpoint, "/run/fsgate-open/%s", o->id) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");

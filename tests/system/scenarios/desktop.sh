@@ -19,7 +19,8 @@
 #   - the filesystem is allowed now: a stick plugged in again shows nothing
 #   - Open safely: squashfs denied, a squashfs stick (a FUSE route: the VM route would take a
 #     minute under TCG) offers it; the click, and alice reads its files through squashfuse
-#     in its transient unit, squashfs never loaded; the unplug ends it
+#     in its transient unit (her terminal lists them on screen), squashfs never loaded; the
+#     unplug ends it
 # Boot 2 (alice's session in German, de_DE.UTF-8; hfs back to the vendor's denial):
 #   - the notification and the dialog in German; Allow once loads hfs for this boot, the
 #     configuration unchanged, the stick mounted
@@ -539,6 +540,13 @@ boot1() {
         is_loaded squashfs && fail "squashfs was loaded by Open safely"
         pass "squashfs is not in /proc/modules"
         screenshot open-safely-2-open
+        # What alice sees there: her terminal (foot) listing the files, on the desktop.
+        as_alice swaymsg exec "foot --title=fsgate-files sh -c 'cd \"$SAFE_MP\" && ls -lR --color=never; sleep 600'" >/dev/null ||
+                fail "swaymsg exec foot"
+        wait_for 30 sh -c "pgrep -u $ALICE_UID -x foot >/dev/null" || fail "foot did not start"
+        sleep 3
+        screenshot open-safely-3-files
+        pkill -u "$ALICE_UID" -x foot || true
         usb_unplug 3
         wait_while 100 "$SAFE_MP still mounted or $SAFE_UNIT active 10 s after the unplug" \
                 sh -c "findmnt '$SAFE_MP' >/dev/null || systemctl is-active -q '$SAFE_UNIT'"

@@ -42,6 +42,7 @@ import time
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 from fsgatetest import ACTION_OPEN_SYSTEM, TIMEOUT, BusTestCase, die_with_parent, stop_process, wait_until  # noqa: E402
+from fsgatetest.notifier import notifier_from_argv  # noqa: E402
 from fsgatetest.opened import drivers, mounts_under, squashfs_stick  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -302,17 +303,7 @@ class NotifyGnomeTest(BusTestCase):
 def main():
     global FSGATE_NOTIFY
     argv = list(sys.argv)
-    if '--fsgate-notify' in argv:
-        i = argv.index('--fsgate-notify')
-        FSGATE_NOTIFY = os.path.abspath(argv[i + 1])
-        del argv[i:i + 2]
-    build_root = os.environ.get('FSGATE_BUILD_ROOT') or os.path.join(HERE, '..', '..', 'build')
-    if '--build-root' in argv:
-        build_root = argv[argv.index('--build-root') + 1]
-    FSGATE_NOTIFY = FSGATE_NOTIFY or os.path.abspath(os.path.join(build_root, 'clients', 'notify', 'fsgate-notify'))
-    if not os.access(FSGATE_NOTIFY, os.X_OK):
-        print(f'error: {FSGATE_NOTIFY} is not an executable (build first, or pass --fsgate-notify)', file=sys.stderr)
-        sys.exit(1)
+    FSGATE_NOTIFY, _ = notifier_from_argv(argv, HERE)
     sys.argv = argv
     fb.main()
 

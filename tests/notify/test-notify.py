@@ -44,6 +44,7 @@ import fsgatetest.bus as fb_bus  # noqa: E402
 from fsgatetest import (ACTION_ALLOW, ACTION_GRANT, ACTION_LOAD, ACTION_OPEN, ACTION_OPEN_SYSTEM, MOCK_IFACE,  # noqa: E402
                         NOBODY, TIMEOUT, BusTestCase, PrivateBus, Stack, conf_name, die_with_parent, start_dbusmock,
                         stop_dbusmock, stop_process, wait_until)
+from fsgatetest.notifier import notifier_from_argv  # noqa: E402
 from fsgatetest.opened import drivers, mounts_under, squashfs_stick, unmount_all  # noqa: E402
 
 NOTIFY_NAME = 'org.freedesktop.Notifications'
@@ -1237,20 +1238,8 @@ class NotifyLifecycleTest(unittest.TestCase):
 def main():
     global FSGATE_NOTIFY, LOCALE_DIR
     argv = list(sys.argv)
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.environ.get('FSGATE_NOTIFY')
-    if '--fsgate-notify' in argv:
-        i = argv.index('--fsgate-notify')
-        path = argv[i + 1]
-        del argv[i:i + 2]
-    build_root = os.environ.get('FSGATE_BUILD_ROOT') or os.path.join(here, '..', '..', 'build')
-    if '--build-root' in argv:
-        build_root = argv[argv.index('--build-root') + 1]
-    FSGATE_NOTIFY = os.path.abspath(path or os.path.join(build_root, 'clients', 'notify', 'fsgate-notify'))
+    FSGATE_NOTIFY, build_root = notifier_from_argv(argv, os.path.dirname(os.path.abspath(__file__)))
     LOCALE_DIR = os.path.abspath(os.path.join(build_root, 'po'))
-    if not os.access(FSGATE_NOTIFY, os.X_OK):
-        print(f'error: {FSGATE_NOTIFY} is not an executable (build first, or pass --fsgate-notify)', file=sys.stderr)
-        sys.exit(1)
     # fsgatetest.main() checks root and the tools, sets up CONFIG (fsgated, the hook) and runs.
     sys.argv = argv
     fb.main()

@@ -130,15 +130,16 @@ static int open_image(int fd, OpenRequest *q, FsgError *e) {
         return 0;
 }
 
-/* fsgated can mount only where its sandbox lets it (the unit's, data/fsgated.service.in,
- * does not yet: no CAP_SYS_ADMIN, PrivateMounts=): said before polkit is asked. */
+/* Whether fsgated may mount and start the driver itself (root's capabilities: tests, --root);
+ * its unit, data/fsgated.service.in, gives neither CAP_SYS_ADMIN nor the host's mount
+ * namespace, and then systemd does it (open-unit.c). Said before polkit is asked. */
 static int can_mount(FsgError *e) {
         struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
         struct __user_cap_data_struct d[2] = {};
 
         if (syscall(SYS_capget, &h, d) < 0 || !(d[0].effective & (1U << CAP_SYS_ADMIN)) ||
             !(d[0].effective & (1U << CAP_SETUID)))
-                return fsg_error(e, FSG_ERR_NO_ROUTE, "fsgated may not mount here (it lacks CAP_SYS_ADMIN or CAP_SETUID)");
+                return fsg_error(e, FSG_ERR_NO_ROUTE, "fsgated may not mount here (it lacks CAP_SYS_ADMIN or CAP_SETUID), and no systemd runs this system to do it");
         return 0;
 }
 

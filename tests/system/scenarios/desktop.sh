@@ -541,7 +541,7 @@ boot1() {
         pass "squashfs is not in /proc/modules"
         screenshot open-safely-2-open
         # What alice sees there: her terminal (foot) listing the files, on the desktop.
-        as_alice swaymsg exec "foot --title=fsgate-files sh -c 'cd \"$SAFE_MP\" && ls -lR --color=never; sleep 600'" >/dev/null ||
+        as_alice swaymsg exec "env LC_ALL=C.UTF-8 foot --title=fsgate-files sh -c 'cd \"$SAFE_MP\" && ls -lR --color=never; sleep 600'" >/dev/null ||
                 fail "swaymsg exec foot"
         wait_for 30 sh -c "pgrep -u $ALICE_UID -x foot >/dev/null" || fail "foot did not start"
         sleep 3

@@ -40,6 +40,12 @@ typedef struct FsgOpenRoute {
         const char *argv[16];
 } FsgOpenRoute;
 
+/* The mountpoints: fsgated's own directory on /run (root's, 0755, nobody else can make a name
+ * there), one per open, FSG_OPEN_DIR/ID; gone at reboot, apart from udisks2's /media/USER and
+ * from any path a caller chose. Made by fsgated itself, or by fsgate-open-helper in an open's
+ * unit. */
+#define FSG_OPEN_DIR "/run/fsgate-open"
+
 #define FSG_OPEN_SANDBOX_MNT "/tmp/mnt"
 /* The VM route's medium: fd 3 again at 1000, above the VM route's soft RLIMIT_NOFILE, where
  * libguestfs, which closes every descriptor below that limit before it runs QEMU and

@@ -32,11 +32,6 @@
 #include "time-util.h"
 #include "utf8.h"
 
-/* The mountpoints: fsgated's own directory on /run (root's, 0755, nobody else can make a
- * name there), gone at reboot, apart from udisks2's /media/USER and from any path a caller
- * chose. Under --root's /run in tests. */
-#define OPEN_DIR "/run/fsgate-open"
-
 static unsigned opens_of_uid(const Manager *m, uint32_t uid) {
         unsigned n = 0;
         for (const OpenMedium *o = m->opens; o; o = o->next)
@@ -316,19 +311,19 @@ static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
         return 0;
 }
 
-/* OPEN_DIR/ID, made by fsgated under a directory only root may write; its host path. */
+/* FSG_OPEN_DIR/ID, made by fsgated under a directory only root may write; its host path. */
 static int make_mountpoint(Manager *m, OpenMedium *o, FsgError *e) {
-        _cleanup_close_ int dfd = fsg_open_dir(m->ctx, OPEN_DIR, true);
+        _cleanup_close_ int dfd = fsg_open_dir(m->ctx, FSG_OPEN_DIR, true);
         char path[64];
         struct stat st;
 
         if (dfd < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Cannot make %s: %s", OPEN_DIR, strerror(-dfd));
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot make %s: %s", FSG_OPEN_DIR, strerror(-dfd));
         if (fstat(dfd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0022))
-                return fsg_error(e, FSG_ERR_FAILED, "%s is not root's alone; nothing was mounted", OPEN_DIR);
+                return fsg_error(e, FSG_ERR_FAILED, "%s is not root's alone; nothing was mounted", FSG_OPEN_DIR);
         if (mkdirat(dfd, o->id, 0755) < 0 || fchmodat(dfd, o->id, 0755, 0) < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Cannot make a mountpoint in %s: %s", OPEN_DIR, strerror(errno));
-        snprintf(path, sizeof(path), OPEN_DIR "/%s", o->id);
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot make a mountpoint in %s: %s", FSG_OPEN_DIR, strerror(errno));
+        snprintf(path, sizeof(path), FSG_OPEN_DIR "/%s", o->id);
         o->mountpoint = fsg_path(m->ctx, path);
         return o->mountpoint ? 0 : fsg_error(e, FSG_ERR_FAILED, "Out of memory");
 }
@@ -581,8 +576,8 @@ int property_open_media(sd_bus *bus, const char *path, const char *interface, co
 
 void manager_opens_start(Manager *m) {
         open_unit_stop_leftovers(m);
-        _cleanup_close_ int dfd = fsg_open_dir(m->ctx, OPEN_DIR, false);
-        _cleanup_free_ char *dir = fsg_path(m->ctx, OPEN_DIR);
+        _cleanup_close_ int dfd = fsg_open_dir(m->ctx, FSG_OPEN_DIR, false);
+        _cleanup_free_ char *dir = fsg_path(m->ctx, FSG_OPEN_DIR);
         struct dirent *de;
         struct stat st;
         DIR *d;

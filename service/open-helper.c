@@ -43,8 +43,6 @@
 #include "open-route.h"
 #include "open-sandbox.h"
 
-#define OPEN_DIR "/run/fsgate-open"
-
 static int fail(const char *fmt, ...) _printf_(1, 2);
 static int fail(const char *fmt, ...) {
         va_list ap;
@@ -57,7 +55,7 @@ static int fail(const char *fmt, ...) {
         return 1;
 }
 
-/* fsgated's open id: 16 lowercase hex digits, nothing that could leave OPEN_DIR. */
+/* fsgated's open id: 16 lowercase hex digits, nothing that could leave FSG_OPEN_DIR. */
 static bool id_ok(const char *id) {
         return strlen(id) == 16 && strspn(id, "0123456789abcdef") == 16;
 }
@@ -133,19 +131,19 @@ static int do_mount(char **argv) {
         if (argv[4] && (!argv[5] || !argv[6] || (medium = open_medium(argv + 4)) < 0))
                 return argv[5] && argv[6] ? 1 : fail("mount: too few device arguments");
         umask(0022);
-        if (mkdir(OPEN_DIR, 0755) < 0 && errno != EEXIST)
-                return fail("cannot make %s: %m", OPEN_DIR);
+        if (mkdir(FSG_OPEN_DIR, 0755) < 0 && errno != EEXIST)
+                return fail("cannot make %s: %m", FSG_OPEN_DIR);
         /* Root's alone, as fsgated's in-process mounts want it: nobody else can name a mountpoint. */
-        dfd = open(OPEN_DIR, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        dfd = open(FSG_OPEN_DIR, O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (dfd < 0 || fstat(dfd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0022))
-                return fail("%s is not root's alone", OPEN_DIR);
+                return fail("%s is not root's alone", FSG_OPEN_DIR);
         if (mkdirat(dfd, id, 0755) < 0)
-                return fail("cannot make a mountpoint in %s: %m", OPEN_DIR);
+                return fail("cannot make a mountpoint in %s: %m", FSG_OPEN_DIR);
         fuse = open("/dev/fuse", O_RDWR | O_CLOEXEC);
         if (fuse < 0)
                 return fail("cannot open /dev/fuse: %m%s", errno == ENOENT || errno == ENODEV || errno == ENXIO ?
                             " (is the fuse module denied? fsgatectl status fuse)" : "");
-        snprintf(path, sizeof(path), OPEN_DIR "/%s", id);
+        snprintf(path, sizeof(path), FSG_OPEN_DIR "/%s", id);
         snprintf(type, sizeof(type), "fuse.%s", driver);
         snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%u,group_id=%u", fuse, uid, gid);
         if (mount("fsgate", path, type, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0) {
@@ -170,7 +168,7 @@ static int do_unmount(char **argv) {
                 return fail("unmount: bad arguments");
         if (host_namespace())
                 return 1;
-        snprintf(path, sizeof(path), OPEN_DIR "/%s", argv[0]);
+        snprintf(path, sizeof(path), FSG_OPEN_DIR "/%s", argv[0]);
         if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
                 return fail("cannot unmount %s: %m", path);
         if (rmdir(path) < 0 && errno != ENOENT)
@@ -188,7 +186,7 @@ static int do_probe(char **argv) {
                 return fail("probe: bad arguments");
         if (host_namespace())
                 return 1;
-        snprintf(path, sizeof(path), OPEN_DIR "/%s", argv[0]);
+        snprintf(path, sizeof(path), FSG_OPEN_DIR "/%s", argv[0]);
         if (to_null(STDIN_FILENO) < 0)
                 return fail("probe: %m");
         pid = open_spawn_probe(path, uid, gid);

@@ -216,7 +216,7 @@ int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e
         if (r < 0)
                 return r;
         if (asprintf(&o->unit, "fsgate-open-%s.service", o->id) < 0 ||
-            asprintf(&o->mountpoint, "/run/fsgate-open/%s", o->id) < 0)
+            asprintf(&o->mountpoint, FSG_OPEN_DIR "/%s", o->id) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         r = watch_jobs(o->manager);
         if (r < 0)

@@ -22,17 +22,10 @@
 void ctl_evidence_free(CtlEvidence *ev) {
         for (size_t i = 0; i < ev->n; i++) {
                 CtlObserved *x = &ev->items[i];
-                free(x->module);
-                free(x->types);
-                free(x->last_device);
-                free(x->last_label);
-                free(x->last_user);
-                free(x->last_session);
-                free(x->last_comm);
+                free_many(x->module, x->types, x->last_device, x->last_label, x->last_user,
+                          x->last_session, x->last_comm);
         }
-        free(ev->items);
-        free(ev->profile);
-        free(ev);
+        free_many(ev->items, ev->profile, ev);
 }
 
 static CtlObserved *item_get(CtlEvidence *ev, const char *module) {

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "alloc-util.h"
 #include "conffile.h"
 #include "ctl.h"
 #include "json-writer.h"
@@ -335,9 +336,7 @@ static void print_text(Generator g, const char *image, const Disagreement *d, si
 CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k) {
         if (!k)
                 return NULL;
-        free(k->image);
-        free(k->command);
-        free(k->d);
+        free_many(k->image, k->command, k->d);
         fsg_state_unref(k->here);
         fsg_state_unref(k->inside);
         fsg_context_free(k->context);

@@ -6,6 +6,7 @@
 #include <systemd/sd-journal.h>
 #include <time.h>
 
+#include "alloc-util.h"
 #include "block-fields.h"
 #include "ctl-evidence.h"
 #include "ctl.h"
@@ -44,9 +45,7 @@ typedef struct Block {
 
 static void block_clear(Block *b) {
         fsg_block_report_clear(&b->r);
-        free(b->profile);
-        free(b->asked_user);
-        free(b->asked_command);
+        free_many(b->profile, b->asked_user, b->asked_command);
 }
 
 char *ctl_journal_field(sd_journal *j, const char *name) {

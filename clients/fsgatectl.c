@@ -4,6 +4,7 @@
 #include <getopt.h>
 #include <locale.h>
 
+#include "alloc-util.h"
 #include "config.h"
 #include "ctl.h"
 #include "ctl-change.h"
@@ -49,9 +50,7 @@ static int verb_initramfs(int argc, char *argv[], Ctl *c) {
 }
 
 static void ctl_status_extras_done(CtlStatusExtras *x) {
-        free(x->initramfs_row);
-        free(x->initramfs_advice);
-        free(x->desktop_row);
+        free_many(x->initramfs_row, x->initramfs_advice, x->desktop_row);
 }
 
 /* One described module as status shows it to people: the exit status. */

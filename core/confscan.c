@@ -112,12 +112,7 @@ static int index_add(NameIndex *ix, const FsgConfig *cfg, size_t file) {
 }
 
 static void conf_file_done(FsgConfFile *f) {
-        free(f->name);
-        free(f->path);
-        free(f->fullpath);
-        free(f->syspath);
-        free(f->shadowed);
-        free(f->override_of);
+        free_many(f->name, f->path, f->fullpath, f->syspath, f->shadowed, f->override_of);
         strv_free(f->override_allows);
 }
 
@@ -602,14 +597,8 @@ FsgConfig *fsg_config_free(FsgConfig *cfg) {
                 conf_file_done(&cfg->files[i]);
         if (cfg->content_fd > 0)
                 close(cfg->content_fd - 1);
-        free(cfg->files);
         fsg_rules_free(cfg->rules, cfg->n_rules);
-        strv_free(cfg->cmdline_blacklist);
-        strv_free(cfg->named_modules);
-        strv_free(cfg->routed_types);
-        strv_free(cfg->unreadable);
-        free(cfg->kmod_text);
-        free(cfg->by_name);
-        free(cfg);
+        strv_free_many(cfg->cmdline_blacklist, cfg->named_modules, cfg->routed_types, cfg->unreadable);
+        free_many(cfg->files, cfg->kmod_text, cfg->by_name, cfg);
         return NULL;
 }

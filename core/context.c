@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
+#include "alloc-util.h"
 #include "context.h"
 #include "shell-quote.h"
 #include "lock.h"
@@ -207,12 +208,8 @@ int fsg_context_require_kernel(const FsgContext *c, FsgError *e) {
 FsgContext *fsg_context_free(FsgContext *c) {
         if (!c)
                 return NULL;
-        free(c->root);
-        free(c->kver);
-        free(c->moddir);
-        free(c->moddir_in_root);
         if (c->root_fd >= 0)
                 close(c->root_fd);
-        free(c);
+        free_many(c->root, c->kver, c->moddir, c->moddir_in_root, c);
         return NULL;
 }

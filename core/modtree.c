@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "alloc-util.h"
 #include "modtree.h"
 #include "name.h"
 #include "strv.h"
@@ -163,10 +164,7 @@ bool fsg_modtree_is_builtin_fs(const FsgModTree *t, const char *module) {
 FsgModTree *fsg_modtree_free(FsgModTree *t) {
         if (!t)
                 return NULL;
-        strv_free(t->types);
-        strv_free(t->modules);
-        strv_free(t->builtin);
-        strv_free(t->builtin_fs);
+        strv_free_many(t->types, t->modules, t->builtin, t->builtin_fs);
         free(t);
         return NULL;
 }

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
+#include "alloc-util.h"
 #include "config.h"
 #include "conffile.h"
 #include "lock.h"
@@ -18,10 +19,8 @@
 FsgProfilePlan *fsg_profile_plan_free(FsgProfilePlan *p) {
         if (!p)
                 return NULL;
-        free(p->plans);
-        free(p->kept);
         strv_free(p->skipped);
-        free(p);
+        free_many(p->plans, p->kept, p);
         return NULL;
 }
 

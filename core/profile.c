@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "alloc-util.h"
 #include "config.h"
 #include "name.h"
 #include "profile.h"
@@ -96,13 +97,8 @@ int fsg_profile_list(char ***ret, FsgError *e) {
 FsgProfile *fsg_profile_free(FsgProfile *p) {
         if (!p)
                 return NULL;
-        free(p->name);
-        free(p->description);
-        free(p->compute);
-        free(p->path);
-        strv_free(p->modules);
-        strv_free(p->includes);
-        free(p);
+        strv_free_many(p->modules, p->includes);
+        free_many(p->name, p->description, p->compute, p->path, p);
         return NULL;
 }
 

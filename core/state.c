@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <assert.h>
 
+#include "alloc-util.h"
 #include "attribution.h"
 #include "autoload.h"
 #include "modtree.h"
@@ -487,9 +488,8 @@ int fsg_state_build_one(const FsgContext *c, const char *name, FsgState **ret, F
 
 void fsg_entry_done_hard_deps(FsgEntry *x) {
         for (size_t i = 0; i < x->n_hard_deps; i++) {
-                free(x->hard_deps[i].module);
-                free(x->hard_deps[i].install_command);
-                free(x->hard_deps[i].install_file);
+                free_many(x->hard_deps[i].module, x->hard_deps[i].install_command,
+                          x->hard_deps[i].install_file);
         }
         free(x->hard_deps);
         x->hard_deps = NULL;
@@ -497,18 +497,9 @@ void fsg_entry_done_hard_deps(FsgEntry *x) {
 }
 
 void fsg_entry_done(FsgEntry *x) {
-        free(x->module);
-        strv_free(x->types);
-        free(x->deciding_file);
-        free(x->override_of);
-        free(x->granted_until);
-        free(x->granted_device);
-        free(x->allow_refused);
-        free(x->reset_refused);
-        free(x->install_command);
-        free(x->install_file);
-        strv_free(x->mentions);
-        strv_free(x->silent_types);
+        free_many(x->module, x->deciding_file, x->override_of, x->granted_until, x->granted_device,
+                  x->allow_refused, x->reset_refused, x->install_command, x->install_file);
+        strv_free_many(x->types, x->mentions, x->silent_types);
         fsg_entry_done_hard_deps(x);
         *x = (FsgEntry) {};
 }
@@ -535,11 +526,8 @@ FsgState *fsg_state_unref(FsgState *s) {
                 return NULL;
         for (size_t i = 0; i < s->n; i++)
                 fsg_entry_done(&s->entries[i]);
-        free(s->entries);
-        free(s->by_type);
-        free(s->hard_deps);
         strv_free(s->unreadable);
-        free(s);
+        free_many(s->entries, s->by_type, s->hard_deps, s);
         return NULL;
 }
 

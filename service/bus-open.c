@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <syslog.h>
 
+#include "alloc-util.h"
 #include "bus-object.h"
 #include "bus-open.h"
 #include "fsgate-api.h"
@@ -52,9 +53,7 @@ static void open_free(OpenMedium *o) {
         sd_event_source_disable_unref(o->probe);
         sd_bus_slot_unref(o->unit_slot);
         sd_bus_message_unref(o->close_call);
-        free(o->unit);
-        free(o->mountpoint);
-        free(o);
+        free_many(o->unit, o->mountpoint, o);
 }
 
 void open_medium_release(OpenMedium *o) {

@@ -24,6 +24,14 @@ void strv_sort_unique(char **l);
 /* For a list sorted by strv_sort(): n is its length. */
 bool strv_sorted_contains(char * const *l, size_t n, const char *s);
 
+/* Several lists freed in one statement (free_many() of alloc-util.h, for lists). */
+static inline void strv_free_array(char ** const *l, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                strv_free(l[i]);
+}
+#define strv_free_many(...) \
+        strv_free_array((char ** const[]) { __VA_ARGS__ }, sizeof((char ** const[]) { __VA_ARGS__ }) / sizeof(char **))
+
 static inline void strv_freep(char ***l) {
         strv_free(*l);
 }

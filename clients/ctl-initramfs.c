@@ -333,6 +333,10 @@ static void print_text(Generator g, const char *image, const Disagreement *d, si
                 printf(_("To make it again from the configuration as it is now: %s\n"), ctl_esc(command));
 }
 
+void ctl_initramfs_freep(CtlInitramfs **k) {
+        ctl_initramfs_free(*k);
+}
+
 CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k) {
         if (!k)
                 return NULL;

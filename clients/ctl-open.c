@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "ctl.h"
 #include "open-route.h"
+#include "strv.h"
 
 /* fsgatectl routes, open and close: Open safely (org.fsgate.fsgate1(5), OpenSafely). */
 
@@ -52,6 +54,23 @@ void ctl_open_route_of_entry(const FsgContext *c, const FsgEntry *x, const char 
 int ctl_open_context(const CtlOptions *o, FsgContext **ret, FsgError *e) {
         *ret = NULL;
         return o->root ? fsg_context_new(o->root, o->kernel_release, ret, e) : 0;
+}
+
+/* The drivers as installed here (or under --root). */
+int ctl_open_routes_of_types(const CtlOptions *o, const FsgEntry *x, CtlOpenRoute **ret) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        size_t n = strv_length(x->types);
+        FsgError e = {};
+
+        *ret = NULL;
+        if (ctl_open_context(o, &c, &e) < 0)
+                return 0;       /* the root was read a moment ago: nothing to say rather than a guess */
+        *ret = calloc(n + 1, sizeof(CtlOpenRoute));
+        if (!*ret)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++)
+                ctl_open_route(c, x->types[i], &(*ret)[i]);
+        return 0;
 }
 
 

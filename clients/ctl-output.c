@@ -478,19 +478,16 @@ static void status_rows_usage(const VTable *t, const FsgState *s, const FsgEntry
 }
 
 /* Open safely, a row per type: the driver that reads it without the module and the command,
- * or the package that adds the driver, or none. The drivers as installed here (or under
- * --root); the command without --root, since it is the running service's. */
-static void status_rows_open(const VTable *t, const CtlOptions *o, const FsgEntry *x) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+ * or the package that adds the driver, or none (routes: ctl_open_routes_of_types()); the
+ * command without --root, since it is the running service's. */
+static void status_rows_open(const VTable *t, const FsgEntry *x, const CtlOpenRoute *routes) {
         size_t row = ROW_OPEN;
-        FsgError e = {};
 
-        if (ctl_open_context(o, &c, &e) < 0)
-                return;         /* the root was read a moment ago: nothing to say rather than a guess */
+        if (!routes)
+                return;
         for (char **type = x->types; type && *type; type++, row = SIZE_MAX) {
-                CtlOpenRoute r;
+                const CtlOpenRoute r = routes[type - x->types];
 
-                ctl_open_route(c, *type, &r);
                 if (ctl_open_route_ready(&r))
                         /* TRANSLATORS: %1$s a filesystem type, %2$s the driver's path; the command is not
                          * translated. */
@@ -592,7 +589,7 @@ void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x,
         status_rows_entry(&t, x);
         status_rows_explicit_load(&t, s, x, dep);
         status_rows_usage(&t, s, x);
-        status_rows_open(&t, o, x);
+        status_rows_open(&t, x, extras->open_routes);
         if (extras->initramfs_row)
                 vtable_row(&t, ROW_INITRAMFS, "%s\n", extras->initramfs_row);
         status_rows_risk(&t, x);

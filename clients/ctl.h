@@ -137,9 +137,7 @@ typedef struct CtlInitramfsDisagreement {
  * (FSG_ERR_NO_KERNEL: no module tree, so no initramfs of it). */
 int ctl_initramfs_check(const CtlOptions *o, CtlInitramfs **ret, FsgError *e);
 CtlInitramfs *ctl_initramfs_free(CtlInitramfs *k);
-static inline void ctl_initramfs_freep(CtlInitramfs **k) {
-        ctl_initramfs_free(*k);
-}
+void ctl_initramfs_freep(CtlInitramfs **k);
 /* module's disagreement, NULL when the initramfs does not hold it or agrees. */
 const CtlInitramfsDisagreement *ctl_initramfs_disagreement(const CtlInitramfs *k, const char *module);
 const char *ctl_initramfs_image(const CtlInitramfs *k);
@@ -167,9 +165,16 @@ void ctl_print_json_states(FsgState * const *states, size_t n, bool single);
 void ctl_json_entry_fields(JsonWriter *w, const FsgEntry *x);
 /* What status says beyond the entry, looked up by fsgatectl itself on the system it runs
  * on (or --root); each NULL when there is nothing to say. */
+/* Open safely for one filesystem type as this system (or --root's) has it: why, status and
+ * routes say the same (ctl-open.c). */
+typedef struct CtlOpenRoute {
+        const FsgOpenRoute *route;      /* NULL: no userspace driver is known for the type */
+        char installed[128];            /* where its driver is installed, "" when it is not */
+} CtlOpenRoute;
 typedef struct CtlStatusExtras {
         char *initramfs_row, *initramfs_advice;        /* ctl_initramfs_status() */
         char *desktop_row;                             /* ctl_desktop_mount_row() */
+        CtlOpenRoute *open_routes;                     /* ctl_open_routes_of_types() */
 } CtlStatusExtras;
 /* x as `status` shows it: a described entry (CtlBackend.describe). */
 void ctl_print_status(const CtlOptions *o, const FsgState *s, const FsgEntry *x, const CtlStatusExtras *extras);
@@ -208,12 +213,6 @@ int ctl_why(const CtlBackend *be, const CtlOptions *o, const char *arg);
 
 /* `fsgatectl routes`, `open DEVICE|IMAGE` and `close` (ctl-open.c). Return the exit status. */
 int ctl_routes(const CtlBackend *be, const CtlOptions *o);
-/* Open safely for one filesystem type as this system (or --root's) has it: why, status and
- * routes say the same. */
-typedef struct CtlOpenRoute {
-        const FsgOpenRoute *route;      /* NULL: no userspace driver is known for the type */
-        char installed[128];            /* where its driver is installed, "" when it is not */
-} CtlOpenRoute;
 /* c: --root's context, NULL for the running system. */
 void ctl_open_route(const FsgContext *c, const char *type, CtlOpenRoute *ret);
 /* Whether `fsgatectl open` can work for it now: fsgated starts its driver, which is installed. */
@@ -223,6 +222,9 @@ static inline bool ctl_open_route_ready(const CtlOpenRoute *r) {
 /* Of x's types, the first with a route (ready before merely known); type, if given, first. */
 void ctl_open_route_of_entry(const FsgContext *c, const FsgEntry *x, const char *type, CtlOpenRoute *ret,
                              const char **ret_type);
+/* status's Open safely rows: *ret one route per type of x, in x->types' order; NULL when
+ * --root's tree cannot be read (nothing to say rather than a guess). 0, or -ENOMEM. */
+int ctl_open_routes_of_types(const CtlOptions *o, const FsgEntry *x, CtlOpenRoute **ret);
 /* --root's context for the drivers' lookup (*ret NULL without --root). */
 int ctl_open_context(const CtlOptions *o, FsgContext **ret, FsgError *e);
 int ctl_open(const CtlBackend *be, const CtlOptions *o, const char *arg, const char *route);

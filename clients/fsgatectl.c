@@ -50,7 +50,7 @@ static int verb_initramfs(int argc, char *argv[], Ctl *c) {
 }
 
 static void ctl_status_extras_done(CtlStatusExtras *x) {
-        free_many(x->initramfs_row, x->initramfs_advice, x->desktop_row);
+        free_many(x->initramfs_row, x->initramfs_advice, x->desktop_row, x->open_routes);
 }
 
 /* One described module as status shows it to people: the exit status. */
@@ -61,7 +61,8 @@ static int status_text(Ctl *c, const FsgState *s) {
         /* A look into the initramfs (unpacked: a second or so) and at udisks2 belongs to the
          * text a person reads; scripts have `initramfs --json`. */
         if (ctl_initramfs_status(&c->o, s->entries[0].module, &x.initramfs_row, &x.initramfs_advice) < 0 ||
-            ctl_desktop_mount_row(&c->o, &s->entries[0], &x.desktop_row) < 0) {
+            ctl_desktop_mount_row(&c->o, &s->entries[0], &x.desktop_row) < 0 ||
+            ctl_open_routes_of_types(&c->o, &s->entries[0], &x.open_routes) < 0) {
                 fsg_error(&e, FSG_ERR_FAILED, "%s", _("Out of memory"));
                 return ctl_fail(&c->o, &e);
         }

@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 #include <syslog.h>
 
-#include "alloc-util.h"
 #include "bus-object.h"
 #include "bus-open.h"
 #include "fsgate-api.h"
@@ -42,83 +41,6 @@ static unsigned opens_of_uid(const Manager *m, uint32_t uid) {
 
 bool manager_opens_hold(const Manager *m) {
         return m->opens != NULL;
-}
-
-static void emit_changed(Manager *m) {
-        (void) sd_bus_emit_properties_changed(m->bus, FSGATE_BUS_PATH, FSGATE_BUS_IFACE, "OpenMedia", NULL);
-}
-
-static void open_free(OpenMedium *o) {
-        sd_event_source_disable_unref(o->child);
-        sd_event_source_disable_unref(o->probe);
-        sd_bus_slot_unref(o->unit_slot);
-        sd_bus_message_unref(o->close_call);
-        free_many(o->unit, o->mountpoint, o);
-}
-
-void open_medium_release(OpenMedium *o) {
-        for (OpenMedium **p = &o->manager->opens_closed; *p; p = &(*p)->next)
-                if (*p == o) {
-                        *p = o->next;
-                        break;
-                }
-        /* CloseSafely's answer, once its unit has stopped: unmounted by then. */
-        if (o->close_call)
-                (void) sd_bus_reply_method_return(o->close_call, NULL);
-        open_free(o);
-}
-
-/* A closed open whose children are gone is freed; one in a unit once the unit has stopped. */
-static void closed_reaped(OpenMedium *o) {
-        if ((o->pid > 0 && o->child) || (o->probe_pid > 0 && o->probe) || o->unit)
-                return;
-        open_medium_release(o);
-}
-
-/* Unmounted first (a detach: a process in the mount keeps what it has open, nothing new),
- * then the driver killed, its pipe closed and the mountpoint removed; o unlinked and freed. */
-static void open_teardown(OpenMedium *o) {
-        Manager *m = o->manager;
-
-        /* In a unit, its ExecStopPost= unmounts, and systemd ends the driver (open-unit.c). */
-        if (o->mountpoint && !o->unit) {
-                if (umount2(o->mountpoint, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
-                        log_plain(LOG_WARNING, "Cannot unmount %s: %s", o->mountpoint, strerror(errno));
-                if (rmdir(o->mountpoint) < 0 && errno != ENOENT)
-                        log_plain(LOG_WARNING, "Cannot remove %s: %s", o->mountpoint, strerror(errno));
-        }
-        if (o->probe_pid > 0)
-                (void) kill(o->probe_pid, SIGKILL);
-        if (o->pid > 0)
-                (void) kill(o->pid, SIGKILL);
-        /* The rest of its session: the VM route's QEMU, which would outlive guestmount. */
-        if (o->pgid > 0)
-                (void) kill(-o->pgid, SIGKILL);
-        o->timer = sd_event_source_disable_unref(o->timer);
-        o->err_source = sd_event_source_disable_unref(o->err_source);
-        if (o->err_fd >= 0)
-                close(o->err_fd);
-        o->err_fd = -1;
-        o->call = sd_bus_message_unref(o->call);
-        for (OpenMedium **p = &m->opens; *p; p = &(*p)->next)
-                if (*p == o) {
-                        *p = o->next;
-                        m->n_opens--;
-                        break;
-                }
-        /* Its children are reaped by the loop, never waited for in place: a driver reading a
-         * failing stick may sit in the kernel for minutes, fsgated must not. Kept until then. */
-        o->closed = true;
-        o->next = m->opens_closed;
-        m->opens_closed = o;
-        if (o->unit)
-                open_unit_stop(o);
-        else
-                closed_reaped(o);
-}
-
-static const char *medium_name(const OpenMedium *o) {
-        return *o->device ? o->device : "an image";
 }
 
 /* An unplugged stick's open ends: its driver would only read errors, and a new stick in the
@@ -153,14 +75,12 @@ static int on_opens_watch(sd_event_source *s, uint64_t usec, void *userdata) {
                         continue;
                 log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
                           "Closed %s at %s (open %s): the medium was removed", o->device, o->mountpoint, o->id);
-                open_teardown(o);
-                emit_changed(m);
+                open_medium_teardown(o);
+                open_medium_emit_changed(m);
         }
         opens_watch_arm(m);
         return 0;
 }
-
-static int on_driver_output(sd_event_source *s, int fd, uint32_t revents, void *userdata);
 
 /* A user's logout (logind's UserRemoved: their last session ended, their manager stopped)
  * closes what they opened: the files of a stick stay readable for nobody after its owner
@@ -178,9 +98,9 @@ static int on_user_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
                 if (o->uid != uid || o->call)
                         continue;
                 log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
-                          "Closed %s at %s (open %s): its user logged out", medium_name(o), o->mountpoint, o->id);
-                open_teardown(o);
-                emit_changed(m);
+                          "Closed %s at %s (open %s): its user logged out", open_medium_name(o), o->mountpoint, o->id);
+                open_medium_teardown(o);
+                open_medium_emit_changed(m);
         }
         return 0;
 }
@@ -192,60 +112,20 @@ static void opens_watch_logout(Manager *m) {
                 log_plain(LOG_ERR, "Cannot follow logouts: an open ends at close or unplug only");
 }
 
-/* The driver failed before its first answer: the caller hears why, nothing stays. */
-void open_medium_failed(OpenMedium *o, const char *why) {
-        FsgError e = {};
-
-        if (o->err_source)      /* what the driver said so far */
-                on_driver_output(NULL, o->err_fd, 0, o);
-
-        fsg_error(&e, FSG_ERR_OPEN_FAILED, "%s could not read %s (%s filesystem): %s%s%s; nothing was mounted",
-                  o->driver, medium_name(o), o->fstype, why, *o->err_tail ? ": " : "", o->err_tail);
-        log_request(o->call, FSGATE_MESSAGE_REFUSED, LOG_WARNING, NULL, "%s", e.message);
-        (void) manager_reply_error(o->call, &e);
-        open_teardown(o);
-}
-
-/* The driver's output, drained as it comes (a chatty or hostile driver costs a pipe's worth);
- * its last line kept for the message of a failure. */
-static int on_driver_output(sd_event_source *s, int fd, uint32_t revents, void *userdata) {
-        OpenMedium *o = userdata;
-        char buf[4096];
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-        if (n <= 0) {
-                if (n < 0 && errno == EAGAIN)
-                        return 0;
-                o->err_source = sd_event_source_disable_unref(o->err_source);
-                /* In a unit, systemd holds the pipe as long as the unit is there: its end. */
-                if (s && o->unit && !o->call && !o->closed)
-                        open_medium_ended(o, "its unit ended");
-                return 0;
-        }
-        buf[n] = 0;
-        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-                buf[--n] = 0;
-        char *line = strrchr(buf, '\n');
-        _cleanup_free_ char *esc = fsg_cescape(line ? line + 1 : buf);
-        if (esc && *esc)
-                snprintf(o->err_tail, sizeof(o->err_tail), "%s", esc);
-        return 0;
-}
-
 static int on_driver_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
         OpenMedium *o = userdata;
         char why[64];
 
         if (o->closed) {
                 o->pid = 0;
-                closed_reaped(o);
+                open_medium_reaped(o);
                 return 0;
         }
         o->pid = 0;     /* reaped by sd-event */
         /* Its group's number stays taken while QEMU is in it: nothing else's is killed. */
         if (o->pgid > 0)
                 (void) kill(-o->pgid, SIGKILL);
-        on_driver_output(NULL, o->err_fd, 0, o);
+        open_medium_on_output(NULL, o->err_fd, 0, o);
         snprintf(why, sizeof(why), si->si_code == CLD_EXITED ? "it exited with status %d" : "it was killed by signal %d",
                  si->si_status);
         if (o->call) {
@@ -256,20 +136,12 @@ static int on_driver_exit(sd_event_source *s, const siginfo_t *si, void *userdat
         return 0;
 }
 
-void open_medium_ended(OpenMedium *o, const char *why) {
-        log_grant(FSGATE_MESSAGE_CLOSED, LOG_WARNING, "", o->uid, NULL,
-                  "%s of %s at %s (open %s) ended: %s%s%s; unmounted", o->driver, medium_name(o), o->mountpoint,
-                  o->id, why, *o->err_tail ? ": " : "", o->err_tail);
-        emit_changed(o->manager);
-        open_teardown(o);
-}
-
 static int on_probe_exit(sd_event_source *s, const siginfo_t *si, void *userdata) {
         OpenMedium *o = userdata;
 
         if (o->closed) {
                 o->probe_pid = 0;
-                closed_reaped(o);
+                open_medium_reaped(o);
                 return 0;
         }
         o->probe_pid = 0;
@@ -287,17 +159,6 @@ static int on_probe_exit(sd_event_source *s, const siginfo_t *si, void *userdata
         }
         open_medium_ready(o);
         return 0;
-}
-
-void open_medium_ready(OpenMedium *o) {
-        o->timer = sd_event_source_disable_unref(o->timer);
-        log_request(o->call, FSGATE_MESSAGE_OPENED, LOG_NOTICE, NULL,
-                    "Opened %s (%s) read-only at %s with %s as %s, for uid %u (open %s); no kernel module loaded",
-                    medium_name(o), o->fstype, o->mountpoint, o->driver, o->unit ? o->unit : "nobody",
-                    (unsigned) o->uid, o->id);
-        (void) sd_bus_reply_method_return(o->call, "ss", o->mountpoint, o->id);
-        o->call = sd_bus_message_unref(o->call);
-        emit_changed(o->manager);
 }
 
 static int on_timeout(sd_event_source *s, uint64_t usec, void *userdata) {
@@ -337,29 +198,6 @@ static int mount_fuse(OpenMedium *o, int fuse_fd, FsgError *e) {
                  (unsigned) o->gid);
         if (mount("fsgate", o->mountpoint, type, MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) < 0)
                 return fsg_error(e, FSG_ERR_OPEN_FAILED, "Cannot mount %s: %s", o->mountpoint, strerror(errno));
-        return 0;
-}
-
-/* A helper of the driver's installed beside fsgated (libexecdir, or the build tree's
- * service/): the shim it preloads (open-fd-preload.c), the fusermount it finds
- * (open-fusermount.c). Root's, and writable by nobody else. */
-int open_helper_path(const char *name, char *ret, size_t size, FsgError *e) {
-        char exe[PATH_MAX];
-        ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-        struct stat st;
-        char *slash;
-
-        if (n <= 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Cannot find fsgated's own directory: %s", strerror(errno));
-        exe[n] = 0;
-        slash = strrchr(exe, '/');
-        if (!slash)
-                return fsg_error(e, FSG_ERR_FAILED, "Cannot find fsgated's own directory");
-        *slash = 0;
-        if ((size_t) snprintf(ret, size, "%s/%s", exe, name) >= size)
-                return fsg_error(e, FSG_ERR_FAILED, "fsgated's directory has too long a name");
-        if (stat(ret, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 0022))
-                return fsg_error(e, FSG_ERR_NO_ROUTE, "%s is missing or not root's alone", ret);
         return 0;
 }
 
@@ -406,7 +244,7 @@ static int open_start_unit(OpenMedium *o, const OpenRequest *q, FsgError *e) {
         o->err_fd = pipefd[0];
         r = open_unit_start(o, q, pipefd[1], e);
         close(pipefd[1]);
-        if (r >= 0 && (sd_event_add_io(o->manager->event, &o->err_source, o->err_fd, EPOLLIN, on_driver_output, o) < 0 ||
+        if (r >= 0 && (sd_event_add_io(o->manager->event, &o->err_source, o->err_fd, EPOLLIN, open_medium_on_output, o) < 0 ||
                        sd_event_add_time_relative(o->manager->event, &o->timer, CLOCK_MONOTONIC,
                                                   OPEN_READY_USEC + 5 * 1000000ULL, 0, on_timeout, o) < 0))
                 r = fsg_error(e, FSG_ERR_FAILED, "Cannot watch the driver");
@@ -444,13 +282,13 @@ static int open_start(Manager *m, sd_bus_message *call, const OpenRequest *q, Fs
                 r = fsg_error(e, FSG_ERR_FAILED, "Cannot start the probe: %s", strerror(-o->probe_pid));
         if (r >= 0 && (sd_event_add_child(m->event, &o->child, o->pid, WEXITED, on_driver_exit, o) < 0 ||
                        sd_event_add_child(m->event, &o->probe, o->probe_pid, WEXITED, on_probe_exit, o) < 0 ||
-                       sd_event_add_io(m->event, &o->err_source, o->err_fd, EPOLLIN, on_driver_output, o) < 0 ||
+                       sd_event_add_io(m->event, &o->err_source, o->err_fd, EPOLLIN, open_medium_on_output, o) < 0 ||
                        sd_event_add_time_relative(m->event, &o->timer, CLOCK_MONOTONIC, o->ready_usec, 0,
                                                   on_timeout, o) < 0))
                 r = fsg_error(e, FSG_ERR_FAILED, "Cannot watch the driver");
 started:
         if (r < 0) {
-                open_teardown(o);
+                open_medium_teardown(o);
                 return r;
         }
         o->call = sd_bus_message_ref(call);
@@ -553,11 +391,11 @@ int method_close_safely(sd_bus_message *call, void *userdata, sd_bus_error *erro
                 return sd_bus_reply_method_errorf(call, SD_BUS_ERROR_ACCESS_DENIED, "%s was opened by another user",
                                                   o->mountpoint);
         log_request(call, FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", "Closed %s at %s (open %s): unmounted, %s ended",
-                    medium_name(o), o->mountpoint, o->id, o->driver);
+                    open_medium_name(o), o->mountpoint, o->id, o->driver);
         if (o->unit)    /* answered once its unit has stopped, which unmounts */
                 o->close_call = sd_bus_message_ref(call);
-        open_teardown(o);
-        emit_changed(m);
+        open_medium_teardown(o);
+        open_medium_emit_changed(m);
         return o->unit ? 1 : sd_bus_reply_method_return(call, NULL);
 }
 
@@ -611,14 +449,14 @@ void manager_opens_done(Manager *m) {
                         (void) sd_bus_reply_method_errorf(o->call, SD_BUS_ERROR_FAILED, "fsgated is stopping");
                 else
                         log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
-                                  "Closed %s at %s (open %s): fsgated is stopping", medium_name(o), o->mountpoint, o->id);
-                open_teardown(o);
+                                  "Closed %s at %s (open %s): fsgated is stopping", open_medium_name(o), o->mountpoint, o->id);
+                open_medium_teardown(o);
         }
         /* Killed and not reaped yet: left to init. */
         while (m->opens_closed) {
                 OpenMedium *o = m->opens_closed;
 
                 m->opens_closed = o->next;
-                open_free(o);
+                open_medium_free(o);
         }
 }

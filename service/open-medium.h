@@ -38,6 +38,7 @@ typedef struct OpenMedium {
         char *unit;
         sd_bus_slot *unit_slot;
         sd_bus_message *close_call;
+        void (*unit_stop)(struct OpenMedium *o);        /* open_unit_stop(), set with unit */
 } OpenMedium;
 
 /* What OpenSafely checked before polkit, carried to its answer. */
@@ -53,14 +54,26 @@ typedef struct OpenRequest {
         uint32_t uid, gid;
 } OpenRequest;
 
-/* The outcomes, in bus-open.c, whichever way the driver runs: its first answer came (the call
+/* The outcomes (open-medium.c), whichever way the driver runs: its first answer came (the call
  * is answered with the mountpoint); it failed before (the call gets OpenFailed with why and
  * the driver's last line; everything is torn down); a running one ended (logged, torn down). */
 void open_medium_ready(OpenMedium *o);
 void open_medium_failed(OpenMedium *o, const char *why);
 void open_medium_ended(OpenMedium *o, const char *why);
+/* Ended for any cause: unmounted (in a unit: its stop unmounts), the driver killed, moved to
+ * opens_closed until its processes or unit are gone. The caller emits the change. */
+void open_medium_teardown(OpenMedium *o);
+/* A closed one: freed once its processes (or unit) are gone, else left for their end. */
+void open_medium_reaped(OpenMedium *o);
 /* A closed one whose processes or unit are gone: unlinked from opens_closed and freed. */
 void open_medium_release(OpenMedium *o);
+void open_medium_free(OpenMedium *o);
+/* The driver's output, drained as it comes; its last line kept for a failure's message. */
+int open_medium_on_output(sd_event_source *s, int fd, uint32_t revents, void *userdata);
+/* OpenMedia changed (a PropertiesChanged signal). */
+void open_medium_emit_changed(Manager *m);
+/* The device's name, or "an image", for log lines. */
+const char *open_medium_name(const OpenMedium *o);
 /* A helper installed beside fsgated (libexecdir, or the build tree's service/): ret filled
  * with its path if it is there, root's and writable by nobody else (the unit's steps run it
  * as root); else NoRoute in e. */

@@ -30,10 +30,8 @@ static int offline_get(const CtlOptions *o, const char *name, FsgState **ret, Fs
 static int offline_describe(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        FsgError refusal = {}, reset_refusal = {};
-        uint64_t flags;
+        FsgError refusal, reset_refusal;
         FsgEntry *x;
-        FsgPlan p;
         int r = open_ctx(o, &c, e);
 
         if (r >= 0)
@@ -41,10 +39,7 @@ static int offline_describe(const CtlOptions *o, const char *name, FsgState **re
         if (r < 0)
                 return r;
         x = &s->entries[0];
-        if (fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &flags))
-                (void) fsg_plan(c, FSG_OP_ALLOW, x->module, flags, &p, &refusal);
-        if (fsg_refusal_wants_plan(x, FSG_OP_RESET, &flags))
-                (void) fsg_plan(c, FSG_OP_RESET, x->module, flags, &p, &reset_refusal);
+        fsg_plan_refusals(c, NULL, NULL, x, &refusal, &reset_refusal);
         x->allow_refused = strdup(refusal.message);
         x->reset_refused = strdup(reset_refusal.message);
         if (!x->allow_refused || !x->reset_refused)

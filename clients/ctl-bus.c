@@ -388,36 +388,18 @@ static int bus_audit_profile(const CtlOptions *o, const char *name, bool hard, F
 
 /* One (module, change, file) of ApplyProfile or UndoProfile into pp: an undo's module left
  * alone among the kept, anything else a plan. */
-static int read_change(FsgProfilePlan *pp, size_t *cap, const char *module, const char *change, const char *file) {
-        bool kept = strncmp(change, "kept-", 5) == 0;
-        FsgPlan *p;
+static int read_change(FsgProfilePlan *pp, const char *module, const char *change, const char *file) {
+        FsgPlan p;
 
-        if (kept) {
-                FsgUndoKept *k = reallocarray(pp->kept, pp->n_kept + 1, sizeof(FsgUndoKept));
-                if (!k)
-                        return -ENOMEM;
-                pp->kept = k;
-                k = &pp->kept[pp->n_kept++];
-                *k = (FsgUndoKept) { .why = streq(change, "kept-edited") ? FSG_UNDO_KEPT_EDITED : FSG_UNDO_KEPT_BY_HAND };
-                snprintf(k->module, sizeof(k->module), "%s", module);
-                snprintf(k->file, sizeof(k->file), "%s", file);
-                return 0;
-        }
-        if (pp->n == *cap) {
-                FsgPlan *t = reallocarray(pp->plans, *cap = *cap * 2 + 8, sizeof(FsgPlan));
-                if (!t)
-                        return -ENOMEM;
-                pp->plans = t;
-        }
-        p = &pp->plans[pp->n++];
-        *p = streq(change, "reset") ?
+        if (strncmp(change, "kept-", 5) == 0)
+                return fsg_undo_kept_add(pp, streq(change, "kept-edited") ? FSG_UNDO_KEPT_EDITED : FSG_UNDO_KEPT_BY_HAND,
+                                         module, file);
+        p = streq(change, "reset") ?
                 (FsgPlan) { .op = FSG_OP_RESET, .write = FSG_WRITE_REMOVE, .action = FSG_ACTION_ALLOW } :
                 (FsgPlan) { .op = FSG_OP_DENY, .write = FSG_WRITE_DENY, .action = FSG_ACTION_DENY,
                             .flags = streq(change, "deny-hard") ? FSG_FLAG_HARD :
                                      streq(change, "observe") ? FSG_FLAG_OBSERVE : 0 };
-        snprintf(p->module, sizeof(p->module), "%s", module);
-        snprintf(p->target, sizeof(p->target), "%s", file);
-        return 0;
+        return fsg_profile_plan_add(pp, p, module, file);
 }
 
 /* a(sss): module, change, file; read back into plans so that both backends print alike. */
@@ -427,7 +409,6 @@ static int bus_profile_changes(const CtlOptions *o, const char *method, const ch
         _cleanup_(sd_bus_message_unrefp) sd_bus_message *reply = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         const char *module, *change, *file;
-        size_t cap = 0;
         int r;
 
         r = call(o, &bus, &reply, e, method, "st", name, flags);
@@ -441,7 +422,7 @@ static int bus_profile_changes(const CtlOptions *o, const char *method, const ch
         pp->undo = streq(method, "UndoProfile");
         r = sd_bus_message_enter_container(reply, 'a', "(sss)");
         while (r >= 0 && (r = sd_bus_message_read(reply, "(sss)", &module, &change, &file)) > 0)
-                r = read_change(pp, &cap, module, change, file);
+                r = read_change(pp, module, change, file);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, _("Malformed reply: %s"), strerror(-r));
         *ret = TAKE_PTR(pp);

@@ -30,10 +30,8 @@ static int offline_get(const CtlOptions *o, const char *name, FsgState **ret, Fs
 static int offline_describe(const CtlOptions *o, const char *name, FsgState **ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        FsgError refusal = {}, reset_refusal = {};
-        uint64_t flags;
+        FsgError refusal, reset_refusal;
         FsgEntry *x;
-        FsgPlan p;
         int r = open_ctx(o, &c, e);
 
         if (r >= 0)
@@ -41,10 +39,7 @@ static int offline_describe(const CtlOptions *o, const char *name, FsgState **re
         if (r < 0)
                 return r;
         x = &s->entries[0];
-        if (fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &flags))
-                (void) fsg_plan(c, FSG_OP_ALLOW, x->module, flags, &p, &refusal);
-        if (fsg_refusal_wants_plan(x, FSG_OP_RESET, &flags))
-                (void) fsg_plan(c, FSG_OP_RESET, x->module, flags, &p, &reset_refusal);
+        fsg_plan_refusals(c, NULL, NULL, x, &refusal, &reset_refusal);
         x->allow_refused = strdup(refusal.message);
         x->reset_refused = strdup(reset_refusal.message);
         if (!x->allow_refused || !x->reset_refused)
@@ -113,43 +108,46 @@ static int offline_exempt(const CtlOptions *o, char ***ret, FsgError *e) {
         return 0;
 }
 
+/* A profile's planner: fsg_profile_plan(), fsg_profile_plan_undo() or
+ * fsg_profile_plan_stop_observing(), as one type. */
+typedef int (*ProfilePlanner)(const FsgContext *c, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                              FsgError *e);
+
+static int plan_enforce(const FsgContext *c, const char *name, uint64_t flags, FsgProfilePlan **ret, FsgError *e) {
+        return fsg_profile_plan(c, NULL, NULL, name, flags, ret, e);
+}
+
+static int plan_stop_observing(const FsgContext *c, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                               FsgError *e) {
+        return fsg_profile_plan_stop_observing(c, ret, e);
+}
+
 /* The same plan and apply as the service's, with no polkit. */
-static int offline_apply_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
-                                 FsgError *e) {
+static int plan_and_apply(const CtlOptions *o, ProfilePlanner planner, const char *name, uint64_t flags,
+                          FsgProfilePlan **ret, FsgError *e) {
         _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
         int r;
 
         r = open_ctx(o, &c, e);
-        if (r < 0)
-                return r;
-        r = fsg_profile_plan(c, NULL, NULL, name, flags, &pp, e);
-        if (r < 0)
-                return r;
-        r = fsg_profile_apply(c, pp, e);
+        if (r >= 0)
+                r = planner(c, name, flags, &pp, e);
+        if (r >= 0)
+                r = fsg_profile_apply(c, pp, e);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(pp);
         return 0;
 }
 
+static int offline_apply_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
+                                 FsgError *e) {
+        return plan_and_apply(o, plan_enforce, name, flags, ret, e);
+}
+
 static int offline_undo_profile(const CtlOptions *o, const char *name, uint64_t flags, FsgProfilePlan **ret,
                                 FsgError *e) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
-        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
-        int r;
-
-        r = open_ctx(o, &c, e);
-        if (r < 0)
-                return r;
-        r = fsg_profile_plan_undo(c, name, flags, &pp, e);
-        if (r < 0)
-                return r;
-        r = fsg_profile_apply(c, pp, e);
-        if (r < 0)
-                return r;
-        *ret = TAKE_PTR(pp);
-        return 0;
+        return plan_and_apply(o, fsg_profile_plan_undo, name, flags, ret, e);
 }
 
 static int offline_audit_profile(const CtlOptions *o, const char *name, bool hard, FsgAudit **ret, FsgError *e) {
@@ -167,15 +165,9 @@ static int offline_get_observation(const CtlOptions *o, FsgObservation **ret, Fs
 }
 
 static int offline_stop_observing(const CtlOptions *o, char **ret, FsgError *e) {
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
-        int r;
+        int r = plan_and_apply(o, plan_stop_observing, NULL, 0, &pp, e);
 
-        r = open_ctx(o, &c, e);
-        if (r >= 0)
-                r = fsg_profile_plan_stop_observing(c, &pp, e);
-        if (r >= 0)
-                r = fsg_profile_apply(c, pp, e);
         if (r < 0)
                 return r;
         *ret = strdup(pp->ends_observation ? pp->profile : "");

@@ -205,6 +205,30 @@ int fsg_context_require_kernel(const FsgContext *c, FsgError *e) {
                          c->moddir_in_root, root_name(c), c->kver);
 }
 
+int fsg_moddir_open(const FsgContext *c, const char *name, int mode, FsgError *e) {
+        assert(c);
+        assert(c->moddir_in_root);
+        assert(mode == O_RDONLY || mode == O_PATH);
+
+        _cleanup_free_ char *p = NULL;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+
+        if (asprintf(&p, "%s/%s", c->moddir_in_root, name) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        /* fsg_open_regular() checks what it opens; an O_PATH fd is checked here. */
+        fd = mode == O_PATH ? fsg_open_in_root(c, p, O_PATH) : fsg_open_regular(c, p, FSG_TABLE_MAX);
+        if (fd == -ENOENT)
+                return -ENOENT;
+        if (fd < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-fd));
+        if (mode == O_PATH && fstat(fd, &st) < 0)
+                return fsg_error_errno(e, errno, "Failed to read %s%s", c->root, p);
+        if (mode == O_PATH && !S_ISREG(st.st_mode))
+                return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(EBADFD));
+        return TAKE_FD(fd);
+}
+
 FsgContext *fsg_context_free(FsgContext *c) {
         if (!c)
                 return NULL;

@@ -38,6 +38,11 @@ bool fsg_context_is_running_system(const FsgContext *c);
 /* Whether there is a kernel to judge against: a module tree with its index. An answer that
  * must not pass on missing data (an audit) asks this first; NoKernel if not. */
 int fsg_context_require_kernel(const FsgContext *c, FsgError *e);
+/* The file name of c's module tree (moddir_in_root/name), opened inside the root and checked
+ * to be a regular file: with mode O_RDONLY to read (fsg_open_regular(), at most FSG_TABLE_MAX),
+ * with O_PATH only found. Returns the fd, -ENOENT (nothing said in e) when it is not there, or
+ * another failure, said in e. */
+int fsg_moddir_open(const FsgContext *c, const char *name, int mode, FsgError *e);
 
 /* abs as a path on the host: below the root, with symlinks resolved inside the root.
  * abs must start with '/'. Returns NULL with errno set (ENOMEM, ELOOP, ...). The _nofollow

@@ -107,17 +107,13 @@ static int link_indexes(KmodView *v, FsgError *e) {
         const FsgContext *c = v->c;
 
         for (size_t i = 0; i < ELEMENTSOF(index_names); i++) {
-                _cleanup_free_ char *abs = NULL;
                 char target[PROC_FD_MAX];
-                int fd;
+                int fd = fsg_moddir_open(c, index_names[i], O_RDONLY, e);
 
-                if (asprintf(&abs, "%s/%s", c->moddir_in_root, index_names[i]) < 0)
-                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                fd = fsg_open_regular(c, abs, FSG_TABLE_MAX);
                 if (fd == -ENOENT)
                         continue;
                 if (fd < 0)
-                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, abs, fsg_strerror(-fd));
+                        return fd;
                 v->fds[v->n_fds++] = fd;
                 snprintf(target, sizeof(target), "/proc/self/fd/%d", fd);
                 if (symlinkat(target, v->dir_fd, index_names[i]) < 0)

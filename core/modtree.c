@@ -91,21 +91,11 @@ static int check_kmod_indexes(const FsgContext *c, FsgError *e) {
         };
 
         for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-                _cleanup_free_ char *p = NULL;
-                _cleanup_close_ int fd = -1;
-                struct stat st;
+                int fd = fsg_moddir_open(c, names[i], O_PATH, e);
 
-                if (asprintf(&p, "%s/%s", c->moddir_in_root, names[i]) < 0)
-                        return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-                fd = fsg_open_in_root(c, p, O_PATH);
-                if (fd == -ENOENT)
-                        continue;
-                if (fd < 0)
-                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(-fd));
-                if (fstat(fd, &st) < 0)
-                        return fsg_error_errno(e, errno, "Failed to read %s%s", c->root, p);
-                if (!S_ISREG(st.st_mode))
-                        return fsg_error(e, FSG_ERR_FAILED, "Failed to read %s%s: %s", c->root, p, fsg_strerror(EBADFD));
+                if (fd < 0 && fd != -ENOENT)
+                        return fd;
+                safe_close(fd);
         }
         return 0;
 }

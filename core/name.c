@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,16 @@ void fsg_name_normalize(char *s) {
         for (; *s; s++)
                 if (*s == '-')
                         *s = '_';
+}
+
+bool fsg_name_normalize_into(const char *s, char buf[static FSG_NAME_MAX + 1]) {
+        size_t l = s ? strlen(s) : SIZE_MAX;
+
+        if (l > FSG_NAME_MAX)
+                return false;
+        memcpy(buf, s, l + 1);
+        fsg_name_normalize(buf);
+        return true;
 }
 
 int fsg_name_foreach_type_in_field(const char *field, int (*fn)(const char *type, void *userdata), void *userdata) {

@@ -18,3 +18,6 @@ int fsg_name_foreach_type_in_field(const char *field, int (*fn)(const char *type
 
 /* kmod treats '-' and '_' in module names as the same character. */
 void fsg_name_normalize(char *s);
+/* s, normalized, into buf: the key a name is looked up by. False when s is NULL or longer than
+ * any module's name, which then names nothing. */
+bool fsg_name_normalize_into(const char *s, char buf[static FSG_NAME_MAX + 1]);

@@ -1,5 +1,4 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-#include <stdio.h>
 #include <string.h>
 
 #include "fsg-i18n.h"
@@ -23,12 +22,10 @@ const FsgOnDemand fsg_on_demand_table[] = {
 const size_t fsg_on_demand_table_n = ELEMENTSOF(fsg_on_demand_table);
 
 const FsgOnDemand *fsg_on_demand_find(const char *module) {
-        char name[64];
+        char name[FSG_NAME_MAX + 1];
 
-        if (!module || strlen(module) >= sizeof(name))
+        if (!fsg_name_normalize_into(module, name))
                 return NULL;
-        snprintf(name, sizeof(name), "%s", module);
-        fsg_name_normalize(name);
         for (size_t i = 0; i < fsg_on_demand_table_n; i++)
                 if (strcmp(fsg_on_demand_table[i].module, name) == 0)
                         return &fsg_on_demand_table[i];

@@ -97,7 +97,7 @@ static int plan_absent(const FsgContext *c, const char *module, uint64_t deny_fl
 }
 
 /* ReadOnly before anything is written, not after the first module. */
-int fsg_profile_check_writable(const FsgContext *c, FsgError *e) {
+static int check_writable(const FsgContext *c, FsgError *e) {
         _cleanup_close_ int fd = fsg_open_dir(c, "/etc/modprobe.d", false);
         struct statvfs sv;
 
@@ -109,6 +109,31 @@ int fsg_profile_check_writable(const FsgContext *c, FsgError *e) {
                 return fsg_error(e, FSG_ERR_READ_ONLY,
                                  "%s/etc/modprobe.d cannot be written (read-only filesystem or image); nothing was changed",
                                  c->root);
+        return 0;
+}
+
+int fsg_profile_plan_return(const FsgContext *c, FsgProfilePlan **pp, FsgProfilePlan **ret, FsgError *e) {
+        int r;
+
+        if ((*pp)->n > 0 && !((*pp)->flags & FSG_FLAG_DRY_RUN)) {
+                r = check_writable(c, e);
+                if (r < 0)
+                        return r;
+        }
+        *ret = TAKE_PTR(*pp);
+        return 0;
+}
+
+int fsg_profile_plan_add(FsgProfilePlan *pp, FsgPlan plan, const char *module, const char *target) {
+        FsgPlan *p = fsg_grow_one(pp->plans, pp->n, sizeof(FsgPlan));
+
+        if (!p)
+                return -ENOMEM;
+        pp->plans = p;
+        p = &pp->plans[pp->n++];
+        *p = plan;
+        snprintf(p->module, sizeof(p->module), "%s", module);
+        snprintf(p->target, sizeof(p->target), "%s", target);
         return 0;
 }
 
@@ -210,12 +235,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
         pp->flags = flags;
         if (flags & FSG_FLAG_OBSERVE) {
                 r = plan_observe(current, prof, pp, e);
-                if (r >= 0 && pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN))
-                        r = fsg_profile_check_writable(c, e);
-                if (r < 0)
-                        return r;
-                *ret = TAKE_PTR(pp);
-                return 0;
+                return r < 0 ? r : fsg_profile_plan_return(c, &pp, ret, e);
         }
         r = observing(c, prof->name, e);
         if (r < 0)
@@ -230,13 +250,7 @@ int fsg_profile_plan(const FsgContext *c, const FsgState *current, FsgWhatIfMemo
                 return fsg_error(e, FSG_ERR_PROFILE_CONFLICT,
                                  "Nothing was changed: %zu module%s of profile %s cannot be denied: %s. %s",
                                  rf.n, rf.n == 1 ? "" : "s", pp->profile, rf.names, rf.details);
-        if (pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN)) {
-                r = fsg_profile_check_writable(c, e);
-                if (r < 0)
-                        return r;
-        }
-        *ret = TAKE_PTR(pp);
-        return 0;
+        return fsg_profile_plan_return(c, &pp, ret, e);
 }
 
 int fsg_before_read(const FsgContext *c, const FsgPlan *p, FsgBefore *b) {

@@ -69,5 +69,8 @@ void fsg_before_restore(const FsgContext *c, const FsgPlan *p, const FsgBefore *
 /* Writes plans in order, all or nothing: should one fail, the ones written before it are put
  * back as they were (fsg_before_restore()). With the lock held. */
 int fsg_write_plans_locked(const FsgContext *c, const FsgPlan *plans, size_t n, FsgError *e);
-/* ReadOnly when ROOT/etc/modprobe.d cannot be written: said before anything is written. */
-int fsg_profile_check_writable(const FsgContext *c, FsgError *e);
+/* A planner's last step: *pp handed to *ret, once a plan that writes files (not a dry run)
+ * has found ROOT/etc/modprobe.d writable; ReadOnly, before anything is written, when not. */
+int fsg_profile_plan_return(const FsgContext *c, FsgProfilePlan **pp, FsgProfilePlan **ret, FsgError *e);
+/* Adds plan to pp's plans, for module and target: 0 or -ENOMEM. */
+int fsg_profile_plan_add(FsgProfilePlan *pp, FsgPlan plan, const char *module, const char *target);

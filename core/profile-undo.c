@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include "alloc-util.h"
 #include "confscan.h"
 #include "name.h"
 #include "profile-mark.h"
@@ -51,30 +52,16 @@ static int read_mark(const FsgContext *c, int dfd, const char *file, const char 
         return fsg_profile_mark_check(buf, n, profile);
 }
 
-static int add_kept(FsgProfilePlan *pp, const char *module, const char *target, FsgUndoKeptWhy why, FsgError *e) {
-        FsgUndoKept *k = reallocarray(pp->kept, pp->n_kept + 1, sizeof(FsgUndoKept));
+int fsg_undo_kept_add(FsgProfilePlan *pp, FsgUndoKeptWhy why, const char *module, const char *file) {
+        FsgUndoKept *k = fsg_grow_one(pp->kept, pp->n_kept, sizeof(FsgUndoKept));
 
         if (!k)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+                return -ENOMEM;
         pp->kept = k;
         k = &pp->kept[pp->n_kept++];
         *k = (FsgUndoKept) { .why = why };
         snprintf(k->module, sizeof(k->module), "%s", module);
-        snprintf(k->file, sizeof(k->file), "%s", target);
-        return 0;
-}
-
-static int add_reset(FsgProfilePlan *pp, const char *module, const char *target, const FsgFileId *id, FsgError *e) {
-        FsgPlan *p = reallocarray(pp->plans, pp->n + 1, sizeof(FsgPlan));
-
-        if (!p)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        pp->plans = p;
-        p = &pp->plans[pp->n++];
-        /* Removing a deny lets the module load again: the allow authorization. */
-        *p = (FsgPlan) { .op = FSG_OP_RESET, .write = FSG_WRITE_REMOVE, .action = FSG_ACTION_ALLOW, .target_id = *id };
-        snprintf(p->module, sizeof(p->module), "%s", module);
-        snprintf(p->target, sizeof(p->target), "%s", target);
+        snprintf(k->file, sizeof(k->file), "%s", file);
         return 0;
 }
 
@@ -94,12 +81,18 @@ static int undo_file(const FsgContext *c, int dfd, const char *file, char **mods
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         if (r < 0)
                 return 0;
-        if (streq(profile, pp->profile))
-                return r == FSG_MARK_INTACT ? add_reset(pp, module, target, &id, e) :
-                        add_kept(pp, module, target, FSG_UNDO_KEPT_EDITED, e);
-        if (r == FSG_MARK_NONE && strv_contains(mods, module))
-                return add_kept(pp, module, target, FSG_UNDO_KEPT_BY_HAND, e);
-        return 0;
+        if (streq(profile, pp->profile) && r == FSG_MARK_INTACT)
+                /* Removing a deny lets the module load again: the allow authorization. */
+                r = fsg_profile_plan_add(pp, (FsgPlan) { .op = FSG_OP_RESET, .write = FSG_WRITE_REMOVE,
+                                                         .action = FSG_ACTION_ALLOW, .target_id = id },
+                                         module, target);
+        else if (streq(profile, pp->profile))
+                r = fsg_undo_kept_add(pp, FSG_UNDO_KEPT_EDITED, module, target);
+        else if (r == FSG_MARK_NONE && strv_contains(mods, module))
+                r = fsg_undo_kept_add(pp, FSG_UNDO_KEPT_BY_HAND, module, target);
+        else
+                return 0;
+        return r < 0 ? fsg_error(e, FSG_ERR_FAILED, "Out of memory") : 0;
 }
 
 static int undo_scan(const FsgContext *c, char **mods, FsgProfilePlan *pp, FsgError *e) {
@@ -171,13 +164,7 @@ int fsg_profile_plan_undo(const FsgContext *c, const char *name, uint64_t flags,
                 qsort(pp->plans, pp->n, sizeof(FsgPlan), compare_plan);
         if (pp->n_kept > 0)
                 qsort(pp->kept, pp->n_kept, sizeof(FsgUndoKept), compare_kept);
-        if (pp->n > 0 && !(flags & FSG_FLAG_DRY_RUN)) {
-                r = fsg_profile_check_writable(c, e);
-                if (r < 0)
-                        return r;
-        }
-        *ret = TAKE_PTR(pp);
-        return 0;
+        return fsg_profile_plan_return(c, &pp, ret, e);
 }
 
 int fsg_profile_undo_locked(const FsgContext *c, const FsgProfilePlan *authorized, FsgError *e) {

@@ -21,6 +21,8 @@ typedef struct FsgUndoKept {
 
 /* "kept-edited" or "kept-by-hand": the change UndoProfile returns for a module left alone. */
 const char *fsg_undo_kept_string(FsgUndoKeptWhy why);
+/* Adds module, whose file (a system path) is left alone for why, to pp's kept: 0 or -ENOMEM. */
+int fsg_undo_kept_add(FsgProfilePlan *pp, FsgUndoKeptWhy why, const char *module, const char *file);
 
 /* Plans the undo of profile name under c's root (flags: FSG_FLAG_DRY_RUN): plans (undo set)
  * the removals, kept the modules left alone. The name need not be a profile still (a site

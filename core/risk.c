@@ -13,12 +13,10 @@ static int compare_module(const void *key, const void *member) {
 }
 
 const FsgRisk *fsg_risk_find(const char *module) {
-        char name[64];
+        char name[FSG_NAME_MAX + 1];
 
-        if (!module || strlen(module) >= sizeof(name))
+        if (!fsg_name_normalize_into(module, name))
                 return NULL;
-        snprintf(name, sizeof(name), "%s", module);
-        fsg_name_normalize(name);
         return bsearch(name, fsg_risk_table, fsg_risk_table_n, sizeof(FsgRisk), compare_module);
 }
 

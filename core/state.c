@@ -536,13 +536,10 @@ const FsgEntry *fsg_state_find(const FsgState *s, const char *name) {
         assert(name);
 
         char norm[FSG_NAME_MAX + 1];
-        size_t l = strlen(name);
         const FsgEntry *x;
 
-        if (l > FSG_NAME_MAX)
+        if (!fsg_name_normalize_into(name, norm))
                 return NULL; /* no entry has a longer name: modules and types are valid names */
-        memcpy(norm, name, l + 1);
-        fsg_name_normalize(norm);
         x = fsg_state_find_module(s, norm);
         return x ?: fsg_state_find_type(s, name);
 }

@@ -647,6 +647,22 @@ bool fsg_refusal_wants_plan(const FsgEntry *x, FsgOp op, uint64_t *ret_flags) {
         return true;
 }
 
+void fsg_plan_refusals(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const FsgEntry *x,
+                       FsgError *ret_allow, FsgError *ret_reset) {
+        uint64_t flags;
+        FsgPlan p;
+
+        assert(x);
+        assert(ret_allow);
+        assert(ret_reset);
+
+        *ret_allow = *ret_reset = (FsgError) {};
+        if (fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &flags))
+                (void) fsg_plan_cached(c, current, memo, FSG_OP_ALLOW, x->module, flags, &p, ret_allow);
+        if (fsg_refusal_wants_plan(x, FSG_OP_RESET, &flags))
+                (void) fsg_plan_cached(c, current, memo, FSG_OP_RESET, x->module, flags, &p, ret_reset);
+}
+
 int fsg_plan(const FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgPlan *p, FsgError *e) {
         assert(c);
         assert(name);

@@ -109,6 +109,12 @@ void fsg_what_if_memo_clear(FsgWhatIfMemo *memo);
  * read costs. Either may be NULL (built, or kept only for this call). */
 int fsg_plan_cached(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, FsgOp op, const char *name,
                     uint64_t flags, FsgPlan *ret, FsgError *e);
+/* Why an Allow, and a Reset, of x would be refused now (Describe's allow_refused and
+ * reset_refused), each planned as fsg_refusal_wants_plan() says against current and memo (as
+ * fsg_plan_cached(); NULL, NULL: built here): the refusal, or an empty message where it would
+ * be done or is not asked. */
+void fsg_plan_refusals(const FsgContext *c, const FsgState *current, FsgWhatIfMemo *memo, const FsgEntry *x,
+                       FsgError *ret_allow, FsgError *ret_reset);
 
 /* Under the lock: plans again (the files may have changed since), refuses if the needed
  * authorization differs from the one granted, and writes. */

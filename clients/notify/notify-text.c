@@ -219,28 +219,30 @@ static const char *why_phrase(const NotifyBlocked *b) {
         return _("is turned off on this computer");
 }
 
-const char *notify_label_details(void) {
-        return _("Details");
-}
+typedef enum Label {
+        LABEL_DETAILS,
+        LABEL_CHOICES,
+        LABEL_OPEN_SAFELY,
+        LABEL_ALLOW,
+        LABEL_ALLOW_ONCE,
+        LABEL_OPEN_READ_ONLY,
+        _LABEL_MAX,
+} Label;
 
-const char *notify_label_choices(void) {
-        return _("Other choices…");
-}
+/* The actions' labels; the texts name them, in the words of these. */
+static const char * const labels[_LABEL_MAX] = {
+        [LABEL_DETAILS]        = N_("Details"),
+        [LABEL_CHOICES]        = N_("Other choices…"),
+        [LABEL_OPEN_SAFELY]    = N_("Open safely"),
+        [LABEL_ALLOW]          = N_("Allow"),
+        [LABEL_ALLOW_ONCE]     = N_("Allow once"),
+        [LABEL_OPEN_READ_ONLY] = N_("Open read-only"),
+};
 
-const char *notify_label_open_safely(void) {
-        return _("Open safely");
-}
-
-const char *notify_label_allow(void) {
-        return _("Allow");
-}
-
-const char *notify_label_allow_once(void) {
-        return _("Allow once");
-}
-
-const char *notify_label_open_read_only(void) {
-        return _("Open read-only");
+/* One action at a[*n]: its id and its label, translated. */
+static void put_action(const char **a, size_t *n, const char *id, Label label) {
+        a[(*n)++] = id;
+        a[(*n)++] = _(labels[label]);
 }
 
 /* The question: Open safely (nothing loaded; a driver of its own reads the stick) when the
@@ -252,23 +254,16 @@ const char *notify_label_open_read_only(void) {
 static size_t actions_blocked(bool device, bool open_safely, const char **a) {
         size_t n = 0;
 
-        a[n++] = "default";
-        a[n++] = notify_label_choices();
+        put_action(a, &n, "default", LABEL_CHOICES);
         if (!device) {
-                a[n++] = "allow-once";
-                a[n++] = notify_label_allow_once();
-                a[n++] = "allow";
-                a[n++] = notify_label_allow();
+                put_action(a, &n, "allow-once", LABEL_ALLOW_ONCE);
+                put_action(a, &n, "allow", LABEL_ALLOW);
                 return n;
         }
-        if (open_safely) {
-                a[n++] = "open-safely";
-                a[n++] = notify_label_open_safely();
-        }
-        a[n++] = "open-read-only";
-        a[n++] = notify_label_open_read_only();
-        a[n++] = "choices";
-        a[n++] = notify_label_choices();
+        if (open_safely)
+                put_action(a, &n, "open-safely", LABEL_OPEN_SAFELY);
+        put_action(a, &n, "open-read-only", LABEL_OPEN_READ_ONLY);
+        put_action(a, &n, "choices", LABEL_CHOICES);
         return n;
 }
 
@@ -277,17 +272,12 @@ static size_t actions_blocked(bool device, bool open_safely, const char **a) {
 static size_t actions_choices(bool device, bool open_safely, const char **a) {
         size_t n = 0;
 
-        if (open_safely) {
-                a[n++] = "open-safely";
-                a[n++] = notify_label_open_safely();
-        } else if (device) {
-                a[n++] = "open-read-only";
-                a[n++] = notify_label_open_read_only();
-        }
-        a[n++] = "allow-once";
-        a[n++] = notify_label_allow_once();
-        a[n++] = "allow";
-        a[n++] = notify_label_allow();
+        if (open_safely)
+                put_action(a, &n, "open-safely", LABEL_OPEN_SAFELY);
+        else if (device)
+                put_action(a, &n, "open-read-only", LABEL_OPEN_READ_ONLY);
+        put_action(a, &n, "allow-once", LABEL_ALLOW_ONCE);
+        put_action(a, &n, "allow", LABEL_ALLOW);
         return n;
 }
 
@@ -298,8 +288,7 @@ void notify_actions(NoteKind kind, bool ask, bool device, bool open_safely, Noti
         open_safely = open_safely && device;
         if (kind == NOTE_BLOCKED && !ask) {
                 /* Information: nothing that changes anything, not even a way to ask for it. */
-                ret[n++] = "default";
-                ret[n++] = notify_label_details();
+                put_action(ret, &n, "default", LABEL_DETAILS);
         } else if (kind == NOTE_BLOCKED)
                 n = actions_blocked(device, open_safely, ret);
         else if (kind == NOTE_CHOICES && ask)
@@ -315,10 +304,8 @@ void notify_actions(NoteKind kind, bool ask, bool device, bool open_safely, Noti
         else if (kind == NOTE_OUTCOME && ask && outcome == NOTIFY_OUTCOME_FAILED &&
                  request == NOTIFY_REQUEST_OPEN_SAFELY && device) {
                 /* The driver could not read it: the other ways to its files stay. */
-                ret[n++] = "open-read-only";
-                ret[n++] = notify_label_open_read_only();
-                ret[n++] = "choices";
-                ret[n++] = notify_label_choices();
+                put_action(ret, &n, "open-read-only", LABEL_OPEN_READ_ONLY);
+                put_action(ret, &n, "choices", LABEL_CHOICES);
         }
         assert(n < NOTIFY_ACTIONS_MAX);
         ret[n] = NULL;

@@ -123,11 +123,3 @@ typedef enum NoteKind {
  * click's and its answer's (NOTE_OUTCOME). ret[0] NULL: none. */
 void notify_actions(NoteKind kind, bool ask, bool device, bool open_safely, NotifyRequest request,
                     NotifyOutcome outcome, const char *ret[static NOTIFY_ACTIONS_MAX]);
-
-/* The labels of the actions, translated; the texts name them, so they come from here. */
-const char *notify_label_details(void);
-const char *notify_label_choices(void);
-const char *notify_label_open_safely(void);
-const char *notify_label_allow(void);
-const char *notify_label_allow_once(void);
-const char *notify_label_open_read_only(void);

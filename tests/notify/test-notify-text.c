@@ -36,6 +36,33 @@ static void set(char **field, const char *value) {
         *field = strdup(value);
 }
 
+/* A notification's texts, each call below replacing the last. */
+typedef struct Texts {
+        char *summary, *body;
+} Texts;
+
+static void texts_done(Texts *t) {
+        free(t->summary);
+        free(t->body);
+        *t = (Texts) {};
+}
+
+static void outcome(Texts *t, const NotifyBlocked *b, NotifyRequest req, NotifyOutcome o, const char *message,
+                    const NotifyMount *mounts, size_t n_mounts) {
+        texts_done(t);
+        ASSERT(notify_text_outcome(b, req, o, message, mounts, n_mounts, &t->summary, &t->body) == 0);
+}
+
+static void blocked_texts(Texts *t, const NotifyBlocked *b, bool ask, bool actions, bool open_safely) {
+        texts_done(t);
+        ASSERT(notify_text_blocked(b, ask, actions, open_safely, &t->summary, &t->body) == 0);
+}
+
+static void choices_texts(Texts *t, const NotifyBlocked *b, size_t n, bool ask, bool open_safely) {
+        texts_done(t);
+        ASSERT(notify_text_choices(b, n, ask, open_safely, &t->summary, &t->body) == 0);
+}
+
 TEST(classify) {
         ASSERT(notify_classify_error("org.freedesktop.DBus.Error.AccessDenied") == NOTIFY_OUTCOME_REFUSED);
         ASSERT(notify_classify_error("org.freedesktop.DBus.Error.InteractiveAuthorizationRequired") ==
@@ -133,32 +160,30 @@ TEST(clean_cap) {
 /* What a person sees: a hostile label and drive stay on their line, inert, escaped. */
 TEST(blocked_hostile_label) {
         NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
-        char *summary, *body, *markup;
+        Texts t = {};
+        char *markup;
         const char *drive;
 
         free(b.label);
         b.label = notify_clean("<b>X</b>\u2029Allowed\u202e\u200b", 64);
         free(b.vendor);
         b.vendor = notify_clean("Evil\xc2\x85" "Corp", 64);
-        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "“<b>X</b> Allowed” was not mounted");
+        blocked_texts(&t, &b, true, true, false);
+        ASSERT_STREQ(t.summary, "“<b>X</b> Allowed” was not mounted");
         /* What else names the drive is the last line; the two line breaks before it are ours
          * (the kernel source's word on hfs, then the drive). */
-        drive = strrchr(body, '\n');
+        drive = strrchr(t.body, '\n');
         ASSERT_STREQ(drive, "\nEvil Corp, /dev/sdb1");
-        ASSERT(strchr(body, '\n') == strstr(body, "\nhfs: orphaned upstream"));
-        ASSERT(strchr(strchr(body, '\n') + 1, '\n') == drive);
-        free(summary);
-        free(body);
+        ASSERT(strchr(t.body, '\n') == strstr(t.body, "\nhfs: orphaned upstream"));
+        ASSERT(strchr(strchr(t.body, '\n') + 1, '\n') == drive);
         /* The choices name the label in full, on its line, escaped for markup. */
-        ASSERT(notify_text_choices(&b, 1, true, false, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "Choices for “<b>X</b> Allowed”");
-        ASSERT(strstr(body, "\nLabel: <b>X</b> Allowed\nDrive: Evil Corp\n"));
-        markup = notify_markup_escape(body);
+        choices_texts(&t, &b, 1, true, false);
+        ASSERT_STREQ(t.summary, "Choices for “<b>X</b> Allowed”");
+        ASSERT(strstr(t.body, "\nLabel: <b>X</b> Allowed\nDrive: Evil Corp\n"));
+        markup = notify_markup_escape(t.body);
         ASSERT(strstr(markup, "\nLabel: &lt;b&gt;X&lt;/b&gt; Allowed\n"));
         free(markup);
-        free(summary);
-        free(body);
+        texts_done(&t);
         notify_blocked_done(&b);
 }
 
@@ -185,114 +210,93 @@ TEST(markup) {
  * rest behind "Other choices…". */
 TEST(blocked_device) {
         NotifyBlocked b = blocked("/dev/sdb1", "BACKUP", "SanDisk", "Cruzer", 16008609792ULL);
-        char *summary, *body;
+        Texts t = {};
 
-        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "“BACKUP” was not mounted");
-        ASSERT_STREQ(body, "Its filesystem, hfs, is turned off on this computer. Open read-only turns it on for "
+        blocked_texts(&t, &b, true, true, false);
+        ASSERT_STREQ(t.summary, "“BACKUP” was not mounted");
+        ASSERT_STREQ(t.body, "Its filesystem, hfs, is turned off on this computer. Open read-only turns it on for "
                      "this drive only, until it is removed.\n"
                      "hfs: orphaned upstream; removal proposed, then withdrawn (2025).\n"
                      "SanDisk Cruzer, 16.0 GB, /dev/sdb1");
-        ASSERT(!strstr(body, "button"));
-        ASSERT(!strstr(body, "modprobe.d"));
-        free(summary);
-        free(body);
+        ASSERT(!strstr(t.body, "button"));
+        ASSERT(!strstr(t.body, "modprobe.d"));
         /* No actions on this server: the one command that does the safe thing, on its line. */
-        ASSERT(notify_text_blocked(&b, true, false, false, &summary, &body) == 0);
-        ASSERT_STREQ(body, "Its filesystem, hfs, is turned off on this computer. To turn it on for this drive only, "
+        blocked_texts(&t, &b, true, false, false);
+        ASSERT_STREQ(t.body, "Its filesystem, hfs, is turned off on this computer. To turn it on for this drive only, "
                      "until it is removed, then open it again:\n"
                      "fsgatectl allow --device=/dev/sdb1 hfs\n"
                      "hfs: orphaned upstream; removal proposed, then withdrawn (2025).");
-        ASSERT(!strstr(body, "Allow"));
-        ASSERT(!strstr(body, "Open"));
-        free(summary);
-        free(body);
+        ASSERT(!strstr(t.body, "Allow"));
+        ASSERT(!strstr(t.body, "Open"));
         notify_blocked_done(&b);
 
         /* Vendor and model name it when there is no label. */
         b = blocked("/dev/sdb1", "", "SanDisk", "Cruzer", 16008609792ULL);
-        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "SanDisk Cruzer was not mounted");
-        ASSERT(strstr(body, "\n16.0 GB, /dev/sdb1"));
-        free(summary);
-        free(body);
+        blocked_texts(&t, &b, true, true, false);
+        ASSERT_STREQ(t.summary, "SanDisk Cruzer was not mounted");
+        ASSERT(strstr(t.body, "\n16.0 GB, /dev/sdb1"));
         notify_blocked_done(&b);
 
         b = blocked("/dev/sdc1", "", "", "", 2000000);
         set(&b.origin, "admin");
-        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "The drive /dev/sdc1 was not mounted");
-        ASSERT(strstr(body, "Its filesystem, hfs, was turned off by an administrator. ") == body);
-        ASSERT(strstr(body, "\n2.0 MB"));
-        ASSERT(!strstr(body, "/dev/sdc1"));      /* the summary names it */
-        free(summary);
-        free(body);
+        blocked_texts(&t, &b, true, true, false);
+        ASSERT_STREQ(t.summary, "The drive /dev/sdc1 was not mounted");
+        ASSERT(strstr(t.body, "Its filesystem, hfs, was turned off by an administrator. ") == t.body);
+        ASSERT(strstr(t.body, "\n2.0 MB"));
+        ASSERT(!strstr(t.body, "/dev/sdc1"));      /* the summary names it */
         /* Nothing beyond the node: the summary said it all, no line of its own. */
         b.size = 0;
-        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
-        ASSERT(!strstr(body, "/dev/sdc1"));
-        ASSERT(!strstr(body, "2025).\n"));
-        free(summary);
-        free(body);
+        blocked_texts(&t, &b, true, true, false);
+        ASSERT(!strstr(t.body, "/dev/sdc1"));
+        ASSERT(!strstr(t.body, "2025).\n"));
+        texts_done(&t);
         notify_blocked_done(&b);
 }
 
 /* Issue 38: where a route reads the type (squashfs: squashfuse), the files first, safely. */
 TEST(blocked_open_safely) {
         NotifyBlocked b = blocked("/dev/sdb1", "PHOTOS", "", "", 0);
-        char *summary, *body;
+        Texts t = {};
 
         set(&b.type, "squashfs");
         set(&b.module, "squashfs");
-        ASSERT(notify_text_blocked(&b, true, true, true, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "“PHOTOS” was not mounted");
-        ASSERT_STREQ(body, "Its filesystem, squashfs, is turned off on this computer. Open safely still shows its "
+        blocked_texts(&t, &b, true, true, true);
+        ASSERT_STREQ(t.summary, "“PHOTOS” was not mounted");
+        ASSERT_STREQ(t.body, "Its filesystem, squashfs, is turned off on this computer. Open safely still shows its "
                      "files, read-only, without turning squashfs on.\n"
                      "/dev/sdb1");
-        free(summary);
-        free(body);
-        ASSERT(notify_text_blocked(&b, true, false, true, &summary, &body) == 0);
-        ASSERT_STREQ(body, "Its filesystem, squashfs, is turned off on this computer. Its files can still be read "
+        blocked_texts(&t, &b, true, false, true);
+        ASSERT_STREQ(t.body, "Its filesystem, squashfs, is turned off on this computer. Its files can still be read "
                      "safely, without it, with:\n"
                      "fsgatectl open /dev/sdb1");
-        free(summary);
-        free(body);
         /* Information never offers it, nor a bare type. */
-        ASSERT(notify_text_blocked(&b, false, true, true, &summary, &body) == 0);
-        ASSERT(!strstr(body, "safely"));
-        free(summary);
-        free(body);
+        blocked_texts(&t, &b, false, true, true);
+        ASSERT(!strstr(t.body, "safely"));
         notify_blocked_done(&b);
         /* A node that needs quoting is quoted. */
         b = blocked("/dev/disk/by-label/MY STICK", "", "", "", 0);
-        ASSERT(notify_text_blocked(&b, true, false, true, &summary, &body) == 0);
-        ASSERT(strstr(body, "\nfsgatectl open '/dev/disk/by-label/MY STICK'\nhfs: "));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_blocked(&b, true, false, false, &summary, &body) == 0);
-        ASSERT(strstr(body, "\nfsgatectl allow '--device=/dev/disk/by-label/MY STICK' hfs\n"));
-        free(summary);
-        free(body);
+        blocked_texts(&t, &b, true, false, true);
+        ASSERT(strstr(t.body, "\nfsgatectl open '/dev/disk/by-label/MY STICK'\nhfs: "));
+        blocked_texts(&t, &b, true, false, false);
+        ASSERT(strstr(t.body, "\nfsgatectl allow '--device=/dev/disk/by-label/MY STICK' hfs\n"));
+        texts_done(&t);
         notify_blocked_done(&b);
 }
 
 TEST(blocked_no_device) {
         NotifyBlocked b = blocked("", "", "", "", 0);
-        char *summary, *body;
+        Texts t = {};
 
         set(&b.source, "");
         set(&b.origin, "cmdline");
-        ASSERT(notify_text_blocked(&b, true, true, true, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
-        ASSERT_STREQ(body, "Filesystem hfs is turned off on the kernel command line. Allow once turns it on until the "
+        blocked_texts(&t, &b, true, true, true);
+        ASSERT_STREQ(t.summary, "A filesystem of type hfs was not mounted");
+        ASSERT_STREQ(t.body, "Filesystem hfs is turned off on the kernel command line. Allow once turns it on until the "
                      "computer restarts, Allow from now on; then mount it again.\n"
                      "hfs: orphaned upstream; removal proposed, then withdrawn (2025).");
-        free(summary);
-        free(body);
-        ASSERT(notify_text_blocked(&b, true, false, false, &summary, &body) == 0);
-        ASSERT(strstr(body, "An administrator can turn it on with:\nfsgatectl allow hfs\n"));
-        free(summary);
-        free(body);
+        blocked_texts(&t, &b, true, false, false);
+        ASSERT(strstr(t.body, "An administrator can turn it on with:\nfsgatectl allow hfs\n"));
+        texts_done(&t);
         notify_blocked_done(&b);
 }
 
@@ -300,30 +304,27 @@ TEST(blocked_no_device) {
 TEST(choices) {
         NotifyBlocked b[2] = { blocked("/dev/sdb1", "BACKUP", "SanDisk", "", 2000000),
                                blocked("/dev/sdc1", "", "", "", 0) };
-        char *summary, *body;
+        Texts t = {};
 
-        ASSERT(notify_text_choices(b, 2, true, false, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "Choices for “BACKUP”");
-        ASSERT(strstr(body, "Open read-only: hfs for this drive only.\nAllow once: hfs until the computer restarts.\n"
+        choices_texts(&t, b, 2, true, false);
+        ASSERT_STREQ(t.summary, "Choices for “BACKUP”");
+        ASSERT(strstr(t.body, "Open read-only: hfs for this drive only.\nAllow once: hfs until the computer restarts.\n"
                       "Allow: hfs from now on.\nEach asks for an administrator's password.\n"
                       "hfs (Apple Macintosh file system support): orphaned upstream; removal proposed, then "
                       "withdrawn (2025).\n"
-                      "In a terminal:\nfsgatectl allow --device=/dev/sdb1 hfs\nfsgatectl allow hfs\n") == body);
-        ASSERT(strstr(body, "Device: /dev/sdb1\nLabel: BACKUP\nDrive: SanDisk\nSize: 2.0 MB\n"
+                      "In a terminal:\nfsgatectl allow --device=/dev/sdb1 hfs\nfsgatectl allow hfs\n") == t.body);
+        ASSERT(strstr(t.body, "Device: /dev/sdb1\nLabel: BACKUP\nDrive: SanDisk\nSize: 2.0 MB\n"
                       "Also not mounted: /dev/sdc1\n"));
-        ASSERT(strstr(body, "Why: denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default)\n"));
-        ASSERT(!strstr(body, "UUID"));
-        ASSERT(!strstr(body, "safely"));
-        ASSERT(strstr(body, "\nCause: a drive that appeared at seat0"));
-        free(summary);
-        free(body);
-        ASSERT(notify_text_choices(b, 1, true, true, &summary, &body) == 0);
-        ASSERT(strstr(body, "Open safely: read-only, hfs stays off.\nOpen read-only: hfs for this drive only.\n") == body);
-        ASSERT(strstr(body, "\nAll but Open safely ask for an administrator's password.\n"));
-        ASSERT(strstr(body, "\nIn a terminal:\nfsgatectl open /dev/sdb1\nfsgatectl allow --device=/dev/sdb1 hfs\n"
+        ASSERT(strstr(t.body, "Why: denied by /usr/lib/modprobe.d/60-blacklist_fs-hfs.conf (distribution default)\n"));
+        ASSERT(!strstr(t.body, "UUID"));
+        ASSERT(!strstr(t.body, "safely"));
+        ASSERT(strstr(t.body, "\nCause: a drive that appeared at seat0"));
+        choices_texts(&t, b, 1, true, true);
+        ASSERT(strstr(t.body, "Open safely: read-only, hfs stays off.\nOpen read-only: hfs for this drive only.\n") == t.body);
+        ASSERT(strstr(t.body, "\nAll but Open safely ask for an administrator's password.\n"));
+        ASSERT(strstr(t.body, "\nIn a terminal:\nfsgatectl open /dev/sdb1\nfsgatectl allow --device=/dev/sdb1 hfs\n"
                       "fsgatectl allow hfs\n"));
-        free(summary);
-        free(body);
+        texts_done(&t);
         notify_blocked_done(&b[0]);
         notify_blocked_done(&b[1]);
 }
@@ -360,29 +361,26 @@ TEST(scope) {
 /* Information: says that anyone may have caused it, names the way out, offers nothing. */
 TEST(blocked_information) {
         NotifyBlocked b = blocked("", "", "", "", 0);
-        char *summary, *body;
+        Texts t = {};
 
         for (int actions = 0; actions <= 1; actions++) {
-                ASSERT(notify_text_blocked(&b, false, actions, true, &summary, &body) == 0);
-                ASSERT_STREQ(summary, "A filesystem of type hfs was not mounted");
-                ASSERT_STREQ(body, "Filesystem hfs is turned off on this computer. Anyone may have asked for it. An "
+                blocked_texts(&t, &b, false, actions, true);
+                ASSERT_STREQ(t.summary, "A filesystem of type hfs was not mounted");
+                ASSERT_STREQ(t.body, "Filesystem hfs is turned off on this computer. Anyone may have asked for it. An "
                              "administrator can turn it on with:\n"
                              "fsgatectl allow hfs");
-                free(summary);
-                free(body);
         }
-        ASSERT(notify_text_choices(&b, 1, false, true, &summary, &body) == 0);
-        ASSERT_STREQ(summary, "Filesystem hfs: details");
-        ASSERT(strstr(body, "hfs (Apple Macintosh file system support): orphaned upstream") == body);
-        ASSERT(strstr(body, "\nCause: a mount request; any user may have made it, also in a user namespace (fsgate "
+        choices_texts(&t, &b, 1, false, true);
+        ASSERT_STREQ(t.summary, "Filesystem hfs: details");
+        ASSERT(strstr(t.body, "hfs (Apple Macintosh file system support): orphaned upstream") == t.body);
+        ASSERT(strstr(t.body, "\nCause: a mount request; any user may have made it, also in a user namespace (fsgate "
                       "cannot tell who)"));
-        ASSERT(!strstr(body, "Allow:"));
-        ASSERT(!strstr(body, "Allow once:"));
-        ASSERT(!strstr(body, "--device"));
-        ASSERT(!strstr(body, "fsgatectl open"));
-        ASSERT(strstr(body, "\nIn a terminal:\nfsgatectl allow hfs\n"));
-        free(summary);
-        free(body);
+        ASSERT(!strstr(t.body, "Allow:"));
+        ASSERT(!strstr(t.body, "Allow once:"));
+        ASSERT(!strstr(t.body, "--device"));
+        ASSERT(!strstr(t.body, "fsgatectl open"));
+        ASSERT(strstr(t.body, "\nIn a terminal:\nfsgatectl allow hfs\n"));
+        texts_done(&t);
         notify_blocked_done(&b);
 }
 
@@ -453,26 +451,24 @@ TEST(six_lines) {
                                         bool ask = mask & 1, actions = mask & 2, safely = mask & 4;
                                         NotifyBlocked b = blocked(drives[d].device, drives[d].label, drives[d].vendor,
                                                                   drives[d].model, drives[d].size);
-                                        char *summary, *body, *password;
+                                        Texts tx = {};
+                                        char *password;
 
                                         set(&b.origin, origins[o]);
                                         set(&b.type, types[t]);
                                         set(&b.module, types[t]);
-                                        ASSERT(notify_text_blocked(&b, ask, actions, safely, &summary, &body) == 0);
-                                        if (wrapped_lines(body, 50) > 6)
-                                                fprintf(stderr, "%zu lines:\n%s\n", wrapped_lines(body, 50), body);
-                                        ASSERT(wrapped_lines(body, 50) <= 6);
-                                        free(summary);
-                                        free(body);
-                                        ASSERT(notify_text_choices(&b, 1, ask, safely, &summary, &body) == 0);
-                                        password = strstr(body, "password.");
+                                        blocked_texts(&tx, &b, ask, actions, safely);
+                                        if (wrapped_lines(tx.body, 50) > 6)
+                                                fprintf(stderr, "%zu lines:\n%s\n", wrapped_lines(tx.body, 50), tx.body);
+                                        ASSERT(wrapped_lines(tx.body, 50) <= 6);
+                                        choices_texts(&tx, &b, 1, ask, safely);
+                                        password = strstr(tx.body, "password.");
                                         ASSERT(!ask == !password);
                                         if (password) {
                                                 password[strlen("password.")] = 0;
-                                                ASSERT(wrapped_lines(body, 50) <= 6);
+                                                ASSERT(wrapped_lines(tx.body, 50) <= 6);
                                         }
-                                        free(summary);
-                                        free(body);
+                                        texts_done(&tx);
                                         notify_blocked_done(&b);
                                 }
 }
@@ -557,23 +553,6 @@ TEST(actions) {
         assert_actions(a, "");
         notify_actions(NOTE_OUTCOME, true, true, false, NOTIFY_REQUEST_ALLOW, NOTIFY_OUTCOME_FAILED, a);
         assert_actions(a, "");
-}
-
-/* A notification's texts: notify_text_outcome()'s, each call replacing the last. */
-typedef struct Texts {
-        char *summary, *body;
-} Texts;
-
-static void texts_done(Texts *t) {
-        free(t->summary);
-        free(t->body);
-        *t = (Texts) {};
-}
-
-static void outcome(Texts *t, const NotifyBlocked *b, NotifyRequest req, NotifyOutcome o, const char *message,
-                    const NotifyMount *mounts, size_t n_mounts) {
-        texts_done(t);
-        ASSERT(notify_text_outcome(b, req, o, message, mounts, n_mounts, &t->summary, &t->body) == 0);
 }
 
 TEST(outcome) {
@@ -688,27 +667,24 @@ TEST(german_risk_phrase) {
         };
         NotifyBlocked b = blocked("/dev/sdb1", "", "", "", 0);
         const char *dir = getenv("FSGATE_LOCALEDIR");
-        char *summary, *body;
+        Texts t = {};
 
         ASSERT(dir && *dir);    /* meson sets it: BUILD/po */
         setenv("LC_ALL", "C.UTF-8", 1);
         setenv("LANGUAGE", "de", 1);
         fsg_i18n_init();
-        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
-        ASSERT(strstr(body, "\nhfs: upstream verwaist; Entfernung vorgeschlagen, dann zurückgezogen (2025)."));
+        blocked_texts(&t, &b, true, true, false);
+        ASSERT(strstr(t.body, "\nhfs: upstream verwaist; Entfernung vorgeschlagen, dann zurückgezogen (2025)."));
         for (size_t i = 0; i < ELEMENTSOF(english); i++) {
-                if (strstr(body, english[i]))
-                        fprintf(stderr, "English \"%s\" in: %s\n", english[i], body);
-                ASSERT(!strstr(body, english[i]));
+                if (strstr(t.body, english[i]))
+                        fprintf(stderr, "English \"%s\" in: %s\n", english[i], t.body);
+                ASSERT(!strstr(t.body, english[i]));
         }
-        free(summary);
-        free(body);
         /* The C locale, as without fsg_i18n_init(): gettext answers in English, LANGUAGE or not. */
         unsetenv("LANGUAGE");
         setlocale(LC_ALL, "C");
-        ASSERT(notify_text_blocked(&b, true, true, false, &summary, &body) == 0);
-        ASSERT(strstr(body, "orphaned upstream"));
-        free(summary);
-        free(body);
+        blocked_texts(&t, &b, true, true, false);
+        ASSERT(strstr(t.body, "orphaned upstream"));
+        texts_done(&t);
         notify_blocked_done(&b);
 }

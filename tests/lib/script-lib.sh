@@ -38,6 +38,14 @@ use_build() {
         [[ -x $fsgated && -x $fsgatectl ]] || die "$fsgated or $fsgatectl is not built"
 }
 
+# use_harness_python — python: Debian's python3, with the test harness (tests/lib: the
+# fsgatetest package) on its path, as meson sets it too. Skips without it.
+use_harness_python() {
+        python=/usr/bin/python3
+        [[ -x $python ]] || skip "$python is missing"
+        export PYTHONPATH=$src/tests/lib${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
+}
+
 # use_cached_build SCRIPT WHAT — sets prefix to what SCRIPT (a build kept in the cache:
 # tests/yast-tui/build-yast.sh, tests/yast-qt/build-yast-qt.sh) prints; exits with its status
 # when it fails (77: skipped, its reason on stderr).

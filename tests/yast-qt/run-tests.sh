@@ -22,9 +22,6 @@ me=yast-qt
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/script-lib.sh
 . "$here/../lib/script-lib.sh"
-python=/usr/bin/python3
-# test-qt.py imports fsgatetest.yast (shared with tests/yast-tui); meson sets this too.
-export PYTHONPATH=$src/tests/lib${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
 
 docs=()
 if [[ $# -eq 4 && $3 == --docs-screenshot ]]; then
@@ -40,7 +37,8 @@ for tool in Xvfb:xvfb openbox:openbox import:imagemagick xwininfo:x11-utils unsh
         command -v "${tool%%:*}" >/dev/null || skip "${tool%%:*} is missing (apt-get install ${tool#*:})"
 done
 command -v ruby >/dev/null && ruby -e 'require "dbus"' 2>/dev/null || skip "ruby-dbus is missing (apt-get install ruby-dbus)"
-[[ -x $python ]] || skip "$python is missing"
+# test-qt.py imports fsgatetest.yast (shared with tests/yast-tui).
+use_harness_python
 use_build "$1"
 
 use_cached_build "$here/build-yast-qt.sh" "YaST's Qt UI"

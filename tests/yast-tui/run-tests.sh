@@ -20,9 +20,6 @@ me=yast-tui
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/script-lib.sh
 . "$here/../lib/script-lib.sh"
-python=/usr/bin/python3
-# test-tui.py imports fsgatetest.yast (shared with tests/yast-qt); meson sets this too.
-export PYTHONPATH=$src/tests/lib${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
 
 [[ $# -eq 2 ]] || { echo "usage: $0 BUILD_DIR ARTIFACTS_DIR" >&2; exit 2; }
 artifacts=$2
@@ -31,7 +28,8 @@ artifacts=$2
 command -v tmux >/dev/null || skip "tmux is missing (apt-get install tmux)"
 command -v unshare >/dev/null || skip "unshare is missing (apt-get install util-linux)"
 command -v ruby >/dev/null && ruby -e 'require "dbus"' 2>/dev/null || skip "ruby-dbus is missing (apt-get install ruby-dbus)"
-[[ -x $python ]] || skip "$python is missing"
+# test-tui.py imports fsgatetest.yast (shared with tests/yast-qt).
+use_harness_python
 use_build "$1"
 
 use_cached_build "$here/build-yast.sh" YaST

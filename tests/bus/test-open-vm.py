@@ -16,8 +16,9 @@ import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import ACTION_OPEN, CONFIG, BusTestCase, log  # noqa: E402
-from fsgatetest.opened import (assert_inert_mount, assert_read_back, drivers, only_for, reachable_opendir,  # noqa: E402
-                               timed_open, truncated_copy, unmount_all, vm_processes, wait_nothing_open)
+from fsgatetest.opened import (assert_inert_mount, assert_read_back, drivers, images_dir, only_for,  # noqa: E402
+                               reachable_opendir, timed_open, truncated_copy, unmount_all, vm_processes,
+                               wait_nothing_open)
 from fsgatetest.util import wait_until  # noqa: E402
 
 USER = 1000
@@ -52,9 +53,7 @@ class OpenVmTest(BusTestCase):
         cls.vm_cache = p.stdout.strip().split('=', 1)[1]
         os.environ['FSGATE_CACHE'] = cls.vm_cache
         cls.opendir = reachable_opendir(cls.workdir, root)
-        cls.images = os.path.join(cls.workdir, 'images')
-        os.makedirs(cls.images)
-        os.chmod(cls.images, 0o755)
+        cls.images = images_dir(cls.workdir)
         src = os.path.join(cls.workdir, 'src')
         os.makedirs(src)
         cls.image = os.path.join(cls.images, 'old mac.hfs')

@@ -16,8 +16,9 @@ import time
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_DENY, ACTION_OPEN, ACTION_OPEN_SYSTEM, BUS_NAME, E_INVALID_ARGS, IFACE, NOBODY, OBJ_PATH,  # noqa: E402
                         CONFIG, BusTestCase, log)
-from fsgatetest.opened import (assert_inert_mount, assert_read_back, drivers, mounts_under, only_for,  # noqa: E402
-                               reachable_opendir, timed_open, truncated_copy, unmount_all, wait_nothing_open)
+from fsgatetest.opened import (assert_inert_mount, assert_read_back, drivers, images_dir, mounts_under,  # noqa: E402
+                               only_for, reachable_opendir, timed_open, truncated_copy, unmount_all,
+                               wait_nothing_open)
 from fsgatetest.util import wait_until  # noqa: E402
 
 # OTHER has no passwd entry, so dbus-daemon refuses its connections: it only tries the mount.
@@ -59,9 +60,7 @@ class OpenTest(BusTestCase):
         # Files only root may read inside, and an image only USER may read: nobody (the
         # driver) reads it through the descriptor handed over, never by its path.
         os.chmod(os.path.join(src, 'a file with spaces.txt'), 0o600)
-        cls.images = os.path.join(cls.workdir, 'images')
-        os.makedirs(cls.images)
-        os.chmod(cls.images, 0o755)
+        cls.images = images_dir(cls.workdir)
         cls.image = os.path.join(cls.images, 'my image.sqfs')
         subprocess.run(['mksquashfs', src, cls.image, '-noappend', '-quiet', '-no-progress'], check=True,
                        stdout=subprocess.DEVNULL)

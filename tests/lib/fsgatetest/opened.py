@@ -103,6 +103,15 @@ def reachable_opendir(workdir, root):
     return os.path.join(root, 'run/fsgate-open')
 
 
+def images_dir(workdir):
+    """workdir/images, new, for the test's images: every user may list it (a caller names
+    the image it opens by its path)."""
+    images = os.path.join(workdir, 'images')
+    os.makedirs(images)
+    os.chmod(images, 0o755)
+    return images
+
+
 def only_for(path, uid):
     """path readable by uid alone (the driver, nobody, reads it through the descriptor
     handed over, never by its path)."""

@@ -12,45 +12,26 @@ set -euo pipefail
 
 me=${0##*/}
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-src=$(cd "$here/../.." && pwd)
-
-skip() {
-        echo "$me: SKIP: $*"
-        exit 77
-}
-fail() {
-        echo "$me: FAIL: $*" >&2
-        exit 1
-}
+# shellcheck source=../lib/script-lib.sh
+. "$here/../lib/script-lib.sh"
 
 [[ $# -eq 1 ]] || { echo "usage: $me BUILD_DIR" >&2; exit 2; }
-build=$(cd "$1" && pwd)
-fsgated=$build/service/fsgated
+use_build "$1"
 # The profiles of this build (fsgate_profile), not installed ones; fsgated inherits it.
 export FSGATE_PROFILE_DIR=$build/data/profiles
-[[ -x $fsgated ]] || fail "$fsgated is not built"
 command -v ansible-playbook >/dev/null || skip "ansible-playbook not installed (Debian: ansible-core)"
 [[ $(id -u) -eq 0 ]] || skip "must run as root (scratch root)"
 for tool in dbus-daemon dbus-monitor busctl setpriv; do
         command -v "$tool" >/dev/null || skip "$tool not installed"
 done
 
-work=$(mktemp -d /tmp/fsgate-ansible.XXXXXX)
-chmod 755 "$work"
-pids=()
-cleanup() {
-        for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-        wait 2>/dev/null || true
-        "$src/tools/private-fsgated" stop "$work" 2>/dev/null || true
-        rm -rf -- "$work"
-}
-trap cleanup EXIT INT TERM
+make_work ansible
 
 # The scratch root: the kernel's module tree, openSUSE's vendor file for hfs, a hardening
 # role's file for ufs (fsgate must refuse to touch it), and nilfs2 loaded.
 root=$work/root
 kver=$("${FSGATE_MAKE_SCRATCH_ROOT:-$src/tests/kernel/make-scratch-root.sh}" "$root" | sed -n 's/^KVER=//p')
-[[ -n $kver ]] || fail "make-scratch-root.sh printed no KVER="
+[[ -n $kver ]] || die "make-scratch-root.sh printed no KVER="
 echo "blacklist hfs" >"$root/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf"
 echo "install ufs /bin/true" >"$root/etc/modprobe.d/60-blacklist_fs-ufs.conf"
 echo "nilfs2 16384 0 - Live 0x0000000000000000" >"$root/proc/modules"
@@ -58,10 +39,9 @@ etc=$root/etc/modprobe.d
 run=$root/run/modprobe.d
 
 # The bus and the service. Root may also monitor the bus (dbus-monitor, for check mode).
-env=$("$src/tools/private-fsgated" start --dir="$work" --root="$root" --fsgated="$fsgated" \
-        --fsgated-arg=--kernel-release="$kver" --allow-monitoring --watch=$$) ||
-        fail "fsgated did not start: $(cat "$work/fsgated.log" 2>/dev/null)"
-eval "$env"
+start_private_fsgated "$work" --root="$root" --fsgated="$fsgated" \
+        --fsgated-arg=--kernel-release="$kver" --allow-monitoring ||
+        die "fsgated did not start: $(cat "$work/fsgated.log" 2>/dev/null)"
 
 # Ansible, configured for this run only (nothing read from or written to ~/.ansible or /etc/ansible).
 mkdir -p "$work/ansible-home"
@@ -86,20 +66,20 @@ play() {
         shift
         echo "== $book $*"
         ansible-playbook -i localhost, -c local "$here/$book.yml" "$@" ||
-                fail "playbook $book failed (fsgated log: $(tail -n 5 "$work/fsgated.log"))"
+                die "playbook $book failed (fsgated log: $(tail -n 5 "$work/fsgated.log"))"
 }
 # expect_link FILE: FILE is fsgate's allow mask.
 expect_link() {
-        [[ -L $1 && $(readlink "$1") == /dev/null ]] || fail "$1 is not a symlink to /dev/null"
+        [[ -L $1 && $(readlink "$1") == /dev/null ]] || die "$1 is not a symlink to /dev/null"
 }
 # expect_deny FILE MODULE: FILE is fsgate's deny file for MODULE.
 expect_deny() {
-        [[ -f $1 && ! -L $1 ]] || fail "$1 is not a regular file"
-        grep -q '^# Written by fsgate' "$1" || fail "$1 has no fsgate header"
-        grep -qx "blacklist $2" "$1" || fail "$1 does not blacklist $2"
+        [[ -f $1 && ! -L $1 ]] || die "$1 is not a regular file"
+        grep -q '^# Written by fsgate' "$1" || die "$1 has no fsgate header"
+        grep -qx "blacklist $2" "$1" || die "$1 does not blacklist $2"
 }
 expect_absent() {
-        [[ ! -e $1 && ! -L $1 ]] || fail "$1 exists"
+        [[ ! -e $1 && ! -L $1 ]] || die "$1 exists"
 }
 snapshot() {
         (cd "$root" && find etc/modprobe.d run/modprobe.d usr/lib/modprobe.d -printf '%p %y %l %s %T@\n' | sort)
@@ -108,14 +88,14 @@ snapshot() {
 # The documentation parses, and the collection builds.
 for m in fsgate_filesystem fsgate_filesystems_info fsgate_profile fsgate_observation_info; do
         ansible-doc "fsgate.fsgate.$m" >"$work/doc.txt" 2>&1 && grep -q '^OPTIONS' "$work/doc.txt" ||
-                fail "ansible-doc fsgate.fsgate.$m: $(cat "$work/doc.txt")"
+                die "ansible-doc fsgate.fsgate.$m: $(cat "$work/doc.txt")"
 done
 for f in fleet_report fleet_table; do
         ansible-doc -t filter "fsgate.fsgate.$f" >"$work/doc.txt" 2>&1 && grep -q '^OPTIONS' "$work/doc.txt" ||
-                fail "ansible-doc -t filter fsgate.fsgate.$f: $(cat "$work/doc.txt")"
+                die "ansible-doc -t filter fsgate.fsgate.$f: $(cat "$work/doc.txt")"
 done
 ansible-galaxy collection build --output-path "$work" \
-        "$src/ansible/collections/ansible_collections/fsgate/fsgate" >/dev/null || fail "ansible-galaxy collection build"
+        "$src/ansible/collections/ansible_collections/fsgate/fsgate" >/dev/null || die "ansible-galaxy collection build"
 
 # Apply, then re-apply: the second run changes nothing, on disk either.
 play apply -e first_run=true
@@ -124,7 +104,7 @@ expect_deny "$etc/60-blacklist_fs-freevxfs.conf" freevxfs
 expect_absent "$etc/60-blacklist_fs-bfs.conf"
 before=$(snapshot)
 play apply -e first_run=false
-[[ $(snapshot) == "$before" ]] || fail "re-applying changed files: $(diff <(echo "$before") <(snapshot))"
+[[ $(snapshot) == "$before" ]] || die "re-applying changed files: $(diff <(echo "$before") <(snapshot))"
 
 # Check mode: predictions only. dbus-monitor shows what reached the service.
 dbus-monitor --address "$DBUS_SYSTEM_BUS_ADDRESS" \
@@ -135,10 +115,10 @@ for _ in $(seq 50); do [[ -s $work/monitor.log ]] && break; sleep 0.1; done
 play check --check --diff
 sleep 0.2
 kill "$monitor"
-grep -q 'member=GetFilesystem' "$work/monitor.log" || fail "dbus-monitor saw no GetFilesystem: $(cat "$work/monitor.log")"
+grep -q 'member=GetFilesystem' "$work/monitor.log" || die "dbus-monitor saw no GetFilesystem: $(cat "$work/monitor.log")"
 ! grep -E 'member=(Allow|Deny|Reset|Load|ExemptLoaded)\b' "$work/monitor.log" ||
-        fail "check mode made a changing call"
-[[ $(snapshot) == "$before" ]] || fail "check mode changed files: $(diff <(echo "$before") <(snapshot))"
+        die "check mode made a changing call"
+[[ $(snapshot) == "$before" ]] || die "check mode changed files: $(diff <(echo "$before") <(snapshot))"
 
 # Deny until reboot: /run only.
 play runtime
@@ -148,23 +128,23 @@ expect_absent "$etc/60-blacklist_fs-minix.conf"
 # A hard deny: the line OpenSCAP accepts, the route to the hook kept.
 play hard
 expect_deny "$etc/60-blacklist_fs-jfs.conf" jfs
-grep -qx 'install jfs /bin/false' "$etc/60-blacklist_fs-jfs.conf" || fail "no hard deny line for jfs"
-grep -qx 'alias fs-jfs fsgate_blocked_jfs' "$etc/60-blacklist_fs-jfs.conf" || fail "the hard deny lost the route to the hook"
+grep -qx 'install jfs /bin/false' "$etc/60-blacklist_fs-jfs.conf" || die "no hard deny line for jfs"
+grep -qx 'alias fs-jfs fsgate_blocked_jfs' "$etc/60-blacklist_fs-jfs.conf" || die "the hard deny lost the route to the hook"
 ansible localhost -i localhost, -c local -m fsgate.fsgate.fsgate_filesystem -a 'name=jfs state=default' >/dev/null ||
-        fail "resetting jfs after the hard deny failed"
+        die "resetting jfs after the hard deny failed"
 expect_absent "$etc/60-blacklist_fs-jfs.conf"
 
 # Back to the defaults: fsgate's files go, the vendor file stays.
 play default
 expect_absent "$etc/60-blacklist_fs-hfs.conf"
 expect_absent "$run/60-blacklist_fs-minix.conf"
-[[ $(cat "$root/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf") == "blacklist hfs" ]] || fail "the vendor file changed"
+[[ $(cat "$root/usr/lib/modprobe.d/60-blacklist_fs-hfs.conf") == "blacklist hfs" ]] || die "the vendor file changed"
 
 # Refused changes: clear failures; the foreign file and the disk stay as they were.
 ufs_before=$(stat -c '%i %s %Y' "$etc/60-blacklist_fs-ufs.conf")
 play refused
-[[ $(stat -c '%i %s %Y' "$etc/60-blacklist_fs-ufs.conf") == "$ufs_before" ]] || fail "the foreign ufs file changed"
-[[ $(cat "$etc/60-blacklist_fs-ufs.conf") == "install ufs /bin/true" ]] || fail "the foreign ufs file changed"
+[[ $(stat -c '%i %s %Y' "$etc/60-blacklist_fs-ufs.conf") == "$ufs_before" ]] || die "the foreign ufs file changed"
+[[ $(cat "$etc/60-blacklist_fs-ufs.conf") == "install ufs /bin/true" ]] || die "the foreign ufs file changed"
 expect_deny "$etc/60-blacklist_fs-nilfs2.conf" nilfs2
 for f in "$etc"/* "$run"/*; do
         [[ -e $f ]] || continue
@@ -172,8 +152,8 @@ for f in "$etc"/* "$run"/*; do
         60-blacklist_fs-freevxfs.conf | 60-blacklist_fs-nilfs2.conf | 60-blacklist_fs-ufs.conf) ;;
         # The service's routes for the vendor files' silent denies (core/routes.h), rebuilt
         # after each change: derived, not a decision.
-        fsgate-routes.conf) [[ $f == "$run/fsgate-routes.conf" ]] || fail "unexpected file $f" ;;
-        *) fail "unexpected file $f" ;;
+        fsgate-routes.conf) [[ $f == "$run/fsgate-routes.conf" ]] || die "unexpected file $f" ;;
+        *) die "unexpected file $f" ;;
         esac
 done
 
@@ -185,9 +165,9 @@ printf 'module=nilfs2\nuid=0\nsince=%s\nuntil=%s\nboot=%s\n' "$now_us" "$((now_u
         "$(tr -d '-' </proc/sys/kernel/random/boot_id)" >"$root/run/fsgate/grants/$grant_id"
 "$src/tools/private-fsgated" stop-fsgated "$work"
 "$src/tools/private-fsgated" start-fsgated --dir="$work" --root="$root" --fsgated="$fsgated" \
-        --fsgated-arg=--kernel-release="$kver" >/dev/null || fail "fsgated did not start again"
+        --fsgated-arg=--kernel-release="$kver" >/dev/null || die "fsgated did not start again"
 play grant -e nilfs2_grant="$grant_id"
-[[ -z $(ls -A "$root/run/fsgate/grants") ]] || fail "the grant's record is still there: $(ls "$root/run/fsgate/grants")"
+[[ -z $(ls -A "$root/run/fsgate/grants") ]] || die "the grant's record is still there: $(ls "$root/run/fsgate/grants")"
 
 # An ordinary user: polkit cannot be asked, so changes are refused (AccessDenied by name).
 before=$(snapshot)
@@ -196,8 +176,8 @@ setpriv --reuid=65534 --regid=65534 --clear-groups --reset-env \
         ANSIBLE_HOME="$work/ansible-home/nobody" ANSIBLE_LOCAL_TEMP="$work/ansible-home/nobody/tmp" \
         ANSIBLE_REMOTE_TEMP="$work/ansible-home/nobody/remote-tmp" ANSIBLE_NOCOLOR=1 HOME="$work/ansible-home" \
         ansible-playbook -i localhost, -c local "$here/unprivileged.yml" ||
-        fail "playbook unprivileged failed"
-[[ $(snapshot) == "$before" ]] || fail "a refused change changed files"
+        die "playbook unprivileged failed"
+[[ $(snapshot) == "$before" ]] || die "a refused change changed files"
 
 # The info module reports what all of that left.
 play info -e expected_kver="$kver"
@@ -207,8 +187,8 @@ before=$(snapshot)
 play profile
 for m in cramfs freevxfs hfs hfsplus jffs2 udf; do
         expect_deny "$etc/60-blacklist_fs-$m.conf" "$m"
-        grep -qx "install $m /bin/false" "$etc/60-blacklist_fs-$m.conf" || fail "cis: $m is not denied hard"
+        grep -qx "install $m /bin/false" "$etc/60-blacklist_fs-$m.conf" || die "cis: $m is not denied hard"
 done
-[[ ! -e $etc/60-blacklist_fs-bfs.conf ]] || fail "the refused opensuse profile wrote bfs"
+[[ ! -e $etc/60-blacklist_fs-bfs.conf ]] || die "the refused opensuse profile wrote bfs"
 
 echo "$me: all Ansible tests passed"

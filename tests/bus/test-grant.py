@@ -111,6 +111,14 @@ class GrantTest(BusTestCase):
         self._log_mark = len(st.daemon_output())
         st.start_daemon(self.root, self.kver, extra=(f'--idle-timeout={idle}',) if idle else ())
 
+    def granted(self, module, until_s=600):
+        """module loaded under a grant (its record, ending in until_s) that fsgated finds when
+        it starts: the grant's id."""
+        self.loaded(module)
+        rid = self.record(module, until_s)
+        self.restart()
+        return rid
+
     def grants(self):
         return self.stack.prop('Grants')
 
@@ -260,9 +268,7 @@ class GrantTest(BusTestCase):
 
     def test_deny_ends_early_as_the_hint_says(self):
         st = self.stack
-        self.loaded('hfs')
-        rid = self.record('hfs', 600)
-        self.restart()
+        rid = self.granted('hfs')
         mon = self.monitor()
         status = st.ctl('status', 'hfs').out
         hint = re.search(r'\((fsgatectl deny hfs) ends it now\)', status)
@@ -291,9 +297,7 @@ class GrantTest(BusTestCase):
 
     def test_reset_and_a_permanent_allow_end_it_too(self):
         st = self.stack
-        self.loaded('hfs')
-        first = self.record('hfs', 600)
-        self.restart()
+        first = self.granted('hfs')
         mon = self.monitor()
         self.assertEqual(st.ctl('reset', 'hfs').rc, 0)
         self.assertEqual(mon.wait(1), [(first, 'hfs', 'reset')])
@@ -371,9 +375,7 @@ class GrantTest(BusTestCase):
         # A name below /dev that links to the device, as udev's /dev/disk/by-label/STICK does
         # (made in /dev/shm, the one place below /dev a test may write). hfs "loaded" by a
         # grant before it, so that the host's kernel is asked to load nothing.
-        self.loaded('hfs')
-        self.record('hfs', 600)
-        self.restart()
+        self.granted('hfs')
         link = f'/dev/shm/fsgate-test-by-label-{os.getpid()}'
         os.symlink(node, link)
         self.addCleanup(os.unlink, link)

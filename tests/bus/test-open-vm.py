@@ -7,7 +7,6 @@ fsgate-vm-appliance over the kernel the suites fetch). Real FUSE mounts under th
 root's run/fsgate-open, as in test-open.py. Each open boots a VM: 15-40 s on a busy machine;
 prints the time of each."""
 
-import hashlib
 import json
 import os
 import shutil
@@ -17,7 +16,9 @@ import time
 
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import ACTION_OPEN, CONFIG, BusTestCase, log  # noqa: E402
-from fsgatetest.opened import drivers, mounts_under, unmount_all, vm_processes  # noqa: E402
+from fsgatetest.opened import (assert_inert_mount, assert_read_back, drivers, images_dir, only_for,  # noqa: E402
+                               reachable_opendir, timed_open, truncated_copy, unmount_all, vm_processes,
+                               wait_nothing_open)
 from fsgatetest.util import wait_until  # noqa: E402
 
 USER = 1000
@@ -51,12 +52,8 @@ class OpenVmTest(BusTestCase):
         # fsgated's environment is taken from ours when the stack starts, after this.
         cls.vm_cache = p.stdout.strip().split('=', 1)[1]
         os.environ['FSGATE_CACHE'] = cls.vm_cache
-        os.chmod(cls.workdir, 0o755)
-        os.chmod(root, 0o755)
-        cls.opendir = os.path.join(root, 'run/fsgate-open')
-        cls.images = os.path.join(cls.workdir, 'images')
-        os.makedirs(cls.images)
-        os.chmod(cls.images, 0o755)
+        cls.opendir = reachable_opendir(cls.workdir, root)
+        cls.images = images_dir(cls.workdir)
         src = os.path.join(cls.workdir, 'src')
         os.makedirs(src)
         cls.image = os.path.join(cls.images, 'old mac.hfs')
@@ -72,16 +69,11 @@ class OpenVmTest(BusTestCase):
             subprocess.run(['hcopy', '-r', path, ':' + name], check=True, env=env)
         subprocess.run(['humount'], check=True, env=env)
         # Only USER may read it: nobody (QEMU) reads it through the descriptor handed over.
-        os.chown(cls.image, USER, USER)
-        os.chmod(cls.image, 0o600)
-        with open(cls.image, 'rb') as f:
-            data = f.read()
+        only_for(cls.image, USER)
         # The volume's header (HFS's "BD" at 1 KiB) and little else: the probe says hfs, the
         # guest's hfs cannot mount it.
         cls.truncated = os.path.join(cls.images, 'truncated.hfs')
-        with open(cls.truncated, 'wb') as f:
-            f.write(data[:3 * 1024])
-        os.chmod(cls.truncated, 0o644)
+        truncated_copy(cls.image, cls.truncated, 3 * 1024)
 
     def setUp(self):
         super().setUp()
@@ -89,14 +81,10 @@ class OpenVmTest(BusTestCase):
 
     def assertNothingLeft(self):
         wait_until(lambda: not drivers() and not vm_processes(), what='no guestmount, no QEMU left')
-        wait_until(lambda: not mounts_under(self.opendir) and not self.stack.prop('OpenMedia') and
-                   not (os.path.isdir(self.opendir) and os.listdir(self.opendir)),
-                   what='no mount, no mountpoint, nothing in OpenMedia')
+        wait_nothing_open(self.stack, self.opendir)
 
     def open_vm(self, image):
-        t0 = time.monotonic()
-        r = self.stack.ctl('open', '--route=vm', image, uid=USER, timeout=VM_LIMIT)
-        return r, time.monotonic() - t0
+        return timed_open(self.stack, '--route=vm', image, uid=USER, timeout=VM_LIMIT)
 
     def restart_with(self, **env):
         st = self.stack
@@ -124,16 +112,9 @@ class OpenVmTest(BusTestCase):
         rc, out, err = st.run(['ls', '-1', mp], uid=USER)
         self.assertEqual(rc, 0, err)
         self.assertEqual(sorted(out.splitlines()), sorted([TEXT_NAME, DATA_NAME]))
-        for name, data in ((TEXT_NAME, TEXT), (DATA_NAME, DATA)):
-            rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
-            self.assertEqual(rc, 0, err)
-            self.assertEqual(out.split()[0], hashlib.sha256(data).hexdigest(), name)
+        assert_read_back(self, mp, {TEXT_NAME: TEXT, DATA_NAME: DATA}, USER)
         # Read-only, inert, USER's only: the FUSE mount fsgated made.
-        [(_, opts, fstype, super_opts)] = mounts_under(mp)
-        self.assertEqual(fstype, 'fuse.guestmount')
-        for o in ('ro', 'nosuid', 'nodev', 'noexec'):
-            self.assertIn(o, opts.split(','))
-        self.assertNotIn('allow_other', super_opts)
+        assert_inert_mount(self, mp, 'fuse.guestmount')
         rc, _, err = st.run(['touch', os.path.join(mp, 'new')], uid=USER)
         self.assertNotEqual(rc, 0)
         # guestmount and QEMU: nobody, no capabilities, no_new_privs, seccomp, no network.

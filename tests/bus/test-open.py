@@ -5,7 +5,6 @@ as nobody in a sandbox; no kernel module. Real FUSE mounts on the host (fuse is 
 its kernel), under the scratch root's run/fsgate-open; a cleanup unmounts whatever a failed
 test left there. Prints the time from the call to the first listing and the driver's RSS."""
 
-import hashlib
 import json
 import os
 import shlex
@@ -17,7 +16,9 @@ import time
 sys.dont_write_bytecode = True      # keep the source tree clean
 from fsgatetest import (ACTION_DENY, ACTION_OPEN, ACTION_OPEN_SYSTEM, BUS_NAME, E_INVALID_ARGS, IFACE, NOBODY, OBJ_PATH,  # noqa: E402
                         CONFIG, BusTestCase, log)
-from fsgatetest.opened import drivers, mounts_under, unmount_all  # noqa: E402
+from fsgatetest.opened import (assert_inert_mount, assert_read_back, drivers, images_dir, mounts_under,  # noqa: E402
+                               only_for, reachable_opendir, timed_open, truncated_copy, unmount_all,
+                               wait_nothing_open)
 from fsgatetest.util import wait_until  # noqa: E402
 
 # OTHER has no passwd entry, so dbus-daemon refuses its connections: it only tries the mount.
@@ -50,10 +51,7 @@ class OpenTest(BusTestCase):
     def prepare_root(cls, root):
         if not shutil.which('mksquashfs') or not os.path.exists('/usr/bin/squashfuse'):
             raise unittest_skip('mksquashfs or squashfuse missing (tools/install-deps)')
-        # The caller must reach the mountpoint below the scratch root.
-        os.chmod(cls.workdir, 0o755)
-        os.chmod(root, 0o755)
-        cls.opendir = os.path.join(root, 'run/fsgate-open')
+        cls.opendir = reachable_opendir(cls.workdir, root)
         src = os.path.join(cls.workdir, 'src')
         for name, data in NAMES.items():
             os.makedirs(os.path.dirname(os.path.join(src, name)), exist_ok=True)
@@ -62,26 +60,18 @@ class OpenTest(BusTestCase):
         # Files only root may read inside, and an image only USER may read: nobody (the
         # driver) reads it through the descriptor handed over, never by its path.
         os.chmod(os.path.join(src, 'a file with spaces.txt'), 0o600)
-        cls.images = os.path.join(cls.workdir, 'images')
-        os.makedirs(cls.images)
-        os.chmod(cls.images, 0o755)
+        cls.images = images_dir(cls.workdir)
         cls.image = os.path.join(cls.images, 'my image.sqfs')
         subprocess.run(['mksquashfs', src, cls.image, '-noappend', '-quiet', '-no-progress'], check=True,
                        stdout=subprocess.DEVNULL)
-        os.chown(cls.image, USER, USER)
-        os.chmod(cls.image, 0o600)
-        with open(cls.image, 'rb') as f:
-            data = f.read()
+        only_for(cls.image, USER)
         cls.truncated = os.path.join(cls.images, 'truncated.sqfs')
-        with open(cls.truncated, 'wb') as f:
-            f.write(data[:len(data) // 3])
-        os.chmod(cls.truncated, 0o644)
+        truncated_copy(cls.image, cls.truncated, os.path.getsize(cls.image) // 3)
         # ext4, for fuse2fs (libfuse2: the stand-in fusermount hands over the connection).
         cls.ext4 = os.path.join(cls.images, 'stick.ext4')
         subprocess.run(['mkfs.ext4', '-q', '-F', '-L', 'STICK', '-d', src, cls.ext4, '8M'], check=True,
                        stdout=subprocess.DEVNULL, env=dict(os.environ, E2FSPROGS_FAKE_TIME='1700000000'))
-        os.chown(cls.ext4, USER, USER)
-        os.chmod(cls.ext4, 0o600)
+        only_for(cls.ext4, USER)
         cls.root_only = os.path.join(cls.images, 'root-only.sqfs')
         shutil.copy(cls.image, cls.root_only)
         os.chmod(cls.root_only, 0o600)
@@ -98,15 +88,24 @@ class OpenTest(BusTestCase):
         # Nor a zombie: fsgated's loop reaps what it killed.
         if self.stack.daemon is not None and self.stack.daemon.poll() is None:
             wait_until(lambda: not children(self.stack.daemon.pid), what='fsgated to reap its children')
-        # What fsgated does when a driver ends comes a moment after it.
-        wait_until(lambda: not mounts_under(self.opendir) and not self.stack.prop('OpenMedia') and
-                   not (os.path.isdir(self.opendir) and os.listdir(self.opendir)),
-                   what='no mount, no mountpoint, nothing in OpenMedia')
+        wait_nothing_open(self.stack, self.opendir)
 
     def open_image(self, image, uid=USER):
-        t0 = time.monotonic()
-        r = self.stack.ctl('open', image, uid=uid)
-        return r, time.monotonic() - t0
+        return timed_open(self.stack, image, uid=uid)
+
+    def opened(self, image):
+        """image opened by USER, which must succeed: (its mountpoint, the seconds it took)."""
+        r, elapsed = self.open_image(image)
+        self.assertEqual(r.rc, 0, r)
+        return r.out.strip(), elapsed
+
+    def assertRefusedBeforePolkit(self, r, rc, message):
+        """fsgatectl open exited with rc and said message, polkit was never asked, nothing
+        is open."""
+        self.assertEqual(r.rc, rc, r)
+        self.assertIn(message, r.err)
+        self.assertEqual(self.stack.mock_polkit_calls(), [])
+        self.assertNothingOpen()
 
     def test_open_read_close(self):
         st = self.stack
@@ -123,17 +122,10 @@ class OpenTest(BusTestCase):
         self.assertEqual(sorted(out.splitlines()), sorted({n.split('/')[0] for n in NAMES}))
         log(f'  open to first listing: {elapsed + listing:.3f} s (open call {elapsed:.3f} s, ls {listing:.3f} s)')
         # Every byte back, names with spaces and beyond ASCII included, as USER.
-        for name, data in NAMES.items():
-            rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
-            self.assertEqual(rc, 0, err)
-            self.assertEqual(out.split()[0], hashlib.sha256(data).hexdigest(), name)
+        assert_read_back(self, mp, NAMES, USER)
         # Read-only, inert, USER's only.
-        [(_, opts, fstype, super_opts)] = mounts_under(mp)
-        self.assertEqual(fstype, 'fuse.squashfuse')
-        for o in ('ro', 'nosuid', 'nodev', 'noexec'):
-            self.assertIn(o, opts.split(','))
+        super_opts = assert_inert_mount(self, mp, 'fuse.squashfuse')
         self.assertIn(f'user_id={USER}', super_opts)
-        self.assertNotIn('allow_other', super_opts)
         rc, _, err = st.run(['touch', os.path.join(mp, 'new')], uid=USER)
         self.assertNotEqual(rc, 0)
         self.assertIn('Read-only', err)
@@ -188,18 +180,12 @@ class OpenTest(BusTestCase):
             self.skipTest('fuse2fs missing (tools/install-deps)')
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
-        r, elapsed = self.open_image(self.ext4)
-        self.assertEqual(r.rc, 0, r)
-        mp = r.out.strip()
+        mp, elapsed = self.opened(self.ext4)
         # fuse2fs checks the files' own permissions, as the kernel's ext4 would: the 0600 file
         # of root's is not USER's to read; squashfuse checks none.
-        for name, data in NAMES.items():
-            rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
-            if name == 'a file with spaces.txt':
-                self.assertIn('Permission denied', err)
-                continue
-            self.assertEqual(rc, 0, err)
-            self.assertEqual(out.split()[0], hashlib.sha256(data).hexdigest(), name)
+        _, _, err = st.run(['sha256sum', '--', os.path.join(mp, 'a file with spaces.txt')], uid=USER)
+        self.assertIn('Permission denied', err)
+        assert_read_back(self, mp, {n: d for n, d in NAMES.items() if n != 'a file with spaces.txt'}, USER)
         [(_, opts, fstype, super_opts)] = mounts_under(mp)
         self.assertEqual(fstype, 'fuse.fuse2fs')
         self.assertIn('ro', opts.split(','))
@@ -226,11 +212,7 @@ class OpenTest(BusTestCase):
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
         bad = os.path.join(self.images, 'bad.ext4')
-        with open(self.ext4, 'rb') as f:
-            data = f.read(64 * 1024)
-        with open(bad, 'wb') as f:
-            f.write(data)
-        os.chmod(bad, 0o644)
+        truncated_copy(self.ext4, bad, 64 * 1024)
         r, _ = self.open_image(bad)
         self.assertEqual(r.rc, 12, r)
         self.assertIn('fuse2fs could not read an image', r.err)
@@ -260,9 +242,7 @@ class OpenTest(BusTestCase):
         self.assertEqual((action, details['device'], details['fstype'], details['removable']),
                          (ACTION_OPEN_SYSTEM, node, 'squashfs', 'false'))
         name = 'größe ñ – 日本.bin'
-        rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
-        self.assertEqual(rc, 0, err)
-        self.assertEqual(out.split()[0], hashlib.sha256(NAMES[name]).hexdigest())
+        assert_read_back(self, mp, {name: NAMES[name]}, USER)
         [(_, _, dev, uid, _, _, _)] = st.prop('OpenMedia')
         self.assertEqual((dev, uid), (node, USER))
         self.assertEqual(st.ctl('close', node, uid=USER).rc, 0)
@@ -314,10 +294,7 @@ class OpenTest(BusTestCase):
         r = st.run_hint(command, uid=USER)
         self.assertEqual(r.rc, 0, r)
         mp = r.out.strip()
-        for name, data in NAMES.items():
-            rc, out, err = st.run(['sha256sum', '--', os.path.join(mp, name)], uid=USER)
-            self.assertEqual(rc, 0, err)
-            self.assertEqual(out.split()[0], hashlib.sha256(data).hexdigest(), name)
+        assert_read_back(self, mp, NAMES, USER)
         e = st.get('squashfs')
         self.assertEqual((e.state, e.loaded), ('denied', False))
         self.assertEqual(st.ctl('close', mp, uid=USER).rc, 0)
@@ -395,10 +372,7 @@ class OpenTest(BusTestCase):
         subprocess.run(['mount', '-t', 'squashfs', '-o', 'ro', node, target], check=True)
         self.addCleanup(subprocess.run, ['umount', '-l', target])
         r = st.ctl('open', node, uid=USER)
-        self.assertEqual(r.rc, 5, r)
-        self.assertIn('mounted or in use', r.err)
-        self.assertEqual(st.mock_polkit_calls(), [])
-        self.assertNothingOpen()
+        self.assertRefusedBeforePolkit(r, 5, 'mounted or in use')
 
     def test_block_device_junk(self):
         st = self.stack
@@ -417,8 +391,7 @@ class OpenTest(BusTestCase):
     def test_driver_crash_unmounts(self):
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
-        r, _ = self.open_image(self.image)
-        self.assertEqual(r.rc, 0, r)
+        self.opened(self.image)
         [pid] = drivers(self.root)
         os.kill(pid, 9)
         wait_until(lambda: not mounts_under(self.opendir), what='the mount to go')
@@ -430,16 +403,14 @@ class OpenTest(BusTestCase):
         own) unmounts what it opened; one killed leaves a stale mount its next start removes."""
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
-        r, _ = self.open_image(self.image)
-        self.assertEqual(r.rc, 0, r)
+        self.opened(self.image)
         st.stop_daemon()
         self.assertEqual(mounts_under(self.opendir), [])
         wait_until(lambda: not drivers(), what='the driver to end')
         self.assertEqual(os.listdir(self.opendir), [])
         st.start_daemon(self.root, self.kver)
         st.mock_polkit_allow([ACTION_OPEN])
-        r, _ = self.open_image(self.image)
-        self.assertEqual(r.rc, 0, r)
+        self.opened(self.image)
         st.kill_daemon()
         wait_until(lambda: not drivers(), what='the driver to die with fsgated')
         self.assertEqual(len(mounts_under(self.opendir)), 1)
@@ -453,13 +424,12 @@ class OpenTest(BusTestCase):
         st.stop_daemon()
         st.start_daemon(self.root, self.kver, extra=('--idle-timeout=1',))
         st.mock_polkit_allow([ACTION_OPEN])
-        r, _ = self.open_image(self.image)
-        self.assertEqual(r.rc, 0, r)
+        mp, _ = self.opened(self.image)
         time.sleep(2.5)
         self.assertIsNone(st.daemon.poll(), 'fsgated left with a medium open')
         self.assertEqual(len(mounts_under(self.opendir)), 1)
         # Closed through the running daemon (a call would also start one by activation).
-        self.assertEqual(st.ctl('close', r.out.strip(), uid=USER).rc, 0)
+        self.assertEqual(st.ctl('close', mp, uid=USER).rc, 0)
         wait_until(lambda: st.daemon.poll() is not None, timeout=10, what='the idle exit')
         self.assertEqual(st.daemon.returncode, 0)
         self.assertEqual(mounts_under(self.opendir), [])
@@ -469,15 +439,14 @@ class OpenTest(BusTestCase):
         first opened for a crashed one's leftovers."""
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
-        r, _ = self.open_image(self.image)
-        self.assertEqual(r.rc, 0, r)
+        mp, _ = self.opened(self.image)
         p = subprocess.run([CONFIG.fsgated, '--root=' + self.root, '--idle-timeout=0', '--kernel-release=' + self.kver],
                            env=st.env, capture_output=True, text=True, timeout=30)
         self.assertNotEqual(p.returncode, 0, p)
         self.assertEqual(len(mounts_under(self.opendir)), 1)
-        rc, out, err = st.run(['ls', r.out.strip()], uid=USER)
+        rc, out, err = st.run(['ls', mp], uid=USER)
         self.assertEqual(rc, 0, err)
-        self.assertEqual(st.ctl('close', r.out.strip(), uid=USER).rc, 0)
+        self.assertEqual(st.ctl('close', mp, uid=USER).rc, 0)
         self.assertNothingOpen()
 
     def test_truncated_image(self):
@@ -497,10 +466,7 @@ class OpenTest(BusTestCase):
             f.write(b'\0' * 65536)
         os.chmod(junk, 0o644)
         r, _ = self.open_image(junk)
-        self.assertEqual(r.rc, 3, r)
-        self.assertIn('no filesystem fsgate can open', r.err)
-        self.assertEqual(st.mock_polkit_calls(), [])
-        self.assertNothingOpen()
+        self.assertRefusedBeforePolkit(r, 3, 'no filesystem fsgate can open')
 
     def test_unauthorized(self):
         st = self.stack
@@ -516,19 +482,14 @@ class OpenTest(BusTestCase):
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
         r, _ = self.open_image(self.root_only, uid=NOBODY)
-        self.assertEqual(r.rc, 2, r)
-        self.assertIn(f'Cannot open {self.root_only}: Permission denied', r.err)
-        self.assertEqual(st.mock_polkit_calls(), [])
-        self.assertNothingOpen()
+        self.assertRefusedBeforePolkit(r, 2, f'Cannot open {self.root_only}: Permission denied')
 
     def test_limits(self):
         st = self.stack
         st.mock_polkit_allow([ACTION_OPEN])
         mps = []
         for _ in range(4):
-            r, _ = self.open_image(self.image)
-            self.assertEqual(r.rc, 0, r)
-            mps.append(r.out.strip())
+            mps.append(self.opened(self.image)[0])
         r, _ = self.open_image(self.image)
         self.assertNotEqual(r.rc, 0)
         self.assertIn('At most 4', r.err)

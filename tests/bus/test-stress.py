@@ -12,7 +12,7 @@ import time
 sys.dont_write_bytecode = True      # keep the source tree clean
 import fsgatetest as fb  # noqa: E402
 from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, ERR, FORCE, NOBODY, RUNTIME, TEMP_PREFIX,  # noqa: E402
-                        BusTestCase, conf_name, expected_from_files, last_change, wait_until, write)
+                        BusTestCase, expected_from_files, last_change, wait_until, write)
 
 SEED = int(os.environ.get('FSGATE_TEST_SEED', time.time_ns() % 1000000))
 
@@ -43,29 +43,15 @@ class StressBase(BusTestCase):
     def check_files(self, modules, ref, temps_allowed):
         """Every file in etc/run modprobe.d is fsgate's complete deny file, a /dev/null mask or
         (only between a crash and the restart) a temp file. Returns the temp files seen."""
-        temps = []
-        for d in ('etc/modprobe.d', 'run/modprobe.d'):
-            full = os.path.join(self.root, d)
-            for name in os.listdir(full):
-                p = os.path.join(full, name)
-                if name.startswith(TEMP_PREFIX):
-                    self.assertTrue(temps_allowed, f'{d}/{name} remains after the restart')
-                    temps.append(f'{d}/{name}')
-                    continue
-                if f'{d}/{name}' == fb.ROUTES:
-                    self.assertRoutesFile(p)
-                    continue
-                owner = [m for m in modules if name == conf_name(m)]
-                self.assertEqual(len(owner), 1, f'unexpected file {d}/{name}')
-                if os.path.islink(p):
-                    self.assertEqual(os.readlink(p), '/dev/null', f'{d}/{name}')
-                else:
-                    # The deny file names its own path (the hook reports it), so the /run
-                    # copy differs from the /etc reference only there.
-                    want = ref[owner[0]].replace('/etc/modprobe.d/', f'/{d}/')
-                    with open(p) as f:
-                        self.assertEqual(f.read(), want, f'{d}/{name} is not a complete deny file')
-        return temps
+        def complete(path, module, d):
+            # The deny file names its own path (the hook reports it), so the /run copy
+            # differs from the /etc reference only there.
+            want = ref[module].replace('/etc/modprobe.d/', f'/{d}/')
+            with open(path) as f:
+                self.assertEqual(f.read(), want, f'{d}/{os.path.basename(path)} is not a complete deny file')
+        temps = [] if temps_allowed else None
+        self.assertOnlyFsgateFiles(modules, complete, temps)
+        return temps or []
 
     def check_agreement(self, modules):
         for m in modules:

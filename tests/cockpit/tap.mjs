@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 //
-// The steps of the Cockpit tests as TAP lines ("ok N - what", "not ok N - what"): the first
-// failure, or an error the page reported meanwhile, ends the run with a screenshot of the
-// page as it was.
+// The Cockpit tests' results as TAP lines ("ok N - what", "not ok N - what"). In the browser
+// (tapSteps) the first failure, or an error the page reported meanwhile, ends the run with a
+// screenshot of the page as it was; in plain node (runTests) every test runs.
 
 import { join } from 'node:path';
 
@@ -39,4 +39,23 @@ export function tapSteps({ artifacts, prefix, fullPage, current }) {
     }
 
     return { step, problems, plan: () => console.log(`1..${n}`) };
+}
+
+// Runs each of tests ({ name: function }) in plain node, failures included, prints the TAP
+// lines and the plan, and exits 1 if any failed.
+export function runTests(tests) {
+    let n = 0, failed = 0;
+    for (const [name, fn] of Object.entries(tests)) {
+        n++;
+        try {
+            fn();
+            console.log(`ok ${n} - ${name}`);
+        } catch (ex) {
+            failed++;
+            console.log(`not ok ${n} - ${name}`);
+            console.log(`  ${String(ex.message).split('\n').join('\n  ')}`);
+        }
+    }
+    console.log(`1..${n}`);
+    process.exit(failed ? 1 : 0);
 }

@@ -10,7 +10,7 @@
 import { copyFileSync, existsSync, lstatSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { check, tapSteps } from './tap.mjs';
 
 const { values: opt } = parseArgs({
@@ -56,12 +56,7 @@ async function openFromNavigation() {
     await frameRow('hfs').waitFor();
 }
 
-browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run'],
-    timeout: 30_000,
-});
+browser = await launchChromium();
 
 await step('the real login page: fsuser, no administrative rights, logs in with a password (PAM)', async () => {
     page = await login('fsuser');

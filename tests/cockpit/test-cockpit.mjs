@@ -11,7 +11,7 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSy
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { chromium } from 'playwright-core';
+import { launchChromium } from './chromium.mjs';
 import { check, tapSteps } from './tap.mjs';
 
 const { values: opt } = parseArgs({
@@ -87,12 +87,7 @@ function busctl(...args) {
 }
 
 mkdirSync(opt.artifacts, { recursive: true });
-browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-        '--disable-sync', '--no-first-run'],
-    timeout: 30_000,
-});
+browser = await launchChromium();
 
 await step('the page loads the table of every filesystem module', async () => {
     page = await openPage(opt['admin-url']);

@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { matchEntry, nameMatches } from '../../cockpit/filter.mjs';
+import { runTests } from './tap.mjs';
 
 const entry = (module, types, texts = []) => ({ module, types, texts });
 const ENTRIES = [
@@ -71,17 +72,4 @@ const tests = {
         assert.equal(Object.keys(shown('  ')).length, ENTRIES.length),
 };
 
-let n = 0, failed = 0;
-for (const [name, fn] of Object.entries(tests)) {
-    n++;
-    try {
-        fn();
-        console.log(`ok ${n} - ${name}`);
-    } catch (ex) {
-        failed++;
-        console.log(`not ok ${n} - ${name}`);
-        console.log(`  ${String(ex.message).split('\n').join('\n  ')}`);
-    }
-}
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+runTests(tests);

@@ -7,6 +7,7 @@
 // of cockpit.gettext that marks them, to show that each one is translated.
 
 import assert from 'node:assert/strict';
+import { runTests } from './tap.mjs';
 
 globalThis.cockpit = {
     gettext: s => `«${s}»`,
@@ -66,17 +67,4 @@ const tests = {
     },
 };
 
-let n = 0, failed = 0;
-for (const [name, fn] of Object.entries(tests)) {
-    n++;
-    try {
-        fn();
-        console.log(`ok ${n} - ${name}`);
-    } catch (ex) {
-        failed++;
-        console.log(`not ok ${n} - ${name}`);
-        console.log(`  ${String(ex.message).split('\n').join('\n  ')}`);
-    }
-}
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+runTests(tests);

@@ -33,8 +33,7 @@ sys.dont_write_bytecode = True      # keep the source tree clean
 HERE = os.path.dirname(os.path.abspath(__file__))
 import fsgatetest as fb  # noqa: E402
 from fsgatetest import (ACTION_ALLOW, ACTION_DENY, ACTION_LOAD, E_LIMITS_EXCEEDED, ERR, NOBODY, PYTHON,  # noqa: E402
-                        TEMP_PREFIX, BusTestCase, SignalMonitor, conf_name, expected_from_files, last_change,
-                        percentile)
+                        BusTestCase, SignalMonitor, expected_from_files, last_change, percentile)
 
 ap = argparse.ArgumentParser(add_help=False)
 ap.add_argument('--duration', type=float, default=float(os.environ.get('FSGATE_LOAD_DURATION', 30)))
@@ -61,23 +60,6 @@ class LoadTest(BusTestCase):
 
     MODULES = ['hfs', 'minix', 'jfs']       # changed in /etc
     RUNTIME_MODULES = ['udf']               # changed in /run only (so never Overridden)
-
-    def check_files(self, modules):
-        """Every file is fsgate's deny file or a /dev/null mask of one of the modules, or its routes."""
-        for d in ('etc/modprobe.d', 'run/modprobe.d'):
-            full = os.path.join(self.root, d)
-            for name in sorted(os.listdir(full)):
-                p = os.path.join(full, name)
-                self.assertFalse(name.startswith(TEMP_PREFIX), f'temp file {d}/{name} left behind')
-                if f'{d}/{name}' == fb.ROUTES:
-                    self.assertRoutesFile(p)
-                    continue
-                owner = [m for m in modules if name == conf_name(m)]
-                self.assertEqual(len(owner), 1, f'unexpected file {d}/{name}')
-                if os.path.islink(p):
-                    self.assertEqual(os.readlink(p), '/dev/null', f'{d}/{name}')
-                else:
-                    self.assertDenyFile(p, owner[0])
 
     def run_clients(self, n, duration, seed, n_entries):
         """n client processes (even: root, odd: uid 65534) calling for duration seconds.
@@ -184,7 +166,7 @@ class LoadTest(BusTestCase):
 
         # -- files and final state --------------------------------------------------------
         self.assertNoTempFiles()
-        self.check_files(modules)
+        self.assertOnlyFsgateFiles(modules)
         self.assertRoutesCurrent()
         decided = 0
         last_signal = {}

@@ -30,15 +30,8 @@ set -euo pipefail
 
 me=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-
-die() {
-        echo "$me: error: $*" >&2
-        exit "${2:-1}"
-}
-note() {
-        echo "$me: $*" >&2
-}
+# shellcheck source=../lib/script-lib.sh
+. "$here/../lib/script-lib.sh"
 
 lintian=1 profiles='' out='' dist=''
 while [ $# -gt 0 ]; do

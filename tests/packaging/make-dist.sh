@@ -20,14 +20,8 @@ set -euo pipefail
 
 me=${0##*/}
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-die() {
-        echo "$me: error: $*" >&2
-        exit 1
-}
-note() {
-        echo "$me: $*" >&2
-}
+# shellcheck source=../lib/script-lib.sh
+. "$here/../lib/script-lib.sh"
 [ $# = 1 ] || { echo "usage: make-dist.sh OUTDIR" >&2; exit 2; }
 mkdir -p "$1"
 out=$(cd "$1" && pwd)

@@ -13,14 +13,8 @@
 set -euo pipefail
 
 me=${0##*/}
-die() {
-        echo "$me: FAIL: $*" >&2
-        exit 1
-}
-skip() {
-        echo "$me: SKIP: $*" >&2
-        exit 77
-}
+# shellcheck source=../lib/script-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/script-lib.sh"
 
 [[ $# -eq 1 ]] || { echo "usage: $me SOURCE_ROOT" >&2; exit 2; }
 root=$(cd "$1" && pwd)

@@ -22,9 +22,6 @@ me=yast-qt
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/script-lib.sh
 . "$here/../lib/script-lib.sh"
-python=/usr/bin/python3
-# test-qt.py imports fsgatetest.yast (shared with tests/yast-tui); meson sets this too.
-export PYTHONPATH=$src/tests/lib${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
 
 docs=()
 if [[ $# -eq 4 && $3 == --docs-screenshot ]]; then
@@ -40,35 +37,14 @@ for tool in Xvfb:xvfb openbox:openbox import:imagemagick xwininfo:x11-utils unsh
         command -v "${tool%%:*}" >/dev/null || skip "${tool%%:*} is missing (apt-get install ${tool#*:})"
 done
 command -v ruby >/dev/null && ruby -e 'require "dbus"' 2>/dev/null || skip "ruby-dbus is missing (apt-get install ruby-dbus)"
-[[ -x $python ]] || skip "$python is missing"
+# test-qt.py imports fsgatetest.yast (shared with tests/yast-tui).
+use_harness_python
 use_build "$1"
 
-t=$SECONDS
-status=0
-qt_prefix=$("$here/build-yast-qt.sh") || status=$?
-[[ $status -eq 0 ]] || exit "$status" # 77: skipped, with the reason on stderr
-echo "$me: YaST's Qt UI from $qt_prefix (ready after $((SECONDS - t)) s)"
+use_cached_build "$here/build-yast-qt.sh" "YaST's Qt UI"
 
-work=$(mktemp -d /tmp/fsgate-yast-qt.XXXXXX)
-chmod 755 "$work"
-launcher=$src/tools/private-fsgated
-pids=()
-cleanup() {
-        local p
-        for p in "${pids[@]}"; do
-                kill "$p" 2>/dev/null || true
-        done
-        for p in "${pids[@]}"; do
-                wait "$p" 2>/dev/null || true
-        done
-        "$launcher" stop "$work/bus" 2>/dev/null || true
-        rm -rf -- "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-env=$("$launcher" start --dir="$work/bus" --fsgated="$fsgated" --watch=$$)
-eval "$env"
+make_work yast-qt
+start_private_fsgated "$work/bus" --fsgated="$fsgated"
 mkdir -p "$work/bin" "$work/home" "$artifacts"
 install -d -m 700 "$work/runtime"
 rm -f -- "$artifacts"/*.png "$artifacts"/*.json "$artifacts"/*-y2log "$artifacts"/*-stderr
@@ -88,15 +64,9 @@ HOME=$work/home XDG_RUNTIME_DIR=$work/runtime DISPLAY=$display openbox >"$work/o
 pids+=($!)
 echo "$me: Xvfb on $display, openbox"
 
-status=0
-"$python" "$here/test-qt.py" --qt-prefix="$qt_prefix" --y2dir="$src/yast/src" --bindir="$work/bin" \
+run_test "$work/bus" "$python" "$here/test-qt.py" --qt-prefix="$prefix" --y2dir="$src/yast/src" --bindir="$work/bin" \
         --root="$FSGATE_PRIVATE_ROOT" --work="$work" --artifacts="$artifacts" \
         --in-namespace="$src/tests/yast-tui/in-namespace.sh" --display="$display" \
         --runtime-dir="$work/runtime" \
         --expected-texts="$src/tests/yast-tui/expected-texts.rb" --yast-lib="$src/yast/src/lib" \
-        --fake-yast="$src/yast/test/support/fake_yast" "${docs[@]}" || status=$?
-if [[ $status -ne 0 ]]; then
-        echo "--- fsgated's log" >&2
-        cat "$work/bus/fsgated.log" >&2 || true
-fi
-exit "$status"
+        --fake-yast="$src/yast/test/support/fake_yast" "${docs[@]}"

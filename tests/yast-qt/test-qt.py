@@ -20,7 +20,6 @@ is shared; Close exits 0; y2log has no error. Screenshots (PNG) are kept in the 
 directory.
 """
 
-import argparse
 import json
 import os
 import re
@@ -33,8 +32,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-from fsgatetest.yast import (PREFIX, Failure, add_session_args, conf, expect, expect_no_errors, expected_texts,
-                             ok, read_text, restore, run_sessions, wait_file)
+from fsgatetest.yast import (PREFIX, Failure, Y2Start, conf, expect, expect_clean_exit, expected_texts, ok, plain,
+                             read_text, run_sessions, session_parser, start, wait_file, words)
 
 # The wizard's own buttons (yast2's Label.HelpButton and Label.CloseButton); the dialog's
 # labels come from the module (expected-texts.rb).
@@ -46,16 +45,6 @@ WIZARD_LABELS = ["&Help", "C&lose"]
 QT_MOVED = {"&Reset": "Re&set", "&Release Notes": "R&elease Notes"}
 # The table's columns, as a person reads them (the presenter's header is compared whole).
 COLUMNS = ["Module", "Autoload", "In use", "Decided by"]
-
-
-def words(text):
-    return " ".join(text.split())
-
-
-def plain(html):
-    """The text of a RichText as shown: tags removed, entities decoded."""
-    text = re.sub(r"<[^>]*>", " ", html)
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
 
 
 def ruby_id(name):
@@ -130,34 +119,23 @@ class Dialog:
 
 # ---- One YaST with the REST API -------------------------------------------------------------
 
-class Yast:
+class Yast(Y2Start):
     def __init__(self, args, name, client_args):
-        self.args = args
-        self.name = name
-        self.dir = os.path.join(args.work, name)
-        self.log = os.path.join(self.dir, "log")
-        os.makedirs(os.path.join(self.log, "YaST2"))
-        os.makedirs(os.path.join(self.dir, "home"))
-        self.status_file = os.path.join(self.dir, "status")
+        super().__init__(args, name)
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}/v1"
-        env = {
-            "HOME": os.path.join(self.dir, "home"),
-            "LANG": "C.UTF-8",
+        env = dict(self.env(), **{
             "PATH": "/usr/sbin:/usr/bin:/sbin:/bin",
-            "Y2DIR": args.y2dir,
-            "DBUS_SYSTEM_BUS_ADDRESS": os.environ["DBUS_SYSTEM_BUS_ADDRESS"],
             "DISPLAY": args.display,
             "XDG_RUNTIME_DIR": args.runtime_dir,
             "YUI_HTTP_PORT": str(self.port),
             "YUI_REUSE_PORT": "1",
-        }
+        })
         # Q/env.sh sets what the Qt prefix needs (libraries, Ruby's path), as a person
         # running it by hand would source it.
         cmd = (["env", "-i"] + [f"{k}={v}" for k, v in env.items()] +
-               ["bash", "-c", '. "$0" && exec "$@"', os.path.join(args.qt_prefix, "env.sh"),
-                args.in_namespace, self.log, args.bindir, "", self.status_file,
-                "y2start"] + client_args + ["qt"])
+               ["bash", "-c", '. "$0" && exec "$@"', os.path.join(args.qt_prefix, "env.sh")] +
+               self.in_namespace(client_args, "qt"))
         with open(os.path.join(self.dir, "stdout"), "w") as out:
             self.proc = subprocess.Popen(cmd, cwd=self.dir, stdin=subprocess.DEVNULL, stdout=out,
                                          stderr=subprocess.STDOUT)
@@ -181,9 +159,6 @@ class Yast:
 
     def press(self, id):
         self.act(id, "press")
-
-    def exited(self):
-        return os.path.exists(self.status_file)
 
     def wait(self, test, what, timeout=30):
         """Polls the dialog until test(dialog) holds; returns that dialog."""
@@ -213,24 +188,9 @@ class Yast:
                        check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         return path
 
-    def status(self):
-        with open(self.status_file) as f:
-            return int(f.read().strip())
-
     def stderr(self):
         text = read_text(os.path.join(self.log, "stderr")) + read_text(os.path.join(self.dir, "stdout"))
         return text[-4000:]
-
-    def wait_exit(self, timeout=30):
-        deadline = time.monotonic() + timeout
-        while not self.exited():
-            if time.monotonic() > deadline:
-                raise Failure(f"YaST did not exit within {timeout} s")
-            time.sleep(0.2)
-        return self.status()
-
-    def y2log(self):
-        return read_text(os.path.join(self.log, "YaST2", "y2log"))
 
     def close(self):
         if self.proc.poll() is None:
@@ -240,10 +200,7 @@ class Yast:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait()
-        for name, src in (("y2log", os.path.join(self.log, "YaST2", "y2log")),
-                          ("stderr", os.path.join(self.log, "stderr"))):
-            if os.path.exists(src):
-                shutil.copy(src, os.path.join(self.args.artifacts, f"{self.name}-{name}"))
+        self.keep_logs()
 
 
 def window_geometry(display):
@@ -451,11 +408,7 @@ def session_online(args, texts):
 
         expect_shortcuts(yast, labels, "the main dialog at the end")
         yast.press("next")
-        status = yast.wait_exit()
-        expect(status == 0, f"y2start exited with {status} on Close\n{yast.stderr()}")
-        ok("Close: y2start exits with status 0")
-        expect_no_errors(yast)
-        ok("y2log: no errors")
+        expect_clean_exit(yast, "Close: y2start exits with status 0", "y2log: no errors")
     except Failure:
         # What the screen showed when the check failed, for the person reading the log.
         try:
@@ -470,17 +423,13 @@ def session_online(args, texts):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = session_parser(__doc__)
     ap.add_argument("--qt-prefix", required=True, help="the Qt UI's prefix (build-yast-qt.sh)")
-    add_session_args(ap)
     ap.add_argument("--display", required=True, help="the X display (Xvfb's)")
     ap.add_argument("--runtime-dir", required=True, help="XDG_RUNTIME_DIR for Qt (mode 0700)")
     ap.add_argument("--docs-screenshot", help="also write hfs's screenshot here (docs/yast-qt.png)")
     args = ap.parse_args()
-    os.makedirs(args.artifacts, exist_ok=True)
-
-    restore(args.root)
-    texts = expected_texts(args.expected_texts, args.yast_lib, args.fake_yast)
+    texts = start(args)
     return run_sessions(args.artifacts, lambda: session_online(args, texts))
 
 

@@ -20,9 +20,6 @@ me=yast-tui
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../lib/script-lib.sh
 . "$here/../lib/script-lib.sh"
-python=/usr/bin/python3
-# test-tui.py imports fsgatetest.yast (shared with tests/yast-qt); meson sets this too.
-export PYTHONPATH=$src/tests/lib${PYTHONPATH:+:$PYTHONPATH} PYTHONDONTWRITEBYTECODE=1
 
 [[ $# -eq 2 ]] || { echo "usage: $0 BUILD_DIR ARTIFACTS_DIR" >&2; exit 2; }
 artifacts=$2
@@ -31,24 +28,13 @@ artifacts=$2
 command -v tmux >/dev/null || skip "tmux is missing (apt-get install tmux)"
 command -v unshare >/dev/null || skip "unshare is missing (apt-get install util-linux)"
 command -v ruby >/dev/null && ruby -e 'require "dbus"' 2>/dev/null || skip "ruby-dbus is missing (apt-get install ruby-dbus)"
-[[ -x $python ]] || skip "$python is missing"
+# test-tui.py imports fsgatetest.yast (shared with tests/yast-qt).
+use_harness_python
 use_build "$1"
 
-t=$SECONDS
-status=0
-prefix=$("$here/build-yast.sh") || status=$?
-[[ $status -eq 0 ]] || exit "$status" # 77: skipped, with the reason on stderr
-echo "$me: YaST from $prefix (ready after $((SECONDS - t)) s)"
+use_cached_build "$here/build-yast.sh" YaST
 
-work=$(mktemp -d /tmp/fsgate-yast-tui.XXXXXX)
-chmod 755 "$work"
-launcher=$src/tools/private-fsgated
-cleanup() {
-        "$launcher" stop "$work/bus" 2>/dev/null || true
-        rm -rf -- "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+make_work yast-tui
 
 make_root=${FSGATE_MAKE_SCRATCH_ROOT:-$src/tests/kernel/make-scratch-root.sh}
 "$make_root" "$work/root" >/dev/null
@@ -61,22 +47,15 @@ mkdir -p "$root/run/fsgate/grants"
 now_us=$(date +%s%6N)
 printf 'module=jfs\nuid=0\nsince=%s\nuntil=%s\nboot=%s\n' "$now_us" "$((now_us + 3600000000))" \
         "$(tr -d '-' </proc/sys/kernel/random/boot_id)" >"$root/run/fsgate/grants/0123456789abcdef0123456789abcdef"
-env=$("$launcher" start --dir="$work/bus" --root="$root" --fsgated="$fsgated" --watch=$$)
-eval "$env"
+start_private_fsgated "$work/bus" --root="$root" --fsgated="$fsgated"
 "$make_root" "$work/target" >/dev/null
 mkdir -p "$work/bin" "$artifacts"
 rm -f -- "$artifacts"/*.txt "$artifacts"/*-y2log "$artifacts"/*-stderr "$artifacts"/*-signal
 cp "$fsgatectl" "$work/bin/fsgatectl"
 
-status=0
-"$python" "$here/test-tui.py" --prefix="$prefix" --y2dir="$src/yast/src" --bindir="$work/bin" \
+run_test "$work/bus" "$python" "$here/test-tui.py" --prefix="$prefix" --y2dir="$src/yast/src" --bindir="$work/bin" \
         --root="$FSGATE_PRIVATE_ROOT" --target="$work/target" --work="$work" \
         --artifacts="$artifacts" --in-namespace="$here/in-namespace.sh" \
         --expected-texts="$here/expected-texts.rb" --yast-lib="$src/yast/src/lib" \
         --fake-yast="$src/yast/test/support/fake_yast" --locale-dir="$build/po" \
-        --risk-facts="$src/data/risk/kernel-facts.tsv" || status=$?
-if [[ $status -ne 0 ]]; then
-        echo "--- fsgated's log" >&2
-        cat "$work/bus/fsgated.log" >&2 || true
-fi
-exit "$status"
+        --risk-facts="$src/data/risk/kernel-facts.tsv"

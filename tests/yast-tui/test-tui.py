@@ -20,7 +20,6 @@ build's catalog where YaST reads catalogs, its title, columns, panel and buttons
 Screens are kept in the artifacts directory (text, as capture-pane shows them).
 """
 
-import argparse
 import os
 import re
 import shlex
@@ -29,8 +28,8 @@ import subprocess
 import sys
 import time
 
-from fsgatetest.yast import (PREFIX, Failure, add_session_args, conf, expect, expect_no_errors, expected_texts,
-                             ok, read_text, restore, run_sessions, wait_file)
+from fsgatetest.yast import (PREFIX, Failure, Y2Start, conf, expect, expect_clean_exit, expected_texts, ok, plain,
+                             read_text, restore, run_sessions, session_parser, start, wait_file, words)
 
 WIDTH, HEIGHT = 80, 24
 
@@ -148,43 +147,20 @@ class Screen:
         return [self.lines[r][left + 1:right] for r in range(top + 1, bottom)]
 
 
-def words(text):
-    """Text as a person reads it: whitespace and line breaks are one space."""
-    return " ".join(text.split())
-
-
-def plain(html):
-    """The text of a RichText as shown: tags removed, entities decoded."""
-    text = re.sub(r"<[^>]*>", " ", html)
-    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
-
-
 # ---- One YaST in tmux -----------------------------------------------------------------------
 
-class Yast:
+class Yast(Y2Start):
     def __init__(self, args, name, client_args, target="", extra_env=None):
-        self.args = args
-        self.name = name
-        self.dir = os.path.join(args.work, name)
-        self.log = os.path.join(self.dir, "log")
-        os.makedirs(os.path.join(self.log, "YaST2"))
-        os.makedirs(os.path.join(self.dir, "home"))
-        self.status_file = os.path.join(self.dir, "status")
+        super().__init__(args, name)
         self.socket = os.path.join(self.dir, "tmux.sock")
-        env = {
-            "HOME": os.path.join(self.dir, "home"),
-            "LANG": "C.UTF-8",
+        env = dict(self.env(), **{
             "TERM": "screen",
             "PATH": f"{args.prefix}/lib/YaST2/bin:{args.prefix}/sbin:{args.prefix}/bin:/usr/sbin:/usr/bin:/sbin:/bin",
             "LD_LIBRARY_PATH": f"{args.prefix}/lib:{args.prefix}/lib/YaST2/plugin",
             "RUBYLIB": f"{args.prefix}/ruby:{args.prefix}/abstract_method/lib",
-            "Y2DIR": args.y2dir,
-            "DBUS_SYSTEM_BUS_ADDRESS": os.environ["DBUS_SYSTEM_BUS_ADDRESS"],
-        }
+        })
         env.update(extra_env or {})
-        cmd = (["env", "-i"] + [f"{k}={v}" for k, v in env.items()] +
-               [args.in_namespace, self.log, args.bindir, target, self.status_file,
-                "y2start"] + client_args + ["ncurses"])
+        cmd = ["env", "-i"] + [f"{k}={v}" for k, v in env.items()] + self.in_namespace(client_args, "ncurses", target)
         # In the session's directory: YaST writes y2signal.log to the current one when
         # /var/log/YaST2 cannot take it.
         self.tmux("new-session", "-d", "-x", str(WIDTH), "-y", str(HEIGHT), "-s", "yast",
@@ -213,7 +189,7 @@ class Yast:
         deadline = time.monotonic() + timeout
         last = None
         while time.monotonic() < deadline:
-            if os.path.exists(self.status_file):
+            if self.exited():
                 raise Failure(f"YaST exited (status {self.status()}) while waiting for {what!r}"
                               f"\n{self.stderr()}")
             try:
@@ -238,31 +214,15 @@ class Yast:
             f.write(screen.text() + "\n")
         return path
 
-    def status(self):
-        with open(self.status_file) as f:
-            return int(f.read().strip())
-
     def stderr(self):
         return read_text(os.path.join(self.log, "stderr"))
 
-    def wait_exit(self, timeout=30):
-        deadline = time.monotonic() + timeout
-        while not os.path.exists(self.status_file):
-            if time.monotonic() > deadline:
-                raise Failure(f"YaST did not exit within {timeout} s:\n{self.screen().text()}")
-            time.sleep(0.2)
-        return self.status()
-
-    def y2log(self):
-        return read_text(os.path.join(self.log, "YaST2", "y2log"))
+    def shown(self):
+        return f":\n{self.screen().text()}"
 
     def close(self):
         self.tmux("kill-server", check=False)
-        for name, src in (("y2log", os.path.join(self.log, "YaST2", "y2log")),
-                          ("stderr", os.path.join(self.log, "stderr")),
-                          ("signal", os.path.join(self.log, "YaST2", "signal"))):
-            if os.path.exists(src):
-                shutil.copy(src, os.path.join(self.args.artifacts, f"{self.name}-{name}"))
+        self.keep_logs(("y2log", "stderr", "signal"))
 
 
 # ---- What a person checks -------------------------------------------------------------------
@@ -498,11 +458,7 @@ def reset_and_wait(yast, root, directory, module, panel, what=None):
 def close_cleanly(yast, close_ok, y2log_ok):
     """Close (Alt+L): y2start exits with 0 and y2log has no errors."""
     yast.keys("M-l")
-    status = yast.wait_exit()
-    expect(status == 0, f"y2start exited with {status} on Close\n{yast.stderr()}")
-    ok(close_ok)
-    expect_no_errors(yast)
-    ok(y2log_ok)
+    expect_clean_exit(yast, close_ok, y2log_ok)
 
 
 def filter_focused(screen):
@@ -792,18 +748,14 @@ def session_german(args, texts_de):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = session_parser(__doc__)
     ap.add_argument("--prefix", required=True, help="the YaST prefix (build-yast.sh)")
-    add_session_args(ap)
     ap.add_argument("--target", required=True, help="the installation target's scratch root")
     ap.add_argument("--locale-dir", required=True, help="the build's catalogs: LANG/LC_MESSAGES/fsgate.mo")
     ap.add_argument("--risk-facts", required=True, help="data/risk/kernel-facts.tsv, the risk card's oracle")
     args = ap.parse_args()
-    os.makedirs(args.artifacts, exist_ok=True)
-
-    restore(args.root)
+    texts = start(args)
     restore(args.target)
-    texts = expected_texts(args.expected_texts, args.yast_lib, args.fake_yast)
     texts_de = expected_texts(args.expected_texts, args.yast_lib, args.fake_yast,
                               os.path.join(args.locale_dir, "de", "LC_MESSAGES", "fsgate.mo"))
     return run_sessions(args.artifacts, lambda: session_online(args, texts),

@@ -32,28 +32,19 @@ command -v dbus-daemon >/dev/null 2>&1 || skip "dbus-daemon is missing (apt-get 
 use_build "$1"
 shift
 
-work=$(mktemp -d /tmp/fsgate-yast.XXXXXX)
-chmod 755 "$work"
-launcher=$src/tools/private-fsgated
-cleanup() {
-        "$launcher" stop "$work/empty" 2>/dev/null || true
-        "$launcher" stop "$work" 2>/dev/null || true
-        rm -rf -- "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+make_work yast
+
+# The empty bus: nobody owns the name there. Started first: the bus with fsgated's
+# environment, started next, replaces this one's.
+start_private_fsgated "$work/empty" --no-fsgated
+empty_bus=$DBUS_SYSTEM_BUS_ADDRESS
 
 # The bus with fsgated over its scratch root (the kernel tree is fetched once and cached by
 # fetch-kernel.sh), and a second scratch root for the offline mode.
-env=$("$launcher" start --dir="$work" --fsgated="$fsgated" --watch=$$)
-eval "$env"
+start_private_fsgated "$work" --fsgated="$fsgated"
 kver=$FSGATE_PRIVATE_KVER
 [[ -n $kver ]] || die "make-scratch-root.sh printed no KVER="
 "${FSGATE_MAKE_SCRATCH_ROOT:-$src/tests/kernel/make-scratch-root.sh}" "$work/offline" >/dev/null
-
-# The empty bus: nobody owns the name there.
-empty_env=$("$launcher" start --dir="$work/empty" --no-fsgated --watch=$$)
-empty_bus=$(eval "$empty_env" && echo "$DBUS_SYSTEM_BUS_ADDRESS")
 
 export FSGATE_TEST_ROOT=$FSGATE_PRIVATE_ROOT
 export FSGATE_TEST_OFFLINE_ROOT=$work/offline
@@ -64,10 +55,4 @@ export FSGATE_TEST_WORK=$work
 export FSGATE_FSGATECTL=$fsgatectl
 
 [[ $# -gt 0 ]] || set -- "$yast"/test/*_test.rb
-status=0
-rspec --format documentation "$@" || status=$?
-if [[ $status -ne 0 ]]; then
-        echo "--- fsgated's log" >&2
-        cat "$work/fsgated.log" >&2
-fi
-exit "$status"
+run_test "$work" rspec --format documentation "$@"

@@ -13,7 +13,7 @@ import unittest
 
 from .fsgated import daemon_is_sanitized
 from .names import BUS_NAME
-from .root import SUSE_VENDOR_FILE, TEMP_PREFIX, conf_name, make_scratch_root, reset_root, write
+from .root import ROUTES, SUSE_VENDOR_FILE, TEMP_PREFIX, conf_name, make_scratch_root, reset_root, write
 from .stack import Stack
 from .util import CONFIG, DAEMON_WRAPPER, log
 
@@ -180,6 +180,32 @@ class BusTestCase(unittest.TestCase):
         if source is not None:
             self.assertEqual(e.source, source, f'{name}: {e!r}')
         return e
+
+    def assertOnlyFsgateFiles(self, modules, deny_file=None, temps=None):
+        """Every file in the root's etc/ and run/modprobe.d is fsgated's routes, or one of
+        modules' /dev/null mask or deny file: deny_file(path, module, directory) checks the
+        latter's content (by default assertDenyFile). A temp file of fsgate's atomic writes
+        fails, unless temps is a list: then its "DIR/NAME" is added to it (after a kill -9,
+        before the restart)."""
+        for d in ('etc/modprobe.d', 'run/modprobe.d'):
+            full = os.path.join(self.root, d)
+            for name in sorted(os.listdir(full)):
+                p = os.path.join(full, name)
+                if name.startswith(TEMP_PREFIX):
+                    self.assertIsNotNone(temps, f'temp file {d}/{name} left behind')
+                    temps.append(f'{d}/{name}')
+                    continue
+                if f'{d}/{name}' == ROUTES:
+                    self.assertRoutesFile(p)
+                    continue
+                owner = [m for m in modules if name == conf_name(m)]
+                self.assertEqual(len(owner), 1, f'unexpected file {d}/{name}')
+                if os.path.islink(p):
+                    self.assertEqual(os.readlink(p), '/dev/null', f'{d}/{name}')
+                elif deny_file:
+                    deny_file(p, owner[0], d)
+                else:
+                    self.assertDenyFile(p, owner[0])
 
     def assertNoTempFiles(self):
         for d in ('etc/modprobe.d', 'run/modprobe.d'):

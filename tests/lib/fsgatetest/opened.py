@@ -2,15 +2,18 @@
 """What Open safely leaves on the host: the FUSE mounts under a prefix and the drivers serving
 them (squashfuse, fuse2fs, guestmount and its QEMU), for the tests that open media (bus-open,
 bus-open-vm, bus-notify, notify-gnome)
-to check and to clean up after themselves; and the squashfs stick those that click Open
-safely open."""
+to check and to clean up after themselves; the media they open (images, the squashfs stick
+those that click Open safely open), and the open itself, timed."""
 
+import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
+import time
 
 from .root import udev_record
+from .util import TIMEOUT, wait_until
 
 
 def mounts_under(prefix):
@@ -92,6 +95,74 @@ def unmount_all(prefix, root=None):
             pass
 
 
+def reachable_opendir(workdir, root):
+    """The scratch root's run/fsgate-open, where the mountpoints are: workdir and root (below
+    it) made enterable for the callers who open media, who must reach them."""
+    for d in (workdir, root):
+        os.chmod(d, 0o755)
+    return os.path.join(root, 'run/fsgate-open')
+
+
+def images_dir(workdir):
+    """workdir/images, new, for the test's images: every user may list it (a caller names
+    the image it opens by its path)."""
+    images = os.path.join(workdir, 'images')
+    os.makedirs(images)
+    os.chmod(images, 0o755)
+    return images
+
+
+def only_for(path, uid):
+    """path readable by uid alone (the driver, nobody, reads it through the descriptor
+    handed over, never by its path)."""
+    os.chown(path, uid, uid)
+    os.chmod(path, 0o600)
+
+
+def truncated_copy(image, path, size):
+    """path: the first size bytes of image, readable by all: its header says the type, the
+    driver cannot read the rest."""
+    with open(image, 'rb') as f:
+        data = f.read(size)
+    with open(path, 'wb') as f:
+        f.write(data)
+    os.chmod(path, 0o644)
+
+
+def timed_open(stack, *args, uid=None, timeout=TIMEOUT):
+    """fsgatectl open ARGS as uid: (its result, the seconds it took)."""
+    t0 = time.monotonic()
+    r = stack.ctl('open', *args, uid=uid, timeout=timeout)
+    return r, time.monotonic() - t0
+
+
+def wait_nothing_open(stack, opendir):
+    """What fsgated does when a driver ends comes a moment after it: no mount below opendir,
+    no mountpoint left in it, nothing in OpenMedia."""
+    wait_until(lambda: not mounts_under(opendir) and not stack.prop('OpenMedia') and
+               not (os.path.isdir(opendir) and os.listdir(opendir)),
+               what='no mount, no mountpoint, nothing in OpenMedia')
+
+
+def assert_read_back(tc, mp, files, uid):
+    """For a BusTestCase tc: each of files ({name: content}) below mp reads back whole as uid."""
+    for name, data in files.items():
+        rc, out, err = tc.stack.run(['sha256sum', '--', os.path.join(mp, name)], uid=uid)
+        tc.assertEqual(rc, 0, err)
+        tc.assertEqual(out.split()[0], hashlib.sha256(data).hexdigest(), name)
+
+
+def assert_inert_mount(tc, mp, fstype):
+    """For a BusTestCase tc: mp is one mount of fstype, read-only, nosuid, nodev and noexec,
+    for its user alone (no allow_other). Returns its superblock options."""
+    [(_, opts, shown, super_opts)] = mounts_under(mp)
+    tc.assertEqual(shown, fstype)
+    for o in ('ro', 'nosuid', 'nodev', 'noexec'):
+        tc.assertIn(o, opts.split(','))
+    tc.assertNotIn('allow_other', super_opts)
+    return super_opts
+
+
 def squashfs_stick(tc):
     """For a BusTestCase tc: a loop device (read-only) over a squashfs image with one file,
     hello.txt, squashfs denied the way openSUSE denies it. fsgated reads the scratch root's
@@ -103,9 +174,7 @@ def squashfs_stick(tc):
     if not shutil.which('mksquashfs') or not os.path.exists('/usr/bin/squashfuse'):
         tc.skipTest('mksquashfs or squashfuse missing (tools/install-deps)')
     tc.vendor('squashfs', 'blacklist squashfs\n')
-    for d in (tc.workdir, tc.root):
-        os.chmod(d, 0o755)
-    opendir = os.path.join(tc.root, 'run/fsgate-open')
+    opendir = reachable_opendir(tc.workdir, tc.root)
     tc.addCleanup(unmount_all, opendir, tc.root)
     src = tempfile.mkdtemp(prefix='src-', dir=tc.workdir)
     with open(os.path.join(src, 'hello.txt'), 'w') as f:

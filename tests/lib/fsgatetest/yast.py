@@ -1,14 +1,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """What the tests of the YaST module in YaST's real UIs share (tests/yast-tui/test-tui.py,
-the text UI in tmux; tests/yast-qt/test-qt.py, the Qt UI through libyui's REST API): the
-fixture over fsgated's scratch root, the files an action writes there, the texts the
-module's own code means to show (expected-texts.rb), TAP-like results, and y2log's verdict.
-Standard library only; of the harness the drivers use nothing but util.read_text (no bus,
-no mock)."""
+the text UI in tmux; tests/yast-qt/test-qt.py, the Qt UI through libyui's REST API): their
+options and start, the fixture over fsgated's scratch root, the files an action writes
+there, the texts the module's own code means to show (expected-texts.rb), one y2start's
+directory and exit, TAP-like results, and y2log's verdict. Standard library only; of the
+harness the drivers use nothing but util.read_text (no bus, no mock)."""
 
+import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 
@@ -29,6 +31,17 @@ def expect(cond, msg, shown=None):
     """shown: what the UI showed (anything with text()), added to the failure's message."""
     if not cond:
         raise Failure(msg + (f"\nthe screen:\n{shown.text()}" if shown else ""))
+
+
+def words(text):
+    """Text as a person reads it: whitespace and line breaks are one space."""
+    return " ".join(text.split())
+
+
+def plain(html):
+    """The text of a RichText as shown: tags removed, entities decoded."""
+    text = re.sub(r"<[^>]*>", " ", html)
+    return text.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&")
 
 
 def expect_no_errors(yast):
@@ -77,9 +90,11 @@ def restore(root):
         f.write("")
 
 
-def add_session_args(ap):
-    """The options both drivers take from their run-tests.sh: where YaST finds the module and
-    fsgatectl, the scratch root, the work and artifact directories, and the texts' oracle."""
+def session_parser(doc):
+    """The driver's options (its docstring's first line the description), with those both
+    drivers take from their run-tests.sh: where YaST finds the module and fsgatectl, the
+    scratch root, the work and artifact directories, and the texts' oracle."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--y2dir", required=True, help="Y2DIR: the module's src directory")
     ap.add_argument("--bindir", required=True, help="directory holding fsgatectl, overlaid on /usr/bin")
     ap.add_argument("--root", required=True, help="fsgated's scratch root")
@@ -89,6 +104,83 @@ def add_session_args(ap):
     ap.add_argument("--expected-texts", required=True)
     ap.add_argument("--yast-lib", required=True)
     ap.add_argument("--fake-yast", required=True)
+    return ap
+
+
+def start(args):
+    """Before the sessions: the artifacts directory, the fixture over fsgated's root, and the
+    texts the module means to show there (English)."""
+    os.makedirs(args.artifacts, exist_ok=True)
+    restore(args.root)
+    return expected_texts(args.expected_texts, args.yast_lib, args.fake_yast)
+
+
+class Y2Start:
+    """One `y2start CLIENT UI` under in-namespace.sh (y2log and stderr into its log directory,
+    fsgatectl from --bindir in /usr/bin, the target at /mnt): its directory under the work
+    directory (NAME/log, NAME/home) and its exit status, written to NAME/status."""
+
+    def __init__(self, args, name):
+        self.args = args
+        self.name = name
+        self.dir = os.path.join(args.work, name)
+        self.log = os.path.join(self.dir, "log")
+        os.makedirs(os.path.join(self.log, "YaST2"))
+        os.makedirs(os.path.join(self.dir, "home"))
+        self.status_file = os.path.join(self.dir, "status")
+
+    def env(self):
+        """What both UIs' YaST is started with (env -i): the rest is the UI's own."""
+        return {
+            "HOME": os.path.join(self.dir, "home"),
+            "LANG": "C.UTF-8",
+            "Y2DIR": self.args.y2dir,
+            "DBUS_SYSTEM_BUS_ADDRESS": os.environ["DBUS_SYSTEM_BUS_ADDRESS"],
+        }
+
+    def in_namespace(self, client_args, ui, target=""):
+        """The command line that runs y2start in the namespace."""
+        return ([self.args.in_namespace, self.log, self.args.bindir, target, self.status_file, "y2start"] +
+                client_args + [ui])
+
+    def exited(self):
+        return os.path.exists(self.status_file)
+
+    def status(self):
+        with open(self.status_file) as f:
+            return int(f.read().strip())
+
+    def shown(self):
+        """What the UI shows, for a failure's message ("" when it says nothing more)."""
+        return ""
+
+    def wait_exit(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while not self.exited():
+            if time.monotonic() > deadline:
+                raise Failure(f"YaST did not exit within {timeout} s{self.shown()}")
+            time.sleep(0.2)
+        return self.status()
+
+    def y2log(self):
+        return read_text(os.path.join(self.log, "YaST2", "y2log"))
+
+    def keep_logs(self, names=("y2log", "stderr")):
+        """Copies the logs named (y2log, stderr, signal) to the artifacts as NAME-LOG."""
+        paths = {"y2log": os.path.join(self.log, "YaST2", "y2log"), "stderr": os.path.join(self.log, "stderr"),
+                 "signal": os.path.join(self.log, "YaST2", "signal")}
+        for name in names:
+            if os.path.exists(paths[name]):
+                shutil.copy(paths[name], os.path.join(self.args.artifacts, f"{self.name}-{name}"))
+
+
+def expect_clean_exit(yast, exit_ok, y2log_ok):
+    """After Close: y2start exits with 0 and y2log has no errors."""
+    status = yast.wait_exit()
+    expect(status == 0, f"y2start exited with {status} on Close\n{yast.stderr()}")
+    ok(exit_ok)
+    expect_no_errors(yast)
+    ok(y2log_ok)
 
 
 def run_sessions(artifacts, *sessions):

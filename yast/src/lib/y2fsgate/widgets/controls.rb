@@ -61,6 +61,9 @@ module Y2Fsgate
     # table keep 10 rows at 80x24. A Label has no shortcut; the field is the dialog's first
     # widget, focused when it opens (Tab reaches it later).
     class FilterField < CWM::CustomWidget
+      # Its value is the field's (the field has the widget's id).
+      include CWM::ValueBasedWidget
+
       # @param on_change [#call] called with the text
       def initialize(on_change)
         super()
@@ -75,14 +78,6 @@ module Y2Fsgate
           HSpacing(1),
           InputField(Id(widget_id), Opt(:notify, :hstretch), "")
         )
-      end
-
-      def value
-        Yast::UI.QueryWidget(Id(widget_id), :Value)
-      end
-
-      def value=(text)
-        Yast::UI.ChangeWidget(Id(widget_id), :Value, text)
       end
 
       def handle

@@ -7,6 +7,7 @@
 #include "fsg-error.h"
 #include "macro.h"
 #include "notify-text.h"
+#include "notify-text-util.h"
 #include "risk.h"
 #include "shell-quote.h"
 #include "utf8.h"
@@ -38,133 +39,8 @@ NotifyOutcome notify_classify_error(const char *name) {
         return NOTIFY_OUTCOME_FAILED;
 }
 
-/* Unicode's format characters (category Cf, Unicode 15.0): invisible, among them the bidi
- * controls that reorder what follows them and the zero-width ones that hide a difference. A
- * label has no honest use for them on one line of a notification. */
-static const struct {
-        uint32_t first, last;
-} format_chars[] = {
-        { 0x00ad, 0x00ad },   { 0x0600, 0x0605 },   { 0x061c, 0x061c },   { 0x06dd, 0x06dd },
-        { 0x070f, 0x070f },   { 0x0890, 0x0891 },   { 0x08e2, 0x08e2 },   { 0x180e, 0x180e },
-        { 0x200b, 0x200f },   { 0x202a, 0x202e },   { 0x2060, 0x2064 },   { 0x2066, 0x206f },
-        { 0xfeff, 0xfeff },   { 0xfff9, 0xfffb },   { 0x110bd, 0x110bd }, { 0x110cd, 0x110cd },
-        { 0x13430, 0x1343f }, { 0x1bca0, 0x1bca3 }, { 0x1d173, 0x1d17a }, { 0xe0001, 0xe0001 },
-        { 0xe0020, 0xe007f },
-};
-
-static bool is_format(uint32_t cp) {
-        for (size_t i = 0; i < ELEMENTSOF(format_chars); i++)
-                if (cp >= format_chars[i].first && cp <= format_chars[i].last)
-                        return true;
-        return false;
-}
-
-/* What ends a line somewhere: C0 and C1 controls (tab, newline, NEL), DEL, and Unicode's
- * line and paragraph separators. */
-static bool is_break(uint32_t cp) {
-        return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029;
-}
-
-/* Leading and trailing blanks only make the line look odd. */
-static size_t trim_end(const char *t, size_t n) {
-        while (n > 0 && t[n - 1] == ' ')
-                n--;
-        return n;
-}
-
-char *notify_clean(const char *s, size_t max) {
-        static const char ellipsis[] = "…", replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
-        size_t o = 0, chars = 0, keep = 0;
-        char *t;
-
-        assert(max > 0);
-        s = s ?: "";
-        /* An invalid byte grows to the three of U+FFFD; nothing else grows. */
-        t = malloc(strlen(s) * 3 + sizeof(ellipsis));
-        if (!t)
-                return NULL;
-        /* A label read from a stick is the stick's to choose: it may break the line, reorder
-         * it, hide characters or not be UTF-8 at all. What is left is one inert line. */
-        while (*s) {
-                uint32_t cp;
-                size_t n = fsg_utf8_decode(s, &cp);
-                const char *ch = s;
-                size_t len = n;
-
-                if (n == 0) {
-                        ch = replacement;
-                        len = strlen(replacement);
-                        n = 1;
-                } else if (is_format(cp)) {
-                        s += n;
-                        continue;
-                } else if (is_break(cp)) {
-                        ch = " ";
-                        len = 1;
-                }
-                s += n;
-                if (o == 0 && *ch == ' ')
-                        continue;
-                memcpy(t + o, ch, len);
-                o += len;
-        }
-        o = trim_end(t, o);
-
-        /* Past max characters, keep max - 1 and end with the ellipsis; cut only where a
-         * character starts (t is valid UTF-8 by now). */
-        for (size_t i = 0; i < o; i++)
-                if (((unsigned char) t[i] & 0xc0) != 0x80 && chars++ == max - 1)
-                        keep = i;
-        if (chars > max) {
-                o = trim_end(t, keep);
-                memcpy(t + o, ellipsis, strlen(ellipsis));
-                o += strlen(ellipsis);
-        }
-        t[o] = 0;
-        return t;
-}
-
-const char *notify_format_size(uint64_t bytes, char buf[static 32]) {
-        static const char * const units[] = { "kB", "MB", "GB", "TB", "PB", "EB" };
-        double v = (double) bytes;
-        size_t u = 0;
-
-        if (bytes < 1000) {
-                snprintf(buf, 32, "%" PRIu64 " B", bytes);
-                return buf;
-        }
-        v /= 1000;
-        while (v >= 999.95 && u + 1 < ELEMENTSOF(units)) {
-                v /= 1000;
-                u++;
-        }
-        snprintf(buf, 32, "%.1f %s", v, units[u]);
-        return buf;
-}
-
-char *notify_markup_escape(const char *body) {
-        char *out = NULL;
-        size_t size = 0;
-        FILE *f = open_memstream(&out, &size);
-
-        if (!f)
-                return NULL;
-        for (const char *p = body; *p; p++)
-                switch (*p) {
-                case '&': fputs("&amp;", f); break;
-                case '<': fputs("&lt;", f); break;
-                case '>': fputs("&gt;", f); break;
-                default: fputc(*p, f);
-                }
-        if (fclose(f) != 0) {
-                free(out);
-                return NULL;
-        }
-        return out;
-}
-
 /* asprintf() leaves *ret undefined on failure; _cleanup_free_ needs NULL. */
-_printf_(2, 3) static int format(char **ret, const char *fmt, ...) {
+int notify_format(char **ret, const char *fmt, ...) {
         va_list ap;
         int r;
 
@@ -330,12 +206,12 @@ char *notify_device_name(const NotifyBlocked *b) {
 
 /* The drive in the middle of a sentence: its label, vendor or model, else its node alone
  * ("Choices for /dev/sdb1", never "Choices for The drive /dev/sdb1"). */
-static char *device_name_inline(const NotifyBlocked *b) {
+char *notify_device_name_inline(const NotifyBlocked *b) {
         return *b->label || *b->vendor || *b->model ? notify_device_name(b) : strdup(b->device);
 }
 
 /* open_memstream() sets *buf only at fclose(): pass its address, not its value. */
-static int finish(FILE *f, char **buf, char **ret) {
+int notify_finish(FILE *f, char **buf, char **ret) {
         if (fclose(f) != 0) {
                 free(*buf);
                 *buf = NULL;
@@ -367,14 +243,9 @@ static void put_risk(FILE *f, const NotifyBlocked *b, bool title) {
                 fprintf(f, _("%1$s: %2$s."), b->module, phrase);
 }
 
-#define OPEN_MEMSTREAM(f, buf, size)                    \
-        FILE *f = open_memstream(&(buf), &(size));      \
-        if (!(f))                                       \
-                return -ENOMEM
-
 /* A command for the person, on a line of its own (so that it can be copied whole), every word
  * that comes from the signal quoted for the shell. */
-static int put_command(FILE *f, const char *verb, const char *option, const char *value, const char *arg) {
+int notify_put_command(FILE *f, const char *verb, const char *option, const char *value, const char *arg) {
         _cleanup_free_ char *opt = NULL, *line = NULL;
         const char *words[5] = { "fsgatectl", verb };
         size_t n = 2;
@@ -416,6 +287,43 @@ static void put_drive_line(FILE *f, const NotifyBlocked *b) {
                 fprintf(f, "%s%s", sep, b->device);
 }
 
+/* The way to the files a person has first: the safe one the first button takes or, where the
+ * server shows no actions, the one command that does it; for a block nobody can be asked
+ * about, the administrator's command. */
+static int put_way_out(FILE *f, const NotifyBlocked *b, bool ask, bool server_has_actions, bool open_safely) {
+        int r = 0;
+
+        if (!ask) {
+                /* TRANSLATORS: a block fsgate cannot attribute (a mount request, maybe from a
+                 * user namespace), so nothing is offered; the command follows on the next line. */
+                fputs(_("Anyone may have asked for it. An administrator can turn it on with:"), f);
+                r = notify_put_command(f, "allow", NULL, NULL, b->module);
+        } else if (open_safely && server_has_actions)
+                /* TRANSLATORS: "Open safely" is the first action's label; %s the filesystem type. */
+                fprintf(f, _("Open safely still shows its files, read-only, without turning %s on."), b->type);
+        else if (open_safely) {
+                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
+                fputs(_("Its files can still be read safely, without it, with:"), f);
+                r = notify_put_command(f, "open", NULL, NULL, b->device);
+        } else if (*b->device && server_has_actions)
+                /* TRANSLATORS: "Open read-only" is the first action's label. */
+                fputs(_("Open read-only turns it on for this drive only, until it is removed."), f);
+        else if (*b->device) {
+                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
+                fputs(_("To turn it on for this drive only, until it is removed, then open it again:"), f);
+                r = notify_put_command(f, "allow", "--device", b->device, b->module);
+        } else if (server_has_actions)
+                /* TRANSLATORS: "Allow once" and "Allow" are the actions' labels. */
+                fputs(_("Allow once turns it on until the computer restarts, Allow from now on; then mount it "
+                        "again."), f);
+        else {
+                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
+                fputs(_("An administrator can turn it on with:"), f);
+                r = notify_put_command(f, "allow", NULL, NULL, b->module);
+        }
+        return r;
+}
+
 int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_actions, bool open_safely,
                         char **ret_summary, char **ret_body) {
         _cleanup_free_ char *summary = NULL, *name = NULL;
@@ -429,11 +337,11 @@ int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_action
         if (*b->device)
                 /* TRANSLATORS: the summary; %s is how a person knows the drive: “BACKUP”,
                  * "SanDisk Cruzer" or "The drive /dev/sdb1". */
-                r = format(&summary, _("%s was not mounted"), name);
+                r = notify_format(&summary, _("%s was not mounted"), name);
         else
                 /* TRANSLATORS: the summary when no drive is known (a failed mount); %s is a
                  * filesystem type such as hfs. */
-                r = format(&summary, _("A filesystem of type %s was not mounted"), b->type);
+                r = notify_format(&summary, _("A filesystem of type %s was not mounted"), b->type);
         if (r < 0)
                 return r;
         open_safely = open_safely && ask && *b->device;
@@ -452,35 +360,7 @@ int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_action
                  * computer"); the summary said that it was not mounted. */
                 fprintf(f, _("Filesystem %1$s %2$s."), b->type, why_phrase(b));
         fputc(' ', f);
-        r = 0;
-        if (!ask) {
-                /* TRANSLATORS: a block fsgate cannot attribute (a mount request, maybe from a
-                 * user namespace), so nothing is offered; the command follows on the next line. */
-                fputs(_("Anyone may have asked for it. An administrator can turn it on with:"), f);
-                r = put_command(f, "allow", NULL, NULL, b->module);
-        } else if (open_safely && server_has_actions)
-                /* TRANSLATORS: "Open safely" is the first action's label; %s the filesystem type. */
-                fprintf(f, _("Open safely still shows its files, read-only, without turning %s on."), b->type);
-        else if (open_safely) {
-                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
-                fputs(_("Its files can still be read safely, without it, with:"), f);
-                r = put_command(f, "open", NULL, NULL, b->device);
-        } else if (*b->device && server_has_actions)
-                /* TRANSLATORS: "Open read-only" is the first action's label. */
-                fputs(_("Open read-only turns it on for this drive only, until it is removed."), f);
-        else if (*b->device) {
-                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
-                fputs(_("To turn it on for this drive only, until it is removed, then open it again:"), f);
-                r = put_command(f, "allow", "--device", b->device, b->module);
-        } else if (server_has_actions)
-                /* TRANSLATORS: "Allow once" and "Allow" are the actions' labels. */
-                fputs(_("Allow once turns it on until the computer restarts, Allow from now on; then mount it "
-                        "again."), f);
-        else {
-                /* TRANSLATORS: the server shows no actions; the command follows on the next line. */
-                fputs(_("An administrator can turn it on with:"), f);
-                r = put_command(f, "allow", NULL, NULL, b->module);
-        }
+        r = put_way_out(f, b, ask, server_has_actions, open_safely);
         /* The risk is for whoever decides to turn it on: information decides nothing here
          * (Details has it). */
         if (ask)
@@ -493,7 +373,7 @@ int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_action
                 free(body);
                 return r;
         }
-        r = finish(f, &body, ret_body);
+        r = notify_finish(f, &body, ret_body);
         if (r < 0)
                 return r;
         *ret_summary = TAKE_PTR(summary);
@@ -530,16 +410,16 @@ int notify_text_choices(const NotifyBlocked *b, size_t n, bool ask, bool open_sa
         size_t size = 0;
         int r = 0;
 
-        name = device_name_inline(b);
+        name = notify_device_name_inline(b);
         if (!name)
                 return -ENOMEM;
         open_safely = open_safely && ask && *b->device;
         if (ask && *b->device)
                 /* TRANSLATORS: the summary of the choices; %s is how a person knows the drive. */
-                r = format(&summary, _("Choices for %s"), name);
+                r = notify_format(&summary, _("Choices for %s"), name);
         else
                 /* TRANSLATORS: the summary of the details; %s is a filesystem type such as hfs. */
-                r = format(&summary, _("Filesystem %s: details"), b->type);
+                r = notify_format(&summary, _("Filesystem %s: details"), b->type);
         if (r < 0)
                 return r;
         OPEN_MEMSTREAM(f, body, size);
@@ -551,11 +431,11 @@ int notify_text_choices(const NotifyBlocked *b, size_t n, bool ask, bool open_sa
         /* TRANSLATORS: the commands follow, one a line. */
         fputs(_("In a terminal:"), f);
         if (open_safely)
-                r = put_command(f, "open", NULL, NULL, b->device);
+                r = notify_put_command(f, "open", NULL, NULL, b->device);
         if (r >= 0 && ask && *b->device)
-                r = put_command(f, "allow", "--device", b->device, b->module);
+                r = notify_put_command(f, "allow", "--device", b->device, b->module);
         if (r >= 0)
-                r = put_command(f, "allow", NULL, NULL, b->module);
+                r = notify_put_command(f, "allow", NULL, NULL, b->module);
         if (r < 0) {
                 fclose(f);
                 free(body);
@@ -593,209 +473,9 @@ int notify_text_choices(const NotifyBlocked *b, size_t n, bool ask, bool open_sa
         else
                 /* TRANSLATORS: %s is a seat name as logind knows it, such as seat0. */
                 fprintf(f, _("Cause: a drive that appeared at %s"), b->seat);
-        r = finish(f, &body, ret_body);
+        r = notify_finish(f, &body, ret_body);
         if (r < 0)
                 return r;
         *ret_summary = TAKE_PTR(summary);
-        return 0;
-}
-
-int notify_text_progress(const NotifyBlocked *b, char **ret_summary, char **ret_body) {
-        _cleanup_free_ char *name = device_name_inline(b), *summary = NULL, *body = NULL;
-
-        if (!name)
-                return -ENOMEM;
-        /* TRANSLATORS: a note while Open safely works; %s is how a person knows the drive. */
-        if (format(&summary, _("Opening %s safely…"), name) < 0 ||
-            /* TRANSLATORS: %s the filesystem type. */
-            format(&body, _("Read-only, without turning %s on."), b->type) < 0)
-                return -ENOMEM;
-        *ret_summary = TAKE_PTR(summary);
-        *ret_body = TAKE_PTR(body);
-        return 0;
-}
-
-const char *notify_open_error_text(const char *name) {
-        FsgErrorCode code = fsg_error_from_dbus_name(name ?: "");
-
-        /* By name, as notify_classify_error(): fsgated's messages are English and technical. */
-        if (code == FSG_ERR_IN_USE)
-                return _("It is in use: mounted, or held by another program.");
-        if (code == FSG_ERR_NO_ROUTE)
-                return _("No program that reads its filesystem safely is installed.");
-        if (code == FSG_ERR_OPEN_FAILED)
-                return _("The program that reads it safely could not read it; it may be damaged.");
-        if (streq_ptr(name, "org.freedesktop.DBus.Error.LimitsExceeded"))
-                return _("Too many drives are open safely; close one first.");
-        return NULL;
-}
-
-/* Several drives of one question, all mounted: the summary names each of two (issue 41: the
- * second stick was left to the body), the first and how many more beyond that. */
-static int summary_mounted_several(const NotifyBlocked *b, size_t n, NotifyRequest req, char **ret) {
-        bool read_only = req == NOTIFY_REQUEST_OPEN_READ_ONLY;
-
-        /* "The drive /dev/sdb1 and /dev/sdc1": the second without "The drive" again. */
-        _cleanup_free_ char *first = notify_device_name(&b[0]), *second = device_name_inline(&b[1]);
-
-        if (!first || !second)
-                return -ENOMEM;
-        if (n == 2 && req == NOTIFY_REQUEST_OPEN_SAFELY)
-                /* TRANSLATORS: %1$s and %2$s are how a person knows the drives (“BACKUP”, "SanDisk Cruzer"). */
-                return format(ret, _("%1$s and %2$s are open safely"), first, second);
-        if (req == NOTIFY_REQUEST_OPEN_SAFELY)
-                /* TRANSLATORS: %1$s is how a person knows the first drive; the plural follows %2$zu, the others. */
-                return format(ret, ngettext("%1$s and %2$zu other drive are open safely",
-                                            "%1$s and %2$zu other drives are open safely", n - 1), first, n - 1);
-        if (n == 2)
-                /* TRANSLATORS: %1$s and %2$s are how a person knows the drives (“BACKUP”, "SanDisk Cruzer"). */
-                return format(ret, read_only ? _("%1$s and %2$s are open, read-only") : _("%1$s and %2$s are mounted"),
-                              first, second);
-        /* TRANSLATORS: %1$s is how a person knows the first drive; the plural follows %2$zu, the others. */
-        return format(ret, read_only ? ngettext("%1$s and %2$zu other drive are open, read-only",
-                                                "%1$s and %2$zu other drives are open, read-only", n - 1) :
-                                       ngettext("%1$s and %2$zu other drive are mounted",
-                                                "%1$s and %2$zu other drives are mounted", n - 1),
-                      first, n - 1);
-}
-
-/* What an Allow did, then where each drive is now. */
-static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const NotifyMount *mounts, size_t n_mounts,
-                           char **ret_summary, char **ret_body) {
-        bool load = req == NOTIFY_REQUEST_LOAD, read_only = req == NOTIFY_REQUEST_OPEN_READ_ONLY,
-             safely = req == NOTIFY_REQUEST_OPEN_SAFELY;
-        _cleanup_free_ char *summary = NULL, *first = NULL;
-        char *body = NULL;
-        size_t size = 0, n_mounted = 0;
-        int r;
-
-        for (size_t k = 0; k < n_mounts; k++)
-                if (mounts[k].where)
-                        n_mounted++;
-        first = notify_device_name(b);
-        if (!first)
-                return -ENOMEM;
-        if (n_mounts > 1 && n_mounted == n_mounts)
-                r = summary_mounted_several(b, n_mounts, req, &summary);
-        else if (n_mounts > 0 && n_mounted == n_mounts && safely)
-                /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
-                r = format(&summary, _("%s is open safely"), first);
-        else if (n_mounts > 0 && n_mounted == n_mounts && read_only)
-                /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
-                r = format(&summary, _("%s is open, read-only"), first);
-        else if (n_mounts > 0 && n_mounted == n_mounts)
-                /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”, "SanDisk Cruzer"). */
-                r = format(&summary, _("%s is mounted"), first);
-        else if (read_only)
-                /* TRANSLATORS: %s is a filesystem type such as hfs. */
-                r = format(&summary, _("%s allowed for this drive"), b->type);
-        else if (load)
-                /* TRANSLATORS: %s is a filesystem type such as hfs. */
-                r = format(&summary, _("%s allowed until the computer restarts"), b->type);
-        else
-                /* TRANSLATORS: %s is a filesystem type such as hfs. */
-                r = format(&summary, _("%s allowed"), b->type);
-        if (r < 0)
-                return r;
-
-        OPEN_MEMSTREAM(f, body, size);
-        if (safely)
-                /* TRANSLATORS: %s the filesystem type; where each drive is follows. */
-                fprintf(f, _("Read-only; %s stays turned off."), b->type);
-        else if (read_only)
-                fprintf(f, _("Module %s is loaded for this drive only; once it is removed, %s is unloaded again. "
-                             "The configuration is unchanged."), b->module, b->module);
-        else if (load)
-                fprintf(f, _("Module %s is loaded until the next reboot; the configuration is unchanged."),
-                        b->module);
-        else
-                fprintf(f, _("The kernel may now load module %s when a filesystem of type %s is mounted."),
-                        b->module, b->type);
-        if (n_mounts == 0)
-                fprintf(f, " %s", *b->device ? _("Mount the drive again.") : _("Mount it again."));
-        for (size_t k = 0; k < n_mounts; k++) {
-                _cleanup_free_ char *name = notify_device_name(&b[k]);
-
-                if (!name) {
-                        fclose(f);
-                        free(body);
-                        return -ENOMEM;
-                }
-                fputc('\n', f);
-                if (mounts[k].where && safely) {
-                        /* TRANSLATORS: %1$s the drive, %2$s the directory its files are in; the
-                         * command that closes it follows on the next line. */
-                        fprintf(f, _("%1$s is open at %2$s. To close it:"), name, mounts[k].where);
-                        r = put_command(f, "close", NULL, NULL, b[k].device);
-                        if (r < 0) {
-                                fclose(f);
-                                free(body);
-                                return r;
-                        }
-                } else if (mounts[k].where && read_only)
-                        /* TRANSLATORS: %1$s the drive, %2$s the directory it is mounted on. */
-                        fprintf(f, _("%1$s is mounted read-only at %2$s."), name, mounts[k].where);
-                else if (mounts[k].where)
-                        /* TRANSLATORS: %1$s the drive, %2$s the directory it is mounted on. */
-                        fprintf(f, _("%1$s is mounted at %2$s."), name, mounts[k].where);
-                else if (mounts[k].error)
-                        /* TRANSLATORS: %1$s the drive, %2$s udisks2's reason. */
-                        fprintf(f, _("%1$s could not be mounted: %2$s"), name, mounts[k].error);
-                else
-                        /* TRANSLATORS: %s the drive (“BACKUP”, "The drive /dev/sdb1"); nothing
-                         * mounted it for the person (no udisks2). */
-                        fprintf(f, _("%s: mount it again."), name);
-        }
-        r = finish(f, &body, ret_body);
-        if (r < 0)
-                return r;
-        *ret_summary = TAKE_PTR(summary);
-        return 0;
-}
-
-int notify_text_outcome(const NotifyBlocked *b, NotifyRequest req, NotifyOutcome outcome, const char *message,
-                        const NotifyMount *mounts, size_t n_mounts, char **ret_summary, char **ret_body) {
-        _cleanup_free_ char *summary = NULL, *body = NULL, *name = NULL, *inline_name = NULL;
-        bool load = req == NOTIFY_REQUEST_LOAD, safely = req == NOTIFY_REQUEST_OPEN_SAFELY;
-        int r;
-
-        if (outcome == NOTIFY_OUTCOME_ALLOWED)
-                return outcome_allowed(b, req, mounts, n_mounts, ret_summary, ret_body);
-        /* Open safely is about the drive, the others about its filesystem. */
-        name = safely ? notify_device_name(b) : strdup(b->type);
-        inline_name = safely ? device_name_inline(b) : strdup(b->type);
-        if (!name || !inline_name)
-                return -ENOMEM;
-        message = message && *message ? message : _("no reason given");
-        switch (outcome) {
-        case NOTIFY_OUTCOME_REFUSED:
-                /* TRANSLATORS: %s is how a person knows the drive (“BACKUP”). */
-                r = format(&summary, safely ? _("%s was not opened safely") :
-                                     /* TRANSLATORS: %s is a filesystem type such as hfs. */
-                                     _("%s not allowed"), name);
-                /* In words, once, in the person's language: polkit's or the service's reason is
-                 * English and repeats it (the log has it, notify-call.c). */
-                if (r >= 0)
-                        r = format(&body, "%s", _("Not authorized; nothing was changed."));
-                break;
-        case NOTIFY_OUTCOME_CANCELLED:
-                /* Said once (issue 41 read "cancelled" in the summary and again in the body). */
-                r = format(&summary, "%s", _("Cancelled; nothing was changed"));
-                if (r >= 0)
-                        /* TRANSLATORS: %s is a filesystem type (hfs) or how a person knows the drive (“BACKUP”). */
-                        r = format(&body, _("The password dialog for %s was closed."), inline_name);
-                break;
-        default:
-                r = format(&summary, safely ? _("%s could not be opened safely") :
-                                     req == NOTIFY_REQUEST_OPEN_READ_ONLY ? _("%s could not be opened") :
-                                     load ? _("%s could not be loaded") : _("%s could not be allowed"), name);
-                if (r >= 0)
-                        r = format(&body, "%s", message);
-                break;
-        }
-        if (r < 0)
-                return -ENOMEM;
-        *ret_summary = TAKE_PTR(summary);
-        *ret_body = TAKE_PTR(body);
         return 0;
 }

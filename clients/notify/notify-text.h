@@ -13,6 +13,7 @@
 #include "fsg-i18n.h"
 
 #include "block-fields.h"
+#include "notify-clean.h"
 
 /* One Blocked signal, its strings already cleaned (see notify_clean()): the record of
  * core/block-fields.h, read through its table. type and module are always set; the other
@@ -55,20 +56,6 @@ typedef enum NotifyOutcome {
 
 /* How an error reply to Allow/Load reads to a person, by the error's name alone. */
 NotifyOutcome notify_classify_error(const char *name);
-
-/* A copy of a string that came over the bus, fit for one line of a notification: control
- * characters (C0, C1, DEL) and line and paragraph separators become spaces, format
- * characters (bidi controls, zero-width characters: Unicode category Cf) are dropped, an
- * invalid UTF-8 byte becomes U+FFFD, blanks at either end go, and past max characters (max
- * >= 1) it is cut to max - 1 of them plus "…". Markup is left to notify_markup_escape().
- * NULL on allocation failure. */
-char *notify_clean(const char *s, size_t max);
-
-/* "16.0 GB": decimal units, as file managers show drive sizes. */
-const char *notify_format_size(uint64_t bytes, char buf[static 32]);
-
-/* body with &, < and > escaped, for servers that parse body markup. */
-char *notify_markup_escape(const char *body);
 
 /* How a person knows the drive, for a summary: “BACKUP”, else "SanDisk Cruzer", else
  * "The drive /dev/sdb1"; for a bare type (no device) "". NULL on allocation failure. */

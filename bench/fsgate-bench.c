@@ -1085,6 +1085,16 @@ static int parse_uint(const char *opt, const char *s, uint64_t max, uint64_t *re
         return 0;
 }
 
+/* parse_uint() into an unsigned option. */
+static int parse_unsigned(const char *opt, const char *s, unsigned max, unsigned *ret) {
+        uint64_t v;
+
+        if (parse_uint(opt, s, max, &v) < 0)
+                return -EINVAL;
+        *ret = (unsigned) v;
+        return 0;
+}
+
 /* --call METHOD:NAME[:FLAGS]; ARG is optarg, split in place. */
 static int parse_flood_call(char *arg, Options *o) {
         FloodCall *k = &o->flood_calls[o->n_flood_calls];
@@ -1144,10 +1154,7 @@ static int parse_option(int c, char *arg, Options *o) {
         switch (c) {
         case 'h': help(); exit(0);
         case ARG_CLIENTS:
-                if (parse_uint("clients", arg, MAX_CLIENTS, &v) < 0)
-                        return -EINVAL;
-                o->clients = (unsigned) v;
-                break;
+                return parse_unsigned("clients", arg, MAX_CLIENTS, &o->clients);
         case ARG_CALLS:
                 if (parse_uint("calls", arg, UINT32_MAX, &o->calls) < 0)
                         return -EINVAL;
@@ -1161,20 +1168,14 @@ static int parse_option(int c, char *arg, Options *o) {
                 }
                 break;
         case ARG_ROUNDS:
-                if (parse_uint("rounds", arg, MAX_ROUNDS, &v) < 0)
-                        return -EINVAL;
-                o->rounds = (unsigned) v;
-                break;
+                return parse_unsigned("rounds", arg, MAX_ROUNDS, &o->rounds);
         case ARG_METHODS:
                 if (parse_methods(arg, o->methods) < 0)
                         return -EINVAL;
                 break;
         case ARG_GET: o->get_name = arg; break;
         case ARG_REPS:
-                if (parse_uint("reps", arg, 1000000, &v) < 0)
-                        return -EINVAL;
-                o->reps = (unsigned) v;
-                break;
+                return parse_unsigned("reps", arg, 1000000, &o->reps);
         case ARG_TOUCH: o->touch_file = arg; break;
         case ARG_CHROOT: o->chroot_dir = arg; break;
         case ARG_CHILD_LOG: o->child_log = arg; break;
@@ -1186,12 +1187,9 @@ static int parse_option(int c, char *arg, Options *o) {
                 break;
         case ARG_INTERVAL_MS:
                 /* 0 is a valid pause: parse_uint wants 1 or more. */
-                if (!streq(arg, "0")) {
-                        if (parse_uint("interval-ms", arg, 10000, &v) < 0)
-                                return -EINVAL;
-                        o->interval_ms = (unsigned) v;
-                } else
-                        o->interval_ms = 0;
+                if (!streq(arg, "0"))
+                        return parse_unsigned("interval-ms", arg, 10000, &o->interval_ms);
+                o->interval_ms = 0;
                 break;
         case ARG_UID:
                 if (!streq(arg, "0")) {
@@ -1201,10 +1199,7 @@ static int parse_option(int c, char *arg, Options *o) {
                 }
                 break;
         case ARG_IN_FLIGHT:
-                if (parse_uint("in-flight", arg, 100000, &v) < 0)
-                        return -EINVAL;
-                o->in_flight = (unsigned) v;
-                break;
+                return parse_unsigned("in-flight", arg, 100000, &o->in_flight);
         case ARG_CALL:
                 if (parse_flood_call(arg, o) < 0)
                         return -EINVAL;

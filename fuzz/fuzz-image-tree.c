@@ -166,6 +166,16 @@ static int entry_dir(char *rel, char **ret_name) {
         return dfd;
 }
 
+/* A new regular file name in dfd, of mode, holding content. */
+static void new_file(int dfd, const char *name, const char *content, mode_t mode) {
+        int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+
+        if (fd >= 0) {
+                (void) write(fd, content, strlen(content));
+                close(fd);
+        }
+}
+
 static void make_entry(uint8_t kind, const char *path, const char *content, unsigned *dotdot) {
         char rel[512], target[1024];
         char *name;
@@ -177,11 +187,7 @@ static void make_entry(uint8_t kind, const char *path, const char *content, unsi
                 return;
         switch ((kind & 0xf) % 7) {
         case 0:
-                fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-                if (fd >= 0) {
-                        (void) write(fd, content, strlen(content));
-                        close(fd);
-                }
+                new_file(dfd, name, content, 0644);
                 break;
         case 1:
                 (void) mkdirat(dfd, name, 0755);
@@ -210,12 +216,8 @@ static void make_entry(uint8_t kind, const char *path, const char *content, unsi
         case 5: /* /dev/zero or /dev/null, where we may make them */
                 (void) mknodat(dfd, name, S_IFCHR | 0666, makedev(1, content[0] ? 5 : 3));
                 break;
-        case 6:
-                fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0);
-                if (fd >= 0) {
-                        (void) write(fd, content, strlen(content));
-                        close(fd);
-                }
+        case 6: /* mode 0: unreadable but to root */
+                new_file(dfd, name, content, 0);
                 break;
         }
         close(dfd);

@@ -53,26 +53,40 @@ static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error
 }
 
 
-/* GetFilesystem and Describe: one module named by the call, answered in the given form. */
-static int reply_one_entry(sd_bus_message *call, void *userdata,
-                           int (*append)(sd_bus_message *reply, const FsgEntry *x)) {
+/* What a method on one module does once the call's name found its entry (x's state is held
+ * meanwhile: the step may rebuild the cache's); its reply ends the call. */
+typedef int (*EntryStep)(Manager *m, sd_bus_message *call, const FsgEntry *x);
+
+/* GetFilesystem, Describe, Load: the module the call names, or the error replied. */
+static int method_on_entry(sd_bus_message *call, Manager *m, EntryStep step) {
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        sd_bus_message *reply = NULL;
         const FsgEntry *x;
         FsgError e = {};
         int r;
 
-        r = request_read_entry(userdata, call, &s, &x, &e);
+        r = request_read_entry(m, call, &s, &x, &e);
         if (r <= 0)
                 return r < 0 ? r : manager_reply_error(call, &e);
-        r = sd_bus_message_new_method_return(call, &reply);
+        return step(m, call, x);
+}
+
+/* x alone, in the given form, as the reply. */
+static int reply_entry(sd_bus_message *call, const FsgEntry *x,
+                       int (*append)(sd_bus_message *reply, const FsgEntry *x)) {
+        sd_bus_message *reply = NULL;
+        int r = sd_bus_message_new_method_return(call, &reply);
+
         if (r >= 0)
                 r = append(reply, x);
         return bus_send_reply(reply, r);
 }
 
+static int get_entry(Manager *m, sd_bus_message *call, const FsgEntry *x) {
+        return reply_entry(call, x, bus_append_entry);
+}
+
 static int method_get(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        return reply_one_entry(call, userdata, bus_append_entry);
+        return method_on_entry(call, userdata, get_entry);
 }
 
 /* -- Describe, DescribeAll: everything fsgate knows of a module, extensible --------------- */
@@ -104,29 +118,21 @@ static int plan_refusals(Manager *m, const FsgEntry *x, Refusal *ret) {
 }
 
 /* With allow_refused and reset_refused: whether those would be done now, so that a client
- * offers only what works. The entry's state is held: the plans may rebuild the cache's. */
-static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        sd_bus_message *reply = NULL;
+ * offers only what works. */
+static int describe_entry(Manager *m, sd_bus_message *call, const FsgEntry *x) {
         _cleanup_(refusal_done) Refusal refused = {};
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        const FsgEntry *x;
         FsgEntry copy;
-        FsgError e = {};
-        int r;
 
-        r = request_read_entry(m, call, &s, &x, &e);
-        if (r <= 0)
-                return r < 0 ? r : manager_reply_error(call, &e);
         if (plan_refusals(m, x, &refused) < 0)
                 return -ENOMEM;
         copy = *x;
         copy.allow_refused = refused.allow;
         copy.reset_refused = refused.reset;
-        r = sd_bus_message_new_method_return(call, &reply);
-        if (r >= 0)
-                r = bus_append_description(reply, &copy);
-        return bus_send_reply(reply, r);
+        return reply_entry(call, &copy, bus_append_description);
+}
+
+static int method_describe(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        return method_on_entry(call, userdata, describe_entry);
 }
 
 typedef struct Refusals {
@@ -187,17 +193,10 @@ static int load_authorized(Manager *m, sd_bus_message *call, Request *req) {
         return sd_bus_reply_method_return(call, NULL);
 }
 
-static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+static int load_entry(Manager *m, sd_bus_message *call, const FsgEntry *x) {
         Request req = { .authorized = load_authorized };
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        const FsgEntry *x;
         FsgError e = {};
-        int r;
 
-        r = request_read_entry(m, call, &s, &x, &e);
-        if (r <= 0)
-                return r < 0 ? r : manager_reply_error(call, &e);
         if (x->loaded || x->builtin)
                 return sd_bus_reply_method_return(call, NULL);
         if (!x->available) {
@@ -211,6 +210,10 @@ static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error
         snprintf(req.module, sizeof(req.module), "%s", x->module);
         request_need(&req, FSG_ACTION_LOAD, load_message);
         return request_start(m, call, &req);
+}
+
+static int method_load(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        return method_on_entry(call, userdata, load_entry);
 }
 
 /* -- Allow, Deny, Reset: one module's file ------------------------------------------------- */

@@ -93,10 +93,21 @@ static int profile_request_start(Manager *m, sd_bus_message *call, FsgProfilePla
         return r;
 }
 
-int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
+/* How ApplyProfile and UndoProfile plan a profile's writes for its (name, flags). */
+typedef int (*ProfilePlanFn)(Manager *m, const char *name, uint64_t flags, FsgProfilePlan **ret, FsgError *e);
+
+typedef struct ProfileWrite {
+        const char *method;                     /* as the logs name it */
+        ProfilePlanFn plan;
+        FsgAction action;
+        const char *message, *observe_message;  /* polkit's; the second with FSG_FLAG_OBSERVE */
+} ProfileWrite;
+
+/* ApplyProfile and UndoProfile: every module planned before polkit is asked, so that a
+ * refusal, a conflict, nothing to do or a dry run costs no authorization and writes nothing
+ * (what it would write is the reply then); the rest is profile_request_start()'s. */
+static int method_profile_write(sd_bus_message *call, Manager *m, const ProfileWrite *w) {
         _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const char *name;
         uint64_t flags;
         FsgError e = {};
@@ -105,38 +116,40 @@ int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *err
         r = sd_bus_message_read(call, "st", &name, &flags);
         if (r < 0)
                 return r;
-        /* Every module planned against the kept state before polkit is asked: a refusal, a
-         * conflict or a dry run costs no authorization and writes nothing. (A Deny plan asks
-         * no "what if": no memo.) */
-        if (manager_state(m, &s, &e) < 0 || fsg_profile_plan(m->ctx, s, NULL, name, flags, &pp, &e) < 0)
+        if (w->plan(m, name, flags, &pp, &e) < 0)
                 return manager_reply_error(call, &e);
         if (!fsg_profile_plan_writes(pp))
                 return reply_profile(call, pp);
-        return profile_request_start(m, call, TAKE_PTR(pp), "ApplyProfile", FSG_ACTION_DENY,
-                                     flags & FSG_FLAG_OBSERVE ? observe_message : profile_message);
+        return profile_request_start(m, call, TAKE_PTR(pp), w->method, w->action,
+                                     flags & FSG_FLAG_OBSERVE ? w->observe_message : w->message);
+}
+
+/* Against the kept state. (A Deny plan asks no "what if": no memo.) */
+static int plan_apply(Manager *m, const char *name, uint64_t flags, FsgProfilePlan **ret, FsgError *e) {
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
+        int r = manager_state(m, &s, e);
+
+        return r < 0 ? r : fsg_profile_plan(m->ctx, s, NULL, name, flags, ret, e);
+}
+
+int method_apply_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
+        static const ProfileWrite apply = { "ApplyProfile", plan_apply, FSG_ACTION_DENY, profile_message,
+                                            observe_message };
+
+        return method_profile_write(call, userdata, &apply);
 }
 
 /* -- UndoProfile: the files the profile's apply wrote, as it wrote them, removed ------------ */
 
-int method_undo_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
-        Manager *m = userdata;
-        _cleanup_(fsg_profile_plan_freep) FsgProfilePlan *pp = NULL;
-        const char *name;
-        uint64_t flags;
-        FsgError e = {};
-        int r;
+static int plan_undo(Manager *m, const char *name, uint64_t flags, FsgProfilePlan **ret, FsgError *e) {
+        return fsg_profile_plan_undo(m->ctx, name, flags, ret, e);
+}
 
-        r = sd_bus_message_read(call, "st", &name, &flags);
-        if (r < 0)
-                return r;
-        /* Planned before polkit is asked: nothing to reset, or a dry run, costs no
-         * authorization. */
-        if (fsg_profile_plan_undo(m->ctx, name, flags, &pp, &e) < 0)
-                return manager_reply_error(call, &e);
-        if (!fsg_profile_plan_writes(pp))
-                return reply_profile(call, pp);
+int method_undo_profile(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         /* Modules may load again afterwards: the allow action. */
-        return profile_request_start(m, call, TAKE_PTR(pp), "UndoProfile", FSG_ACTION_ALLOW, undo_message);
+        static const ProfileWrite undo = { "UndoProfile", plan_undo, FSG_ACTION_ALLOW, undo_message, undo_message };
+
+        return method_profile_write(call, userdata, &undo);
 }
 
 /* -- AuditProfile: a read, no polkit; the service's own view, so that `fsgatectl audit` asks

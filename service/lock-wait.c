@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lock-wait.h"
+#include "list.h"
 #include "lock.h"
 #include "macro.h"
 #include "time-util.h"
@@ -28,13 +29,13 @@ typedef struct LockWait {
         uint64_t delay;
         LockedFn done;
         void *userdata;
-        struct LockWait *prev, *next;
+        LIST_FIELDS(struct LockWait, waits);
 } LockWait;
 
 static unsigned n_waits(const Manager *m) {
         unsigned n = 0;
 
-        for (const LockWait *w = m->lock_waits; w; w = w->next)
+        LIST_FOREACH(waits, w, m->lock_waits)
                 n++;
         return n;
 }
@@ -43,12 +44,7 @@ static unsigned n_waits(const Manager *m) {
 static void wait_finish(LockWait *w, bool held, const FsgError *error) {
         Manager *m = w->manager;
 
-        if (w->prev)
-                w->prev->next = w->next;
-        else
-                m->lock_waits = w->next;
-        if (w->next)
-                w->next->prev = w->prev;
+        LIST_REMOVE(waits, m->lock_waits, w);
         m->n_pending--;
         sd_event_source_disable_unref(w->timer);
         w->done(m, w->call, held ? w->fd : -1, error, w->userdata);
@@ -117,10 +113,7 @@ void manager_lock_async(Manager *m, sd_bus_message *call, LockedFn done, void *u
         }
         w->fd = TAKE_FD(fd);
         w->call = sd_bus_message_ref(call);
-        w->next = m->lock_waits;
-        if (w->next)
-                w->next->prev = w;
-        m->lock_waits = w;
+        LIST_PREPEND(waits, m->lock_waits, w);
         m->n_pending++;
 }
 

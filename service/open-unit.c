@@ -30,14 +30,27 @@ bool open_unit_possible(void) {
         return sd_booted() > 0;
 }
 
-/* One Exec*= line: path, argv, and "privileged" for the "+" steps (outside the sandbox). */
-static int append_exec(sd_bus_message *m, const char *property, const char *path, char **argv, bool privileged) {
+/* A property's (sv), opened up to its value of the given signature: the caller appends the
+ * value, then closes what it opened and these two (close_containers()). */
+static int open_property(sd_bus_message *m, const char *property, const char *signature) {
         int r = sd_bus_message_open_container(m, 'r', "sv");
 
         if (r >= 0)
                 r = sd_bus_message_append(m, "s", property);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'v', "a(sasas)");
+        return r >= 0 ? sd_bus_message_open_container(m, 'v', signature) : r;
+}
+
+/* The n innermost containers closed, unless r says an append failed already. */
+static int close_containers(sd_bus_message *m, unsigned n, int r) {
+        for (unsigned i = 0; r >= 0 && i < n; i++)
+                r = sd_bus_message_close_container(m);
+        return r;
+}
+
+/* One Exec*= line: path, argv, and "privileged" for the "+" steps (outside the sandbox). */
+static int append_exec(sd_bus_message *m, const char *property, const char *path, char **argv, bool privileged) {
+        int r = open_property(m, property, "a(sasas)");
+
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'a', "(sasas)");
         if (r >= 0)
@@ -49,42 +62,28 @@ static int append_exec(sd_bus_message *m, const char *property, const char *path
         if (r >= 0)
                 r = sd_bus_message_append_strv(m, privileged ? (char *[]) { (char *) "privileged", NULL } :
                                                                (char *[]) { NULL });
-        for (int i = 0; r >= 0 && i < 4; i++)
-                r = sd_bus_message_close_container(m);
-        return r;
+        return close_containers(m, 4, r);
 }
 
 static int append_strv(sd_bus_message *m, const char *property, char **v) {
-        int r = sd_bus_message_open_container(m, 'r', "sv");
+        int r = open_property(m, property, "as");
 
         if (r >= 0)
-                r = sd_bus_message_append(m, "s", property);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'v', "as");
-        if (r >= 0)
                 r = sd_bus_message_append_strv(m, v);
-        if (r >= 0)
-                r = sd_bus_message_close_container(m);
-        return r >= 0 ? sd_bus_message_close_container(m) : r;
+        return close_containers(m, 2, r);
 }
 
 /* A list of system calls or address families: (allow list?, names). */
 static int append_filter(sd_bus_message *m, const char *property, bool allow, char **v) {
-        int r = sd_bus_message_open_container(m, 'r', "sv");
+        int r = open_property(m, property, "(bas)");
 
-        if (r >= 0)
-                r = sd_bus_message_append(m, "s", property);
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'v', "(bas)");
         if (r >= 0)
                 r = sd_bus_message_open_container(m, 'r', "bas");
         if (r >= 0)
                 r = sd_bus_message_append(m, "b", allow);
         if (r >= 0)
                 r = sd_bus_message_append_strv(m, v);
-        for (int i = 0; r >= 0 && i < 3; i++)
-                r = sd_bus_message_close_container(m);
-        return r;
+        return close_containers(m, 3, r);
 }
 
 /* What the driver may do, as systemd.exec(5) says it. The same bounds as fsgated's own

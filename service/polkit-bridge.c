@@ -5,6 +5,7 @@
 #include <syslog.h>
 
 #include "fsgate-api.h"
+#include "list.h"
 #include "log.h"
 #include "macro.h"
 #include "polkit-bridge.h"
@@ -32,18 +33,13 @@ typedef struct PolkitQuery {
         uid_t uid;              /* the caller's */
         PolkitDone done;
         void *userdata;
-        struct PolkitQuery *prev, *next;
+        LIST_FIELDS(struct PolkitQuery, queries);
 } Query;
 
 static void query_finish(Query *q, bool granted, const sd_bus_error *error) {
         Manager *m = q->manager;
 
-        if (q->prev)
-                q->prev->next = q->next;
-        else
-                m->polkit_queries = q->next;
-        if (q->next)
-                q->next->prev = q->prev;
+        LIST_REMOVE(queries, m->polkit_queries, q);
         m->n_pending--;
         /* Unref'ing the slot of the callback that is running is allowed: sd-bus frees it
          * once that callback returns. */
@@ -267,7 +263,7 @@ void polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id,
                 done(m, call, false, &error, userdata);
                 return;
         }
-        for (const Query *o = m->polkit_queries; o; o = o->next) {
+        LIST_FOREACH(queries, o, m->polkit_queries) {
                 n_all++;
                 n_user += o->uid == uid;
         }
@@ -295,10 +291,8 @@ void polkit_check_async(Manager *m, sd_bus_message *call, const char *action_id,
                 return;
         }
         *q = (Query) { .manager = m, .call = sd_bus_message_ref(call), .action_id = q->action_id,
-                       .uid = uid, .done = done, .userdata = userdata, .next = m->polkit_queries };
-        if (q->next)
-                q->next->prev = q;
-        m->polkit_queries = q;
+                       .uid = uid, .done = done, .userdata = userdata };
+        LIST_PREPEND(queries, m->polkit_queries, q);
         m->n_pending++;
 
         interactive = sd_bus_message_get_allow_interactive_authorization(call);

@@ -172,6 +172,32 @@ static int route_load(const char *type, const char *module) {
         return 0;
 }
 
+/* What a routed or observed request comes to: past the burst the verdict kept for this
+ * configuration (kept_verdict()), *ret_kept true; else the state's, built now (*ret_s holds
+ * *ret_x) and kept for the next request. A configuration that cannot be read comes to
+ * unreadable (*ret_x NULL), kept as well; when that is 0, to -ENOENT, nothing kept. */
+static int routed_verdict(int dir_fd, const char *type, const char *module, const HookVerdict *v,
+                          RouteVerdict unreadable, bool *ret_kept, FsgState **ret_s, const FsgEntry **ret_x) {
+        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
+        uint64_t key = 0;
+        int verdict;
+
+        *ret_x = NULL;
+        verdict = kept_verdict(dir_fd, type, module, v, &c, &key);
+        *ret_kept = verdict > 0;
+        if (*ret_kept)
+                return verdict;
+        if (c && fsg_state_build_one(c, module, ret_s, NULL) >= 0 && (*ret_x = fsg_state_find(*ret_s, module)))
+                verdict = strv_contains((*ret_x)->silent_types, type) ? ROUTE_SILENT :
+                          (*ret_x)->denied ? ROUTE_DENIED : ROUTE_LOAD;
+        else if (unreadable == 0)
+                return -ENOENT;
+        else
+                verdict = unreadable;
+        hook_route_verdict_put(dir_fd, type, key, verdict);
+        return verdict;
+}
+
 /* A request the routes file sent here. The route was written when another file's deny
  * blocked the type and nothing reported it; the configuration may have changed since, and
  * fsgate-routes.path catches up only a moment later. So the state is read again: still
@@ -192,32 +218,28 @@ static int route_load(const char *type, const char *module) {
 static int route_mode(char **args, const FsgHookArgs *line) {
         const char *type = line->type, *module = line->module;
         _cleanup_close_ int dir_fd = hook_state_open();
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
-        RouteVerdict verdict;
         HookVerdict v;
-        uint64_t key = 0;
-        int kept;
+        int verdict;
+        bool kept;
 
         hook_account_route(dir_fd, type, &v);
-        kept = kept_verdict(dir_fd, type, module, &v, &c, &key);
-        if (kept == ROUTE_LOAD)
-                return route_load(type, module);
-        if (kept > 0)
-                return 0;       /* blocked, as the last build found: quiet past the burst */
-        if (!c || fsg_state_build_one(c, module, &s, NULL) < 0 || !(x = fsg_state_find(s, module))) {
+        verdict = routed_verdict(dir_fd, type, module, &v, 0, &kept, &s, &x);
+        if (verdict < 0) {
                 if (v.log)
                         hook_kmsg("<4>fsgate: blocked autoload of filesystem %s (module %s): the configuration could not "
                              "be read\n", type, module);
                 return 0;
         }
-        verdict = strv_contains(x->silent_types, type) ? ROUTE_SILENT : x->denied ? ROUTE_DENIED : ROUTE_LOAD;
-        hook_route_verdict_put(dir_fd, type, key, verdict);
+        if (verdict == ROUTE_LOAD)
+                return route_load(type, module);
+        if (kept)
+                return 0;       /* blocked, as the last build found: quiet past the burst */
         if (verdict == ROUTE_SILENT)
                 return report_block(dir_fd, &v, type, module,
                                     *x->deciding_file ? x->deciding_file : "the kernel command line");
-        return verdict == ROUTE_LOAD ? route_load(type, module) : 0;
+        return 0;
 }
 
 /* A request an observation sent here (observe.h): the profile would deny the module, nothing
@@ -228,28 +250,18 @@ static int route_mode(char **args, const FsgHookArgs *line) {
  * nothing: the deny's own line, or a route, reports the block. */
 static int observe_mode(char **args, const FsgHookArgs *line) {
         _cleanup_close_ int dir_fd = hook_state_open();
-        _cleanup_(fsg_context_freep) FsgContext *c = NULL;
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         const FsgEntry *x;
-        RouteVerdict verdict;
         HookVerdict v;
-        uint64_t key = 0;
-        int kept;
+        bool kept;
 
         hook_account_observe(dir_fd, line->type, &v);
-        kept = kept_verdict(dir_fd, line->type, line->module, &v, &c, &key);
-        if (kept == ROUTE_LOAD)
-                return route_load(line->type, line->module);
-        if (kept > 0)
-                return 0;
         /* Unreadable, the configuration is taken as it was when the observation began: the
          * module allowed. Observing must never block what the profile does not yet. */
-        verdict = c && fsg_state_build_one(c, line->module, &s, NULL) >= 0 && (x = fsg_state_find(s, line->module)) &&
-                                  x->denied ? ROUTE_DENIED : ROUTE_LOAD;
-        hook_route_verdict_put(dir_fd, line->type, key, verdict);
-        if (verdict == ROUTE_DENIED)
+        if (routed_verdict(dir_fd, line->type, line->module, &v, ROUTE_LOAD, &kept, &s, &x) != ROUTE_LOAD)
                 return 0;
-        hook_observe_record(line->type, line->module, line->profile, &v);
+        if (!kept)
+                hook_observe_record(line->type, line->module, line->profile, &v);
         return route_load(line->type, line->module);
 }
 

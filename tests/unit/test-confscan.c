@@ -86,6 +86,29 @@ static char *kmod_config_dump(struct kmod_ctx *k) {
         return buf;
 }
 
+/* kmod's configuration as fsgate hands it to kmod for c (ov: a "what if"), dumped. */
+static char *fsgate_kmod_config_dump(const FsgContext *c, const FsgOverride *ov) {
+        struct kmod_ctx *k = NULL;
+        FsgConfig *cfg = NULL;
+        FsgError e = {};
+        char *dump;
+
+        ASSERT_OK_E(fsg_config_load(c, ov, &cfg, &e), &e);
+        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
+        dump = kmod_config_dump(k);
+        fsg_kmod_unrefp(&k);
+        fsg_config_free(cfg);
+        return dump;
+}
+
+/* Two dumps that must be the same, each printed under its name when they are not. */
+static void assert_same_dump(const char *name_a, const char *a, const char *name_b, const char *b) {
+        if (!streq(a, b)) {
+                fprintf(stderr, "%s:\n%s\n%s:\n%s\n", name_a, a, name_b, b);
+                ASSERT(false);
+        }
+}
+
 /* In an image kmod reads one file holding every file's bytes (kmod-view.h): it must find the
  * same lines, in the same order, as in the files read one by one, whatever their last line
  * looks like, with the module tree's modules.softdep among them by name. */
@@ -104,18 +127,14 @@ TEST(kmod_reads_one_text_as_the_files) {
         };
         char *root = scratch_root_new(false), *moddir, *joined, *separate;
         const char *paths[ELEMENTSOF(files)];
-        struct kmod_ctx *k = NULL;
-        FsgConfig *cfg = NULL;
+        struct kmod_ctx *k;
         FsgContext *c = NULL;
         FsgError e = {};
 
         for (size_t i = 0; i < ELEMENTSOF(files); i++)
                 write_file(root, files[i].rel, files[i].body);
         ASSERT_OK_E(fsg_context_new(root, "9.9-test", &c, &e), &e);
-        ASSERT_OK_E(fsg_config_load(c, NULL, &cfg, &e), &e);
-        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
-        joined = kmod_config_dump(k);
-        fsg_kmod_unrefp(&k);
+        joined = fsgate_kmod_config_dump(c, NULL);
 
         /* The same files, each by its name, as kmod reads them on the running system. */
         for (size_t i = 0; i + 1 < ELEMENTSOF(files); i++)
@@ -127,17 +146,13 @@ TEST(kmod_reads_one_text_as_the_files) {
         separate = kmod_config_dump(k);
         kmod_unref(k);
 
-        if (!streq(joined, separate)) {
-                fprintf(stderr, "one text:\n%s\nthe files:\n%s\n", joined, separate);
-                ASSERT(false);
-        }
+        assert_same_dump("one text", joined, "the files", separate);
         ASSERT(strstr(joined, "1 s2 /bin/ma\n") && strstr(joined, "1 s3 /bin/softdep\n"));
         for (size_t i = 0; i + 1 < ELEMENTSOF(files); i++)
                 free((char *) paths[i]);
         free(moddir);
         free(joined);
         free(separate);
-        fsg_config_free(cfg);
         fsg_context_free(c);
         scratch_root_free(root);
 }
@@ -149,8 +164,6 @@ TEST(kmod_reads_what_if_content_in_its_place) {
         static const char what_if[] = "alias x1 fifty\ninstall a1 /bin/whatif\n";
         const FsgOverride ov = { .path = "/etc/modprobe.d/50-a.conf", .content = what_if };
         char *root = scratch_root_new(false), *asked, *written;
-        struct kmod_ctx *k = NULL;
-        FsgConfig *cfg = NULL;
         FsgContext *c = NULL;
         FsgError e = {};
 
@@ -159,27 +172,14 @@ TEST(kmod_reads_what_if_content_in_its_place) {
         write_file(root, "usr/lib/modprobe.d/90-z.conf", "alias x1 ninety\ninstall a1 /bin/late\n");
         write_file(root, "usr/lib/modules/9.9-test/modules.softdep", "softdep m1 pre: m2\n");
         ASSERT_OK_E(fsg_context_new(root, "9.9-test", &c, &e), &e);
-        ASSERT_OK_E(fsg_config_load(c, &ov, &cfg, &e), &e);
-        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
-        asked = kmod_config_dump(k);
-        fsg_kmod_unrefp(&k);
-        fsg_config_free(cfg);
-
+        asked = fsgate_kmod_config_dump(c, &ov);
         write_file(root, "etc/modprobe.d/50-a.conf", what_if);
-        ASSERT_OK_E(fsg_config_load(c, NULL, &cfg, &e), &e);
-        ASSERT_OK_E(fsg_kmod_new(c, cfg, &k, &e), &e);
-        written = kmod_config_dump(k);
-        fsg_kmod_unrefp(&k);
-
-        if (!streq(asked, written)) {
-                fprintf(stderr, "asked:\n%s\nwritten:\n%s\n", asked, written);
-                ASSERT(false);
-        }
+        written = fsgate_kmod_config_dump(c, NULL);
+        assert_same_dump("asked", asked, "written", written);
         ASSERT(strstr(asked, "1 a1 /bin/whatif\n") && !strstr(asked, "/bin/vendor"));
         ASSERT(strstr(asked, "3 x1 ten\n3 x1 fifty\n3 x1 ninety\n"));
         free(asked);
         free(written);
-        fsg_config_free(cfg);
         fsg_context_free(c);
         scratch_root_free(root);
 }
@@ -267,6 +267,14 @@ TEST(decisions) {
         }
 }
 
+/* fsg_path() finds path at rel below root. */
+static void assert_path_in_root(const FsgContext *c, const char *path, const char *root, const char *rel) {
+        _cleanup_free_ char *p = fsg_path(c, path), *expect = NULL;
+
+        ASSERT(asprintf(&expect, "%s/%s", root, rel) > 0);
+        ASSERT_STREQ(p, expect);
+}
+
 TEST(paths_stay_below_root) {
         char *root = scratch_root_new(false), *p, *expect;
         FsgContext *c = NULL;
@@ -278,21 +286,13 @@ TEST(paths_stay_below_root) {
         free(p);
         make_symlink(root, "etc/modprobe.d", "/elsewhere/conf");  /* absolute: restarts at the root */
         make_symlink(root, "lib", "usr/lib");                     /* relative, as on merged /usr */
-        p = fsg_path(c, "/etc/modprobe.d/x.conf");
-        ASSERT(asprintf(&expect, "%s/elsewhere/conf/x.conf", root) > 0);
-        ASSERT_STREQ(p, expect);
-        free(p);
-        free(expect);
+        assert_path_in_root(c, "/etc/modprobe.d/x.conf", root, "elsewhere/conf/x.conf");
         p = fsg_path(c, "/lib/modprobe.d/../../../../../etc");
         ASSERT(asprintf(&expect, "%s/etc", root) > 0);
         ASSERT(strncmp(p, root, strlen(root)) == 0);
         free(p);
         free(expect);
-        p = fsg_path(c, "/lib/modprobe.d");
-        ASSERT(asprintf(&expect, "%s/usr/lib/modprobe.d", root) > 0);
-        ASSERT_STREQ(p, expect);
-        free(p);
-        free(expect);
+        assert_path_in_root(c, "/lib/modprobe.d", root, "usr/lib/modprobe.d");
         make_symlink(root, "etc/loop", "/etc/loop");
         ASSERT(fsg_path(c, "/etc/loop/x") == NULL);               /* ELOOP, not a hang */
         p = fsg_path_nofollow(c, "/etc/loop");

@@ -16,9 +16,10 @@
 
 #define HOOK "/usr/libexec/fsgate-blocked"
 
-/* The one hook line of text for type (alias and install line checked), parsed into *ret;
- * *words keeps the strings ret points into. */
-static void parse_hook_line(const char *text, const char *hook, const char *type, char ***words, FsgHookArgs *ret) {
+/* The one hook line of text for type (alias and install line checked), parsed into *ret: a
+ * line of kind for module. *words keeps the strings ret points into. */
+static void parse_hook_line(const char *text, const char *hook, const char *type, FsgHookLineKind kind,
+                            const char *module, char ***words, FsgHookArgs *ret) {
         _cleanup_free_ char *copy = strdup(text);
         char *save = NULL, *alias = NULL, *install = NULL;
         int n = 0;
@@ -47,6 +48,8 @@ static void parse_hook_line(const char *text, const char *hook, const char *type
         ASSERT_STREQ((*words)[2], hook);
         ASSERT(fsg_hook_args_parse(n - 3, *words + 3, ret) == 0);
         ASSERT_STREQ(ret->type, type);
+        ASSERT(ret->kind == kind);
+        ASSERT_STREQ(ret->module, module);
         free(alias);
         free(install);
 }
@@ -60,9 +63,7 @@ TEST(deny_file_lines_parse) {
                 FsgHookArgs a;
 
                 ASSERT(s);
-                parse_hook_line(s, HOOK, "vxfs", &words, &a);
-                ASSERT(a.kind == FSG_HOOK_LINE_BLOCKED);
-                ASSERT_STREQ(a.module, "freevxfs");
+                parse_hook_line(s, HOOK, "vxfs", FSG_HOOK_LINE_BLOCKED, "freevxfs", &words, &a);
                 ASSERT_STREQ(a.source, path);
                 ASSERT_STREQ(words[1], FSG_BLOCKED_PREFIX "vxfs");
                 strv_free(words);
@@ -74,9 +75,7 @@ TEST(deny_file_lines_parse) {
                 char **words = NULL;
                 FsgHookArgs a;
 
-                parse_hook_line(s, HOOK, t, &words, &a);
-                ASSERT(a.kind == FSG_HOOK_LINE_BLOCKED);
-                ASSERT_STREQ(a.module, "ext4");
+                parse_hook_line(s, HOOK, t, FSG_HOOK_LINE_BLOCKED, "ext4", &words, &a);
                 ASSERT_STREQ(a.source, "/run/modprobe.d/x.conf");
                 strv_free(words);
         }
@@ -91,9 +90,7 @@ TEST(routes_lines_parse) {
         FsgHookArgs a;
 
         ASSERT(s);
-        parse_hook_line(s, HOOK, "hfsplus", &words, &a);
-        ASSERT(a.kind == FSG_HOOK_LINE_ROUTE);
-        ASSERT_STREQ(a.module, "hfsplus");
+        parse_hook_line(s, HOOK, "hfsplus", FSG_HOOK_LINE_ROUTE, "hfsplus", &words, &a);
         ASSERT(!a.source);
         ASSERT_STREQ(words[1], FSG_ROUTED_PREFIX "hfsplus");
         ASSERT_STREQ(words[3], FSG_HOOK_ROUTE_OPTION);
@@ -120,15 +117,12 @@ TEST(observation_lines_parse) {
 
         ASSERT(s);
         ASSERT(n == 2);
-        parse_hook_line(s, HOOK, "udf", &words, &a);
-        ASSERT(a.kind == FSG_HOOK_LINE_OBSERVE);
-        ASSERT_STREQ(a.module, "udf");
+        parse_hook_line(s, HOOK, "udf", FSG_HOOK_LINE_OBSERVE, "udf", &words, &a);
         ASSERT_STREQ(a.profile, "cis");
         ASSERT_STREQ(words[1], FSG_OBSERVED_PREFIX "udf");
         ASSERT_STREQ(words[3], FSG_HOOK_OBSERVE_OPTION);
         strv_free(words);
-        parse_hook_line(s, HOOK, "ext2", &words, &a);
-        ASSERT_STREQ(a.module, "ext4");
+        parse_hook_line(s, HOOK, "ext2", FSG_HOOK_LINE_OBSERVE, "ext4", &words, &a);
         strv_free(words);
         ASSERT(!strstr(s, "pstore"));
         ASSERT(!strstr(s, "nosuch"));
@@ -143,14 +137,11 @@ TEST(older_lines_parse) {
 
         parse_hook_line("alias fs-vxfs fsgate_blocked_vxfs\n"
                         "install fsgate_blocked_vxfs " HOOK " vxfs freevxfs /etc/modprobe.d/60-blacklist_fs-freevxfs.conf\n",
-                        HOOK, "vxfs", &words, &a);
-        ASSERT(a.kind == FSG_HOOK_LINE_BLOCKED);
-        ASSERT_STREQ(a.module, "freevxfs");
+                        HOOK, "vxfs", FSG_HOOK_LINE_BLOCKED, "freevxfs", &words, &a);
         strv_free(words);
         parse_hook_line("alias fs-hfs fsgate_blocked_hfs\n"
-                        "install fsgate_blocked_hfs " HOOK " --route hfs hfs\n", HOOK, "hfs", &words, &a);
-        ASSERT(a.kind == FSG_HOOK_LINE_ROUTE);
-        ASSERT_STREQ(a.module, "hfs");
+                        "install fsgate_blocked_hfs " HOOK " --route hfs hfs\n",
+                        HOOK, "hfs", FSG_HOOK_LINE_ROUTE, "hfs", &words, &a);
         strv_free(words);
 }
 
@@ -214,9 +205,7 @@ TEST(vendor_file_lines_parse) {
                 if (!alias)
                         continue;       /* a module whose types have no route */
                 ASSERT(sscanf(alias, "\nalias fs-%63s", type) == 1);
-                parse_hook_line(buf, hook, type, &words, &a);
-                ASSERT(a.kind == FSG_HOOK_LINE_BLOCKED);
-                ASSERT_STREQ(a.module, module);
+                parse_hook_line(buf, hook, type, FSG_HOOK_LINE_BLOCKED, module, &words, &a);
                 ASSERT(endswith(a.source, de->d_name));
                 strv_free(words);
                 n++;

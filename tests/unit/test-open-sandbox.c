@@ -11,16 +11,20 @@
 #include "open-sandbox.h"
 #include "test-util.h"
 
-/* What the shell printed (stdout and stderr), after it exited with *ret_status. */
-static char *run_sandboxed(const char *script, int *ret_status) {
+/* What the shell printed (stdout and stderr; echoed to ours), after it exited with 0. Skips
+ * the test unless root. */
+static char *run_sandboxed(const char *script) {
         char *argv[] = { (char *) "sh", (char *) "-c", (char *) script, NULL };
-        int medium = open("/dev/null", O_RDONLY | O_CLOEXEC), fuse = open("/dev/null", O_RDWR | O_CLOEXEC);
-        int p[2], status;
+        int medium, fuse, p[2], status;
         static char out[8192];
         size_t n = 0;
         ssize_t k;
         pid_t pid;
 
+        if (geteuid() != 0)
+                exit(77);
+        medium = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        fuse = open("/dev/null", O_RDWR | O_CLOEXEC);
         ASSERT(medium >= 0 && fuse >= 0 && pipe2(p, O_CLOEXEC) == 0);
         pid = open_spawn_driver("/bin/sh", argv, FSGATE_OPEN_PRELOAD, NULL, NULL, false, medium, fuse, p[1]);
         ASSERT(pid > 0);
@@ -29,10 +33,11 @@ static char *run_sandboxed(const char *script, int *ret_status) {
                 n += k;
         out[n] = 0;
         ASSERT(waitpid(pid, &status, 0) == pid);
-        *ret_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         close(p[0]);
         close(medium);
         close(fuse);
+        fputs(out, stderr);
+        ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         return out;
 }
 
@@ -45,16 +50,10 @@ static bool has_line(const char *out, const char *line) {
 }
 
 TEST(who_it_is) {
-        int status;
-        char *out;
-
-        if (geteuid() != 0)
-                exit(77);
-        out = run_sandboxed("grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status;"
-                            "ls /proc/self/fd | tr '\\n' ' '; echo; ls -A /tmp/lib /home 2>&1 | tr '\\n' ' '; echo;"
-                            "echo as=$(ulimit -v) fsize=$(ulimit -f) core=$(ulimit -c) nofile=$(ulimit -n)", &status);
-        fputs(out, stderr);
-        ASSERT(status == 0);
+        char *out = run_sandboxed("grep -E '^(Uid|Gid|Groups|CapEff|CapPrm|CapBnd|CapAmb|NoNewPrivs|Seccomp):' "
+                                  "/proc/self/status;"
+                                  "ls /proc/self/fd | tr '\\n' ' '; echo; ls -A /tmp/lib /home 2>&1 | tr '\\n' ' '; echo;"
+                                  "echo as=$(ulimit -v) fsize=$(ulimit -f) core=$(ulimit -c) nofile=$(ulimit -n)");
         ASSERT(has_line(out, "Uid:\t65534\t65534\t65534\t65534"));
         ASSERT(has_line(out, "Gid:\t65534\t65534\t65534\t65534"));
         ASSERT(has_line(out, "Groups:\t ") || has_line(out, "Groups:\t"));
@@ -72,23 +71,16 @@ TEST(who_it_is) {
 }
 
 TEST(what_it_may_not_do) {
-        int status;
-        char *out;
-
-        if (geteuid() != 0)
-                exit(77);
         /* Each line: the attempt's name if it succeeded. */
-        out = run_sandboxed("mount -t tmpfs x /tmp 2>/dev/null && echo mounted;"
-                            "unshare -U true 2>/dev/null && echo unshared;"
-                            "unshare -n true 2>/dev/null && echo unshared-net;"
-                            "touch /tmp/x 2>/dev/null && echo wrote-tmp;"
-                            "python3 -c 'import socket; socket.socket(socket.AF_UNIX)' 2>/dev/null && echo socket;"
-                            "python3 -c 'import socket; socket.socketpair()' 2>/dev/null && echo socketpair;"
-                            "head -c 1 /etc/shadow >/dev/null 2>&1 && echo shadow;"
-                            "sh -c 'kill -0 1' 2>/dev/null && echo signal-init;"
-                            "echo end", &status);
-        fputs(out, stderr);
-        ASSERT(status == 0);
+        char *out = run_sandboxed("mount -t tmpfs x /tmp 2>/dev/null && echo mounted;"
+                                  "unshare -U true 2>/dev/null && echo unshared;"
+                                  "unshare -n true 2>/dev/null && echo unshared-net;"
+                                  "touch /tmp/x 2>/dev/null && echo wrote-tmp;"
+                                  "python3 -c 'import socket; socket.socket(socket.AF_UNIX)' 2>/dev/null && echo socket;"
+                                  "python3 -c 'import socket; socket.socketpair()' 2>/dev/null && echo socketpair;"
+                                  "head -c 1 /etc/shadow >/dev/null 2>&1 && echo shadow;"
+                                  "sh -c 'kill -0 1' 2>/dev/null && echo signal-init;"
+                                  "echo end");
         ASSERT(has_line(out, "end"));
         ASSERT(!strstr(out, "mounted") && !strstr(out, "unshared") && !strstr(out, "wrote-tmp"));
         ASSERT(!has_line(out, "socket") && !strstr(out, "shadow") && !strstr(out, "signal-init"));

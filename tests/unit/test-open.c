@@ -55,25 +55,29 @@ static int probe(off_t offset, const char *magic, size_t len, off_t size, char *
 }
 
 TEST(probe_types) {
+        static const struct {
+                off_t offset;
+                const char *magic;
+                size_t len;
+                off_t size;
+                const char *type;
+        } media[] = {
+                { 0,            "hsqs",     4, 4096,  "squashfs" },
+                { 1080,         "\x53\xef", 2, 4096,  "ext4" },
+                { 32769,        "CD001",    5, 65536, "iso9660" },
+                { 3,            "NTFS    ", 8, 4096,  "ntfs" },
+                { 1024,         "BD",       2, 8192,  "hfs" },
+                { 1024,         "H+",       2, 8192,  "hfsplus" },
+                { 1040,         "\x8f\x13", 2, 8192,  "minix" },
+                { 32768 + 2049, "NSR02",    5, 65536, "udf" },
+        };
         char t[32];
         FsgError e = {};
 
-        ASSERT_OK_E(probe(0, "hsqs", 4, 4096, t, sizeof(t), &e), &e);
-        ASSERT_STREQ(t, "squashfs");
-        ASSERT_OK_E(probe(1080, "\x53\xef", 2, 4096, t, sizeof(t), &e), &e);
-        ASSERT_STREQ(t, "ext4");
-        ASSERT_OK_E(probe(32769, "CD001", 5, 65536, t, sizeof(t), &e), &e);
-        ASSERT_STREQ(t, "iso9660");
-        ASSERT_OK_E(probe(3, "NTFS    ", 8, 4096, t, sizeof(t), &e), &e);
-        ASSERT_STREQ(t, "ntfs");
-        ASSERT_OK_E(probe(1024, "BD", 2, 8192, t, sizeof(t), &e), &e);
-        ASSERT_STREQ(t, "hfs");
-        ASSERT_OK_E(probe(1024, "H+", 2, 8192, t, sizeof(t), &e), &e);
-        ASSERT_STREQ(t, "hfsplus");
-        ASSERT_OK_E(probe(1040, "\x8f\x13", 2, 8192, t, sizeof(t), &e), &e);
-        ASSERT_STREQ(t, "minix");
-        ASSERT_OK_E(probe(32768 + 2049, "NSR02", 5, 65536, t, sizeof(t), &e), &e);
-        ASSERT_STREQ(t, "udf");
+        for (size_t i = 0; i < ELEMENTSOF(media); i++) {
+                ASSERT_OK_E(probe(media[i].offset, media[i].magic, media[i].len, media[i].size, t, sizeof(t), &e), &e);
+                ASSERT_STREQ(t, media[i].type);
+        }
         /* Nothing known, or a medium too short for the magic: a named error, no type. */
         ASSERT(probe(0, "xxxx", 4, 4096, t, sizeof(t), &e) < 0 && e.code == FSG_ERR_NO_ROUTE);
         ASSERT(probe(0, "hsq", 3, 3, t, sizeof(t), &e) < 0 && e.code == FSG_ERR_NO_ROUTE);

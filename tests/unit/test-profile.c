@@ -15,15 +15,17 @@ static char *root;
 static char profiles[] = "/tmp/fsgate-test-profiles-XXXXXX";
 static FsgContext *ctx;
 
-static void profile_file(const char *name, const char *content) {
+/* DIR/NAME.profile holding content, of mode: a shipped profile (in profiles) or a site's. */
+static void profile_file(const char *dir, const char *name, const char *content, mode_t mode) {
         char path[256];
         FILE *f;
 
-        snprintf(path, sizeof(path), "%s/%s.profile", profiles, name);
+        snprintf(path, sizeof(path), "%s/%s.profile", dir, name);
         f = fopen(path, "we");
         ASSERT(f);
         fputs(content, f);
         fclose(f);
+        ASSERT(chmod(path, mode) == 0);
 }
 
 static FsgState *state(void) {
@@ -213,18 +215,6 @@ TEST(plan_apply_audit) {
         pp = fsg_profile_plan_free(pp);
 }
 
-static void site_file(const char *dir, const char *name, const char *content, mode_t mode) {
-        char path[256];
-        FILE *f;
-
-        snprintf(path, sizeof(path), "%s/%s.profile", dir, name);
-        f = fopen(path, "we");
-        ASSERT(f);
-        fputs(content, f);
-        fclose(f);
-        ASSERT(chmod(path, mode) == 0);
-}
-
 /* Site profiles: read before the shipped ones, Include= of a shipped one (its own name too),
  * circles refused, and a file others may write is not read: neither listed nor loaded. */
 TEST(site) {
@@ -237,12 +227,12 @@ TEST(site) {
         ASSERT(mkdtemp(site));
         ASSERT(chmod(site, 0755) == 0);
         ASSERT(setenv("FSGATE_SITE_PROFILE_DIR", site, 1) == 0);
-        site_file(site, "two", "Include=two\nModules=jfs\nHard=no\n", 0644);
-        site_file(site, "mine", "Description=ours\nInclude=two\nModules=btrfs\n", 0644);
-        site_file(site, "loop", "Include=loop2\n", 0644);
-        site_file(site, "loop2", "Include=loop\n", 0644);
-        site_file(site, "open", "Modules=hfs\n", 0666);
-        site_file(site, "calc", "Include=unused\n", 0644);
+        profile_file(site, "two", "Include=two\nModules=jfs\nHard=no\n", 0644);
+        profile_file(site, "mine", "Description=ours\nInclude=two\nModules=btrfs\n", 0644);
+        profile_file(site, "loop", "Include=loop2\n", 0644);
+        profile_file(site, "loop2", "Include=loop\n", 0644);
+        profile_file(site, "open", "Modules=hfs\n", 0666);
+        profile_file(site, "calc", "Include=unused\n", 0644);
 
         ASSERT_OK_E(fsg_profile_list(&names, &e), &e);
         ASSERT(strv_contains(names, "mine") && strv_contains(names, "two") && !strv_contains(names, "open"));
@@ -277,10 +267,11 @@ TEST(site) {
 TEST_SETUP(write_profiles_and_open_kernel_root) {
         ASSERT(mkdtemp(profiles));
         ASSERT(setenv("FSGATE_PROFILE_DIR", profiles, 1) == 0);
-        profile_file("two", "# a comment\nDescription = two of them\nHard=yes\nModules=minix\nModules=hfs minix\n");
-        profile_file("bad", "Modules=hfs\nColour=blue\n");
-        profile_file("unused", "Compute=unused\n");
-        profile_file("empty", "\n");
+        profile_file(profiles, "two", "# a comment\nDescription = two of them\nHard=yes\nModules=minix\nModules=hfs minix\n",
+                     0644);
+        profile_file(profiles, "bad", "Modules=hfs\nColour=blue\n", 0644);
+        profile_file(profiles, "unused", "Compute=unused\n", 0644);
+        profile_file(profiles, "empty", "\n", 0644);
         kernel_root_open(&root, &ctx);
 }
 

@@ -68,14 +68,8 @@ TEST(kernel_release) {
                                              "6.1.0+deb12", "0.0-fuzz", "a" };
         static const char * const bad[] = { "", ".", "..", "9.9.9-amd64 ;touch PWNED;#", "a/b", "6.1 ", "$(id)",
                                             "a'b", "6.1\n", "~rc1", "é" };
-        char big[66];
 
         for (size_t i = 0; i < ELEMENTSOF(good); i++)
                 ASSERT(fsg_kernel_release_is_valid(good[i]));
-        for (size_t i = 0; i < ELEMENTSOF(bad); i++)
-                ASSERT(!fsg_kernel_release_is_valid(bad[i]));
-        memset(big, '1', 65);
-        big[65] = 0;
-        ASSERT(!fsg_kernel_release_is_valid(big));
-        ASSERT(!fsg_kernel_release_is_valid(NULL));
+        assert_refuses(fsg_kernel_release_is_valid, bad, ELEMENTSOF(bad), '1', 65);
 }

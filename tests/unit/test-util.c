@@ -77,6 +77,21 @@ void make_symlink(const char *root, const char *rel, const char *target) {
         free(p);
 }
 
+void assert_refuses(bool (*valid)(const char *s), const char * const *bad, size_t n_bad, char c, size_t too_long) {
+        _cleanup_free_ char *big = malloc(too_long + 1);
+
+        for (size_t i = 0; i < n_bad; i++)
+                if (valid(bad[i])) {
+                        fprintf(stderr, "\"%s\" taken\n", bad[i]);
+                        ASSERT(!valid(bad[i]));
+                }
+        ASSERT(big);
+        memset(big, c, too_long);
+        big[too_long] = 0;
+        ASSERT(!valid(big));
+        ASSERT(!valid(NULL));
+}
+
 void kernel_root_open(char **ret_root, FsgContext **ret_ctx) {
         FsgError e = {};
 

@@ -102,6 +102,10 @@ const FsgEntry *state_entry(FsgContext *c, FsgState **s, const char *name);
 /* What fsgated and fsgatectl do for op: plan, then apply under the lock. */
 int store_change(FsgContext *c, FsgOp op, const char *name, uint64_t flags, FsgError *e);
 
+/* A check of names (fsg_name_is_valid(), ...) refuses each of bad, NULL, and a string of
+ * too_long copies of c (longer than any it takes). */
+void assert_refuses(bool (*valid)(const char *s), const char * const *bad, size_t n_bad, char c, size_t too_long);
+
 /* A child that exchanges a and b (RENAME_EXCHANGE), pausing pause_us after each exchange
  * (0: as fast as it can), until stop_swapping(), or until this process dies. */
 pid_t start_swapping(const char *a, const char *b, useconds_t pause_us);

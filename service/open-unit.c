@@ -201,9 +201,11 @@ static int on_start_reply(sd_bus_message *reply, void *userdata, sd_bus_error *r
         return 0;
 }
 
-int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e) {
-        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
-        char path[PATH_MAX], uid[16], gid[16], device_unit[FSG_UNIT_NAME_MAX + 1], description[160];
+/* The unit's properties: its steps (the helper's mount, the driver, the probe, the unmount),
+ * the medium's and the output's file descriptors, its sandbox and its tie to the device. path:
+ * fsgate-open-helper's. */
+static int append_unit_properties(sd_bus_message *m, OpenMedium *o, const OpenRequest *q, char *path, int err_fd) {
+        char uid[16], gid[16], device_unit[FSG_UNIT_NAME_MAX + 1], description[160];
         char number[32], seq[32];
         const char *fusermount_bin = "/bin/fusermount";
         bool standin = q->route->start == FSG_OPEN_START_FUSERMOUNT;
@@ -211,16 +213,6 @@ int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e
         size_t n = 0;
         int r;
 
-        r = open_helper_path("fsgate-open-helper", path, sizeof(path), e);
-        if (r < 0)
-                return r;
-        if (asprintf(&o->unit, "fsgate-open-%s.service", o->id) < 0 ||
-            asprintf(&o->mountpoint, FSG_OPEN_DIR "/%s", o->id) < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        o->unit_stop = open_unit_stop;
-        r = watch_jobs(o->manager);
-        if (r < 0)
-                return fsg_error(e, FSG_ERR_FAILED, "Cannot follow systemd's jobs: %s", strerror(-r));
         snprintf(uid, sizeof(uid), "%u", (unsigned) o->uid);
         snprintf(gid, sizeof(gid), "%u", (unsigned) o->gid);
         snprintf(number, sizeof(number), "%u:%u", (unsigned) q->medium.major, (unsigned) q->medium.minor);
@@ -236,20 +228,14 @@ int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e
                 exec_argv[n++] = q->route->argv[i];
         exec_argv[n] = NULL;
 
-        r = sd_bus_message_new_method_call(o->manager->bus, &m, SD_DEST, SD_PATH, SD_IFACE, "StartTransientUnit");
-        if (r >= 0)
-                r = sd_bus_message_append(m, "ss", o->unit, "fail");
-        if (r >= 0)
-                r = sd_bus_message_open_container(m, 'a', "(sv)");
-        if (r >= 0)
-                r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)",
-                                          "Description", "s", description,
-                                          "CollectMode", "s", "inactive-or-failed",
-                                          "TimeoutStartUSec", "t", UNIT_START_USEC,
-                                          "NotifyAccess", "s", "all",
-                                          "FileDescriptorStoreMax", "u", (uint32_t) 2,
-                                          "StandardOutputFileDescriptor", "h", err_fd,
-                                          "StandardErrorFileDescriptor", "h", err_fd);
+        r = sd_bus_message_append(m, "(sv)(sv)(sv)(sv)(sv)(sv)(sv)",
+                                  "Description", "s", description,
+                                  "CollectMode", "s", "inactive-or-failed",
+                                  "TimeoutStartUSec", "t", UNIT_START_USEC,
+                                  "NotifyAccess", "s", "all",
+                                  "FileDescriptorStoreMax", "u", (uint32_t) 2,
+                                  "StandardOutputFileDescriptor", "h", err_fd,
+                                  "StandardErrorFileDescriptor", "h", err_fd);
         /* squashfuse exits 8 when stopped (measured on Debian 12): a close, not a failure. */
         if (r >= 0)
                 r = sd_bus_message_append(m, "(sv)", "SuccessExitStatus", "(aiai)", 1, (int32_t) 8, 0);
@@ -284,6 +270,32 @@ int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e
         if (r >= 0 && *o->device && fsg_unit_name_of_path(o->device, ".device", device_unit, sizeof(device_unit)) >= 0)
                 r = sd_bus_message_append(m, "(sv)(sv)", "BindsTo", "as", 1, device_unit, "After", "as", 1,
                                           device_unit);
+        return r;
+}
+
+int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e) {
+        _cleanup_(sd_bus_message_unrefp) sd_bus_message *m = NULL;
+        char path[PATH_MAX];
+        int r;
+
+        r = open_helper_path("fsgate-open-helper", path, sizeof(path), e);
+        if (r < 0)
+                return r;
+        if (asprintf(&o->unit, "fsgate-open-%s.service", o->id) < 0 ||
+            asprintf(&o->mountpoint, FSG_OPEN_DIR "/%s", o->id) < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
+        o->unit_stop = open_unit_stop;
+        r = watch_jobs(o->manager);
+        if (r < 0)
+                return fsg_error(e, FSG_ERR_FAILED, "Cannot follow systemd's jobs: %s", strerror(-r));
+
+        r = sd_bus_message_new_method_call(o->manager->bus, &m, SD_DEST, SD_PATH, SD_IFACE, "StartTransientUnit");
+        if (r >= 0)
+                r = sd_bus_message_append(m, "ss", o->unit, "fail");
+        if (r >= 0)
+                r = sd_bus_message_open_container(m, 'a', "(sv)");
+        if (r >= 0)
+                r = append_unit_properties(m, o, q, path, err_fd);
         if (r >= 0)
                 r = sd_bus_message_close_container(m);
         if (r >= 0)

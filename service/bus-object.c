@@ -104,14 +104,9 @@ static void refusal_done(Refusal *r) {
  * Reset if nothing of fsgate's decides), valid UTF-8 on the bus as every string from files
  * (a refusal may quote a line of one). x's state is the caller's to hold. */
 static int plan_refusals(Manager *m, const FsgEntry *x, Refusal *ret) {
-        FsgError allow = {}, reset = {};
-        uint64_t flags;
-        FsgPlan p;
+        FsgError allow, reset;
 
-        if (fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &flags))
-                (void) manager_plan(m, FSG_OP_ALLOW, x->module, flags, &p, &allow);
-        if (fsg_refusal_wants_plan(x, FSG_OP_RESET, &flags))
-                (void) manager_plan(m, FSG_OP_RESET, x->module, flags, &p, &reset);
+        manager_plan_refusals(m, x, &allow, &reset);
         ret->allow = fsg_utf8_escape(allow.message);
         ret->reset = fsg_utf8_escape(reset.message);
         return ret->allow && ret->reset ? 0 : -ENOMEM;

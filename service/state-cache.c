@@ -320,3 +320,16 @@ int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan
                 return r;
         return fsg_plan_cached(m->ctx, s, &sc->what_if, op, name, flags, ret, e);
 }
+
+void manager_plan_refusals(Manager *m, const FsgEntry *x, FsgError *ret_allow, FsgError *ret_reset) {
+        StateCache *sc = m->state_cache;
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
+        FsgError e = {};
+
+        /* Without a state nothing can be planned: both would be refused, for that reason. */
+        if (manager_state(m, &s, &e) < 0) {
+                *ret_allow = *ret_reset = e;
+                return;
+        }
+        fsg_plan_refusals(m->ctx, s, &sc->what_if, x, ret_allow, ret_reset);
+}

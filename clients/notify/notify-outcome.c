@@ -167,12 +167,7 @@ static int outcome_allowed(const NotifyBlocked *b, NotifyRequest req, const Noti
         if (n_mounts == 0)
                 fprintf(f, " %s", *b->device ? _("Mount the drive again.") : _("Mount it again."));
         r = put_where_each(f, b, req, mounts, n_mounts);
-        if (r < 0) {
-                fclose(f);
-                free(body);
-                return r;
-        }
-        r = notify_finish(f, &body, ret_body);
+        r = notify_finish(f, &body, r, ret_body);
         if (r < 0)
                 return r;
         *ret_summary = TAKE_PTR(summary);

@@ -12,8 +12,9 @@
 /* asprintf() that leaves *ret NULL on failure (_cleanup_free_ needs it): 0 or -ENOMEM. */
 _printf_(2, 3) int notify_format(char **ret, const char *fmt, ...);
 /* A body written to an open_memstream() f closed into *ret: open_memstream() sets *buf only at
- * fclose(), so its address is passed. 0 or -ENOMEM. */
-int notify_finish(FILE *f, char **buf, char **ret);
+ * fclose(), so its address is passed. r: the writer's status so far; if it is negative, or f
+ * cannot be closed, nothing is handed out and that error (or -ENOMEM) returned. */
+int notify_finish(FILE *f, char **buf, int r, char **ret);
 /* A command for the person on a line of its own (copied whole), every word from the signal
  * quoted for the shell: fsgatectl VERB [OPTION=VALUE] [ARG]. 0 or -ENOMEM. */
 int notify_put_command(FILE *f, const char *verb, const char *option, const char *value, const char *arg);

@@ -211,11 +211,11 @@ char *notify_device_name_inline(const NotifyBlocked *b) {
 }
 
 /* open_memstream() sets *buf only at fclose(): pass its address, not its value. */
-int notify_finish(FILE *f, char **buf, char **ret) {
-        if (fclose(f) != 0) {
+int notify_finish(FILE *f, char **buf, int r, char **ret) {
+        if (fclose(f) != 0 || r < 0) {
                 free(*buf);
                 *buf = NULL;
-                return -ENOMEM;
+                return r < 0 ? r : -ENOMEM;
         }
         *ret = TAKE_PTR(*buf);
         return 0;
@@ -368,12 +368,7 @@ int notify_text_blocked(const NotifyBlocked *b, bool ask, bool server_has_action
         /* What else names the drive, where no command names its node. */
         if (server_has_actions && ask)
                 put_drive_line(f, b);
-        if (r < 0) {
-                fclose(f);
-                free(body);
-                return r;
-        }
-        r = notify_finish(f, &body, ret_body);
+        r = notify_finish(f, &body, r, ret_body);
         if (r < 0)
                 return r;
         *ret_summary = TAKE_PTR(summary);
@@ -473,7 +468,7 @@ int notify_text_choices(const NotifyBlocked *b, size_t n, bool ask, bool open_sa
         else
                 /* TRANSLATORS: %s is a seat name as logind knows it, such as seat0. */
                 fprintf(f, _("Cause: a drive that appeared at %s"), b->seat);
-        r = notify_finish(f, &body, ret_body);
+        r = notify_finish(f, &body, 0, ret_body);
         if (r < 0)
                 return r;
         *ret_summary = TAKE_PTR(summary);

@@ -111,6 +111,18 @@ fsgate_notes() {
         mako_list | awk -F'\t' '$2 == "fsgate"'
 }
 
+# expect_notes N WHAT — fsgate shows exactly N notifications now: WHAT passes, or the check
+# fails with the summaries shown.
+expect_notes() {
+        local n
+        n=$(fsgate_notes | wc -l)
+        if [ "$n" = "$1" ]; then
+                pass "$2"
+        else
+                check_failed "$n notification(s), expected $1 ($2): $(fsgate_notes | paste -sd'|')"
+        fi
+}
+
 # wait_note SECONDS TEXT [REGEX] — until one of fsgate's notifications has TEXT in its summary
 # (or, given, a summary that REGEX, an awk ERE, matches);
 # NOTE_ID, NOTE_SUMMARY, NOTE_BODY, NOTE_ACTIONS are the newest such one's. 1 if none came.
@@ -401,22 +413,12 @@ boot1() {
         *NotAuthorized*) check_failed "udisks2 refused alice's mount as unauthorized (not the session's?): $out" ;;
         esac
         sleep 5
-        n=$(fsgate_notes | wc -l)
-        if [ "$n" = 1 ]; then
-                pass "still one notification after the failed mount (the udev report and the mount are one item)"
-        else
-                check_failed "$n notifications after the failed mount, expected 1: $(fsgate_notes | paste -sd'|')"
-        fi
+        expect_notes 1 "still one notification after the failed mount (the udev report and the mount are one item)"
 
         step "A second stick with the same filesystem while the question is open: no second notification"
         plug_stick 2
         sleep 8
-        n=$(fsgate_notes | wc -l)
-        if [ "$n" = 1 ]; then
-                pass "still one notification with two sticks plugged in"
-        else
-                check_failed "$n notifications with two sticks, expected 1: $(fsgate_notes | paste -sd'|')"
-        fi
+        expect_notes 1 "still one notification with two sticks plugged in"
         info "fsgate-notify: $(journal_since_mark -t fsgate-notify -o cat -g 'joins|Already' | paste -sd'|')"
 
         step "Allow, then a wrong password: lxpolkit says so, nothing changes"
@@ -501,12 +503,7 @@ boot1() {
         n0=$(blocked_journal_count)
         usb_plug 2
         sleep 15
-        n=$(fsgate_notes | wc -l)
-        if [ "$n" = 0 ]; then
-                pass "no notification for the allowed filesystem"
-        else
-                check_failed "$n notification(s) for a stick with an allowed filesystem: $(fsgate_notes | paste -sd'|')"
-        fi
+        expect_notes 0 "no notification for the allowed filesystem"
         assert_eq "$(blocked_journal_count)" "$n0" "Blocked entries in the journal after plugging an allowed stick"
         out=$(as_alice_unit udisksctl mount --no-user-interaction -b "$USB_DISK_2" 2>&1) || check_failed "udisksctl mount of the allowed stick: $out"
         info "$out"

@@ -281,10 +281,11 @@ int open_unit_start(OpenMedium *o, const OpenRequest *q, int err_fd, FsgError *e
         r = open_helper_path("fsgate-open-helper", path, sizeof(path), e);
         if (r < 0)
                 return r;
+        /* Before o->unit: the teardown of an open with a unit's name stops that unit. */
+        o->unit_stop = open_unit_stop;
         if (asprintf(&o->unit, "fsgate-open-%s.service", o->id) < 0 ||
             asprintf(&o->mountpoint, FSG_OPEN_DIR "/%s", o->id) < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
-        o->unit_stop = open_unit_stop;
         r = watch_jobs(o->manager);
         if (r < 0)
                 return fsg_error(e, FSG_ERR_FAILED, "Cannot follow systemd's jobs: %s", strerror(-r));

@@ -326,9 +326,16 @@ void manager_plan_refusals(Manager *m, const FsgEntry *x, FsgError *ret_allow, F
         _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
         FsgError e = {};
 
-        /* Without a state nothing can be planned: both would be refused, for that reason. */
+        /* Without a state nothing can be planned: what would need a plan is refused for that
+         * reason; what needs none stays "" (fsg_plan_refusals()'s rule). */
         if (manager_state(m, &s, &e) < 0) {
-                *ret_allow = *ret_reset = e;
+                uint64_t flags;
+
+                *ret_allow = *ret_reset = (FsgError) {};
+                if (fsg_refusal_wants_plan(x, FSG_OP_ALLOW, &flags))
+                        *ret_allow = e;
+                if (fsg_refusal_wants_plan(x, FSG_OP_RESET, &flags))
+                        *ret_reset = e;
                 return;
         }
         fsg_plan_refusals(m->ctx, s, &sc->what_if, x, ret_allow, ret_reset);

@@ -14,7 +14,7 @@
 
 #include "block-fields.h"
 #include "block-reports.h"
-#include "bus-object.h"
+#include "bus-reply.h"
 #include "log.h"
 #include "name.h"
 #include "state-cache.h"

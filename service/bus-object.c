@@ -35,19 +35,6 @@
  * the answers are built by bus-reply.h. Grant is bus-grant.c's, the opens bus-open.c's, the
  * profiles' bus-profile.c's. */
 
-/* After a change of fsgate's, under the same lock as its write: a deny of its own now reports
- * what a route did (two aliases would run the hook twice), a reset may leave another file's
- * deny silent again. */
-void bus_update_routes_locked(Manager *m) {
-        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
-        FsgError e = {};
-
-        /* The state is asked for with the lock held: inotify has queued every change made
-         * before it, so the cache is rebuilt if one came since (fsg_routes_refresh()). */
-        if (manager_state(m, &s, &e) < 0 || fsg_routes_write_locked(m->ctx, s, NULL, &e) < 0)
-                log_plain(LOG_WARNING, "Could not update %s%s: %s", m->ctx->root, FSG_ROUTES_PATH, e.message);
-}
-
 static int method_list(sd_bus_message *call, void *userdata, sd_bus_error *error) {
         return bus_reply_all_entries(call, userdata, "(sassssbbbb)", bus_append_entry);
 }
@@ -237,7 +224,7 @@ static int change_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, req->module, "%s %s",
                             req->change.plan.target, done[req->change.plan.write]);
                 (void) manager_emit_changed(m, req->module);
-                bus_update_routes_locked(m);
+                manager_update_routes_locked(m);
         }
         /* Written: other writers need not wait for the unloads and loads below. */
         req->lock_fd = fsg_unlock(m->ctx, req->lock_fd);
@@ -328,7 +315,7 @@ static int exempt_authorized(Manager *m, sd_bus_message *call, Request *req) {
                 (void) manager_emit_changed(m, *d);
         }
         if (done)
-                bus_update_routes_locked(m);
+                manager_update_routes_locked(m);
         for (char **f = failed; f && *f; f++) {
                 /* "MODULE: reason" (fsg_exempt_loaded()); names never contain ':'. */
                 char module[64];

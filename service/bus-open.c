@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <syslog.h>
 
-#include "bus-object.h"
+#include "bus-reply.h"
 #include "bus-open.h"
 #include "fsgate-api.h"
 #include "grant.h"

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include <syslog.h>
 
-#include "bus-object.h"
 #include "bus-profile.h"
 #include "bus-reply.h"
 #include "bus-request.h"
@@ -71,7 +70,7 @@ static int profile_authorized(Manager *m, sd_bus_message *call, Request *req) {
         if (req->profile.plan->ends_observation)
                 log_request(call, FSGATE_MESSAGE_CONFIG_CHANGED, LOG_NOTICE, NULL, "Observation of profile %s ended (%s)",
                             req->profile.plan->profile, req->profile.plan->n > 0 ? "enforced" : "stopped");
-        bus_update_routes_locked(m);
+        manager_update_routes_locked(m);
         if (req->profile.plan->stop_only)
                 return sd_bus_reply_method_return(call, "s", req->profile.plan->profile);
         return reply_profile(call, req->profile.plan);

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "alloc-util.h"
-#include "bus-object.h"
+#include "bus-reply.h"
 #include "fsgate-api.h"
 #include "log.h"
 #include "open-medium.h"

@@ -15,8 +15,8 @@
 #include <sys/vfs.h>
 #include <sys/wait.h>
 #include <syslog.h>
-#include "bus-object.h"
-#include "bus-open.h"
+
+#include "bus-reply.h"
 #include "fsgate-api.h"
 #include "grant.h"
 #include "log.h"

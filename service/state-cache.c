@@ -12,6 +12,7 @@
 
 #include "confscan.h"
 #include "log.h"
+#include "routes.h"
 #include "state-cache.h"
 #include "usage.h"
 
@@ -339,4 +340,17 @@ void manager_plan_refusals(Manager *m, const FsgEntry *x, FsgError *ret_allow, F
                 return;
         }
         fsg_plan_refusals(m->ctx, s, &sc->what_if, x, ret_allow, ret_reset);
+}
+
+/* After a change of fsgate's, under the same lock as its write: a deny of its own now reports
+ * what a route did (two aliases would run the hook twice), a reset may leave another file's
+ * deny silent again. */
+void manager_update_routes_locked(Manager *m) {
+        _cleanup_(fsg_state_unrefp) FsgState *s = NULL;
+        FsgError e = {};
+
+        /* The state is asked for with the lock held: inotify has queued every change made
+         * before it, so the cache is rebuilt if one came since (fsg_routes_refresh()). */
+        if (manager_state(m, &s, &e) < 0 || fsg_routes_write_locked(m->ctx, s, NULL, &e) < 0)
+                log_plain(LOG_WARNING, "Could not update %s%s: %s", m->ctx->root, FSG_ROUTES_PATH, e.message);
 }

@@ -18,5 +18,8 @@ int manager_state(Manager *m, FsgState **ret, FsgError *e);
 void manager_cache_grants_changed(Manager *m);
 /* fsg_plan() against that state: what validating a request costs whoever sends it. */
 int manager_plan(Manager *m, FsgOp op, const char *name, uint64_t flags, FsgPlan *ret, FsgError *e);
+/* After a change of fsgate's, under the same lock as its write: the routes as the
+ * configuration now asks (routes.h), from the state asked for with the lock held. */
+void manager_update_routes_locked(Manager *m);
 /* Why an Allow and a Reset of x would be refused now (fsg_plan_refusals()) against that state. */
 void manager_plan_refusals(Manager *m, const FsgEntry *x, FsgError *ret_allow, FsgError *ret_reset);

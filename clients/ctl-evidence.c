@@ -8,6 +8,7 @@
 
 #include "alloc-util.h"
 #include "ctl-evidence.h"
+#include "ctl-journal.h"
 #include "ctl.h"
 #include "journal-ids.h"
 #include "open-route.h"

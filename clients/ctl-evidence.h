@@ -35,13 +35,6 @@ static inline void ctl_evidence_freep(CtlEvidence **ev) {
                 ctl_evidence_free(*ev);
 }
 
-/* The journal fsgatectl reads (ctl-log.c): the system's, or FSGATE_JOURNAL_DIR's. */
-int ctl_journal_open(sd_journal **ret, FsgError *e);
-/* The value of FIELD in the current entry, "" when it has none; NULL only when out of memory. */
-char *ctl_journal_field(sd_journal *j, const char *name);
-/* A time for people, local: "2026-12-07 14:33" (with seconds: ":05"). */
-void ctl_format_time(uint64_t usec, bool seconds, char buf[static 32]);
-
 /* The would-blocks of profile since since_usec. */
 int ctl_evidence_read(const char *profile, uint64_t since_usec, CtlEvidence **ret, FsgError *e);
 const CtlObserved *ctl_evidence_find(const CtlEvidence *ev, const char *module);

@@ -4,6 +4,7 @@
 
 #include "alloc-util.h"
 #include "ctl-evidence.h"
+#include "ctl-journal.h"
 #include "ctl.h"
 #include "strv.h"
 

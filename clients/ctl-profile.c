@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include "ctl-evidence.h"
+#include "ctl-journal.h"
 #include "ctl.h"
 #include "json-writer.h"
 #include "on-demand.h"

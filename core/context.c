@@ -8,7 +8,6 @@
 #include "alloc-util.h"
 #include "context.h"
 #include "shell-quote.h"
-#include "lock.h"
 
 static bool dir_exists(const FsgContext *c, const char *abs) {
         _cleanup_close_ int fd = fsg_open_in_root(c, abs, O_PATH | O_DIRECTORY);

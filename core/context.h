@@ -9,6 +9,13 @@
 
 #include "fsg-error.h"
 
+/* How long a writer waits for another writer (always the same user, root in practice)
+ * before giving up with Busy (lock.h; a context starts with the first). A write holds the lock while it plans again and writes:
+ * milliseconds, a second under sanitizers on a busy machine, and writers queue. The daemon,
+ * which answers everyone from one loop, waits less (FSGATED_LOCK_TIMEOUT_USEC). */
+#define FSG_LOCK_TIMEOUT_USEC (15 * 1000000ULL)
+#define FSGATED_LOCK_TIMEOUT_USEC (5 * 1000000ULL)
+
 /* Where fsgate looks: a system root ("/" or an image) and one kernel release in it. */
 typedef struct FsgContext {
         char *root;     /* "" for the running system, else an absolute path without trailing '/' */

@@ -5,13 +5,6 @@
 
 #include "context.h"
 
-/* How long a writer waits for another writer (always the same user, root in practice)
- * before giving up with Busy. A write holds the lock while it plans again and writes:
- * milliseconds, a second under sanitizers on a busy machine, and writers queue. The daemon,
- * which answers everyone from one loop, waits less (FSGATED_LOCK_TIMEOUT_USEC). */
-#define FSG_LOCK_TIMEOUT_USEC (15 * 1000000ULL)
-#define FSGATED_LOCK_TIMEOUT_USEC (5 * 1000000ULL)
-
 /* Takes the lock the writers of one root (the daemon and the offline CLI alike) share,
  * waiting at most timeout_usec (0: one try). On success *ret_fd holds it until closed. Fails
  * with FSG_ERR_BUSY when another writer keeps it longer.

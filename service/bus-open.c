@@ -34,7 +34,7 @@
 
 static unsigned opens_of_uid(const Manager *m, uint32_t uid) {
         unsigned n = 0;
-        for (const OpenMedium *o = m->opens; o; o = o->next)
+        LIST_FOREACH(opens, o, m->opens)
                 n += o->uid == uid;
         return n;
 }
@@ -53,7 +53,7 @@ static int on_opens_watch(sd_event_source *s, uint64_t usec, void *userdata);
 static void opens_watch_arm(Manager *m) {
         bool any = false;
 
-        for (const OpenMedium *o = m->opens; o && !any; o = o->next)
+        for (const OpenMedium *o = m->opens; o && !any; o = o->opens_next)
                 any = *o->device;
         if (!any) {
                 m->opens_watch = sd_event_source_disable_unref(m->opens_watch);
@@ -70,7 +70,7 @@ static int on_opens_watch(sd_event_source *s, uint64_t usec, void *userdata) {
 
         m->opens_watch = sd_event_source_disable_unref(m->opens_watch);
         for (OpenMedium *o = m->opens, *next; o; o = next) {
-                next = o->next;
+                next = o->opens_next;
                 if (!*o->device || o->call || fsg_grant_medium_present(&o->medium))
                         continue;
                 log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
@@ -94,7 +94,7 @@ static int on_user_removed(sd_bus_message *msg, void *userdata, sd_bus_error *re
         if (sd_bus_message_read(msg, "uo", &uid, &path) < 0)
                 return 0;
         for (OpenMedium *o = m->opens, *next; o; o = next) {
-                next = o->next;
+                next = o->opens_next;
                 if (o->uid != uid || o->call)
                         continue;
                 log_grant(FSGATE_MESSAGE_CLOSED, LOG_NOTICE, "", o->uid, NULL,
@@ -259,8 +259,8 @@ static int open_start(Manager *m, sd_bus_message *call, const OpenRequest *q, Fs
         if (!o)
                 return fsg_error(e, FSG_ERR_FAILED, "Out of memory");
         *o = (OpenMedium) { .manager = m, .uid = q->uid, .gid = q->gid, .err_fd = -1,
-                            .since_usec = fsg_realtime_usec(), .next = m->opens };
-        m->opens = o;
+                            .since_usec = fsg_realtime_usec() };
+        LIST_PREPEND(opens, m->opens, o);
         m->n_opens++;
         if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
                 memset(rnd, 0, sizeof(rnd));
@@ -360,7 +360,7 @@ int method_open_safely(sd_bus_message *call, void *userdata, sd_bus_error *error
 }
 
 static OpenMedium *find_open(Manager *m, const char *what) {
-        for (OpenMedium *o = m->opens; o; o = o->next)
+        LIST_FOREACH(opens, o, m->opens)
                 if (!o->call && (streq(o->id, what) || streq(o->mountpoint, what) || (*o->device && streq(o->device, what))))
                         return o;
         return NULL;
@@ -404,7 +404,7 @@ int property_open_media(sd_bus *bus, const char *path, const char *interface, co
         Manager *m = userdata;
         int r = sd_bus_message_open_container(reply, 'a', "(sssusst)");
 
-        for (OpenMedium *o = m->opens; r >= 0 && o; o = o->next)
+        for (OpenMedium *o = m->opens; r >= 0 && o; o = o->opens_next)
                 if (!o->call)
                         r = sd_bus_message_append(reply, "(sssusst)", o->id, o->mountpoint, o->device, o->uid,
                                                   o->fstype, o->driver, o->since_usec);
@@ -456,7 +456,7 @@ void manager_opens_done(Manager *m) {
         while (m->opens_closed) {
                 OpenMedium *o = m->opens_closed;
 
-                m->opens_closed = o->next;
+                LIST_REMOVE(opens, m->opens_closed, o);
                 open_medium_free(o);
         }
 }

@@ -33,11 +33,7 @@ void open_medium_free(OpenMedium *o) {
 }
 
 void open_medium_release(OpenMedium *o) {
-        for (OpenMedium **p = &o->manager->opens_closed; *p; p = &(*p)->next)
-                if (*p == o) {
-                        *p = o->next;
-                        break;
-                }
+        LIST_REMOVE(opens, o->manager->opens_closed, o);
         /* CloseSafely's answer, once its unit has stopped: unmounted by then. */
         if (o->close_call)
                 (void) sd_bus_reply_method_return(o->close_call, NULL);
@@ -76,17 +72,12 @@ void open_medium_teardown(OpenMedium *o) {
                 close(o->err_fd);
         o->err_fd = -1;
         o->call = sd_bus_message_unref(o->call);
-        for (OpenMedium **p = &m->opens; *p; p = &(*p)->next)
-                if (*p == o) {
-                        *p = o->next;
-                        m->n_opens--;
-                        break;
-                }
+        LIST_REMOVE(opens, m->opens, o);
+        m->n_opens--;
         /* Its children are reaped by the loop, never waited for in place: a driver reading a
          * failing stick may sit in the kernel for minutes, fsgated must not. Kept until then. */
         o->closed = true;
-        o->next = m->opens_closed;
-        m->opens_closed = o;
+        LIST_PREPEND(opens, m->opens_closed, o);
         if (o->unit)
                 o->unit_stop(o);
         else

@@ -9,6 +9,7 @@
 
 #include "fsg-error.h"
 #include "grant.h"
+#include "list.h"
 #include "manager.h"
 #include "open-route.h"
 
@@ -17,7 +18,7 @@
  * mount). */
 typedef struct OpenMedium {
         Manager *manager;
-        struct OpenMedium *next;
+        LIST_FIELDS(struct OpenMedium, opens);  /* in manager->opens, or once ended in opens_closed */
         char id[17];
         char *mountpoint;       /* the host's path */
         char device[64];        /* "/dev/NAME", or "" for an image its caller opened */

@@ -160,7 +160,7 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret
 
         if (sd_bus_message_read(msg, "uoss", &id, &job, &unit, &result) < 0)
                 return 0;
-        for (OpenMedium *o = m->opens; o; o = o->next)
+        LIST_FOREACH(opens, o, m->opens)
                 if (o->unit && streq(o->unit, unit) && o->call) {
                         char why[96];
 
@@ -172,7 +172,7 @@ static int on_job_removed(sd_bus_message *msg, void *userdata, sd_bus_error *ret
                         open_medium_failed(o, why);
                         return 0;
                 }
-        for (OpenMedium *o = m->opens_closed; o; o = o->next)
+        LIST_FOREACH(opens, o, m->opens_closed)
                 if (o->unit && streq(o->unit, unit)) {
                         open_medium_release(o);
                         return 0;

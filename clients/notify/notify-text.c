@@ -251,10 +251,8 @@ int notify_put_command(FILE *f, const char *verb, const char *option, const char
         size_t n = 2;
 
         if (option) {
-                if (asprintf(&opt, "%s=%s", option, value) < 0) {
-                        opt = NULL;
+                if (notify_format(&opt, "%s=%s", option, value) < 0)
                         return -ENOMEM;
-                }
                 words[n++] = opt;
         }
         if (arg)
@@ -431,11 +429,8 @@ int notify_text_choices(const NotifyBlocked *b, size_t n, bool ask, bool open_sa
                 r = notify_put_command(f, "allow", "--device", b->device, b->module);
         if (r >= 0)
                 r = notify_put_command(f, "allow", NULL, NULL, b->module);
-        if (r < 0) {
-                fclose(f);
-                free(body);
-                return r;
-        }
+        if (r < 0)
+                return notify_finish(f, &body, r, ret_body);
         fputc('\n', f);
         if (*b->device)
                 fprintf(f, _("Device: %s\n"), b->device);
@@ -445,11 +440,8 @@ int notify_text_choices(const NotifyBlocked *b, size_t n, bool ask, bool open_sa
                 fprintf(f, _("UUID: %s\n"), b->uuid);
         if (*b->vendor || *b->model) {
                 _cleanup_free_ char *drive = NULL;
-                if (asprintf(&drive, "%s%s%s", b->vendor, *b->vendor && *b->model ? " " : "", b->model) < 0) {
-                        fclose(f);
-                        free(body);
-                        return -ENOMEM;
-                }
+                if (notify_format(&drive, "%s%s%s", b->vendor, *b->vendor && *b->model ? " " : "", b->model) < 0)
+                        return notify_finish(f, &body, -ENOMEM, ret_body);
                 fprintf(f, _("Drive: %s\n"), drive);
         }
         if (b->size > 0)
